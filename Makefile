@@ -1,0 +1,83 @@
+# chessmoe — the contract. `make help` lists every target.
+#
+# Environment: inside an active conda environment (CONDA_PREFIX set, not "base") the
+# Makefile uses that environment's python; otherwise it creates ./.venv. Set-up runs
+# once: a stamp file records it and is rebuilt only when pyproject.toml changes.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+ROOT := $(abspath .)
+KERNEL := chessmoe
+BUILD := $(ROOT)/build
+
+ifneq ($(and $(CONDA_PREFIX),$(filter-out base,$(CONDA_DEFAULT_ENV))),)
+  ENV_DIR := $(CONDA_PREFIX)
+  MAKE_ENV := true
+else
+  ENV_DIR := $(ROOT)/.venv
+  MAKE_ENV := python3 -m venv $(ENV_DIR)
+endif
+PY := $(ENV_DIR)/bin/python
+STAMP := $(ENV_DIR)/.chessmoe-installed
+TORCH_SPEC ?= torch==2.13.0
+
+# Parameters of the data targets.
+SOURCE ?= sample
+PROFILE ?= small
+WORKERS ?= 2
+
+.PHONY: help env test lint typecheck nbcheck nbclean unit figures results-stats sample bench clean distclean
+
+help: ## List the targets with one line each
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
+	  awk 'BEGIN {FS = ":.*## "}; {printf "  \033[1m%-16s\033[0m %s\n", $$1, $$2}'
+
+env: $(STAMP) ## Create the environment (venv or active conda env), install chessmoe, register the kernel
+
+$(STAMP): pyproject.toml
+	$(MAKE_ENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	# torch first and pinned: a bare "torch" requirement would pull CUDA wheels.
+	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
+	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python (chessmoe)" >/dev/null
+	touch $(STAMP)
+
+lint: $(STAMP) ## Ruff over chessmoe/ and tests/
+	$(PY) -m ruff check chessmoe tests
+
+typecheck: $(STAMP) ## Mypy (strict) over chessmoe/
+	$(PY) -m mypy chessmoe
+
+nbcheck: $(STAMP) ## Check that notebook sources carry no outputs
+	$(PY) -m chessmoe.notebooks check notebooks
+
+nbclean: $(STAMP) ## Strip outputs and execution counts from notebook sources
+	$(PY) -m chessmoe.notebooks strip notebooks
+
+unit: $(STAMP) ## Run the pytest suite only
+	$(PY) -m pytest -q
+
+test: lint typecheck nbcheck unit ## Lint, type-check, notebook hygiene and the test suite
+
+figures: $(STAMP) ## Regenerate every paper figure/table from committed results/ (papermill)
+	$(PY) -m chessmoe.notebooks figures --kernel $(KERNEL) --build $(BUILD)/notebooks \
+	  --results $(ROOT)/results --figures $(ROOT)/figures
+
+results-stats: $(STAMP) ## Recompute phase statistics: SOURCE=sample|lichess-2013-01|kingbase|PATH
+	$(PY) -m chessmoe stats --source "$(SOURCE)" --results $(ROOT)/results --workers $(WORKERS)
+
+sample: $(STAMP) ## Regenerate the embedded self-play sample with Stockfish (about an hour)
+	$(PY) -m chessmoe data selfplay --games 3000 --seed 20261122 --workers $(WORKERS) \
+	  --out chessmoe/data/sample/selfplay-sf15.pgn.gz
+
+bench: $(STAMP) ## Run the benchmarks and append them to BENCHMARKS.md
+	$(PY) -m chessmoe.bench --out $(ROOT)/BENCHMARKS.md
+
+clean: ## Remove build outputs (executed notebooks, caches)
+	rm -rf $(BUILD) .pytest_cache .mypy_cache .ruff_cache
+
+distclean: clean ## Also remove the local virtual environment
+	rm -rf $(ROOT)/.venv
