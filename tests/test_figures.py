@@ -1,0 +1,68 @@
+"""Phase-statistics figures and tables: content, determinism, errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from chessmoe.figures import phase_stats as ps
+from chessmoe.sources import ResolvedSource
+from chessmoe.stats import compute
+from tests.test_stats import random_games_pgn
+
+
+@pytest.fixture(scope="module")
+def stats(tmp_path_factory: pytest.TempPathFactory) -> ps.PhaseStats:
+    root = tmp_path_factory.mktemp("stats")
+    pgn = random_games_pgn(root / "g.pgn", 80, seed=9)
+    compute(ResolvedSource(str(pgn), "random", (pgn,), "random games"), root / "out",
+            progress=False)
+    return ps.load_stats(root / "out")
+
+
+def test_tables_count_positions_and_games_per_split(stats: ps.PhaseStats,
+                                                    tmp_path: Path) -> None:
+    t3 = ps.table3_positions(stats, tmp_path).table
+    t4 = ps.table4_games(stats, tmp_path).table
+    assert t3 is not None and t4 is not None
+    assert int(t3["No-Phases"].sum()) == len(stats.positions)
+    assert (t3[["Opening", "Middlegame", "Endgame"]].sum(axis=1) == t3["No-Phases"]).all()
+    assert int(t4["No-Phases"].sum()) == len(stats.games)
+    assert (t4["Opening"] == t4["No-Phases"]).all()  # every game starts in the opening
+    csv = pd.read_csv(tmp_path / "table3-positions-per-phase.csv", index_col=0)
+    assert csv.loc["Train", "No-Phases"] == t3.loc["Train", "No-Phases"]
+    md = (tmp_path / "table4-games-per-phase.md").read_text()
+    assert md.startswith("**Table 4") and "1,112,647" in md
+
+
+def test_figures_are_byte_for_byte_reproducible(stats: ps.PhaseStats, tmp_path: Path) -> None:
+    for function in (ps.fig02_phase_distribution, ps.fig11_phase_starts,
+                     ps.fig13_phase_coverage):
+        first = function(stats, tmp_path / "a")
+        second = function(stats, tmp_path / "b")
+        assert [p.suffix for p in first.paths] == [".png", ".pdf"]
+        for a, b in zip(first.paths, second.paths, strict=True):
+            assert a.read_bytes() == b.read_bytes(), a.name
+
+
+def test_summary_metrics_agree_with_the_frames(stats: ps.PhaseStats) -> None:
+    metrics = ps.summary_metrics(stats)
+    games = stats.games
+    assert metrics["draws_pct"] == pytest.approx((games["result"] == "1/2-1/2").mean() * 100)
+    shares = [metrics[f"positions_{p}_pct"] for p in ("opening", "middlegame", "endgame")]
+    assert sum(shares) == pytest.approx(100)
+    frame = ps.paper_comparison([stats])
+    assert list(frame.columns) == ["paper (KingBase)", "random"]
+    assert frame.loc["middlegame_start_mean", "paper (KingBase)"] == 11.89
+    agreement = ps.label_agreement(stats)
+    assert list(agreement.index) == ["lichess", "lichess-2025", "engine"]
+    assert (agreement["differ_pct"] >= 0).all()
+
+
+def test_unknown_split_and_table_are_errors(stats: ps.PhaseStats, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="split 'dev'"):
+        ps.fig08_mixedness(stats, tmp_path, split="dev")
+    with pytest.raises(ValueError, match="unknown mixedness table"):
+        ps.fig08_mixedness(stats, tmp_path, table="chess.com")
