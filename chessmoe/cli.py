@@ -1,0 +1,152 @@
+"""The ``chessmoe`` command line (also ``python -m chessmoe``).
+
+Subcommands import their modules lazily so that ``chessmoe --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+__all__ = ["build_parser", "main"]
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _data_sample(args: argparse.Namespace) -> int:
+    from chessmoe import sources
+
+    path = sources.sample_path()
+    if args.out:
+        target = sources.export_sample(args.out)
+        print(f"wrote {target}")
+    else:
+        print(path)
+        if args.info:
+            print(json.dumps(sources.sample_manifest(), indent=2))
+    return 0
+
+
+def _data_selfplay(args: argparse.Namespace) -> int:
+    from chessmoe.selfplay import SelfPlayConfig, generate
+
+    config = SelfPlayConfig(games=args.games, seed=args.seed,
+                            random_plies=(args.random_plies[0], args.random_plies[1]),
+                            skill=(args.skill[0], args.skill[1]),
+                            nodes=(args.nodes[0], args.nodes[1]),
+                            resign_cp=args.resign_cp, resign_plies=args.resign_plies,
+                            max_plies=args.max_plies)
+    manifest = generate(args.out, config, workers=args.workers, engine=args.engine,
+                        progress=not args.quiet)
+    print(json.dumps(manifest["counts"], indent=2))
+    return 0
+
+
+def _data_fetch(args: argparse.Namespace) -> int:
+    from chessmoe import sources
+
+    try:
+        paths = sources.fetch(args.name, data_dir=args.data_dir, first=args.first,
+                              progress=not args.quiet)
+    except sources.FetchError as error:
+        print(f"chessmoe data fetch: {error}", file=sys.stderr)
+        return 2
+    for path in paths:
+        print(path)
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    from chessmoe import stats
+
+    result = stats.compute_and_save(args.source, results_dir=args.results, name=args.name,
+                                    workers=args.workers, data_dir=args.data_dir,
+                                    progress=not args.quiet, max_games=args.max_games)
+    print(result.directory)
+    print(result.skips.report())
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser (exposed for tests and docs)."""
+    parser = argparse.ArgumentParser(
+        prog="chessmoe",
+        description="Reproducibility kit for 'Checkmating One, by Using Many' "
+                    "(mixture of experts + MCTS in chess).")
+    from chessmoe import __version__
+
+    parser.add_argument("--version", action="version", version=f"chessmoe {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    data = commands.add_parser("data", help="game sources: embedded sample, self-play, fetch",
+                               description="Game sources for the kit.")
+    data_commands = data.add_subparsers(dest="data_command", metavar="SUBCOMMAND",
+                                        required=True)
+
+    sample = data_commands.add_parser(
+        "sample", help="locate or export the embedded self-play sample",
+        description="Print the path of the embedded Stockfish self-play sample, show its "
+                    "manifest (--info) or copy it out (--out).")
+    sample.add_argument("--out", type=Path, help="copy the sample PGN (.pgn or .pgn.gz) here")
+    sample.add_argument("--info", action="store_true", help="print the sample's manifest")
+    sample.set_defaults(handler=_data_sample)
+
+    selfplay = data_commands.add_parser(
+        "selfplay", help="generate games by Stockfish self-play (the sample's recipe)",
+        description="Play games between two Stockfish settings drawn per game (Skill Level, "
+                    "node limit) after a few random plies. Resumable: rerun the same command "
+                    "after an interruption.")
+    selfplay.add_argument("--out", type=Path, required=True, help="output .pgn or .pgn.gz")
+    selfplay.add_argument("--games", type=int, default=3000)
+    selfplay.add_argument("--seed", type=int, default=20261122)
+    selfplay.add_argument("--workers", type=int, default=1, help="parallel engines")
+    selfplay.add_argument("--engine", help="Stockfish binary (default: found on PATH)")
+    selfplay.add_argument("--random-plies", type=int, nargs=2, default=(2, 6),
+                          metavar=("MIN", "MAX"))
+    selfplay.add_argument("--skill", type=int, nargs=2, default=(4, 20), metavar=("MIN", "MAX"))
+    selfplay.add_argument("--nodes", type=int, nargs=2, default=(500, 30000),
+                          metavar=("MIN", "MAX"), help="node limit range, drawn log-uniformly")
+    selfplay.add_argument("--resign-cp", type=int, default=1000)
+    selfplay.add_argument("--resign-plies", type=int, default=8)
+    selfplay.add_argument("--max-plies", type=int, default=400)
+    selfplay.add_argument("--quiet", action="store_true", help="no progress bar")
+    selfplay.set_defaults(handler=_data_selfplay)
+
+    fetch = data_commands.add_parser(
+        "fetch", help="download a public game database (KingBase Lite 2019, Lichess month)",
+        description="Download and verify a public database into the data directory. Names: "
+                    "'kingbase' (KingBase Lite 2019, archive.org) or 'lichess-YYYY-MM' "
+                    "(a Lichess standard rated month; --first N keeps the first N games).")
+    fetch.add_argument("name", help="kingbase | lichess-YYYY-MM")
+    fetch.add_argument("--first", type=int, help="Lichess: keep only the first N games")
+    fetch.add_argument("--data-dir", type=Path, default=None,
+                       help="where downloads go (default: $CHESSMOE_DATA or ./data)")
+    fetch.add_argument("--quiet", action="store_true")
+    fetch.set_defaults(handler=_data_fetch)
+
+    stats = commands.add_parser(
+        "stats", help="game-phase statistics frames of a PGN source",
+        description="One streaming pass over a source producing per-position and per-game "
+                    "frames (Parquet) and a manifest under RESULTS/stats/NAME/.")
+    stats.add_argument("--source", default="sample",
+                       help="sample | lichess-2013-01 | kingbase | a PGN path")
+    stats.add_argument("--name", help="results sub-directory (default: from the source)")
+    stats.add_argument("--results", type=Path, default=Path("results"))
+    stats.add_argument("--data-dir", type=Path, default=None)
+    stats.add_argument("--workers", type=int, default=1)
+    stats.add_argument("--max-games", type=int, default=None,
+                       help="stop after this many games (tests, quick looks)")
+    stats.add_argument("--quiet", action="store_true")
+    stats.set_defaults(handler=_stats)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``chessmoe`` command."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Handler = args.handler
+    return handler(args)

@@ -1,0 +1,130 @@
+"""Notebook hygiene, parameter validation, and execution under papermill."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from chessmoe import notebooks as nb
+from chessmoe.notebooks import NOTEBOOK_JOBS, ParameterError, PhaseStatsParams
+from chessmoe.sources import ResolvedSource
+from chessmoe.stats import compute
+from tests.test_stats import random_games_pgn
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+PARAMS = {"01_phase_statistics.ipynb": PhaseStatsParams}
+
+
+def _parameters_cell(path: Path) -> dict[str, object]:
+    notebook = nbformat.read(path, as_version=4)
+    (cell,) = [c for c in notebook.cells if "parameters" in c.metadata.get("tags", [])]
+    values = {}
+    for node in ast.parse(cell.source).body:
+        assert isinstance(node, ast.Assign), "parameters cell holds assignments only"
+        values[node.targets[0].id] = ast.literal_eval(node.value)  # type: ignore[attr-defined]
+    return values
+
+
+def test_notebook_sources_are_clean() -> None:
+    assert nb.check_clean([NOTEBOOKS]) == []
+
+
+def test_check_and_strip_find_and_remove_outputs(tmp_path: Path) -> None:
+    path = tmp_path / "dirty.ipynb"
+    shutil.copy(NOTEBOOKS / "01_phase_statistics.ipynb", path)
+    notebook = nbformat.read(path, as_version=4)
+    code = next(c for c in notebook.cells if c.cell_type == "code")
+    code.outputs = [nbformat.v4.new_output("stream", text="hello")]
+    code.execution_count = 3
+    nbformat.write(notebook, path)
+    assert len(nb.check_clean([path])) == 2
+    assert nb.strip_outputs([path]) == [path]
+    assert nb.check_clean([path]) == []
+
+
+@pytest.mark.parametrize("name", sorted(PARAMS))
+def test_parameters_cell_matches_its_declaration(name: str) -> None:
+    declared = {f.name: (f.default if f.default is not dataclasses.MISSING
+                         else f.default_factory())  # type: ignore[misc]
+                for f in dataclasses.fields(PARAMS[name])}
+    assert _parameters_cell(NOTEBOOKS / name) == declared
+
+
+def test_parameters_rejects_unknown_and_mistyped_names() -> None:
+    before = nb.snapshot({"x": 1})
+    ok = nb.parameters(PhaseStatsParams, {"x": 1, "max_move": 40, "table": "engine"}, before)
+    assert ok.max_move == 40 and ok.table == "engine" and ok.positions_split == "test"
+    with pytest.raises(ParameterError, match="did you mean 'max_move'"):
+        nb.parameters(PhaseStatsParams, {"max_moves": 40}, before)
+    with pytest.raises(ParameterError, match="'max_move' must be int"):
+        nb.parameters(PhaseStatsParams, {"max_move": "40"}, before)
+    with pytest.raises(ParameterError, match="'compare_dirs' must be list"):
+        nb.parameters(PhaseStatsParams, {"compare_dirs": "a"}, before)
+
+
+def test_assert_artefacts(tmp_path: Path) -> None:
+    (tmp_path / "a.png").write_bytes(b"x")
+    (tmp_path / "empty.png").write_bytes(b"")
+    assert nb.assert_artefacts([tmp_path / "a.png"]) == [tmp_path / "a.png"]
+    with pytest.raises(FileNotFoundError, match=r"empty\.png"):
+        nb.assert_artefacts([tmp_path / "a.png", tmp_path / "empty.png"])
+
+
+def test_runner_names_the_make_target_of_missing_results(tmp_path: Path) -> None:
+    with pytest.raises(nb.MissingResults, match="make results-stats SOURCE=sample"):
+        nb.check_inputs(NOTEBOOK_JOBS, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def tiny_stats(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("results")
+    for name, seed in (("lichess-2013-01-first5000", 1), ("selfplay-sample", 2)):
+        pgn = random_games_pgn(root / f"{name}.pgn", 40, seed=seed)
+        compute(ResolvedSource(str(pgn), name, (pgn,), f"tiny {name}"),
+                root / "stats" / name, progress=False)
+    return root
+
+
+@pytest.mark.slow
+def test_phase_statistics_notebook_runs_under_papermill(tiny_stats: Path,
+                                                        tmp_path: Path) -> None:
+    out = tmp_path / "figures"
+    nb.execute(NOTEBOOKS / "01_phase_statistics.ipynb", tmp_path / "executed.ipynb",
+               NOTEBOOK_JOBS[0].params(tiny_stats, out) | {"max_move": 30})
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()) == sorted(
+        NOTEBOOK_JOBS[0].artefact_files())
+    executed = nbformat.read(tmp_path / "executed.ipynb", as_version=4)
+    assert any("artefacts written" in json.dumps(c.get("outputs", [])) for c in executed.cells)
+
+
+@pytest.mark.slow
+def test_unknown_parameter_fails_before_and_inside_the_kernel(tiny_stats: Path,
+                                                              tmp_path: Path) -> None:
+    import papermill
+
+    source = NOTEBOOKS / "01_phase_statistics.ipynb"
+    with pytest.raises(ParameterError, match="max_moves"):
+        nb.execute(source, tmp_path / "x.ipynb", {"max_moves": 3})
+    # Straight papermill only warns; the notebook's own check turns it into an error.
+    with pytest.raises(papermill.PapermillExecutionError, match="unknown notebook parameter"):
+        papermill.execute_notebook(str(source), str(tmp_path / "y.ipynb"),
+                                   parameters={"max_moves": 3}, kernel_name="chessmoe",
+                                   progress_bar=False, cwd=str(NOTEBOOKS))
+
+
+@pytest.mark.slow
+def test_figures_runner_replaces_stale_artefacts(tiny_stats: Path, tmp_path: Path) -> None:
+    figures = tmp_path / "figures"
+    figures.mkdir()
+    (figures / "fig99-stale.png").write_bytes(b"old")
+    paths = nb.run_figures(notebooks=NOTEBOOKS, results=tiny_stats, figures=figures,
+                           build=tmp_path / "build", log=lambda _: None)
+    assert not (figures / "fig99-stale.png").exists()
+    assert (figures / "fig02-phase-distribution.png") in paths
+    assert "fig13-phase-coverage" in (figures / "INDEX.md").read_text()
