@@ -138,13 +138,13 @@ def resolve(spec: str, data_dir: str | os.PathLike[str] | None = None, *,
             path = data / f"lichess_db_standard_rated_{month}_first{int(first)}.pgn"
             name = f"lichess-{month}-first{int(first)}"
             what = f"first {int(first)} Lichess standard rated games of {month}"
-        if not path.exists():
-            if not fetch_missing:
-                raise FileNotFoundError(f"{path} not found; run 'chessmoe data fetch "
-                                        f"lichess-{month}" + (f" --first {first}'" if first
-                                                              else "'"))
+        if fetch_missing:  # reuses a present file, after checking a known checksum
             fetch(f"lichess-{month}", data_dir=data, first=int(first) if first else None,
                   progress=progress)
+        elif not path.exists():
+            raise FileNotFoundError(f"{path} not found; run 'chessmoe data fetch "
+                                    f"lichess-{month}" + (f" --first {first}'" if first
+                                                          else "'"))
         return ResolvedSource(spec, name, (path,), what + " (database.lichess.org, CC0)")
     path = Path(spec)
     if path.is_dir():

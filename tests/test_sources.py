@@ -58,3 +58,14 @@ def test_resolve_unknown_or_missing_sources(tmp_path: Path) -> None:
         sources.resolve("lichess-2013-02:5", tmp_path, fetch_missing=False)
     with pytest.raises(sources.FetchError, match="unknown database"):
         sources.fetch("fics", tmp_path)
+
+
+def test_named_lichess_file_is_checked_against_its_known_checksum(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chessmoe import fetch
+
+    (tmp_path / "lichess_db_standard_rated_2013-01_first5000.pgn").write_text("tampered")
+    monkeypatch.setattr(fetch, "LICHESS_URL", "http://127.0.0.1:9/{month}.zst")
+    # The present file does not match the known sha256, so it is fetched again: offline here.
+    with pytest.raises(sources.FetchError, match="offline"):
+        sources.resolve("lichess-2013-01:5000", tmp_path, progress=False)
