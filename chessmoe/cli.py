@@ -40,7 +40,8 @@ def _data_selfplay(args: argparse.Namespace) -> int:
                             resign_cp=args.resign_cp, resign_plies=args.resign_plies,
                             max_plies=args.max_plies)
     manifest = generate(args.out, config, workers=args.workers, engine=args.engine,
-                        progress=not args.quiet)
+                        progress=not args.quiet,
+                        command="chessmoe " + " ".join(sys.argv[1:]))
     print(json.dumps(manifest["counts"], indent=2))
     return 0
 

@@ -230,7 +230,8 @@ def _iter_played(config: SelfPlayConfig, todo: list[int], workers: int,
 
 
 def generate(out: str | Path, config: SelfPlayConfig | None = None, workers: int = 1,
-             engine: str | None = None, progress: bool = True) -> dict[str, Any]:
+             engine: str | None = None, progress: bool = True,
+             command: str | None = None) -> dict[str, Any]:
     """Generate ``config.games`` games into ``out`` (``.pgn`` or ``.pgn.gz``).
 
     Finished games are logged to ``<out>.parts.jsonl`` as they complete, so an
@@ -273,8 +274,8 @@ def generate(out: str | Path, config: SelfPlayConfig | None = None, workers: int
                            "{seed}:{index}'); Stockfish Skill Level picks moves with a "
                            "clock-seeded generator, so reruns reproduce the recipe, not "
                            "the identical moves"},
-        "command": f"chessmoe data selfplay --games {config.games} --seed {config.seed} "
-                   f"--out {out.name}",
+        "command": command or f"chessmoe data selfplay --games {config.games} --seed "
+                              f"{config.seed} --workers {workers} --out {out}",
         "counts": {
             "games": len(records),
             "plies": sum(plies),
