@@ -46,6 +46,7 @@ __all__ = [
     "fig12_results_by_phase",
     "fig13_phase_coverage",
     "label_agreement",
+    "label_agreement_table",
     "load_stats",
     "paper_comparison",
     "summary_metrics",
@@ -496,3 +497,15 @@ def label_agreement(stats: PhaseStats, split: str = "all") -> pd.DataFrame:
     frame = pd.DataFrame(rows).T
     frame.index.name = "table"
     return frame.round(2)
+
+
+def label_agreement_table(stats_list: list[PhaseStats], split: str = "all") -> pd.DataFrame:
+    """:func:`label_agreement` of several sources, one row per (source, table)."""
+    frames = []
+    for stats in stats_list:
+        frame = label_agreement(stats, split)
+        frame.index = [f"{stats.name} / {table}" for table in frame.index]
+        frames.append(frame)
+    table = pd.concat(frames)
+    table.index.name = "source / table"
+    return table
