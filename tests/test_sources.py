@@ -9,7 +9,7 @@ import pytest
 
 from chessmoe import sources
 from chessmoe.fsutil import sha256_file
-from chessmoe.pgn import SkipCounter, iter_games
+from chessmoe.pgn import PgnFilters, SkipCounter, iter_games
 from chessmoe.splits import MonthSplit, SeededSplit
 
 
@@ -20,8 +20,11 @@ def test_embedded_sample_matches_its_manifest() -> None:
     assert manifest["engine"].startswith("Stockfish 15.1")
     counts = manifest["counts"]
     assert counts["games"] >= 2000
+    every = PgnFilters(min_full_moves=0)
+    assert sum(g.plies for g in iter_games(path, filters=every)) == counts["plies"]
     skips = SkipCounter()
-    plies = sum(g.plies for g in iter_games(path, skips=skips))
+    for _ in iter_games(path, skips=skips):
+        pass
     assert skips.seen == counts["games"]
     # the recipe only writes finished games; a few end (mate) before move 5
     assert set(skips.skipped) <= {"too_short"}
