@@ -66,10 +66,10 @@ figures: $(STAMP) ## Regenerate every paper figure/table from committed results/
 	$(PY) -m chessmoe.notebooks figures --kernel $(KERNEL) --build $(BUILD)/notebooks \
 	  --results $(ROOT)/results --figures $(ROOT)/figures
 
-results-stats: $(STAMP) ## Recompute phase statistics: SOURCE=sample|lichess-2013-01|kingbase|PATH
+results-stats: $(STAMP) ## Recompute phase statistics: SOURCE=sample|lichess-2013-01:5000|kingbase|PATH
 	$(PY) -m chessmoe stats --source "$(SOURCE)" --results $(ROOT)/results --workers $(WORKERS)
 
-sample: $(STAMP) ## Regenerate the embedded self-play sample with Stockfish (about an hour)
+sample: $(STAMP) ## Regenerate the embedded self-play sample with Stockfish (about 25 min on 2 cores)
 	$(PY) -m chessmoe data selfplay --games 3000 --seed 20261122 --workers $(WORKERS) \
 	  --out chessmoe/data/sample/selfplay-sf15.pgn.gz
 
