@@ -25,7 +25,7 @@ import os
 import typing
 import zipfile
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Generic, TextIO, TypeVar
@@ -472,10 +472,3 @@ def split_ranges(path: str | os.PathLike[str], parts: int) -> list[tuple[int, in
         if lo < len(offsets) and offsets[lo] > cuts[-1]:
             cuts.append(offsets[lo])
     return [(cuts[i], cuts[i + 1] if i + 1 < len(cuts) else None) for i in range(len(cuts))]
-
-
-def iter_many(paths: Sequence[str | os.PathLike[str]] | Iterable[str | os.PathLike[str]],
-              **kwargs: Any) -> Iterator[GameRecord[Any]]:
-    """:func:`iter_games` over several files in order."""
-    for path in paths:
-        yield from iter_games(path, **kwargs)

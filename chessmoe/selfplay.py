@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import gzip
-import io
 import math
 import multiprocessing as mp
 import random
@@ -289,11 +288,3 @@ def generate(out: str | Path, config: SelfPlayConfig | None = None, workers: int
     atomic_write_json(out.with_name(out.name + ".manifest.json"), manifest)
     log.path.unlink(missing_ok=True)
     return manifest
-
-
-def read_pgn_text(path: str | Path) -> str:
-    """The PGN text of a ``.pgn`` or ``.pgn.gz`` file (small files only)."""
-    data = Path(path).read_bytes()
-    if str(path).endswith(".gz"):
-        data = gzip.decompress(data)
-    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").read()

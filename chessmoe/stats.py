@@ -325,8 +325,3 @@ def load(directory: str | os.PathLike[str], *, verify: bool = True
                                "recompute it with 'make results-stats'")
         frames[key] = pd.read_parquet(path)
     return frames["positions"], frames["games"], manifest
-
-
-def result_code(result: str) -> int:
-    """``1`` White win, ``0`` draw, ``-1`` Black win."""
-    return {"1-0": 1, "1/2-1/2": 0, "0-1": -1}[result]

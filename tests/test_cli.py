@@ -41,7 +41,7 @@ def test_fetch_offline_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_stats_command_writes_results(tmp_path: Path) -> None:
-    from tests.test_stats import random_games_pgn
+    from tests.helpers import random_games_pgn
 
     pgn = random_games_pgn(tmp_path / "g.pgn", 12)
     assert main(["stats", "--source", str(pgn), "--results", str(tmp_path / "r"),

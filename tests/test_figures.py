@@ -10,7 +10,7 @@ import pytest
 from chessmoe.figures import phase_stats as ps
 from chessmoe.sources import ResolvedSource
 from chessmoe.stats import compute
-from tests.test_stats import random_games_pgn
+from tests.helpers import random_games_pgn
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from chessmoe import notebooks as nb
 from chessmoe.notebooks import NOTEBOOK_JOBS, ParameterError, PhaseStatsParams
 from chessmoe.sources import ResolvedSource
 from chessmoe.stats import compute
-from tests.test_stats import random_games_pgn
+from tests.helpers import random_games_pgn
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 PARAMS = {"01_phase_statistics.ipynb": PhaseStatsParams}

@@ -25,6 +25,7 @@ from chessmoe.phases import (
     phase_definition,
     tapered_alpha,
 )
+from tests.helpers import random_game, random_positions
 
 # --- an independent reference, written from FACTS.md section 1.1 with square loops ---------
 
@@ -65,20 +66,6 @@ def _ref_mixedness(board: chess.Board, table: str = "lichess") -> int:
     return total
 
 
-def _random_positions(n: int, seed: int = 7) -> list[chess.Board]:
-    rng = random.Random(seed)
-    boards = []
-    while len(boards) < n:
-        board = chess.Board()
-        for _ in range(rng.randint(0, 160)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        boards.append(board)
-    return boards
-
-
 # --- golden values ----------------------------------------------------------------------
 
 
@@ -98,7 +85,7 @@ def test_engine_table_scores_start_position_70() -> None:
 
 @pytest.mark.parametrize("table", phases.MIXEDNESS_TABLES)
 def test_mixedness_matches_square_loop_reference(table: str) -> None:
-    for board in _random_positions(150):
+    for board in random_positions(150):
         assert mixedness(board, table) == _ref_mixedness(board, table), board.fen()
 
 
@@ -229,18 +216,8 @@ def test_promotion_lifting_count_above_six_stays_endgame() -> None:
 
 
 def test_division_batch_matches_scalar_on_many_games() -> None:
-    games = []
     rng = random.Random(3)
-    for _ in range(30):
-        board = chess.Board()
-        boards = [board.copy()]
-        for _ in range(rng.randint(1, 200)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-            boards.append(board.copy())
-        games.append(boards)
+    games = [random_game(rng, 200, min_plies=1) for _ in range(30)]
     flat = [b for g in games for b in g]
     starts = np.cumsum([0] + [len(g) for g in games[:-1]])
     for table in phases.MIXEDNESS_TABLES:
@@ -306,13 +283,13 @@ def test_registry_names_and_unknown_name() -> None:
 @pytest.mark.parametrize("name", phases.PHASE_DEFINITIONS)
 def test_batch_phases_equal_scalar_phases(name: str) -> None:
     definition = phase_definition(name)
-    boards = _random_positions(300, seed=11)
+    boards = random_positions(300, seed=11)
     batch = BoardBatch.from_boards(boards)
     assert definition.phases(batch).tolist() == [definition.phase(b) for b in boards]
 
 
 def test_mixedness_batch_equals_scalar_and_handles_empty() -> None:
-    boards = _random_positions(200, seed=5)
+    boards = random_positions(200, seed=5)
     batch = BoardBatch.from_boards(boards)
     for table in phases.MIXEDNESS_TABLES:
         assert mixedness_batch(batch.white, batch.black, table, chunk=37).tolist() == [

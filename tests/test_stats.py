@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import chess
@@ -14,25 +13,7 @@ from chessmoe import stats as stats_mod
 from chessmoe.phases import lichess_division, lichess_phase, mixedness
 from chessmoe.sources import ResolvedSource
 from chessmoe.stats import StatsMissing, compute, load
-
-
-def random_games_pgn(path: Path, n: int, seed: int = 4) -> Path:
-    """``n`` random legal games with decided results (and a few short ones)."""
-    rng = random.Random(seed)
-    chunks = []
-    for index in range(n):
-        board = chess.Board()
-        for _ in range(rng.randint(4, 180)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        game = chess.pgn.Game.from_board(board)
-        game.headers["Result"] = rng.choice(["1-0", "0-1", "1/2-1/2"])
-        game.headers["Date"] = f"2013.{1 + index % 12:02d}.01"
-        chunks.append(str(game) + "\n\n")
-    path.write_text("".join(chunks))
-    return path
+from tests.helpers import random_games_pgn
 
 
 @pytest.fixture(scope="module")

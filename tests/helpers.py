@@ -1,0 +1,52 @@
+"""Seeded random games for tests: legal, varied, cheap."""
+
+from __future__ import annotations
+
+import functools
+import random
+from pathlib import Path
+
+import chess
+import chess.pgn
+
+
+def random_game(rng: random.Random, max_plies: int, min_plies: int = 0) -> list[chess.Board]:
+    """The boards (start position first) of one game of uniformly random legal moves."""
+    board = chess.Board()
+    boards = [board.copy()]
+    for _ in range(rng.randint(min_plies, max_plies)):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+        boards.append(board.copy())
+    return boards
+
+
+@functools.cache
+def random_positions(n: int, seed: int = 7, max_plies: int = 160) -> tuple[chess.Board, ...]:
+    """The final boards (with move stacks) of ``n`` random games (cached: do not mutate)."""
+    rng = random.Random(seed)
+    boards = []
+    for _ in range(n):
+        board = chess.Board()
+        for _ in range(rng.randint(0, max_plies)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        boards.append(board)
+    return tuple(boards)
+
+
+def random_games_pgn(path: Path, n: int, seed: int = 4) -> Path:
+    """``n`` random legal games with decided results and dates (some too short to keep)."""
+    rng = random.Random(seed)
+    chunks = []
+    for index in range(n):
+        game = chess.pgn.Game.from_board(random_game(rng, 180, min_plies=4)[-1])
+        game.headers["Result"] = rng.choice(["1-0", "0-1", "1/2-1/2"])
+        game.headers["Date"] = f"2013.{1 + index % 12:02d}.01"
+        chunks.append(str(game) + "\n\n")
+    path.write_text("".join(chunks))
+    return path
