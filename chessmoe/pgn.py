@@ -25,7 +25,7 @@ import os
 import typing
 import zipfile
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Generic, TextIO, TypeVar
@@ -39,9 +39,11 @@ __all__ = [
     "PgnFilters",
     "PgnStreamError",
     "SkipCounter",
+    "SourcePiece",
     "game_offsets",
     "iter_games",
     "open_streams",
+    "plan_pieces",
     "split_ranges",
     "zip_members",
 ]
@@ -472,3 +474,39 @@ def split_ranges(path: str | os.PathLike[str], parts: int) -> list[tuple[int, in
         if lo < len(offsets) and offsets[lo] > cuts[-1]:
             cuts.append(offsets[lo])
     return [(cuts[i], cuts[i + 1] if i + 1 < len(cuts) else None) for i in range(len(cuts))]
+
+
+@dataclass(frozen=True)
+class SourcePiece:
+    """The part of a source one worker reads: a file, or one member of a zip, or one
+    byte range of a plain ``.pgn``. ``id`` is stable and orders the pieces."""
+
+    id: str
+    path: str
+    member: str | None = None
+    byte_range: tuple[int, int | None] | None = None
+
+    def games(self, **kwargs: Any) -> Iterator[GameRecord[Any]]:
+        """:func:`iter_games` over this piece (keyword arguments passed on)."""
+        return iter_games(self.path, member=self.member, byte_range=self.byte_range, **kwargs)
+
+
+def plan_pieces(files: Sequence[str | os.PathLike[str]], parts: int = 1, *,
+                whole: bool = False) -> list[SourcePiece]:
+    """Cut source files into pieces for parallel passes: zip archives by member, plain
+    ``.pgn`` files into ``parts`` byte ranges, compressed files whole (``whole``: no cut)."""
+    pieces: list[SourcePiece] = []
+    for index, path in enumerate(map(Path, files)):
+        name = path.name.lower()
+        cuts: list[tuple[str | None, tuple[int, int | None] | None]]
+        if whole:
+            cuts = [(None, None)]
+        elif name.endswith(".zip"):
+            cuts = [(member, None) for member in zip_members(path)]
+        elif name.endswith(".pgn") and parts > 1:
+            cuts = [(None, r) for r in split_ranges(path, parts)]
+        else:
+            cuts = [(None, None)]
+        pieces += [SourcePiece(f"{index:03d}-{part:04d}", str(path), member, byte_range)
+                   for part, (member, byte_range) in enumerate(cuts)]
+    return pieces

@@ -41,7 +41,7 @@ import pyarrow.parquet as pq
 import chessmoe
 from chessmoe.fsutil import atomic_path, atomic_write_json, sha256_file
 from chessmoe.jobs import Unit, run_units
-from chessmoe.pgn import PgnFilters, SkipCounter, iter_games, split_ranges, zip_members
+from chessmoe.pgn import PgnFilters, SkipCounter, SourcePiece, plan_pieces
 from chessmoe.phases import (
     MIXEDNESS_TABLES,
     BoardBatch,
@@ -88,9 +88,7 @@ def _extract(board: chess.Board) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class _UnitSpec:
-    path: str
-    member: str | None
-    byte_range: tuple[int, int | None] | None
+    piece: SourcePiece
     filters: PgnFilters
     max_games: int | None
 
@@ -164,9 +162,8 @@ def _stats_unit(unit: Unit[_UnitSpec], work: Path) -> dict[str, Any]:
             n_positions += len(rows)
             rows, starts, chunk_games = [], [], []
 
-        for record in iter_games(spec.path, filters=spec.filters, skips=skips,
-                                 extract=_extract, byte_range=spec.byte_range,
-                                 member=spec.member, max_games=spec.max_games):
+        for record in spec.piece.games(filters=spec.filters, skips=skips, extract=_extract,
+                                       max_games=spec.max_games):
             starts.append(len(rows))
             rows.extend(record.boards)
             date = record.headers.get("Date") or record.headers.get("UTCDate") or ""
@@ -190,25 +187,6 @@ def _stats_unit(unit: Unit[_UnitSpec], work: Path) -> dict[str, Any]:
     return {"games": len(games_rows), "positions": n_positions, "skips": skips.to_dict()}
 
 
-def _plan_units(files: tuple[Path, ...], parts: int, filters: PgnFilters,
-                max_games: int | None) -> list[Unit[_UnitSpec]]:
-    units: list[Unit[_UnitSpec]] = []
-    for index, path in enumerate(files):
-        name = path.name.lower()
-        if max_games is not None:
-            pieces: list[tuple[str | None, tuple[int, int | None] | None]] = [(None, None)]
-        elif name.endswith(".zip"):
-            pieces = [(member, None) for member in zip_members(path)]
-        elif name.endswith(".pgn") and parts > 1:
-            pieces = [(None, r) for r in split_ranges(path, parts)]
-        else:
-            pieces = [(None, None)]
-        for part, (member, byte_range) in enumerate(pieces):
-            units.append(Unit(f"{index:03d}-{part:04d}",
-                              _UnitSpec(str(path), member, byte_range, filters, max_games)))
-    return units
-
-
 def compute(source: ResolvedSource, out_dir: str | os.PathLike[str], *,
             filters: PgnFilters | None = None, workers: int = 1, progress: bool = True,
             max_games: int | None = None, parts: int | None = None) -> StatsResult:
@@ -224,9 +202,10 @@ def compute(source: ResolvedSource, out_dir: str | os.PathLike[str], *,
     work = out / ".parts"
     file_records = source.file_records()
     parts = parts if parts is not None else (4 * workers if workers > 1 else 1)
-    units = _plan_units(source.files, parts, filters, max_games)
+    pieces = plan_pieces(source.files, parts, whole=max_games is not None)
+    units = [Unit(p.id, _UnitSpec(p, filters, max_games)) for p in pieces]
     plan = {"files": file_records, "filters": asdict(filters), "max_games": max_games,
-            "units": [(u.id, u.payload.member, u.payload.byte_range) for u in units],
+            "units": [asdict(p) for p in pieces],
             "version": chessmoe.__version__}
     summaries = run_units(units, _stats_unit, work, plan, workers=workers, progress=progress,
                           desc=f"stats {source.name}")
