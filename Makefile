@@ -28,7 +28,7 @@ SOURCE ?= sample
 PROFILE ?= small
 WORKERS ?= 2
 
-.PHONY: help env test lint typecheck nbcheck nbclean unit figures results-stats sample bench clean distclean
+.PHONY: help env test lint typecheck nbcheck nbclean unit figures results-stats datasets sample bench clean distclean
 
 help: ## List the targets with one line each
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -68,6 +68,9 @@ figures: $(STAMP) ## Regenerate every paper figure/table from committed results/
 
 results-stats: $(STAMP) ## Recompute phase statistics: SOURCE=sample|lichess-2013-01:5000|kingbase|PATH
 	$(PY) -m chessmoe stats --source "$(SOURCE)" --results $(ROOT)/results --workers $(WORKERS)
+
+datasets: $(STAMP) ## Build phase datasets of SOURCE into data/datasets/, manifest into results/datasets/
+	$(PY) -m chessmoe data build --source "$(SOURCE)" --workers $(WORKERS) --results $(ROOT)/results
 
 sample: $(STAMP) ## Regenerate the embedded self-play sample with Stockfish (about 25 min on 2 cores)
 	$(PY) -m chessmoe data selfplay --games 3000 --seed 20261122 --workers $(WORKERS) \

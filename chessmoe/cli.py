@@ -60,6 +60,31 @@ def _data_fetch(args: argparse.Namespace) -> int:
     return 0
 
 
+def _data_build(args: argparse.Namespace) -> int:
+    from chessmoe import datasets
+    from chessmoe.splits import SeededSplit
+
+    rule = None
+    if args.val is not None or args.test is not None or args.seed is not None:
+        if args.source == "kingbase":
+            print("chessmoe data build: KingBase uses the paper's month split; --val/--test/"
+                  "--seed apply to other sources", file=sys.stderr)
+            return 2
+        default = SeededSplit()
+        rule = SeededSplit(val=default.val if args.val is None else args.val,
+                           test=default.test if args.test is None else args.test,
+                           seed=default.seed if args.seed is None else args.seed)
+    out, manifest = datasets.build_source(
+        args.source, data_dir=args.data_dir, out=args.out, results_dir=args.results,
+        progress=not args.quiet, definition=args.definition, split_rule=rule,
+        workers=args.workers, shard_size=args.shard_size, max_games=args.max_games)
+    print(out)
+    positions, games = datasets.dataset_tables(manifest)
+    print(positions.to_string())
+    print(games.to_string())
+    return 0
+
+
 def _stats(args: argparse.Namespace) -> int:
     from chessmoe import stats
 
@@ -82,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"chessmoe {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    data = commands.add_parser("data", help="game sources: embedded sample, self-play, fetch",
+    data = commands.add_parser("data", help="game sources and datasets: sample, self-play, "
+                               "fetch, build",
                                description="Game sources for the kit.")
     data_commands = data.add_subparsers(dest="data_command", metavar="SUBCOMMAND",
                                         required=True)
@@ -127,6 +153,34 @@ def build_parser() -> argparse.ArgumentParser:
                        help="where downloads go (default: $CHESSMOE_DATA or ./data)")
     fetch.add_argument("--quiet", action="store_true")
     fetch.set_defaults(handler=_data_fetch)
+
+    build = data_commands.add_parser(
+        "build", help="build the phase datasets (sample shards + manifest) of a source",
+        description="One pass over a source into memory-mappable shards of training samples "
+                    "(position record, policy/value/plies targets, phase ids under every "
+                    "registered definition) with train/val/test splits per game. The four "
+                    "datasets (no-phases and one per phase) of any definition are views. "
+                    "Resumable: rerun the same command after an interruption.")
+    build.add_argument("--source", default="sample",
+                       help="sample | lichess-YYYY-MM[:N] | kingbase | a PGN path")
+    build.add_argument("--definition", default="lichess",
+                       help="default phase definition of the datasets (all are stored)")
+    build.add_argument("--out", type=Path, help="output directory (default: "
+                       "DATA_DIR/datasets/<source name>)")
+    build.add_argument("--results", type=Path, default=None,
+                       help="also copy the manifest to RESULTS/datasets/<name>/manifest.json")
+    build.add_argument("--val", type=float, default=None,
+                       help="validation size: fraction (< 1) or number of games (default 0.1)")
+    build.add_argument("--test", type=float, default=None,
+                       help="test size: fraction (< 1) or number of games (default 0.1)")
+    build.add_argument("--seed", type=int, default=None, help="split seed (default 9)")
+    build.add_argument("--workers", type=int, default=1)
+    build.add_argument("--shard-size", type=int, default=1 << 20,
+                       help="samples per shard (default 1048576)")
+    build.add_argument("--data-dir", type=Path, default=None)
+    build.add_argument("--max-games", type=int, default=None)
+    build.add_argument("--quiet", action="store_true")
+    build.set_defaults(handler=_data_build)
 
     stats = commands.add_parser(
         "stats", help="game-phase statistics frames of a PGN source",

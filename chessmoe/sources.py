@@ -38,6 +38,7 @@ __all__ = [
     "resolve",
     "sample_manifest",
     "sample_path",
+    "source_name",
 ]
 
 SAMPLE_FILE = "selfplay-sf15.pgn.gz"
@@ -109,6 +110,20 @@ def _strip_suffix(name: str) -> str:
         if name.lower().endswith(suffix):
             return name[: -len(suffix)]
     return name
+
+
+def source_name(spec: str) -> str:
+    """The results name of a source spec, without looking for or fetching its files."""
+    if spec == "sample":
+        return "selfplay-sample"
+    if spec == "kingbase":
+        return "kingbase-lite-2019"
+    match = _LICHESS.match(spec)
+    if match:
+        month, first = match.group(1), match.group(2)
+        return f"lichess-{month}" + (f"-first{int(first)}" if first else "")
+    path = Path(spec)
+    return path.name if path.is_dir() else _strip_suffix(path.name)
 
 
 def resolve(spec: str, data_dir: str | os.PathLike[str] | None = None, *,
