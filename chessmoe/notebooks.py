@@ -37,6 +37,7 @@ from typing import Any, TypeVar, Union
 
 __all__ = [
     "NOTEBOOK_JOBS",
+    "DatasetsParams",
     "NotebookJob",
     "ParameterError",
     "PhaseStatsParams",
@@ -146,6 +147,23 @@ class PhaseStatsParams:
     positions_split: str = "test"
     games_split: str = "train"
     distribution_split: str = "all"
+
+
+@dataclass
+class DatasetsParams:
+    """``02_datasets.ipynb``."""
+
+    source: str = "lichess-2013-01:5000"
+    compare_sources: list[str] = field(default_factory=lambda: ["sample"])
+    definition: str = "lichess"
+    build: bool = False
+    val: float = 0.1
+    test: float = 0.1
+    seed: int = 9
+    workers: int = 1
+    results_dir: str = "../results"
+    data_dir: str = "../data"
+    figures_dir: str = "../figures"
 
 
 # --- hygiene -------------------------------------------------------------------------------
@@ -263,8 +281,17 @@ NOTEBOOK_JOBS: tuple[NotebookJob, ...] = (
         figures=("fig02-phase-distribution", "fig08-mixedness", "fig09-pieces",
                  "fig10-sparse-backrank", "fig11-phase-starts", "fig12-results-by-phase",
                  "fig13-phase-coverage"),
+        tables=("extras/phase-stats-vs-paper", "extras/phase-label-agreement"),
+    ),
+    NotebookJob(
+        notebook="02_datasets.ipynb",
+        params=lambda results, out: {"results_dir": str(results), "figures_dir": str(out)},
+        needs=(("datasets/lichess-2013-01-first5000/manifest.json",
+                "make datasets SOURCE=lichess-2013-01:5000"),
+               ("datasets/selfplay-sample/manifest.json", "make datasets SOURCE=sample")),
         tables=("table3-positions-per-phase", "table4-games-per-phase",
-                "extras/phase-stats-vs-paper", "extras/phase-label-agreement"),
+                "table6-input-representation", "extras/input-planes",
+                "extras/dataset-sizes-by-definition", "extras/dataset-sizes-selfplay-sample"),
     ),
 )
 

@@ -7,6 +7,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from chessmoe.datasets import DatasetError, build
+from chessmoe.figures import dataset_tables as dt
 from chessmoe.figures import phase_stats as ps
 from chessmoe.sources import ResolvedSource
 from chessmoe.stats import compute
@@ -22,19 +24,35 @@ def stats(tmp_path_factory: pytest.TempPathFactory) -> ps.PhaseStats:
     return ps.load_stats(root / "out")
 
 
-def test_tables_count_positions_and_games_per_split(stats: ps.PhaseStats,
-                                                    tmp_path: Path) -> None:
-    t3 = ps.table3_positions(stats, tmp_path).table
-    t4 = ps.table4_games(stats, tmp_path).table
+def test_dataset_tables_from_a_manifest(stats: ps.PhaseStats, tmp_path: Path) -> None:
+    pgn = random_games_pgn(tmp_path / "g.pgn", 40, seed=3)
+    manifest = build(ResolvedSource(str(pgn), "g", (pgn,), "random games"), tmp_path / "ds",
+                     progress=False)
+    t3 = dt.table3_positions(manifest, tmp_path / "out").table
+    t4 = dt.table4_games(manifest, tmp_path / "out").table
     assert t3 is not None and t4 is not None
-    assert int(t3["No-Phases"].sum()) == len(stats.positions)
+    assert int(t3["No-Phases"].sum()) == manifest["totals"]["positions"]
     assert (t3[["Opening", "Middlegame", "Endgame"]].sum(axis=1) == t3["No-Phases"]).all()
-    assert int(t4["No-Phases"].sum()) == len(stats.games)
+    assert int(t4["No-Phases"].sum()) == manifest["totals"]["games"]
     assert (t4["Opening"] == t4["No-Phases"]).all()  # every game starts in the opening
-    csv = pd.read_csv(tmp_path / "table3-positions-per-phase.csv", index_col=0)
+    csv = pd.read_csv(tmp_path / "out" / "table3-positions-per-phase.csv", index_col=0)
     assert csv.loc["Train", "No-Phases"] == t3.loc["Train", "No-Phases"]
-    md = (tmp_path / "table4-games-per-phase.md").read_text()
+    md = (tmp_path / "out" / "table4-games-per-phase.md").read_text()
     assert md.startswith("**Table 4") and "1,112,647" in md
+    sizes = dt.definition_sizes(manifest, tmp_path / "out").table
+    assert sizes is not None
+    assert sizes.loc["movecount3", "positions"].sum() == t3.loc["Train", "No-Phases"]
+    with pytest.raises(DatasetError, match="make datasets"):
+        dt.load_manifest(tmp_path / "missing" / "manifest.json")
+
+
+def test_table6_matches_the_paper(tmp_path: Path) -> None:
+    table = dt.table6_input_planes(tmp_path).table
+    assert table is not None
+    assert table.loc["Total", "Planes"] == 52
+    assert table.loc["Last Moves", "Planes"] == 16
+    assert table.loc["P1 material count*", "Type"] == "int"
+    assert (tmp_path / "extras" / "input-planes.csv").read_text().count("\n") == 53
 
 
 def test_figures_are_byte_for_byte_reproducible(stats: ps.PhaseStats, tmp_path: Path) -> None:

@@ -12,13 +12,15 @@ import nbformat
 import pytest
 
 from chessmoe import notebooks as nb
-from chessmoe.notebooks import NOTEBOOK_JOBS, ParameterError, PhaseStatsParams
+from chessmoe.datasets import build
+from chessmoe.fsutil import atomic_write_json
+from chessmoe.notebooks import NOTEBOOK_JOBS, DatasetsParams, ParameterError, PhaseStatsParams
 from chessmoe.sources import ResolvedSource
 from chessmoe.stats import compute
 from tests.helpers import random_games_pgn
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-PARAMS = {"01_phase_statistics.ipynb": PhaseStatsParams}
+PARAMS = {"01_phase_statistics.ipynb": PhaseStatsParams, "02_datasets.ipynb": DatasetsParams}
 
 
 def _parameters_cell(path: Path) -> dict[str, object]:
@@ -82,21 +84,24 @@ def test_runner_names_the_make_target_of_missing_results(tmp_path: Path) -> None
 
 
 @pytest.fixture(scope="module")
-def tiny_stats(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def tiny_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A results tree like the committed one, from a few random games per source."""
     root = tmp_path_factory.mktemp("results")
     for name, seed in (("lichess-2013-01-first5000", 1), ("selfplay-sample", 2)):
         pgn = random_games_pgn(root / f"{name}.pgn", 40, seed=seed)
-        compute(ResolvedSource(str(pgn), name, (pgn,), f"tiny {name}"),
-                root / "stats" / name, progress=False)
+        source = ResolvedSource(str(pgn), name, (pgn,), f"tiny {name}")
+        compute(source, root / "stats" / name, progress=False)
+        manifest = build(source, root / "data" / name, progress=False)
+        atomic_write_json(root / "datasets" / name / "manifest.json", manifest)
     return root
 
 
 @pytest.mark.slow
-def test_phase_statistics_notebook_runs_under_papermill(tiny_stats: Path,
+def test_phase_statistics_notebook_runs_under_papermill(tiny_results: Path,
                                                         tmp_path: Path) -> None:
     out = tmp_path / "figures"
     nb.execute(NOTEBOOKS / "01_phase_statistics.ipynb", tmp_path / "executed.ipynb",
-               NOTEBOOK_JOBS[0].params(tiny_stats, out) | {"max_move": 30})
+               NOTEBOOK_JOBS[0].params(tiny_results, out) | {"max_move": 30})
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()) == sorted(
         NOTEBOOK_JOBS[0].artefact_files())
     executed = nbformat.read(tmp_path / "executed.ipynb", as_version=4)
@@ -104,7 +109,16 @@ def test_phase_statistics_notebook_runs_under_papermill(tiny_stats: Path,
 
 
 @pytest.mark.slow
-def test_unknown_parameter_fails_before_and_inside_the_kernel(tiny_stats: Path,
+def test_datasets_notebook_runs_under_papermill(tiny_results: Path, tmp_path: Path) -> None:
+    out = tmp_path / "figures"
+    nb.execute(NOTEBOOKS / "02_datasets.ipynb", tmp_path / "executed.ipynb",
+               NOTEBOOK_JOBS[1].params(tiny_results, out))
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()) == sorted(
+        NOTEBOOK_JOBS[1].artefact_files())
+
+
+@pytest.mark.slow
+def test_unknown_parameter_fails_before_and_inside_the_kernel(tiny_results: Path,
                                                               tmp_path: Path) -> None:
     import papermill
 
@@ -119,11 +133,11 @@ def test_unknown_parameter_fails_before_and_inside_the_kernel(tiny_stats: Path,
 
 
 @pytest.mark.slow
-def test_figures_runner_replaces_stale_artefacts(tiny_stats: Path, tmp_path: Path) -> None:
+def test_figures_runner_replaces_stale_artefacts(tiny_results: Path, tmp_path: Path) -> None:
     figures = tmp_path / "figures"
     figures.mkdir()
     (figures / "fig99-stale.png").write_bytes(b"old")
-    paths = nb.run_figures(notebooks=NOTEBOOKS, results=tiny_stats, figures=figures,
+    paths = nb.run_figures(notebooks=NOTEBOOKS, results=tiny_results, figures=figures,
                            build=tmp_path / "build", log=lambda _: None)
     assert not (figures / "fig99-stale.png").exists()
     assert (figures / "fig02-phase-distribution.png") in paths

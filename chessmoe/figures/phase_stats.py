@@ -1,4 +1,4 @@
-"""Game-phase statistics figures and tables: paper Fig. 2, 8-13 and Tables 3-4.
+"""Game-phase statistics figures: paper Fig. 2, 8-13 (Tables 3-4 come from the datasets).
 
 Every function reads a :class:`PhaseStats` (the frames of one ``results/stats/<name>/``
 directory), draws or tabulates one paper artefact, saves it under the paper's
@@ -7,7 +7,7 @@ numbering and returns an :class:`~chessmoe.figures.style.Artefact`.
 Labelling conventions (see ``FACTS.md`` section 1):
 
 * *position-only* phase (``phase_T``): the Lichess phase of each position alone,
-  the label the phase datasets use (Tables 3 and 4, Fig. 13 b);
+  the label the phase datasets use (Fig. 13 b);
 * *division* phase (``division_T``): the forward-only split of each whole game, used
   for the phase start moves (Fig. 2, 11) and for games reaching a phase;
 * a phase *start move* is the full-move number of the first board of that phase.
@@ -32,7 +32,6 @@ from chessmoe.figures.style import (
     Artefact,
     new_figure,
     save_figure,
-    save_table,
 )
 from chessmoe.stats import TABLE_COLUMNS, load
 
@@ -50,12 +49,8 @@ __all__ = [
     "load_stats",
     "paper_comparison",
     "summary_metrics",
-    "table3_positions",
-    "table4_games",
 ]
 
-SPLIT_NAMES = {"train": "Train", "val": "Val", "test": "Test"}
-PHASE_COLUMNS = ("No-Phases", "Opening", "Middlegame", "Endgame")
 
 
 @dataclass
@@ -381,57 +376,6 @@ def fig13_phase_coverage(stats: PhaseStats, out_dir: str | os.PathLike[str], *,
     return Artefact("fig13-phase-coverage",
                     save_figure(fig, out_dir, "fig13-phase-coverage"), figure=fig,
                     table=frame)
-
-
-def _split_rows(stats: PhaseStats) -> list[str]:
-    present = set(stats.games["split"])
-    return [s for s in SPLIT_NAMES if s in present]
-
-
-def table3_positions(stats: PhaseStats, out_dir: str | os.PathLike[str], *,
-                     table: str = "lichess") -> Artefact:
-    """Positions per phase dataset and split (position-only labels, as the datasets)."""
-    col = _col(table)
-    rows = {}
-    for split in _split_rows(stats):
-        phase = stats.positions_in(split)[f"phase_{col}"]
-        counts = phase.value_counts().reindex(range(3), fill_value=0)
-        rows[SPLIT_NAMES[split]] = [len(phase), *(int(c) for c in counts)]
-    frame = pd.DataFrame.from_dict(rows, orient="index", columns=list(PHASE_COLUMNS))
-    frame.index.name = "Dataset/Phase"
-    paper_rows = "; ".join(
-        f"{SPLIT_NAMES[s]} " + " / ".join(f"{v:,}" for v in values)
-        for s, values in paper.TABLE3_POSITIONS.items())
-    notes = [
-        f"Source: {stats.description}; split rule: {stats.manifest['split']['description']}.",
-        f"Phase labels: Lichess per position ({table} mixedness table), as the phase datasets.",
-        f"Paper (KingBase Lite 2019), No-Phases / Opening / Middlegame / Endgame: {paper_rows}.",
-    ]
-    paths = save_table(frame, out_dir, "table3-positions-per-phase",
-                       "Table 3 — Dataset sizes by phase (positions)", notes)
-    return Artefact("table3-positions-per-phase", paths, table=frame)
-
-
-def table4_games(stats: PhaseStats, out_dir: str | os.PathLike[str], *,
-                 table: str = "lichess") -> Artefact:
-    """Games contributing at least one position to each phase dataset, per split."""
-    rows = {}
-    for split in _split_rows(stats):
-        reach = _games_reaching(stats, split, table)
-        rows[SPLIT_NAMES[split]] = [len(reach), *(int(reach[p].sum()) for p in range(3))]
-    frame = pd.DataFrame.from_dict(rows, orient="index", columns=list(PHASE_COLUMNS))
-    frame.index.name = "Dataset/Phase"
-    values = paper.TABLE4_GAMES["train"]
-    notes = [
-        f"Source: {stats.description}; split rule: {stats.manifest['split']['description']}.",
-        "A game contributes to a phase dataset when at least one of its positions has "
-        f"that Lichess phase ({table} table).",
-        "Paper (KingBase Lite 2019), Train No-Phases / Opening / Middlegame / Endgame: "
-        + " / ".join(f"{v:,}" for v in values) + ".",
-    ]
-    paths = save_table(frame, out_dir, "table4-games-per-phase",
-                       "Table 4 — Games contributing to each phase dataset", notes)
-    return Artefact("table4-games-per-phase", paths, table=frame)
 
 
 # --- teaching helpers -------------------------------------------------------------------
