@@ -85,6 +85,28 @@ def _data_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train(args: argparse.Namespace) -> int:
+    from chessmoe import regimes
+
+    overrides = {}
+    for item in args.set or []:
+        key, _, value = item.partition("=")
+        overrides[key] = json.loads(value) if value[:1] in "[{0123456789-tfn" else value
+    try:
+        result = regimes.train_profile(
+            args.profile, results_dir=args.results, data_dir=args.data_dir,
+            regimes=args.regime, a=args.a, phases=args.phase, workers=args.workers,
+            overrides=overrides, progress=not args.quiet)
+    except (ValueError, FileNotFoundError) as error:
+        print(f"chessmoe train: {error}", file=sys.stderr)
+        return 2
+    for name, manifest in result.items():
+        experts = ", ".join(f"{k} {v['best_val_loss']:.4f}" for k, v in
+                            manifest["experts"].items())
+        print(f"{name}: {experts}")
+    return 0
+
+
 def _stats(args: argparse.Namespace) -> int:
     from chessmoe import stats
 
@@ -181,6 +203,27 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--max-games", type=int, default=None)
     build.add_argument("--quiet", action="store_true")
     build.set_defaults(handler=_data_build)
+
+    train = commands.add_parser(
+        "train", help="train experts: every regime of a profile, or one regime/expert",
+        description="Train the regimes of a profile (smoke | small | paper) into "
+                    "RESULTS/experts/PROFILE/<bundle>/ and evaluate each bundle on the test "
+                    "sets (Table 1). Resumable: rerun after an interruption.")
+    train.add_argument("--profile", default="small", help="smoke | small | paper")
+    train.add_argument("--regime", nargs="*", default=None,
+                       help="regular separated staged weighted (default: all)")
+    train.add_argument("--a", type=float, nargs="*", default=None,
+                       help="weighting factors for the weighted regime (default: 4 10)")
+    train.add_argument("--phase", type=int, nargs="*", default=None,
+                       help="train only these experts (phase ids)")
+    train.add_argument("--results", type=Path, default=Path("results"))
+    train.add_argument("--data-dir", type=Path, default=None)
+    train.add_argument("--workers", type=int, default=None,
+                       help="parallel training processes (default: the profile's)")
+    train.add_argument("--set", nargs="*", metavar="KEY=VALUE",
+                       help="override training options, e.g. --set epochs=1 batch_size=128")
+    train.add_argument("--quiet", action="store_true")
+    train.set_defaults(handler=_train)
 
     stats = commands.add_parser(
         "stats", help="game-phase statistics frames of a PGN source",

@@ -27,6 +27,7 @@ expanded in vectorised numpy or torch (CPU or GPU). :class:`PhaseDataset` is the
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -267,11 +268,13 @@ def build(source: ResolvedSource, out_dir: str | os.PathLike[str], *,
           definition: str = "lichess", split_rule: SplitRule | None = None,
           filters: PgnFilters | None = None, workers: int = 1, parts: int | None = None,
           shard_size: int = DEFAULT_SHARD_SIZE, max_games: int | None = None,
-          progress: bool = True) -> dict[str, Any]:
+          progress: bool = True, force: bool = False) -> dict[str, Any]:
     """Build the sample store of ``source`` into ``out_dir``; return the manifest.
 
     ``definition`` is the default phase definition of the store (every registered one is
-    stored); ``split_rule`` defaults to the source's (the month split for KingBase).
+    stored); ``split_rule`` defaults to the source's (the month split for KingBase). A
+    store already built from the same files with the same settings is reused (``force``
+    rebuilds it).
     """
     phase_definition(definition)  # fail early on an unknown name
     filters = filters or PgnFilters()
@@ -286,6 +289,16 @@ def build(source: ResolvedSource, out_dir: str | os.PathLike[str], *,
     plan = {"files": file_records, "filters": asdict(filters), "max_games": max_games,
             "shard_size": shard_size, "units": [asdict(p) for p in pieces],
             "version": chessmoe.__version__, "dtype": SAMPLE_DTYPE.descr}
+    fingerprint = hashlib.sha256(json.dumps(
+        {**plan, "split": split_to_dict(rule), "definition": definition}, sort_keys=True,
+        default=str).encode()).hexdigest()
+    if not force and (out / "manifest.json").exists():
+        try:
+            existing = DatasetStore(out)
+        except DatasetError:
+            existing = None
+        if existing is not None and existing.manifest.get("plan_sha256") == fingerprint:
+            return existing.manifest  # up to date: same files, filters, split and code
     summaries = run_units(units, _build_unit, work, plan, workers=workers, progress=progress,
                           desc=f"dataset {source.name}")
 
@@ -330,6 +343,7 @@ def build(source: ResolvedSource, out_dir: str | os.PathLike[str], *,
                    "positions": int(sum(s["positions"] for s in shards)),
                    "bytes": int(sum((out / s["file"]).stat().st_size for s in shards))},
         "max_games": max_games,
+        "plan_sha256": fingerprint,
         "provenance": provenance(workers=workers, parts=parts, shard_size=shard_size),
     }
     # Counts are read back from the shards just written: what the manifest says is on disk.
@@ -488,8 +502,12 @@ class DatasetStore:
                 weights: Sequence[float] | Callable[[npt.NDArray[np.int8]],
                                                     npt.NDArray[np.float32]] | None = None,
                 device: str | torch.device | None = None, normalize: bool = True,
-                drop_last: bool = False, expand_on_device: bool = False) -> Iterator[Batch]:
+                drop_last: bool = False, expand_on_device: bool = False,
+                start_batch: int = 0) -> Iterator[Batch]:
         """Batches over ``indices``; the order is a permutation seeded by (seed, epoch).
+
+        ``start_batch`` skips that many batches of the epoch without reading them (to
+        resume a run where it stopped).
 
         ``weights`` gives each sample a loss weight from its phase id (a sequence indexed
         by phase, or a function of the phase array). With ``expand_on_device`` the
@@ -501,7 +519,7 @@ class DatasetStore:
         if shuffle:
             index = index[np.random.default_rng([seed, epoch]).permutation(index.shape[0])]
         column = PHASE_COLUMNS[definition or self.definition]
-        for start in range(0, index.shape[0], batch_size):
+        for start in range(start_batch * batch_size, index.shape[0], batch_size):
             chosen = index[start:start + batch_size]
             if drop_last and chosen.shape[0] < batch_size:
                 return

@@ -38,9 +38,11 @@ from typing import Any, TypeVar, Union
 __all__ = [
     "NOTEBOOK_JOBS",
     "DatasetsParams",
+    "ExpertLossesParams",
     "NotebookJob",
     "ParameterError",
     "PhaseStatsParams",
+    "TrainExpertsParams",
     "assert_artefacts",
     "check_clean",
     "execute",
@@ -163,6 +165,30 @@ class DatasetsParams:
     workers: int = 1
     results_dir: str = "../results"
     data_dir: str = "../data"
+    figures_dir: str = "../figures"
+
+
+@dataclass
+class TrainExpertsParams:
+    """``03_train_experts.ipynb``."""
+
+    profile: str = "smoke"
+    regimes_to_train: list[str] = field(default_factory=lambda: [
+        "regular", "separated", "staged", "weighted"])
+    a_values: list[float] = field(default_factory=lambda: [4.0, 10.0])
+    phases: list[int] = field(default_factory=list)
+    data: str = ""
+    results_dir: str = "../results"
+    data_dir: str = "../data"
+    workers: int = 0
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ExpertLossesParams:
+    """``04_expert_losses.ipynb``."""
+
+    experts_dir: str = "../results/experts/small"
     figures_dir: str = "../figures"
 
 

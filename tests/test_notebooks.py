@@ -14,13 +14,22 @@ import pytest
 from chessmoe import notebooks as nb
 from chessmoe.datasets import build
 from chessmoe.fsutil import atomic_write_json
-from chessmoe.notebooks import NOTEBOOK_JOBS, DatasetsParams, ParameterError, PhaseStatsParams
+from chessmoe.notebooks import (
+    NOTEBOOK_JOBS,
+    DatasetsParams,
+    ExpertLossesParams,
+    ParameterError,
+    PhaseStatsParams,
+    TrainExpertsParams,
+)
 from chessmoe.sources import ResolvedSource
 from chessmoe.stats import compute
 from tests.helpers import random_games_pgn
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-PARAMS = {"01_phase_statistics.ipynb": PhaseStatsParams, "02_datasets.ipynb": DatasetsParams}
+PARAMS = {"01_phase_statistics.ipynb": PhaseStatsParams, "02_datasets.ipynb": DatasetsParams,
+          "03_train_experts.ipynb": TrainExpertsParams,
+          "04_expert_losses.ipynb": ExpertLossesParams}
 
 
 def _parameters_cell(path: Path) -> dict[str, object]:
@@ -142,3 +151,24 @@ def test_figures_runner_replaces_stale_artefacts(tiny_results: Path, tmp_path: P
     assert not (figures / "fig99-stale.png").exists()
     assert (figures / "fig02-phase-distribution.png") in paths
     assert "fig13-phase-coverage" in (figures / "INDEX.md").read_text()
+
+
+@pytest.mark.slow
+def test_training_notebooks_run_under_papermill(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    nb.execute(NOTEBOOKS / "03_train_experts.ipynb", tmp_path / "03.ipynb",
+               {"profile": "smoke", "results_dir": str(results),
+                "data_dir": str(tmp_path / "data")})
+    experts = results / "experts" / "smoke"
+    assert sorted(p.name for p in experts.iterdir()) == [
+        "regular", "separated", "staged", "weighted-a10", "weighted-a4"]
+    assert (experts / "separated" / "evaluation.json").exists()
+    figures = tmp_path / "figures"
+    nb.execute(NOTEBOOKS / "04_expert_losses.ipynb", tmp_path / "04.ipynb",
+               {"experts_dir": str(experts), "figures_dir": str(figures)})
+    stems = {p.stem for p in figures.glob("*.png")}
+    assert {"fig04-staged-endgame-loss", "fig14-schedules", "fig16-regular-training",
+            "fig22-staged-endgame-expert", "fig25-weighted-endgame-expert"} <= stems
+    assert len(stems) == 12
+    table1 = (figures / "table1-expert-losses.md").read_text()
+    assert "Separated Learning / Mixture" in table1

@@ -1,0 +1,253 @@
+"""RISEv3.3, the network of the paper (App. E.2), with every size knob configurable.
+
+Structure (``FACTS.md`` §5): a 3x3 convolution stem, then mobile inverted-bottleneck
+residual blocks (1x1 expand, depthwise k x k, 1x1 project; batch norm after each, ReLU
+after the first two, no activation after the residual add), some with channel
+attention applied to the block input, stochastic depth rising linearly over the
+blocks; a value head (1x1 conv to 8 planes, then WDL logits and plies-to-end) and a
+policy head (two 3x3 convolutions to 76 planes = 4864 logits).
+
+Channel attention comes in two forms:
+
+* ``"dense"`` -- what the authors' PyTorch code computes: a ``Conv1d`` with 256 input
+  and 256 output channels over the pooled vector (length 1), i.e. a dense 256 x 256
+  map, with a hard-sigmoid gate. It is what gives RISEv3.3 its ~5.8 M parameters, so
+  the ``paper`` preset uses it;
+* ``"eca"`` -- Efficient Channel Attention as Wang et al. define it: a 1-D convolution
+  *along* the pooled channel vector (kernel 5 for 256 channels, 5 weights). The
+  ``paper-eca`` preset is RISEv3.3 with it (~4.1 M parameters).
+
+Outputs (:class:`NetOutput`): ``value`` = P(win) - P(loss) from the WDL softmax (in
+[-1, 1]), ``wdl`` logits (loss, draw, win), ``plies`` (sigmoid, plies-to-end / 100),
+``policy`` logits (4864).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, replace
+from typing import Any, NamedTuple
+
+import torch
+from torch import nn
+
+from chessmoe.encoding import N_PLANES, POLICY_PLANES
+
+__all__ = [
+    "PRESETS",
+    "ModelConfig",
+    "NetOutput",
+    "RiseNet",
+    "build_model",
+    "count_parameters",
+    "preset",
+]
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Every size knob of RISEv3.3 (defaults: the paper's network)."""
+
+    channels: int = 256
+    blocks: int = 15
+    expansion_init: int = 224  # expanded channels of block 0
+    expansion_step: int = 32  # added per block
+    kernel5_blocks: tuple[int, ...] = (7, 11, 12, 13)  # 5x5 depthwise, fewer channels
+    kernel5_reduction: int = 32  # channels removed per (block // 2) in 5x5 blocks
+    attention_blocks: tuple[int, ...] = (5, 8, 12, 13, 14)
+    attention: str = "dense"  # "dense" (authors' code), "eca" (Wang et al.), "none"
+    stochastic_depth: float = 0.05  # drop probability of the last block (linear from 0)
+    value_channels: int = 8
+    policy_channels: int = 256  # hidden channels of the policy head
+    input_planes: int = N_PLANES
+    policy_planes: int = POLICY_PLANES
+    value_from: str = "probabilities"  # "probabilities" (P(win)-P(loss)) or "logits"
+
+    def __post_init__(self) -> None:
+        if self.attention not in ("dense", "eca", "none"):
+            raise ValueError(f"attention must be 'dense', 'eca' or 'none', not "
+                             f"{self.attention!r}")
+        if self.value_from not in ("probabilities", "logits"):
+            raise ValueError("value_from must be 'probabilities' or 'logits'")
+        if not 0 <= self.stochastic_depth < 1:
+            raise ValueError("stochastic_depth must lie in [0, 1)")
+        for name in ("kernel5_blocks", "attention_blocks"):
+            bad = [b for b in getattr(self, name) if not 0 <= b < self.blocks]
+            if bad:
+                raise ValueError(f"{name} {bad} outside 0..{self.blocks - 1}")
+
+    def expansion(self, block: int) -> int:
+        """Expanded (depthwise) channels of ``block``."""
+        channels = self.expansion_init + self.expansion_step * block
+        if block in self.kernel5_blocks:
+            channels -= self.kernel5_reduction * (block // 2)
+        return max(channels, 1)
+
+    def kernel(self, block: int) -> int:
+        return 5 if block in self.kernel5_blocks else 3
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["kernel5_blocks"] = list(self.kernel5_blocks)
+        data["attention_blocks"] = list(self.attention_blocks)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ModelConfig:
+        data = dict(data)
+        for key in ("kernel5_blocks", "attention_blocks"):
+            if key in data:
+                data[key] = tuple(data[key])
+        return cls(**data)
+
+
+PRESETS: dict[str, ModelConfig] = {
+    "paper": ModelConfig(),
+    "paper-eca": ModelConfig(attention="eca"),
+    # CPU-sized versions of the same network (same block pattern, scaled down).
+    "small": ModelConfig(channels=64, blocks=6, expansion_init=64, expansion_step=16,
+                         kernel5_blocks=(3,), kernel5_reduction=16,
+                         attention_blocks=(2, 4, 5), attention="eca", policy_channels=64,
+                         stochastic_depth=0.0),
+    "tiny": ModelConfig(channels=16, blocks=2, expansion_init=16, expansion_step=8,
+                        kernel5_blocks=(1,), kernel5_reduction=8, attention_blocks=(1,),
+                        attention="eca", value_channels=2, policy_channels=16,
+                        stochastic_depth=0.0),
+}
+
+
+def preset(name: str, **overrides: Any) -> ModelConfig:
+    """A named configuration, optionally with fields overridden."""
+    try:
+        config = PRESETS[name]
+    except KeyError:
+        raise ValueError(f"unknown model preset {name!r}; known: {', '.join(PRESETS)}") from None
+    return replace(config, **overrides)
+
+
+# --- modules -------------------------------------------------------------------------------
+
+
+class _ChannelAttention(nn.Module):
+    """Channel gate on a block's input: ``x * hardsigmoid(f(avgpool(x)))``."""
+
+    def __init__(self, channels: int, kind: str) -> None:
+        super().__init__()
+        t = int(abs((math.log2(channels) + 1) / 2))
+        self.kernel = t if t % 2 else t + 1  # 5 for 256 channels
+        self.kind = kind
+        if kind == "dense":  # Conv1d over a length-1 sequence: a dense channels x channels map
+            self.conv = nn.Conv1d(channels, channels, self.kernel, padding=self.kernel // 2)
+        else:  # ECA: one shared 1-D kernel sliding along the channel axis
+            self.conv = nn.Conv1d(1, 1, self.kernel, padding=self.kernel // 2, bias=False)
+        self.gate = nn.Hardsigmoid()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        pooled = x.mean(dim=(2, 3))  # (B, C)
+        if self.kind == "dense":
+            weights = self.conv(pooled[:, :, None])[:, :, 0]
+        else:
+            weights = self.conv(pooled[:, None, :])[:, 0, :]
+        gated: torch.Tensor = x * self.gate(weights)[:, :, None, None]
+        return gated
+
+
+class _DropPath(nn.Module):
+    """Stochastic depth: drop the residual branch of a whole sample while training."""
+
+    def __init__(self, probability: float) -> None:
+        super().__init__()
+        self.probability = probability
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not self.training or self.probability == 0.0:
+            return x
+        keep = 1.0 - self.probability
+        mask = torch.empty((x.shape[0], 1, 1, 1), device=x.device, dtype=x.dtype).bernoulli_(keep)
+        return x * mask / keep
+
+
+class _Block(nn.Module):
+    """Mobile inverted-bottleneck residual block (attention, when present, gates the input)."""
+
+    def __init__(self, channels: int, expanded: int, kernel: int, attention: str | None,
+                 drop: float) -> None:
+        super().__init__()
+        self.attention = _ChannelAttention(channels, attention) if attention else None
+        self.body = nn.Sequential(
+            nn.Conv2d(channels, expanded, 1, bias=False), nn.BatchNorm2d(expanded),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(expanded, expanded, kernel, padding=kernel // 2, groups=expanded,
+                      bias=False),
+            nn.BatchNorm2d(expanded), nn.ReLU(inplace=True),
+            nn.Conv2d(expanded, channels, 1, bias=False), nn.BatchNorm2d(channels))
+        self.drop = _DropPath(drop)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.attention is not None:
+            x = self.attention(x)
+        out: torch.Tensor = x + self.drop(self.body(x))
+        return out
+
+
+class NetOutput(NamedTuple):
+    """Network outputs for a batch of B positions."""
+
+    value: torch.Tensor  # (B,) in [-1, 1]: P(win) - P(loss) for the side to move
+    wdl: torch.Tensor  # (B, 3) logits: loss, draw, win
+    plies: torch.Tensor  # (B,) in (0, 1): predicted plies to the end / 100
+    policy: torch.Tensor  # (B, 4864) logits
+
+
+class RiseNet(nn.Module):
+    """RISEv3.3 built from a :class:`ModelConfig`."""
+
+    def __init__(self, config: ModelConfig | None = None) -> None:
+        super().__init__()
+        self.config = config = config or ModelConfig()
+        c = config.channels
+        self.stem = nn.Sequential(
+            nn.Conv2d(config.input_planes, c, 3, padding=1, bias=False), nn.BatchNorm2d(c),
+            nn.ReLU(inplace=True))
+        drops = ([config.stochastic_depth * i / (config.blocks - 1)
+                  for i in range(config.blocks)] if config.blocks > 1 else [0.0])
+        self.blocks = nn.Sequential(*[
+            _Block(c, config.expansion(i), config.kernel(i),
+                   config.attention if (i in config.attention_blocks
+                                        and config.attention != "none") else None, drops[i])
+            for i in range(config.blocks)])
+        v = config.value_channels
+        self.value_body = nn.Sequential(nn.Conv2d(c, v, 1, bias=False), nn.BatchNorm2d(v),
+                                        nn.ReLU(inplace=True), nn.Flatten())
+        self.wdl_head = nn.Linear(v * 64, 3)
+        self.plies_head = nn.Linear(v * 64, 1)
+        p = config.policy_channels
+        self.policy_head = nn.Sequential(
+            nn.Conv2d(c, p, 3, padding=1, bias=False), nn.BatchNorm2d(p), nn.ReLU(inplace=True),
+            nn.Conv2d(p, config.policy_planes, 3, padding=1, bias=False), nn.Flatten())
+
+    def forward(self, planes: torch.Tensor) -> NetOutput:
+        x = self.blocks(self.stem(planes))
+        features = self.value_body(x)
+        wdl = self.wdl_head(features)
+        if self.config.value_from == "probabilities":
+            probabilities = torch.softmax(wdl.float(), dim=1)
+            value = probabilities[:, 2] - probabilities[:, 0]
+        else:  # the authors' code: win logit minus loss logit (unbounded)
+            value = (wdl[:, 2] - wdl[:, 0]).float()
+        plies = torch.sigmoid(self.plies_head(features)[:, 0].float())
+        return NetOutput(value, wdl, plies, self.policy_head(x))
+
+
+def build_model(config: ModelConfig | str = "paper", **overrides: Any) -> RiseNet:
+    """A freshly initialised network from a config or preset name."""
+    if isinstance(config, str):
+        config = preset(config, **overrides)
+    elif overrides:
+        config = replace(config, **overrides)
+    return RiseNet(config)
+
+
+def count_parameters(model: nn.Module) -> int:
+    """Trainable parameters."""
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)

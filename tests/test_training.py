@@ -1,0 +1,297 @@
+"""Loss, schedules, the trainer (learning, resume, spikes, checkpoints) and the regimes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from chessmoe import training
+from chessmoe.datasets import Batch, DatasetStore, build
+from chessmoe.model import NetOutput
+from chessmoe.regimes import (
+    evaluate_bundle,
+    phase_weights,
+    plan,
+    stage_order,
+    table5,
+    train_bundle,
+)
+from chessmoe.sources import resolve
+from chessmoe.training import (
+    CheckpointError,
+    DataSpec,
+    TrainConfig,
+    Trainer,
+    compute_loss,
+    learning_rate,
+    load_checkpoint,
+    momentum,
+)
+
+SMOKE = TrainConfig(model="tiny", batch_size=32, iterations=30, eval_every=10,
+                    eval_samples=200, log_every=5, max_lr=0.05, device="cpu", threads=1)
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("data") / "sample"
+    build(resolve("sample"), out, max_games=150, progress=False)
+    return out
+
+
+def _rows(run: Path, kind: str | None = None) -> list[dict]:
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    return [r for r in rows if kind is None or r["set"] == kind]
+
+
+# --- schedules ----------------------------------------------------------------------------
+
+
+def test_learning_rate_at_the_boundaries() -> None:
+    total = 3000
+    assert learning_rate(0, total) == pytest.approx(1e-5)
+    assert learning_rate(100, total) == pytest.approx(0.14 / 8)  # 1/30 of the run
+    assert learning_rate(550, total) == pytest.approx(0.14)  # + 15 %
+    assert learning_rate(1000, total) == pytest.approx(0.14 / 8)  # + 15 %
+    assert learning_rate(2800, total) == pytest.approx(1e-5)  # + 60 %
+    assert learning_rate(2900, total) == pytest.approx(1e-5)  # hold
+    assert learning_rate(3000, total) == pytest.approx(1e-5)
+    assert learning_rate(325, total) == pytest.approx((0.14 / 8 + 0.14) / 2)  # linear
+    values = [learning_rate(i, total) for i in range(total + 1)]
+    assert max(values) == pytest.approx(0.14)
+    with pytest.raises(ValueError):
+        learning_rate(0, 0)
+
+
+def test_momentum_mirrors_the_learning_rate() -> None:
+    assert momentum(0.14) == pytest.approx(0.8)
+    assert momentum(1e-5) == pytest.approx(0.95)
+    for i in range(0, 3001, 37):
+        lr = learning_rate(i, 3000)
+        assert momentum(lr) == pytest.approx(0.95 - (lr - 1e-5) / (0.14 - 1e-5) * 0.15)
+
+
+# --- loss ----------------------------------------------------------------------------------
+
+
+def _batch(weight: list[float]) -> Batch:
+    return Batch(planes=torch.zeros(2, 52, 8, 8), policy=torch.tensor([1, 0]),
+                 value=torch.tensor([1.0, -1.0]), wdl=torch.tensor([2, 0]),
+                 plies_to_end=torch.tensor([50.0, 250.0]), phase=torch.tensor([0, 2]),
+                 weight=torch.tensor(weight), index=np.arange(2))
+
+
+def test_loss_equals_a_hand_computation() -> None:
+    policy = torch.log(torch.tensor([[0.1, 0.2, 0.3, 0.4], [0.25, 0.25, 0.25, 0.25]]))
+    wdl = torch.log(torch.tensor([[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]]))
+    output = NetOutput(value=torch.tensor([0.5, 0.0]), wdl=wdl,
+                       plies=torch.tensor([0.4, 0.9]), policy=policy)
+    config = TrainConfig()
+    per_sample = [
+        0.01 * 0.25 + 0.988 * -np.log(0.2) + 0.01 * -np.log(0.5) + 0.002 * (0.4 - 0.5) ** 2,
+        0.01 * 1.0 + 0.988 * -np.log(0.25) + 0.01 * -np.log(0.6) + 0.002 * (0.9 - 1.0) ** 2,
+    ]
+    loss = compute_loss(output, _batch([1.0, 1.0]), config)
+    assert float(loss) == pytest.approx(np.mean(per_sample), rel=1e-6)
+    weighted = compute_loss(output, _batch([2.0, 0.5]), config)
+    assert float(weighted) == pytest.approx((2 * per_sample[0] + 0.5 * per_sample[1]) / 2,
+                                            rel=1e-6)
+    terms = training.loss_terms(output, _batch([1.0, 1.0]))
+    assert terms.correct.tolist() == [0.0, 1.0]  # argmax 3 != 1; uniform row: argmax 0 == 0
+    assert float(terms.val_loss(config)[0]) == pytest.approx(0.01 * 0.25 + 0.99 * -np.log(0.2))
+
+
+# --- the trainer ---------------------------------------------------------------------------
+
+
+def test_training_decreases_the_loss_and_writes_a_run(dataset: Path, tmp_path: Path) -> None:
+    config = TrainConfig(model="tiny", batch_size=64, iterations=80, eval_every=20,
+                         eval_samples=400, log_every=10, max_lr=0.05, device="cpu", threads=1)
+    summary = Trainer(tmp_path / "run", config, DataSpec(str(dataset)), progress=False).run()
+    val = [r["loss"] for r in _rows(tmp_path / "run", "val")]
+    assert len(val) == 4 and val[-1] < val[0] - 0.5
+    assert summary["best_val_loss"] == pytest.approx(min(val))
+    for name in ("config.json", "metrics.jsonl", "model.pt", "model.pt.json", "model.onnx",
+                 "summary.json"):
+        assert (tmp_path / "run" / name).exists(), name
+    assert not (tmp_path / "run" / "state.pt").exists()
+    tests = {r["set"] for r in _rows(tmp_path / "run") if r["set"].startswith("test/")}
+    assert tests == {"test/opening", "test/middlegame", "test/endgame", "test/no-phases"}
+    model = load_checkpoint(tmp_path / "run" / "model.pt")
+    assert model.config.channels == 16
+
+
+def _comparable(rows: list[dict]) -> list[dict]:
+    return [{k: v for k, v in r.items() if k != "time"} for r in rows]
+
+
+def test_resume_reproduces_the_uninterrupted_curve(dataset: Path, tmp_path: Path) -> None:
+    full = Trainer(tmp_path / "full", SMOKE, DataSpec(str(dataset)), progress=False)
+    full.run()
+
+    def interrupt(event: dict) -> None:
+        if event["iteration"] == 20:
+            raise KeyboardInterrupt("power cut")
+
+    broken = Trainer(tmp_path / "resumed", SMOKE, DataSpec(str(dataset)), progress=False,
+                     on_evaluation=interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        broken.run()
+    assert (tmp_path / "resumed" / "state.pt").exists()
+    Trainer(tmp_path / "resumed", SMOKE, DataSpec(str(dataset)), progress=False).run()
+    assert _comparable(_rows(tmp_path / "resumed")) == _comparable(_rows(tmp_path / "full"))
+    a = load_checkpoint(tmp_path / "full" / "model.pt").state_dict()
+    b = load_checkpoint(tmp_path / "resumed" / "model.pt").state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_a_nan_loss_triggers_recovery(dataset: Path, tmp_path: Path,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    real = training.compute_loss
+    calls = {"n": 0}
+
+    def poisoned(output, batch, config):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        loss = real(output, batch, config)
+        return loss * float("nan") if calls["n"] == 15 else loss
+
+    monkeypatch.setattr(training, "compute_loss", poisoned)
+    summary = Trainer(tmp_path / "run", SMOKE, DataSpec(str(dataset)), progress=False).run()
+    events = _rows(tmp_path / "run", "event")
+    assert [e["event"] for e in events] == ["nan-loss"]
+    assert summary["spikes"] == 1 and summary["recoveries"] == [15]
+    assert summary["stopped"] is None
+
+
+def test_a_validation_spike_reloads_the_best_checkpoint(dataset: Path, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    real = training.evaluate
+    calls = {"n": 0}
+
+    def spiky(model, store, index, config, device, weights=None):  # type: ignore[no-untyped-def]
+        metrics = real(model, store, index, config, device, weights)
+        calls["n"] += 1
+        if calls["n"] == 6:  # each round evaluates val then 4 test sets: round 2's val
+            metrics = {**metrics, "loss": metrics["loss"] * 10}
+        return metrics
+
+    monkeypatch.setattr(training, "evaluate", spiky)
+    config = TrainConfig(**{**SMOKE.to_dict(), "max_spikes": 0})
+    summary = Trainer(tmp_path / "run", config, DataSpec(str(dataset)), progress=False).run()
+    events = _rows(tmp_path / "run", "event")
+    assert events[0]["event"] == "spike" and events[0]["iteration"] == 20
+    assert summary["stopped"] == "too many spikes"
+
+
+def test_corrupt_checkpoints_give_clear_errors(dataset: Path, tmp_path: Path) -> None:
+    Trainer(tmp_path / "run", SMOKE, DataSpec(str(dataset)), progress=False).run()
+    path = tmp_path / "run" / "model.pt"
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="corrupt"):
+        load_checkpoint(path)
+    (tmp_path / "run" / "model.pt.json").unlink()
+    path.write_bytes(b"not a checkpoint")
+    with pytest.raises(CheckpointError, match="cannot be loaded"):
+        load_checkpoint(path)
+    with pytest.raises(CheckpointError, match="does not exist"):
+        load_checkpoint(tmp_path / "nope.pt")
+
+
+def test_a_changed_config_is_refused_in_an_existing_run(dataset: Path, tmp_path: Path) -> None:
+    config = TrainConfig(**{**SMOKE.to_dict(), "iterations": 4, "eval_every": 2})
+    Trainer(tmp_path / "run", config, DataSpec(str(dataset)), progress=False).run()
+    (tmp_path / "run" / "summary.json").unlink()
+    other = TrainConfig(**{**config.to_dict(), "batch_size": 16})
+    with pytest.raises(ValueError, match="different configuration"):
+        Trainer(tmp_path / "run", other, DataSpec(str(dataset)), progress=False).run()
+    with pytest.raises(ValueError, match="unknown training option"):
+        TrainConfig.from_dict({"batchsize": 3})
+
+
+# --- regimes -------------------------------------------------------------------------------
+
+
+def test_weighted_learning_weights_are_table5() -> None:
+    assert phase_weights(4, 0) == pytest.approx((2.0, 0.5, 0.5))
+    assert phase_weights(10, 2) == pytest.approx((0.25, 0.25, 2.5))
+    for a in (1, 4, 10, 37.5):
+        for main in range(3):
+            assert np.mean(phase_weights(a, main)) == pytest.approx(1.0)
+    frame = table5()
+    assert frame.loc[(4, "middlegame"), "w_main"] == pytest.approx(2.0)
+    assert frame.loc[(10, "opening"), "w_other"] == pytest.approx(0.25)
+    assert frame.shape == (6, 5)
+    assert np.mean(phase_weights(4, 1, n_phases=5)) == pytest.approx(1.0)
+
+
+def test_plans_of_the_regimes() -> None:
+    assert [j.name for j in plan("regular")] == ["baseline"]
+    separated = plan("separated")
+    assert [j.stages[0].train for j in separated] == ["opening", "middlegame", "endgame"]
+    staged = plan("staged")
+    assert [s.train for s in staged[2].stages] == ["opening", "middlegame", "endgame"]
+    assert [s.train for s in staged[0].stages] == ["middlegame", "endgame", "opening"]
+    assert stage_order(1, order=(2, 0, 1)) == (2, 0, 1)
+    with pytest.raises(ValueError, match="end with 1"):
+        stage_order(1, order=(1, 0, 2))
+    weighted = plan("weighted", a=10)
+    assert weighted[1].stages[0].weights == pytest.approx((0.25, 2.5, 0.25))
+    assert [j.name for j in plan("separated", "movecount4")] == [f"phase{p}" for p in range(4)]
+    with pytest.raises(ValueError, match="unknown regime"):
+        plan("boosted")
+
+
+def test_separated_expert_trains_only_on_its_phase(dataset: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[int] = []
+    real = DatasetStore.batches
+
+    def spying(self, indices, batch_size, **kwargs):  # type: ignore[no-untyped-def]
+        for batch in real(self, indices, batch_size, **kwargs):
+            if kwargs.get("shuffle", True):
+                seen.extend(batch.phase.tolist())
+            yield batch
+
+    monkeypatch.setattr(DatasetStore, "batches", spying)
+    manifest = train_bundle("separated", tmp_path, dataset, SMOKE, phases=[2], progress=False)
+    assert set(seen) == {2}
+    assert list(manifest["experts"]) == ["phase2"]
+    config = json.loads((tmp_path / "separated" / "phase2" / "config.json").read_text())
+    assert config["data"]["train"] == "endgame" and config["data"]["validation"] == "endgame"
+
+
+def test_staged_expert_carries_weights_and_resets_the_optimiser(dataset: Path,
+                                                                tmp_path: Path) -> None:
+    manifest = train_bundle("staged", tmp_path, dataset, SMOKE, phases=[1], progress=False)
+    expert = tmp_path / "staged" / "phase1"
+    stages = sorted(p.name for p in (expert / "stages").iterdir())
+    assert stages == ["stage1-opening", "stage2-endgame", "stage3-middlegame"]
+    second = json.loads((expert / "stages" / "stage2-endgame" / "config.json").read_text())
+    assert second["init_from"].endswith("stage1-opening/model.pt")
+    rows = _rows(expert)
+    assert {r["stage"] for r in rows} == {1, 2, 3}
+    assert max(r["iteration"] for r in rows) == 3 * SMOKE.iterations  # offsets per stage
+    summary = json.loads((expert / "summary.json").read_text())
+    assert [s["train"] for s in summary["stages"]] == ["opening", "endgame", "middlegame"]
+    assert manifest["experts"]["phase1"]["iterations"] == 3 * SMOKE.iterations
+    # A fresh optimiser per stage: the learning rate restarts from its warm-up value.
+    stage_rows = [r for r in rows if r["set"] == "train"]
+    firsts = [min((r for r in stage_rows if r["stage"] == k), key=lambda r: r["iteration"])
+              for k in (1, 2, 3)]
+    assert firsts[0]["lr"] == pytest.approx(firsts[1]["lr"]) == pytest.approx(firsts[2]["lr"])
+
+
+def test_mixture_uses_each_phase_expert_on_its_phase(dataset: Path, tmp_path: Path) -> None:
+    train_bundle("separated", tmp_path, dataset, SMOKE, progress=False)
+    result = evaluate_bundle(tmp_path / "separated", dataset, device="cpu")["results"]
+    assert set(result) == {"phase0", "phase1", "phase2", "mixture"}
+    for p, name in enumerate(("opening", "middlegame", "endgame")):
+        assert result["mixture"][name] == result[f"phase{p}"][name]
+    sizes = [result["mixture"][n]["n"] for n in ("opening", "middlegame", "endgame")]
+    assert sum(sizes) == result["mixture"]["no-phases"]["n"]
