@@ -27,7 +27,6 @@ expanded in vectorised numpy or torch (CPU or GPU). :class:`PhaseDataset` is the
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -289,16 +288,18 @@ def build(source: ResolvedSource, out_dir: str | os.PathLike[str], *,
     plan = {"files": file_records, "filters": asdict(filters), "max_games": max_games,
             "shard_size": shard_size, "units": [asdict(p) for p in pieces],
             "version": chessmoe.__version__, "dtype": SAMPLE_DTYPE.descr}
-    fingerprint = hashlib.sha256(json.dumps(
-        {**plan, "split": split_to_dict(rule), "definition": definition}, sort_keys=True,
-        default=str).encode()).hexdigest()
+    wanted = {"files": file_records, "filters": {**asdict(filters),
+                                                 "min_plies": filters.min_plies},
+              "split": split_to_dict(rule), "definition": definition, "max_games": max_games,
+              "dtype": [list(d) for d in SAMPLE_DTYPE.descr], "version": chessmoe.__version__}
     if not force and (out / "manifest.json").exists():
         try:
             existing = DatasetStore(out)
         except DatasetError:
             existing = None
-        if existing is not None and existing.manifest.get("plan_sha256") == fingerprint:
-            return existing.manifest  # up to date: same files, filters, split and code
+        if existing is not None and _content_of(existing.manifest) == json.loads(
+                json.dumps(wanted, default=str)):
+            return existing.manifest  # up to date: same files, filters, split and format
     summaries = run_units(units, _build_unit, work, plan, workers=workers, progress=progress,
                           desc=f"dataset {source.name}")
 
@@ -343,7 +344,6 @@ def build(source: ResolvedSource, out_dir: str | os.PathLike[str], *,
                    "positions": int(sum(s["positions"] for s in shards)),
                    "bytes": int(sum((out / s["file"]).stat().st_size for s in shards))},
         "max_games": max_games,
-        "plan_sha256": fingerprint,
         "provenance": provenance(workers=workers, parts=parts, shard_size=shard_size),
     }
     # Counts are read back from the shards just written: what the manifest says is on disk.
@@ -371,6 +371,15 @@ def build_source(spec: str, *, data_dir: str | os.PathLike[str] | None = None,
         atomic_write_json(Path(results_dir) / "datasets" / source.name / "manifest.json",
                           manifest)
     return target, manifest
+
+
+def _content_of(manifest: dict[str, Any]) -> dict[str, Any]:
+    """What decides a store's samples, read back from its manifest (the layout of shards
+    and the number of workers do not)."""
+    return {"files": manifest["source"]["files"], "filters": manifest["filters"],
+            "split": manifest["split"]["rule"], "definition": manifest["definition"],
+            "max_games": manifest.get("max_games"), "dtype": manifest["sample_dtype"],
+            "version": manifest["provenance"]["software"]["chessmoe"]}
 
 
 # --- loading -----------------------------------------------------------------------------

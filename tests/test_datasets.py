@@ -211,3 +211,23 @@ def test_record_fields_are_a_prefix_of_the_sample() -> None:
     names = list(ds.SAMPLE_DTYPE.names or ())
     assert names[: len(RECORD_DTYPE.names or ())] == list(RECORD_DTYPE.names or ())
     assert ds.SAMPLE_DTYPE.itemsize == 115
+
+
+def test_an_up_to_date_store_is_reused_whatever_the_parts(pgn_file: Path, built: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    real = ds._build_unit
+
+    def counting(unit, work):  # type: ignore[no-untyped-def]
+        calls.append(unit.id)
+        return real(unit, work)
+
+    monkeypatch.setattr(ds, "_build_unit", counting)
+    again = build(_source(pgn_file), built, parts=5, shard_size=SHARD, progress=False)
+    assert calls == [] and again == DatasetStore(built).manifest
+    other = build(_source(pgn_file), built, split_rule=SeededSplit(seed=2), shard_size=SHARD,
+                  progress=False)  # a different split: rebuilt
+    assert calls and other["split"]["rule"]["seed"] == 2
+    calls.clear()
+    build(_source(pgn_file), built, shard_size=SHARD, progress=False, force=True)
+    assert calls

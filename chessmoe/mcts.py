@@ -1,0 +1,565 @@
+"""PUCT Monte-Carlo tree search over an :class:`Evaluator` (paper sec. 2, ``FACTS.md`` §7).
+
+* Selection: ``Q + c(N) * P * sqrt(N) / (1 + n)`` with
+  ``c(N) = ln((N + c_base + 1) / c_base) + c_init`` (2.5, 19652); an unvisited child has
+  ``Q = -1``; priors are sharpened by a temperature (``P ** (1 / 1.7)``, renormalised).
+* Mini-batches: a search collects up to ``batch_size`` new leaves, each descent adding a
+  virtual visit (counted as a loss) along its path so the next descent looks elsewhere,
+  then evaluates them in one :meth:`Evaluator.evaluate` call and backs the values up.
+* Terminal positions (mate, stalemate, threefold repetition counting the game history and
+  the search path, the fifty-move rule, insufficient material) are scored without the
+  evaluator.
+* Limits: new nodes, simulations, move time, or an external stop; the tree is reused
+  between moves when the new position is in it.
+* The move: most visits, with the Q-veto (a child whose Q beats the most visited one's by
+  more than 0.4 with more than one visit takes over; otherwise the runner-up's visits are
+  raised by ``(Q2 - Q1) * n_best`` when its Q is higher).
+
+Values are from the side to move at a node; each edge stores the visits and value sum of
+its child as seen by the parent's side to move. Children are kept in descending prior
+order, which makes the visited children a prefix: the best unvisited child is always the
+first one, so selection scans only the visited ones.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import chess
+import numpy as np
+import numpy.typing as npt
+
+from chessmoe.encoding import NO_SQUARE, RECORD_DTYPE, policy_indices
+
+__all__ = [
+    "MCTS",
+    "Evaluation",
+    "Evaluator",
+    "LeafBatch",
+    "Limits",
+    "Node",
+    "SearchConfig",
+    "SearchResult",
+    "UniformEvaluator",
+    "exploration",
+    "puct_scores",
+]
+
+
+# --- configuration and the evaluator protocol ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Search constants (defaults: ClassicAra's, as the paper's matches used)."""
+
+    batch_size: int = 8
+    c_init: float = 2.5
+    c_base: float = 19652.0
+    prior_temperature: float = 1.7
+    unvisited_q: float = -1.0
+    virtual_visits: int = 1
+    q_veto_delta: float = 0.4
+    reuse_tree: bool = True
+    max_collisions: int | None = None  # descents that may hit a pending leaf per batch
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.batch_size <= 4096:
+            raise ValueError("batch_size must be in 1..4096")
+        if self.prior_temperature <= 0:
+            raise ValueError("prior_temperature must be positive")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """When a search stops: whichever limit is reached first (``None`` = no limit)."""
+
+    nodes: int | None = None  # new nodes evaluated in this search
+    simulations: int | None = None  # descents backed up (default with nodes: 2 x nodes)
+    movetime_ms: float | None = None
+
+    @property
+    def max_simulations(self) -> int | None:
+        """The simulation cap: as given, else twice the node limit (as the paper's matches
+        set it), so descents into decided lines cannot run forever."""
+        if self.simulations is not None:
+            return self.simulations
+        return 2 * self.nodes if self.nodes is not None else None
+
+    def __post_init__(self) -> None:
+        for name in ("nodes", "simulations", "movetime_ms"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise ValueError(f"{name} must be positive (or None for no limit)")
+
+
+@dataclass
+class LeafBatch:
+    """New leaves to evaluate: python-chess boards (without history), their compact
+    records (with the game/search history the encoder needs), legal moves and the moves'
+    policy indices."""
+
+    boards: list[chess.Board]
+    records: npt.NDArray[Any]
+    moves: list[list[chess.Move]]
+    policy_indices: list[npt.NDArray[np.int64]]
+
+    def __len__(self) -> int:
+        return len(self.boards)
+
+
+@dataclass
+class Evaluation:
+    """Evaluator output: values from the side to move, priors over each leaf's moves."""
+
+    values: npt.NDArray[np.float32]
+    priors: list[npt.NDArray[np.float32]]
+
+
+class Evaluator(Protocol):
+    """Anything that scores a batch of leaves (a network, a mixture of experts, a test stub)."""
+
+    def evaluate(self, batch: LeafBatch) -> Evaluation: ...
+
+
+class UniformEvaluator:
+    """Value 0 and uniform priors: search speed and logic without a network."""
+
+    def evaluate(self, batch: LeafBatch) -> Evaluation:
+        return Evaluation(np.zeros(len(batch), dtype=np.float32),
+                          [np.full(len(m), 1.0 / len(m), dtype=np.float32) for m in batch.moves])
+
+
+# --- the tree ----------------------------------------------------------------------------------
+
+
+class Node:
+    """One position in the tree, with the statistics of its outgoing edges."""
+
+    __slots__ = ("board", "child_n", "child_w", "children", "depth", "expanded", "key",
+                 "move", "moves", "parent", "pending", "policy", "priors", "terminal",
+                 "terminal_value", "visits")
+
+    def __init__(self, board: chess.Board, move: chess.Move | None, parent: Node | None,
+                 depth: int) -> None:
+        self.board = board
+        self.move = move
+        self.parent = parent
+        self.depth = depth
+        self.key = board._transposition_key()
+        self.moves: list[chess.Move] = []
+        self.policy: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self.priors: list[float] = []
+        self.child_n: list[int] = []
+        self.child_w: list[float] = []
+        self.children: list[Node | None] = []
+        self.visits = 0
+        self.expanded = False
+        self.pending = False
+        self.terminal = False
+        self.terminal_value = 0.0
+
+    def q(self, i: int) -> float:
+        return self.child_w[i] / self.child_n[i] if self.child_n[i] else math.nan
+
+    def subtree_size(self) -> int:
+        return 1 + sum(c.subtree_size() for c in self.children if c is not None)
+
+
+def exploration(visits: int, c_init: float = 2.5, c_base: float = 19652.0) -> float:
+    """The growing exploration constant ``c(N) = ln((N + c_base + 1) / c_base) + c_init``."""
+    return math.log((visits + c_base + 1) / c_base) + c_init
+
+
+def puct_scores(node: Node, config: SearchConfig) -> list[float]:
+    """PUCT score of every child of ``node`` (for tests and inspection)."""
+    c = exploration(node.visits, config.c_init, config.c_base) * math.sqrt(node.visits)
+    return [(node.child_w[i] / node.child_n[i] if node.child_n[i] else config.unvisited_q)
+            + c * p / (1 + node.child_n[i]) for i, p in enumerate(node.priors)]
+
+
+@dataclass
+class SearchResult:
+    """The outcome of one search."""
+
+    move: chess.Move | None
+    value: float  # root value (side to move), from the chosen child's Q
+    pv: list[chess.Move]
+    nodes: int  # new nodes this search
+    simulations: int
+    tree_nodes: int  # nodes in the tree after the search (reused ones included)
+    seconds: float
+    depth: float  # mean depth of the leaves expanded this search
+    seldepth: int
+    batches: int
+    collisions: int
+    children: list[dict[str, Any]]  # per root move: move, visits, q, prior
+    reused: bool
+
+    @property
+    def nps(self) -> float:
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+
+# --- search ---------------------------------------------------------------------------------
+
+
+class MCTS:
+    """A PUCT search that keeps its tree between moves."""
+
+    def __init__(self, evaluator: Evaluator, config: SearchConfig | None = None) -> None:
+        self.evaluator = evaluator
+        self.config = config or SearchConfig()
+        self.root: Node | None = None
+        self._history: Counter[Any] = Counter()  # transposition keys of the game so far
+        self._history_moves: list[chess.Move] = []
+        self._last_history: list[tuple[int, int]] = []  # the game's last 8 moves
+        # scratch state of the mini-batch in flight
+        self._paths: dict[int, list[tuple[Node, int]]] = {}
+        self._leaf_value: dict[int, float] = {}
+
+    # -- the public entry point --
+    def search(self, board: chess.Board, limits: Limits,
+               stop: threading.Event | None = None,
+               on_progress: Callable[[SearchResult], None] | None = None,
+               progress_every: float = 1.0) -> SearchResult:
+        """Search ``board`` (with its move stack: the game history) until a limit."""
+        if board.is_game_over(claim_draw=False) and not any(board.legal_moves):
+            raise ValueError(f"no legal move in {board.fen()}")
+        start = time.monotonic()
+        deadline = start + limits.movetime_ms / 1000 if limits.movetime_ms else None
+        max_simulations = limits.max_simulations
+        reused = self._prepare_root(board)
+        root = self.root
+        assert root is not None
+        nodes = simulations = batches = collisions = 0
+        depth_sum = seldepth = 0
+        if not root.expanded:
+            self._evaluate([root])
+            self._leaf_value.pop(id(root), None)
+            root.visits += 1
+            nodes += 1
+        next_report = start + progress_every
+        while True:
+            if limits.nodes is not None and nodes >= limits.nodes:
+                break
+            if max_simulations is not None and simulations >= max_simulations:
+                break
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            if stop is not None and stop.is_set():
+                break
+            if all(root.children[i] is not None and root.children[i].terminal  # type: ignore[union-attr]
+                   for i in range(len(root.moves))) and root.visits > 4 * len(root.moves):
+                break  # every root move is decided: nothing left to search
+            want = self.config.batch_size
+            if limits.nodes is not None:
+                want = min(want, limits.nodes - nodes)
+            if max_simulations is not None:
+                want = min(want, max_simulations - simulations)
+            leaves, done, hits = self._collect(root, want)
+            simulations += done
+            collisions += hits
+            if leaves:
+                self._evaluate(leaves)
+                for leaf in leaves:
+                    self._backup(leaf, leaf.terminal_value if leaf.terminal
+                                 else self._leaf_value.pop(id(leaf)))
+                nodes += len(leaves)
+                simulations += len(leaves)
+                batches += 1
+                depth_sum += sum(leaf.depth - root.depth for leaf in leaves)
+                seldepth = max(seldepth, *(leaf.depth - root.depth for leaf in leaves))
+            elif done == 0:
+                break  # only collisions: the tree cannot grow with this batch size
+            if on_progress is not None and time.monotonic() >= next_report:
+                next_report = time.monotonic() + progress_every
+                on_progress(self._result(root, nodes, simulations, start, depth_sum,
+                                         seldepth, batches, collisions, reused))
+        return self._result(root, nodes, simulations, start, depth_sum, seldepth, batches,
+                            collisions, reused)
+
+    # -- tree reuse --
+    def _prepare_root(self, board: chess.Board) -> bool:
+        """Point the root at ``board``, reusing a subtree when the game continued from the
+        previous search's root; return whether a subtree was reused."""
+        history = list(board.move_stack)
+        reused = False
+        root = self.root
+        if (self.config.reuse_tree and root is not None
+                and history[:len(self._history_moves)] == self._history_moves):
+            node: Node | None = root
+            for move in history[len(self._history_moves):]:
+                if node is None or not node.expanded or move not in node.moves:
+                    node = None
+                    break
+                node = node.children[node.moves.index(move)]
+            if node is not None and node.key == board._transposition_key():
+                node.parent, node.move = None, None
+                self._rebase(node, 0)
+                self.root = node
+                reused = True
+        if not reused:
+            self.root = self._new_node(board.copy(stack=False), None, None, 0)
+            self.root.terminal = False  # a move must be chosen whatever the position
+        self._history_moves = history
+        self._history = Counter()
+        replay = board.copy()
+        while replay.move_stack:  # count every earlier position of the game
+            replay.pop()
+            self._history[replay._transposition_key()] += 1
+        self._last_history = [(m.from_square, m.to_square) for m in reversed(history[-8:])]
+        return reused
+
+    def _rebase(self, node: Node, depth: int) -> None:
+        stack = [(node, depth)]
+        while stack:
+            current, d = stack.pop()
+            current.depth = d
+            stack.extend((c, d + 1) for c in current.children if c is not None)
+
+    def new_game(self) -> None:
+        """Forget the tree (e.g. on ``ucinewgame``)."""
+        self.root = None
+        self._history_moves = []
+
+    # -- one mini-batch --
+    def _collect(self, root: Node, want: int) -> tuple[list[Node], int, int]:
+        """Up to ``want`` descents: each ends at a new leaf (left pending for evaluation) or
+        at a terminal node (backed up at once). Returns the leaves, the terminal descents
+        and the collisions (descents that met a pending leaf and were undone)."""
+        leaves: list[Node] = []
+        terminal = collisions = 0
+        limit = self.config.max_collisions
+        if limit is None:
+            limit = max(1, want)
+        vv = self.config.virtual_visits
+        while len(leaves) + terminal < want and collisions < limit:
+            node = root
+            path: list[tuple[Node, int]] = []
+            while node.expanded and not node.terminal:
+                i = self._select(node)
+                path.append((node, i))
+                node.child_n[i] += vv
+                node.child_w[i] -= vv  # a virtual loss for the side choosing this edge
+                node.visits += vv
+                child = node.children[i]
+                if child is None:
+                    board = node.board.copy(stack=False)
+                    board.push(node.moves[i])
+                    child = self._new_node(board, node.moves[i], node, node.depth + 1)
+                    node.children[i] = child
+                node = child
+            if node.terminal:
+                self._undo_virtual(path)
+                self._backup(node, node.terminal_value)
+                terminal += 1
+                if not path:  # the root itself is terminal
+                    break
+                continue
+            if node.pending:
+                self._undo_virtual(path)
+                collisions += 1
+                continue
+            node.pending = True
+            self._paths[id(node)] = path
+            leaves.append(node)
+        return leaves, terminal, collisions
+
+    def _undo_virtual(self, path: list[tuple[Node, int]]) -> None:
+        vv = self.config.virtual_visits
+        for node, i in path:
+            node.child_n[i] -= vv
+            node.child_w[i] += vv
+            node.visits -= vv
+
+    def _select(self, node: Node) -> int:
+        """The child maximising PUCT; unvisited children form a suffix in prior order."""
+        n = node.child_n
+        w = node.child_w
+        p = node.priors
+        c = exploration(node.visits, self.config.c_init, self.config.c_base) * math.sqrt(
+            max(node.visits, 1))
+        best = -math.inf
+        choice = 0
+        k = 0
+        count = len(n)
+        while k < count and n[k]:
+            score = w[k] / n[k] + c * p[k] / (1 + n[k])
+            if score > best:
+                best, choice = score, k
+            k += 1
+        if k < count and self.config.unvisited_q + c * p[k] > best:
+            choice = k
+        return choice
+
+    def _backup(self, leaf: Node, value: float) -> None:
+        """Back up ``value`` (leaf's side to move), removing the descent's virtual visits."""
+        path = self._paths.pop(id(leaf), None)
+        if path is None:  # a terminal hit: rebuild its path from the parents
+            path = []
+            node = leaf
+            while node.parent is not None:
+                parent = node.parent
+                path.append((parent, parent.children.index(node)))
+                node = parent
+            path.reverse()
+            vv = 0
+        else:
+            vv = self.config.virtual_visits
+        leaf.visits += 1
+        v = -value  # as seen by the parent's side to move
+        for node, i in reversed(path):
+            node.child_n[i] += 1 - vv
+            node.child_w[i] += v + vv
+            node.visits += 1 - vv
+            v = -v
+
+    # -- nodes and evaluation --
+    def _new_node(self, board: chess.Board, move: chess.Move | None, parent: Node | None,
+                  depth: int) -> Node:
+        node = Node(board, move, parent, depth)
+        moves = list(board.legal_moves)
+        node.moves = moves
+        if not moves:
+            node.terminal = True
+            node.terminal_value = -1.0 if board.is_check() else 0.0
+        elif board.halfmove_clock >= 100 or board.is_insufficient_material():
+            node.terminal = True
+        elif parent is not None and self._repetitions(node) >= 2:
+            node.terminal = True  # threefold: draw
+        return node
+
+    def _repetitions(self, node: Node) -> int:
+        """Earlier occurrences of ``node``'s position in the game and the search path."""
+        count = self._history.get(node.key, 0)
+        ancestor = node.parent
+        while ancestor is not None and count < 2:
+            if ancestor.key == node.key:
+                count += 1
+            if ancestor.board.halfmove_clock == 0:
+                break  # nothing before an irreversible move can repeat
+            ancestor = ancestor.parent
+        return count
+
+    def _record(self, node: Node) -> tuple[Any, ...]:
+        board = node.board
+        last: list[tuple[int, int]] = []
+        ancestor: Node | None = node
+        while ancestor is not None and ancestor.move is not None and len(last) < 8:
+            last.append((ancestor.move.from_square, ancestor.move.to_square))
+            ancestor = ancestor.parent
+        last += self._last_history[: 8 - len(last)]
+        last += [(NO_SQUARE, NO_SQUARE)] * (8 - len(last))
+        castling = 0
+        if board.castling_rights:
+            castling = (int(board.has_kingside_castling_rights(chess.WHITE))
+                        | int(board.has_queenside_castling_rights(chess.WHITE)) << 1
+                        | int(board.has_kingside_castling_rights(chess.BLACK)) << 2
+                        | int(board.has_queenside_castling_rights(chess.BLACK)) << 3)
+        ep = board.ep_square if board.ep_square is not None and board.has_legal_en_passant() \
+            else NO_SQUARE
+        return (board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK], board.pawns,
+                board.knights, board.bishops, board.rooks, board.queens, board.kings,
+                board.checkers_mask(), last, ep, castling, int(board.turn),
+                min(self._repetitions(node), 2), int(board.chess960),
+                min(board.halfmove_clock, 65535), min(board.fullmove_number, 65535))
+
+    def _evaluate(self, leaves: list[Node]) -> None:
+        """Evaluate new leaves in one call and expand them (terminal ones need no call)."""
+        live = [leaf for leaf in leaves if not leaf.terminal]
+        if live:
+            counts = [len(leaf.moves) for leaf in live]
+            flat = [m for leaf in live for m in leaf.moves]
+            turns = np.repeat(np.array([leaf.board.turn for leaf in live]), counts)
+            index = policy_indices([m.from_square for m in flat], [m.to_square for m in flat],
+                                   [m.promotion or 0 for m in flat], turns)
+            split = np.split(index, np.cumsum(counts)[:-1])
+            batch = LeafBatch(boards=[leaf.board for leaf in live],
+                              records=np.array([self._record(leaf) for leaf in live],
+                                               dtype=RECORD_DTYPE),
+                              moves=[leaf.moves for leaf in live], policy_indices=split)
+            result = self.evaluator.evaluate(batch)
+            for leaf, value, priors, policy in zip(live, result.values, result.priors, split,
+                                                   strict=True):
+                self._expand(leaf, priors, policy)
+                self._leaf_value[id(leaf)] = float(value)
+        for leaf in leaves:
+            leaf.pending = False
+
+    def _expand(self, node: Node, priors: npt.NDArray[np.float32],
+                policy: npt.NDArray[np.int64]) -> None:
+        sharpened = np.power(np.maximum(priors.astype(np.float64), 0.0),
+                             1.0 / self.config.prior_temperature)
+        total = sharpened.sum()
+        sharpened = sharpened / total if total > 0 else np.full(len(priors), 1 / len(priors))
+        order = np.argsort(-sharpened, kind="stable")
+        node.moves = [node.moves[i] for i in order]
+        node.policy = policy[order]
+        node.priors = sharpened[order].tolist()
+        node.child_n = [0] * len(order)
+        node.child_w = [0.0] * len(order)
+        node.children = [None] * len(order)
+        node.expanded = True
+
+    # -- the answer --
+    def _choose(self, root: Node) -> int:
+        """Most visits, with the Q-veto."""
+        visits = [float(n) for n in root.child_n]
+        best = max(range(len(visits)), key=lambda i: visits[i])
+        q_best = root.q(best)
+        visited = [i for i in range(len(visits)) if root.child_n[i] > 1]
+        if visited:
+            best_q = max(visited, key=lambda i: root.q(i))
+            if best_q != best and root.q(best_q) - q_best > self.config.q_veto_delta:
+                return best_q
+        order = sorted(range(len(visits)), key=lambda i: -visits[i])
+        if len(order) > 1:
+            second = order[1]
+            q_second = root.q(second)
+            if root.child_n[second] and q_second > q_best:
+                visits[second] += (q_second - q_best) * visits[best]
+        return max(range(len(visits)), key=lambda i: visits[i])
+
+    def _result(self, root: Node, nodes: int, simulations: int, start: float, depth_sum: int,
+                seldepth: int, batches: int, collisions: int, reused: bool) -> SearchResult:
+        if not root.moves:
+            return SearchResult(None, root.terminal_value, [], nodes, simulations, 1,
+                                time.monotonic() - start, 0.0, 0, batches, collisions, [],
+                                reused)
+        best = self._choose(root) if root.expanded else 0
+        pv = [root.moves[best]]
+        node = root.children[best]
+        while node is not None and node.expanded and any(node.child_n):
+            i = max(range(len(node.child_n)), key=lambda k: node.child_n[k])  # type: ignore[union-attr]
+            pv.append(node.moves[i])
+            node = node.children[i]
+        q = root.q(best)
+        children: list[dict[str, Any]] = [
+            {"move": m, "visits": n, "q": (w / n if n else None), "prior": p}
+            for m, n, w, p in zip(root.moves, root.child_n, root.child_w,
+                                  root.priors or [0.0] * len(root.moves), strict=False)]
+        children.sort(key=lambda c: -int(c["visits"]))
+        return SearchResult(
+            move=root.moves[best], value=0.0 if math.isnan(q) else q, pv=pv, nodes=nodes,
+            simulations=simulations, tree_nodes=root.subtree_size(),
+            seconds=time.monotonic() - start,
+            depth=depth_sum / max(nodes - 1, 1), seldepth=seldepth, batches=batches,
+            collisions=collisions, children=children, reused=reused)
+
+
+def legal_priors(batch: LeafBatch, logits: npt.NDArray[np.float32]
+                 ) -> list[npt.NDArray[np.float32]]:
+    """Softmax of ``logits`` (B, 4864) restricted to each leaf's legal moves."""
+    out = []
+    for row, index in enumerate(batch.policy_indices):
+        chosen = logits[row, index].astype(np.float64)
+        chosen = np.exp(chosen - chosen.max())
+        out.append((chosen / chosen.sum()).astype(np.float32))
+    return out

@@ -1,0 +1,218 @@
+"""PUCT search: scores, determinism (golden tree), mates, draws, limits, tree reuse."""
+
+from __future__ import annotations
+
+import json
+import math
+import zlib
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+
+from chessmoe.mcts import (
+    MCTS,
+    Evaluation,
+    LeafBatch,
+    Limits,
+    Node,
+    SearchConfig,
+    UniformEvaluator,
+    exploration,
+    puct_scores,
+)
+
+GOLDEN = Path(__file__).parent / "golden" / "mcts_visits.json"
+
+
+class HashEvaluator:
+    """Deterministic, position-dependent values and priors (no network, no global state)."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self.calls: list[int] = []
+
+    def evaluate(self, batch: LeafBatch) -> Evaluation:
+        self.calls.append(len(batch))
+        values, priors = [], []
+        for board, moves in zip(batch.boards, batch.moves, strict=True):
+            rng = np.random.default_rng(zlib.crc32(board.fen().encode()) ^ self.seed)
+            values.append(rng.uniform(-0.6, 0.6))
+            p = rng.gamma(0.5, size=len(moves)) + 1e-3
+            priors.append((p / p.sum()).astype(np.float32))
+        return Evaluation(np.array(values, dtype=np.float32), priors)
+
+
+def test_exploration_constant_closed_form() -> None:
+    assert exploration(0) == pytest.approx(math.log(19653 / 19652) + 2.5)
+    assert exploration(19652) == pytest.approx(math.log((2 * 19652 + 1) / 19652) + 2.5)
+
+
+def test_puct_scores_and_selection_match_the_closed_form() -> None:
+    search = MCTS(UniformEvaluator())
+    node = Node(chess.Board(), None, None, 0)
+    node.moves = list(node.board.legal_moves)[:4]
+    node.priors = [0.4, 0.3, 0.2, 0.1]
+    node.child_n = [10, 5, 0, 0]
+    node.child_w = [2.0, 3.0, 0.0, 0.0]
+    node.children = [None] * 4
+    node.visits = 16
+    c = (math.log((16 + 19652 + 1) / 19652) + 2.5) * 4.0
+    expected = [0.2 + c * 0.4 / 11, 0.6 + c * 0.3 / 6, -1 + c * 0.2, -1 + c * 0.1]
+    assert puct_scores(node, search.config) == pytest.approx(expected)
+    assert search._select(node) == int(np.argmax(expected))
+    node.child_w[1] = -4.0  # Q of the second child drops to -0.8
+    scores = puct_scores(node, search.config)
+    assert search._select(node) == int(np.argmax(scores))
+
+
+def _visits(result_children: list[dict]) -> dict[str, int]:
+    return {c["move"].uci(): c["visits"] for c in result_children if c["visits"]}
+
+
+def test_seeded_search_is_deterministic_and_matches_the_golden_tree() -> None:
+    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    runs = []
+    for _ in range(2):
+        result = MCTS(HashEvaluator(seed=7), SearchConfig(batch_size=8)).search(
+            board, Limits(nodes=400))
+        runs.append({"move": result.move.uci(), "visits": _visits(result.children),
+                     "simulations": result.simulations, "tree_nodes": result.tree_nodes})
+    assert runs[0] == runs[1]
+    golden = json.loads(GOLDEN.read_text())
+    assert runs[0] == golden, "the search changed: regenerate the golden file only on purpose"
+
+
+def test_mate_in_one_with_a_uniform_evaluator() -> None:
+    result = MCTS(UniformEvaluator()).search(chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"),
+                                             Limits(nodes=200))
+    assert result.move == chess.Move.from_uci("a1a8")
+    assert result.value == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("batch_size", [1, 8])
+def test_mate_in_two_with_a_uniform_evaluator(batch_size: int) -> None:
+    board = chess.Board("kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1")  # 1.Ra6! bxa6 2.b7#
+    result = MCTS(UniformEvaluator(), SearchConfig(batch_size=batch_size)).search(
+        board, Limits(nodes=3000))
+    assert result.move == chess.Move.from_uci("a1a6")
+    assert result.value > 0.8
+
+
+def test_stalemate_and_threefold_are_draws() -> None:
+    # Qb6?? stalemates the black king on a8 (Qb7# would mate instead).
+    search = MCTS(UniformEvaluator())
+    board = chess.Board("k7/8/2K5/8/8/8/8/1Q6 w - - 0 1")
+    search.search(board, Limits(nodes=400))
+    root = search.root
+    assert root is not None
+    stalemate = root.children[root.moves.index(chess.Move.from_uci("b1b6"))]
+    assert stalemate is not None and stalemate.terminal and stalemate.terminal_value == 0.0
+    mate = root.children[root.moves.index(chess.Move.from_uci("b1b7"))]
+    assert mate is not None and mate.terminal and mate.terminal_value == -1.0
+    assert root.q(root.moves.index(chess.Move.from_uci("b1b6"))) == 0.0
+    # Threefold: the position after Ng1 has occurred twice before in the game.
+    game = chess.Board()
+    for san in ("Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6"):
+        game.push_san(san)
+    search = MCTS(UniformEvaluator())
+    search.search(game, Limits(nodes=100))
+    root = search.root
+    assert root is not None
+    repeat = root.children[root.moves.index(chess.Move.from_uci("f3g1"))]
+    assert repeat is not None and repeat.terminal and repeat.terminal_value == 0.0
+    fresh = root.children[root.moves.index(chess.Move.from_uci("e2e4"))]
+    assert fresh is None or not fresh.terminal
+    # Twice is not enough: after four plies fewer, Ng1 only repeats once.
+    short = chess.Board()
+    for san in ("Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6"):
+        short.push_san(san)
+    search = MCTS(UniformEvaluator())
+    search.search(short, Limits(nodes=100))
+    assert search.root is not None
+    once = search.root.children[search.root.moves.index(chess.Move.from_uci("f3g1"))]
+    assert once is not None and not once.terminal
+
+
+def test_fifty_move_rule_and_insufficient_material_are_draws() -> None:
+    search = MCTS(UniformEvaluator())
+    search.search(chess.Board("8/8/4k3/8/8/3K4/8/6R1 w - - 99 80"), Limits(nodes=40))
+    root = search.root
+    assert root is not None
+    visited = [c for c in root.children if c is not None]
+    assert visited and all(c.terminal and c.terminal_value == 0.0 for c in visited)
+    search = MCTS(UniformEvaluator())
+    search.search(chess.Board("8/8/4k3/8/8/3K4/8/6n1 w - - 0 1"), Limits(nodes=20))
+    assert search.root is not None and search.root.children[0] is not None
+
+
+@pytest.mark.parametrize("batch_size", [1, 8, 64])
+def test_node_and_simulation_limits(batch_size: int) -> None:
+    config = SearchConfig(batch_size=batch_size)
+    result = MCTS(HashEvaluator(), config).search(chess.Board(), Limits(nodes=250))
+    assert result.nodes == 250
+    result = MCTS(HashEvaluator(), config).search(chess.Board(), Limits(simulations=100))
+    assert result.simulations == 100
+
+
+def test_batches_are_filled_up_to_the_batch_size() -> None:
+    evaluator = HashEvaluator()
+    MCTS(evaluator, SearchConfig(batch_size=16)).search(chess.Board(), Limits(nodes=321))
+    assert evaluator.calls[0] == 1  # the root alone
+    assert max(evaluator.calls) == 16 and sum(evaluator.calls) == 321
+
+
+def test_time_limit_is_respected() -> None:
+    result = MCTS(UniformEvaluator()).search(chess.Board(), Limits(movetime_ms=150))
+    assert 0.1 <= result.seconds < 0.4
+    assert result.nodes > 50
+
+
+def test_tree_reuse_keeps_the_subtree() -> None:
+    search = MCTS(HashEvaluator(seed=3), SearchConfig(batch_size=8))
+    board = chess.Board()
+    first = search.search(board, Limits(nodes=600))
+    assert not first.reused
+    root = search.root
+    assert root is not None and first.move is not None
+    child = root.children[root.moves.index(first.move)]
+    assert child is not None and child.expanded
+    reply_index = max(range(len(child.moves)), key=lambda i: child.child_n[i])
+    reply = child.moves[reply_index]
+    grandchild = child.children[reply_index]
+    assert grandchild is not None
+    kept = grandchild.subtree_size()
+    board.push(first.move)
+    board.push(reply)
+    second = search.search(board, Limits(nodes=100))
+    assert second.reused
+    assert second.tree_nodes == kept + 100
+    assert search.root is grandchild and search.root.depth == 0
+    # A position outside the tree starts afresh.
+    third = search.search(chess.Board("8/8/4k3/8/8/3K4/4P3/8 w - - 0 1"), Limits(nodes=20))
+    assert not third.reused and third.tree_nodes == 20
+
+
+def test_q_veto_prefers_a_clearly_better_child() -> None:
+    search = MCTS(UniformEvaluator())
+    root = Node(chess.Board(), None, None, 0)
+    root.moves = list(root.board.legal_moves)[:3]
+    root.priors = [0.5, 0.3, 0.2]
+    root.child_n = [100, 40, 5]
+    root.child_w = [10.0, 30.0, 1.0]  # Q = 0.1, 0.75, 0.2
+    root.children = [None] * 3
+    assert search._choose(root) == 1  # 0.75 - 0.1 > 0.4 with more than one visit
+    root.child_w = [10.0, 16.0, 1.0]  # Q = 0.1, 0.4: no veto, runner-up boosted
+    assert search._choose(root) == 0  # 40 + 0.3 * 100 = 70 < 100
+    root.child_w = [-20.0, 12.0, 1.0]  # Q = -0.2, 0.3: veto (0.5 > 0.4)
+    assert search._choose(root) == 1
+    root.child_n = [100, 80, 5]
+    root.child_w = [10.0, 32.0, 1.0]  # Q = 0.1, 0.4: 80 + 0.3 * 100 = 110 > 100
+    assert search._choose(root) == 1
+
+
+def test_search_refuses_a_finished_game() -> None:
+    with pytest.raises(ValueError, match="no legal move"):
+        MCTS(UniformEvaluator()).search(chess.Board("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"),
+                                        Limits(nodes=10))
