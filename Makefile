@@ -28,7 +28,7 @@ SOURCE ?= sample
 PROFILE ?= small
 WORKERS ?= 2
 
-.PHONY: help env test lint typecheck nbcheck nbclean unit figures results-stats datasets experts sample bench clean distclean
+.PHONY: help env test lint typecheck nbcheck nbclean unit figures results-stats datasets experts results-search sample bench clean distclean
 
 help: ## List the targets with one line each
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -74,6 +74,10 @@ datasets: $(STAMP) ## Build phase datasets of SOURCE into data/datasets/, manife
 
 experts: $(STAMP) ## Train every regime at PROFILE (smoke|small|paper) into results/experts/PROFILE
 	$(PY) -m chessmoe train --profile $(PROFILE) --results $(ROOT)/results
+
+results-search: $(STAMP) ## Record gated searches of the small experts (Fig. 3) into results/search
+	$(PY) -m chessmoe.gating --bundle $(ROOT)/results/experts/small/separated \
+	  --out $(ROOT)/results/search/small-separated
 
 sample: $(STAMP) ## Regenerate the embedded self-play sample with Stockfish (about 25 min on 2 cores)
 	$(PY) -m chessmoe data selfplay --games 3000 --seed 20261122 --workers $(WORKERS) \

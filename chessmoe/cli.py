@@ -10,6 +10,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 __all__ = ["build_parser", "main"]
 
@@ -105,6 +106,80 @@ def _train(args: argparse.Namespace) -> int:
                             manifest["experts"].items())
         print(f"{name}: {experts}")
     return 0
+
+
+def _engine_options(args: argparse.Namespace) -> Any:
+    from chessmoe.engine import EngineOptions
+
+    return EngineOptions(Batch_Size=args.batch_size, Nodes=args.nodes,
+                         Fixed_Movetime=args.movetime or 0,
+                         Model_Directory=str(args.experts or ""),
+                         Baseline_Directory=str(args.baseline or ""),
+                         Phase_Definition=args.gate or "", Routing=args.routing,
+                         Single_Expert=-1 if args.single_expert is None else args.single_expert,
+                         Device=args.device, Uniform=args.uniform)
+
+
+def _uci(args: argparse.Namespace) -> int:
+    from chessmoe.engine import run_uci
+
+    return run_uci(_engine_options(args))
+
+
+def _analyse(args: argparse.Namespace) -> int:
+    import chess
+
+    from chessmoe.engine import Player, build_evaluator, value_to_cp
+    from chessmoe.mcts import Limits, SearchConfig
+
+    try:
+        board = chess.Board() if args.fen == "startpos" else chess.Board(args.fen)
+    except ValueError as error:
+        print(f"chessmoe analyse: bad FEN: {error}", file=sys.stderr)
+        return 2
+    for uci in args.moves or []:
+        board.push_uci(uci)
+    options = _engine_options(args)
+    evaluator, description = build_evaluator(options)
+    print(description)
+    player = Player(evaluator, SearchConfig(batch_size=options.Batch_Size))
+    result = player.play(board, Limits(nodes=options.Nodes or None,
+                                       movetime_ms=options.Fixed_Movetime or None))
+    print(f"position  {board.fen()}")
+    print(f"best move {board.san(result.move) if result.move else '-'}   value "
+          f"{result.value:+.3f} (cp {value_to_cp(result.value):+d})")
+    print(f"pv        {board.variation_san(result.pv)}")
+    print(f"search    {result.nodes} nodes, {result.simulations} simulations, "
+          f"{result.batches} batches, {result.seconds:.2f} s ({result.nps:.0f} nodes/s), "
+          f"depth {result.depth:.1f}, seldepth {result.seldepth}, collisions "
+          f"{result.collisions}")
+    print("move      visits      Q   prior")
+    for child in result.children[: args.top]:
+        q = "   -  " if child["q"] is None else f"{child['q']:+.3f}"
+        print(f"{board.san(child['move']):8s} {child['visits']:7d} {q} {child['prior']:.3f}")
+    usage = getattr(evaluator, "usage", None)
+    if usage is not None:
+        info = usage()
+        print(f"experts   {info}")
+    return 0
+
+
+def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--experts", type=Path, default=None,
+                        help="expert bundle (default: the kit's committed small experts, "
+                             "else a uniform evaluator)")
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="regular bundle (for --single-expert)")
+    parser.add_argument("--uniform", action="store_true", help="no network at all")
+    parser.add_argument("--routing", default="majority", choices=("majority", "split", "soft"))
+    parser.add_argument("--gate", default=None,
+                        help="phase definition of the gate (default: the bundle's)")
+    parser.add_argument("--single-expert", type=int, default=None,
+                        help="use only this phase's expert, the baseline elsewhere")
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--nodes", type=int, default=800)
+    parser.add_argument("--movetime", type=int, default=None, help="ms per move")
+    parser.add_argument("--device", default="auto")
 
 
 def _stats(args: argparse.Namespace) -> int:
@@ -224,6 +299,23 @@ def build_parser() -> argparse.ArgumentParser:
                        help="override training options, e.g. --set epochs=1 batch_size=128")
     train.add_argument("--quiet", action="store_true")
     train.set_defaults(handler=_train)
+
+    uci = commands.add_parser(
+        "uci", help="run the UCI engine on stdin/stdout",
+        description="A UCI engine: MCTS with a mixture of experts (or one network, or a "
+                    "uniform evaluator). UCI options can change everything later.")
+    _add_engine_arguments(uci)
+    uci.set_defaults(handler=_uci)
+
+    analyse = commands.add_parser(
+        "analyse", help="search one position and print the search summary",
+        description="Search FEN (after optional MOVES) and print the best move, the PV, the "
+                    "root moves' visits, Q and priors, and which experts evaluated.")
+    analyse.add_argument("fen", help="a FEN (quote it), or 'startpos'")
+    analyse.add_argument("moves", nargs="*", help="UCI moves played from FEN first")
+    analyse.add_argument("--top", type=int, default=8, help="root moves listed")
+    _add_engine_arguments(analyse)
+    analyse.set_defaults(handler=_analyse)
 
     stats = commands.add_parser(
         "stats", help="game-phase statistics frames of a PGN source",

@@ -48,6 +48,7 @@ __all__ = [
     "SearchResult",
     "UniformEvaluator",
     "exploration",
+    "leaf_batch",
     "puct_scores",
 ]
 
@@ -554,12 +555,15 @@ class MCTS:
             collisions=collisions, children=children, reused=reused)
 
 
-def legal_priors(batch: LeafBatch, logits: npt.NDArray[np.float32]
-                 ) -> list[npt.NDArray[np.float32]]:
-    """Softmax of ``logits`` (B, 4864) restricted to each leaf's legal moves."""
-    out = []
-    for row, index in enumerate(batch.policy_indices):
-        chosen = logits[row, index].astype(np.float64)
-        chosen = np.exp(chosen - chosen.max())
-        out.append((chosen / chosen.sum()).astype(np.float32))
-    return out
+def leaf_batch(boards: list[chess.Board]) -> LeafBatch:
+    """A :class:`LeafBatch` of boards with their move stacks (tests, analysis tools)."""
+    from chessmoe.encoding import board_record_tuple
+
+    moves = [list(b.legal_moves) for b in boards]
+    index = [policy_indices([m.from_square for m in ms], [m.to_square for m in ms],
+                            [m.promotion or 0 for m in ms], [b.turn] * len(ms))
+             for b, ms in zip(boards, moves, strict=True)]
+    return LeafBatch(boards=[b.copy(stack=False) for b in boards],
+                     records=np.array([board_record_tuple(b) for b in boards],
+                                      dtype=RECORD_DTYPE),
+                     moves=moves, policy_indices=index)

@@ -42,6 +42,7 @@ __all__ = [
     "NotebookJob",
     "ParameterError",
     "PhaseStatsParams",
+    "SearchGatingParams",
     "TrainExpertsParams",
     "assert_artefacts",
     "check_clean",
@@ -190,6 +191,17 @@ class ExpertLossesParams:
 
     experts_dir: str = "../results/experts/small"
     figures_dir: str = "../figures"
+
+
+@dataclass
+class SearchGatingParams:
+    """``08_search_gating.ipynb``."""
+
+    search_dir: str = "../results/search/small-separated"
+    figures_dir: str = "../figures"
+    batch_size: int = 8
+    live_search: bool = False
+    live_fen: str = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R1BQKB1R w KQ - 0 8"
 
 
 # --- hygiene -------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from chessmoe.notebooks import (
     ExpertLossesParams,
     ParameterError,
     PhaseStatsParams,
+    SearchGatingParams,
     TrainExpertsParams,
 )
 from chessmoe.sources import ResolvedSource
@@ -29,7 +30,8 @@ from tests.helpers import random_games_pgn
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 PARAMS = {"01_phase_statistics.ipynb": PhaseStatsParams, "02_datasets.ipynb": DatasetsParams,
           "03_train_experts.ipynb": TrainExpertsParams,
-          "04_expert_losses.ipynb": ExpertLossesParams}
+          "04_expert_losses.ipynb": ExpertLossesParams,
+          "08_search_gating.ipynb": SearchGatingParams}
 
 
 def _parameters_cell(path: Path) -> dict[str, object]:
