@@ -1,0 +1,478 @@
+"""Match statistics as cutechess and fastchess report them, plus a multi-engine rating list.
+
+* :func:`trinomial` -- cutechess's ``Elo`` of W wins, L losses, D draws and its printed line
+  (``Elo difference: 381.7 +/- nan, LOS: 99.9 %, DrawRatio: 6.7 %``). IEEE semantics are kept
+  on purpose: a score of 1 is ``inf`` Elo, a confidence bound outside [0, 1] makes the margin
+  ``nan``, no games at all make every number ``nan``, and W + L = 0 makes LOS ``nan``
+  (0 / 0 in cutechess's C++). Numbers print like Qt's ``QString::arg(x, 0, 'f', 1)``:
+  ``nan`` (never ``-nan``), ``inf``, ``-inf``, ``-0.3``; an exact zero prints ``0.0`` (never
+  ``-0.0``) while a small negative value that rounds to zero keeps its sign (``-0.0``), and an
+  exact binary tie rounds away from zero (12.25 -> ``12.3``), as Qt does.
+* :func:`pentanomial` -- the same Elo and margin from game pairs (fastchess's pentanomial
+  model); :func:`normalized_elo_trinomial` / :func:`normalized_elo_pentanomial` -- fastchess's
+  normalised Elo and its margin.
+* :func:`sprt` -- the generalized SPRT of fastchess (logistic or normalised Elo bounds) in its
+  classic closed form ``LLR = N (s1 - s0)(2 mu - s0 - s1) / (2 var)``.
+* :func:`rating_list` -- maximum-likelihood logistic ratings of several engines (draws count as
+  half wins) with 95 % intervals from the inverse Fisher information.
+
+The formulas come from the documented behaviour of cutechess and fastchess (see the project's
+FACTS.md, section 8); the code is this project's own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from statistics import NormalDist
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "Z_CUTECHESS",
+    "Z_EXACT",
+    "EloEstimate",
+    "Rating",
+    "SprtResult",
+    "confidence_z",
+    "elo_from_score",
+    "main",
+    "normalized_elo_pentanomial",
+    "normalized_elo_trinomial",
+    "pairs_from_games",
+    "pentanomial",
+    "rating_list",
+    "score_from_elo",
+    "sprt",
+    "trinomial",
+]
+
+#: cutechess's z for 95 %: sqrt(2) * erfInv(0.95) with its approximate inverse erf (~1.957162).
+Z_CUTECHESS: float = 1.9571619316560245
+#: The exact two-sided 95 % normal quantile (fastchess's ``CI95ZSCORE``).
+Z_EXACT: float = 1.959963984540054
+
+_NELO_SCALE = 800.0 / math.log(10.0)  # normalised Elo per unit of (mu - 0.5) / sigma
+_PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
+_GAME_SCORES = (0.0, 0.5, 1.0)  # loss, draw, win
+
+
+def _div(a: float, b: float) -> float:
+    """IEEE division (x/0 = +-inf, 0/0 = nan) so results match cutechess's C++ doubles."""
+    if b != 0:
+        return a / b
+    if a == 0 or math.isnan(a):
+        return math.nan
+    return math.copysign(math.inf, a) * math.copysign(1.0, b)
+
+
+def _cutechess_phi_inv(p: float) -> float:
+    """cutechess's normal quantile: sqrt(2) erfInv(2p - 1) with Winitzki's erfInv approximation."""
+    pi = 3.1415926535897  # the truncated pi cutechess uses
+    x = 2.0 * p - 1.0
+    a = 8.0 * (pi - 3.0) / (3.0 * pi * (4.0 - pi))
+    y = math.log(1.0 - x * x)
+    z = 2.0 / (pi * a) + y / 2.0
+    root = math.sqrt(math.sqrt(z * z - y / a) - z)
+    return math.sqrt(2.0) * (-root if x < 0.0 else root)
+
+
+def confidence_z(level: float) -> float:
+    """Two-sided normal quantile for a confidence level (0.95 -> 1.959964), for interval widths."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"confidence level must lie in (0, 1), got {level}")
+    return NormalDist().inv_cdf(0.5 + level / 2.0)
+
+
+def elo_from_score(p: float) -> float:
+    """Logistic Elo -400 log10(1/p - 1) of an expected score; +-inf at 1 and 0, nan outside."""
+    if math.isnan(p) or p < 0.0 or p > 1.0:
+        return math.nan
+    if p == 0.0:
+        return -math.inf
+    q = 1.0 / p - 1.0
+    if q <= 0.0:
+        return math.inf
+    return -400.0 * math.log10(q) + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+def score_from_elo(elo: float) -> float:
+    """Expected score 1 / (1 + 10^(-elo/400)) of a logistic Elo difference (overflow-safe)."""
+    if math.isnan(elo):
+        return math.nan
+    a = elo * math.log(10.0) / 400.0
+    if a >= 0.0:
+        return 1.0 / (1.0 + math.exp(-a))
+    e = math.exp(a)
+    return e / (1.0 + e)
+
+
+def _fmt1(x: float) -> str:
+    """One decimal as Qt's arg(x, 0, 'f', 1) prints it: nan, inf, -inf, ties away from zero."""
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    # Decimal(x) is the double's exact value, so only exact binary ties (x.25, x.75) are
+    # affected; Qt's double-conversion rounds those away from zero where printf rounds to even.
+    return f"{Decimal(x + 0.0).quantize(Decimal('0.1'), rounding=ROUND_HALF_UP):f}"
+
+
+@dataclass(frozen=True)
+class EloEstimate:
+    """Elo difference with its error margin, LOS (%), draw ratio (fraction), score and games."""
+
+    elo: float
+    margin: float
+    los: float
+    draw_ratio: float
+    score: float
+    games: int
+
+    def line(self) -> str:
+        """cutechess's printed result line, so outputs can be compared digit by digit."""
+        return (f"Elo difference: {_fmt1(self.elo)} +/- {_fmt1(self.margin)}, "
+                f"LOS: {_fmt1(self.los)} %, DrawRatio: {_fmt1(self.draw_ratio * 100.0)} %")
+
+
+def _check_counts(counts: Sequence[int]) -> None:
+    """Reject negative or non-integer counts, which no match can produce."""
+    for c in counts:
+        if isinstance(c, bool) or not isinstance(c, int | np.integer) or c < 0:
+            raise ValueError(f"counts must be non-negative integers, got {list(counts)}")
+
+
+def _margin(mu: float, stdev: float, z: float) -> float:
+    """Half the Elo width of the score interval mu +- z stdev (nan when a bound leaves [0, 1])."""
+    return (elo_from_score(mu + z * stdev) - elo_from_score(mu - z * stdev)) / 2.0
+
+
+def trinomial(wins: int, losses: int, draws: int, *, z: float = Z_CUTECHESS) -> EloEstimate:
+    """cutechess's Elo, margin, LOS and draw ratio of a W/L/D result (same operation order)."""
+    _check_counts((wins, losses, draws))
+    n = float(wins + losses + draws)
+    fw, fl, fd = _div(wins, n), _div(losses, n), _div(draws, n)
+    mu = fw + fd / 2.0
+    var = fw * (1.0 - mu) ** 2 + fl * (0.0 - mu) ** 2 + fd * (0.5 - mu) ** 2
+    stdev = _div(math.sqrt(var), math.sqrt(n))
+    los = 100.0 * (0.5 + 0.5 * math.erf(_div(wins - losses, math.sqrt(2.0 * (wins + losses)))))
+    return EloEstimate(elo=elo_from_score(mu), margin=_margin(mu, stdev, z), los=los,
+                       draw_ratio=_div(draws, n), score=mu, games=wins + losses + draws)
+
+
+def _pair_moments(counts: Sequence[int]) -> tuple[int, float, float]:
+    """Number of pairs, mean pair score and per-pair variance of pentanomial counts."""
+    if len(counts) != 5:
+        raise ValueError(f"pentanomial counts are (LL, LD, WL+DD, WD, WW), got {list(counts)}")
+    _check_counts(counts)
+    pairs = int(sum(counts))
+    if pairs == 0:
+        return 0, math.nan, math.nan
+    f = [c / pairs for c in counts]
+    mu = sum(fi * si for fi, si in zip(f, _PAIR_SCORES, strict=True))
+    var = sum(fi * (si - mu) ** 2 for fi, si in zip(f, _PAIR_SCORES, strict=True))
+    return pairs, mu, var
+
+
+def pentanomial(counts: Sequence[int], *, z: float = Z_CUTECHESS) -> EloEstimate:
+    """Elo and margin from game pairs (LL, LD, WL+DD, WD, WW); draw_ratio = share of 1/2 pairs."""
+    pairs, mu, var = _pair_moments(counts)
+    stdev = math.sqrt(var / pairs) if pairs else math.nan
+    # fastchess's pentanomial LOS: normal approximation of P(mu > 0.5), in percent.
+    los = 100.0 * (1.0 - math.erf(-_div(mu - 0.5, math.sqrt(2.0) * stdev))) / 2.0
+    return EloEstimate(elo=elo_from_score(mu), margin=_margin(mu, stdev, z), los=los,
+                       draw_ratio=_div(counts[2], pairs), score=mu, games=2 * pairs)
+
+
+def _nelo(mu: float, sd: float, stdev_mean: float, z: float) -> tuple[float, float]:
+    """fastchess's nElo = (mu - 0.5) / sd * 800/ln10 and its margin over mu +- z stdev_mean."""
+    nelo = _div(mu - 0.5, sd) * _NELO_SCALE
+    hi = _div(mu + z * stdev_mean - 0.5, sd) * _NELO_SCALE
+    lo = _div(mu - z * stdev_mean - 0.5, sd) * _NELO_SCALE
+    return nelo, (hi - lo) / 2.0
+
+
+def normalized_elo_trinomial(wins: int, losses: int, draws: int, *,
+                             z: float = Z_EXACT) -> tuple[float, float]:
+    """fastchess's normalised Elo (mu - 0.5)/sqrt(var_game) * 800/ln10 and its margin."""
+    est = trinomial(wins, losses, draws)
+    n = est.games
+    if n == 0:
+        return math.nan, math.nan
+    mu = est.score
+    fw, fl, fd = wins / n, losses / n, draws / n
+    var = fw * (1.0 - mu) ** 2 + fl * mu**2 + fd * (0.5 - mu) ** 2
+    return _nelo(mu, math.sqrt(var), math.sqrt(var / n), z)
+
+
+def normalized_elo_pentanomial(counts: Sequence[int], *,
+                               z: float = Z_EXACT) -> tuple[float, float]:
+    """fastchess's normalised Elo (mu - 0.5)/sqrt(2 var_pair) * 800/ln10 and its margin."""
+    pairs, mu, var = _pair_moments(counts)
+    if pairs == 0:
+        return math.nan, math.nan
+    return _nelo(mu, math.sqrt(2.0 * var), math.sqrt(var / pairs), z)
+
+
+@dataclass(frozen=True)
+class SprtResult:
+    """Log-likelihood ratio, its stopping bounds and the decision ("H0/H1 accepted", "continue")."""
+
+    llr: float
+    lower: float
+    upper: float
+    state: str
+
+    def line(self) -> str:
+        """A cutechess-like SPRT line for logs."""
+        return (f"SPRT: llr {self.llr:.2f}, lbound {self.lower:.2f}, "
+                f"ubound {self.upper:.2f} - {self.state}")
+
+
+def _regularize(counts: Sequence[int]) -> list[float]:
+    """Empty cells become 1e-3 games, as fastchess does, so the variance never vanishes."""
+    return [float(c) if c else 1e-3 for c in counts]
+
+
+def sprt(*, elo0: float, elo1: float, alpha: float = 0.05, beta: float = 0.05,
+         wins: int | None = None, losses: int | None = None, draws: int | None = None,
+         pentanomial: Sequence[int] | None = None, model: str = "normalized") -> SprtResult:
+    """Generalized SPRT of H0: elo = elo0 against H1: elo = elo1 from W/L/D or pentanomial counts.
+
+    LLR = N (s1 - s0)(2 mu - s0 - s1) / (2 var) with mu and var the empirical mean and variance
+    of a game (trinomial) or pair (pentanomial) score over N games or pairs; the scores s0, s1
+    come from the bounds: ``logistic`` s = 1/(1 + 10^(-elo/400)); ``normalized`` (nElo)
+    s = 0.5 + nelo * sqrt(var) / (800/ln10), with sqrt(2 var) for pairs. Empty cells count as
+    1e-3 games (fastchess). fastchess >= 1.0 maximises the likelihood exactly instead; both agree
+    to first order in the bounds. No games at all give LLR 0.
+    """
+    if not elo0 < elo1:
+        raise ValueError(f"SPRT needs elo0 < elo1, got {elo0}, {elo1}")
+    if not (0.0 < alpha < 1.0 and 0.0 < beta < 1.0 and alpha + beta < 1.0):
+        raise ValueError(f"SPRT needs 0 < alpha, beta and alpha + beta < 1, got {alpha}, {beta}")
+    if model not in ("normalized", "logistic"):
+        raise ValueError(f"SPRT model must be 'normalized' or 'logistic', got {model!r}")
+    trinomial_given = (wins, losses, draws) != (None, None, None)
+    if trinomial_given == (pentanomial is not None):
+        raise ValueError("give either wins/losses/draws or pentanomial counts, not both or none")
+    if pentanomial is not None:
+        raw: Sequence[int] = pentanomial
+        scores: tuple[float, ...]
+        if len(raw) != 5:
+            raise ValueError(f"pentanomial counts are (LL, LD, WL+DD, WD, WW), got {list(raw)}")
+        scores, sd_factor = _PAIR_SCORES, math.sqrt(2.0)
+    else:
+        raw = (losses or 0, draws or 0, wins or 0)
+        scores, sd_factor = _GAME_SCORES, 1.0
+    _check_counts(raw)
+    lower = math.log(beta / (1.0 - alpha))
+    upper = math.log((1.0 - beta) / alpha)
+    if sum(raw) == 0:
+        return SprtResult(0.0, lower, upper, "continue")
+    cells = _regularize(raw)
+    n = sum(cells)
+    mu = sum(c * s for c, s in zip(cells, scores, strict=True)) / n
+    var = sum(c * (s - mu) ** 2 for c, s in zip(cells, scores, strict=True)) / n
+    if model == "logistic":
+        s0, s1 = score_from_elo(elo0), score_from_elo(elo1)
+    else:
+        sd = sd_factor * math.sqrt(var)
+        s0, s1 = 0.5 + elo0 * sd / _NELO_SCALE, 0.5 + elo1 * sd / _NELO_SCALE
+    llr = n * (s1 - s0) * (2.0 * mu - s0 - s1) / (2.0 * var)
+    state = "H1 accepted" if llr >= upper else "H0 accepted" if llr <= lower else "continue"
+    return SprtResult(llr, lower, upper, state)
+
+
+def pairs_from_games(results: Sequence[float]) -> tuple[int, int, int, int, int]:
+    """Pentanomial counts (LL, LD, WL+DD, WD, WW) of consecutive game pairs scored 1/0.5/0."""
+    if len(results) % 2:
+        raise ValueError(f"game pairs need an even number of games, got {len(results)}")
+    counts = [0, 0, 0, 0, 0]
+    for g in results:
+        if g not in _GAME_SCORES:
+            raise ValueError(f"game scores must be 0, 0.5 or 1, got {g!r}")
+    for first, second in zip(results[::2], results[1::2], strict=True):
+        counts[round(2.0 * (first + second))] += 1
+    return counts[0], counts[1], counts[2], counts[3], counts[4]
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One engine of a rating list: Elo, interval [low, high] and number of games played."""
+
+    name: str
+    elo: float
+    low: float
+    high: float
+    games: int
+
+
+_FloatArray = npt.NDArray[np.float64]
+
+
+def _closure(adjacency: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """Reflexive-transitive closure of a directed graph by repeated boolean squaring."""
+    reach = adjacency | np.eye(len(adjacency), dtype=bool)
+    while True:
+        step = (reach.astype(np.int64) @ reach.astype(np.int64)) > 0
+        if np.array_equal(step, reach):
+            return reach
+        reach = step
+
+
+def _log_likelihood(theta: _FloatArray, points: _FloatArray, games: _FloatArray) -> float:
+    """Bradley-Terry log-likelihood (natural-log units) with draws as half wins."""
+    diff = theta[:, None] - theta[None, :]
+    ll = -(points * np.logaddexp(0.0, -diff) + (games - points) * np.logaddexp(0.0, diff)).sum()
+    return float(ll) / 2.0  # every game is counted once from each side
+
+
+def _fit(points: _FloatArray, games: _FloatArray, ref: int) -> tuple[_FloatArray, _FloatArray]:
+    """Newton's method (with step halving) for ratings with theta[ref] = 0, and their covariance."""
+    m = len(points)
+    free = np.array([i for i in range(m) if i != ref], dtype=np.int64)
+    theta = np.zeros(m)
+    for _ in range(200):
+        diff = theta[:, None] - theta[None, :]
+        p = 1.0 / (1.0 + np.exp(-diff))
+        grad = (points - games * p).sum(axis=1)
+        w = games * p * (1.0 - p)
+        info = np.diag(w.sum(axis=1)) - w
+        step = np.zeros(m)
+        if len(free):
+            step[free] = np.linalg.solve(info[np.ix_(free, free)], grad[free])
+        base = _log_likelihood(theta, points, games)
+        slack = 1e-12 * max(1.0, abs(base))
+        t = 1.0
+        while _log_likelihood(theta + t * step, points, games) < base - slack and t > 1e-6:
+            t /= 2.0
+        theta = theta + t * step
+        if float(np.max(np.abs(t * step), initial=0.0)) < 1e-11:
+            break
+    else:
+        raise RuntimeError("rating_list: Newton's method did not converge")
+    cov = np.zeros((m, m))
+    if len(free):
+        cov[np.ix_(free, free)] = np.linalg.inv(info[np.ix_(free, free)])
+    return theta, cov
+
+
+def rating_list(results: Sequence[tuple[str, str, int, int, int]], *,
+                anchor: str | None = None, level: float = 0.95) -> list[Rating]:
+    """Maximum-likelihood logistic ratings of engines from (a, b, a_wins, draws, a_losses) rows.
+
+    Draws count as half a win for each side (Bradley-Terry on the score), so for two engines the
+    difference is exactly the pairwise Elo. The anchor (or, without one, the mean of the rated
+    core) is 0. Intervals: rating -+ z sqrt(diag inverse Fisher information), conservative when
+    draws are common; the anchor's own interval is [0, 0]. Engines that never gave up a point to
+    the anchor's group (a perfect score) have no finite MLE: they get +inf (interval [nan, inf]),
+    those that never took one get -inf ([-inf, nan]), those the results cannot place relative to
+    it get nan. The core is the anchor's strongly connected group of the "scored a point against"
+    graph (without an anchor, the largest such group). Sorted by Elo, best first.
+    """
+    names: list[str] = []
+    for a, b, *_ in results:
+        for name in (a, b):
+            if name not in names:
+                names.append(name)
+    n = len(names)
+    index = {name: i for i, name in enumerate(names)}
+    points = np.zeros((n, n))
+    games = np.zeros((n, n))
+    for a, b, won, drawn, lost in results:
+        if a == b:
+            raise ValueError(f"an engine cannot play itself: {a!r}")
+        _check_counts((won, drawn, lost))
+        i, j = index[a], index[b]
+        points[i, j] += won + drawn / 2.0
+        points[j, i] += lost + drawn / 2.0
+        games[i, j] += won + drawn + lost
+        games[j, i] += won + drawn + lost
+    if n == 0:
+        return []
+    if anchor is not None and anchor not in index:
+        raise ValueError(f"anchor {anchor!r} played no game in the results")
+    reach = _closure(points > 0)
+    group = reach & reach.T  # group[i, j]: i and j are in the same strongly connected component
+    if anchor is not None:
+        ref = index[anchor]
+    else:
+        sizes = group.sum(axis=1)
+        ref = int(np.argmax(sizes))  # first engine of the largest group
+    core = np.flatnonzero(group[ref])
+    theta, cov = _fit(points[np.ix_(core, core)], games[np.ix_(core, core)],
+                      int(np.searchsorted(core, ref)))
+    if anchor is None:
+        center = np.eye(len(core)) - 1.0 / len(core)
+        theta, cov = center @ theta, center @ cov @ center.T
+    scale = 400.0 / math.log(10.0)
+    z = confidence_z(level)
+    elo = np.full(n, math.nan)
+    low = np.full(n, math.nan)
+    high = np.full(n, math.nan)
+    elo[core] = theta * scale
+    half = z * np.sqrt(np.clip(np.diag(cov), 0.0, None)) * scale
+    low[core], high[core] = elo[core] - half, elo[core] + half
+    for i in range(n):
+        if group[ref, i]:
+            continue
+        if reach[i, ref] and not reach[ref, i]:
+            elo[i], high[i] = math.inf, math.inf
+        elif reach[ref, i] and not reach[i, ref]:
+            elo[i], low[i] = -math.inf, -math.inf
+    played = games.sum(axis=1)
+    ratings = [Rating(names[i], float(elo[i]) + 0.0, float(low[i]) + 0.0, float(high[i]) + 0.0,
+                      round(float(played[i]))) for i in range(n)]
+    return sorted(ratings, key=lambda r: -math.inf if math.isnan(r.elo) else r.elo, reverse=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print cutechess's Elo line (then nElo, pentanomial and SPRT lines) for a match result."""
+    parser = argparse.ArgumentParser(prog="chessmoe elo", description=main.__doc__)
+    parser.add_argument("--wins", type=int)
+    parser.add_argument("--losses", type=int)
+    parser.add_argument("--draws", type=int)
+    parser.add_argument("--pentanomial", type=int, nargs=5,
+                        metavar=("LL", "LD", "WL_DD", "WD", "WW"))
+    parser.add_argument("--sprt", type=float, nargs=2, metavar=("ELO0", "ELO1"))
+    parser.add_argument("--alpha", type=float, default=0.05)
+    parser.add_argument("--beta", type=float, default=0.05)
+    parser.add_argument("--model", choices=("normalized", "logistic"), default="normalized")
+    parser.add_argument("--exact-z", action="store_true",
+                        help="use z = 1.959964 instead of cutechess's 1.957162 for the margin")
+    args = parser.parse_args(argv)
+    z = Z_EXACT if args.exact_z else Z_CUTECHESS
+    has_wdl = (args.wins, args.losses, args.draws) != (None, None, None)
+    if not has_wdl and args.pentanomial is None:
+        parser.error("give --wins/--losses/--draws and/or --pentanomial")
+    wdl = (args.wins or 0, args.losses or 0, args.draws or 0)
+    try:
+        if has_wdl:
+            print(trinomial(*wdl, z=z).line())
+            nelo, nmargin = normalized_elo_trinomial(*wdl)
+            print(f"nElo: {nelo:.2f} +/- {nmargin:.2f}")
+        if args.pentanomial is not None:
+            penta = pentanomial(args.pentanomial, z=z)
+            pnelo, pmargin = normalized_elo_pentanomial(args.pentanomial)
+            print(f"Ptnml(0-2): {list(args.pentanomial)}, Elo: {_fmt1(penta.elo)} +/- "
+                  f"{_fmt1(penta.margin)}, nElo: {pnelo:.2f} +/- {pmargin:.2f}")
+        if args.sprt is not None:
+            bounds = {"elo0": args.sprt[0], "elo1": args.sprt[1], "alpha": args.alpha,
+                      "beta": args.beta}
+            if args.pentanomial is not None:
+                result = sprt(**bounds, pentanomial=args.pentanomial, model=args.model)
+            else:
+                result = sprt(**bounds, wins=wdl[0], losses=wdl[1], draws=wdl[2],
+                              model=args.model)
+            print(result.line())
+    except ValueError as exc:
+        parser.error(str(exc))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
