@@ -28,7 +28,7 @@ SOURCE ?= sample
 PROFILE ?= small
 WORKERS ?= 2
 
-.PHONY: help env test lint typecheck nbcheck nbclean unit figures results-stats datasets experts results-search sample bench clean distclean
+.PHONY: help env test lint typecheck nbcheck nbclean unit figures results-stats datasets experts results-search tournament results openings sample bench clean distclean
 
 help: ## List the targets with one line each
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -78,6 +78,16 @@ experts: $(STAMP) ## Train every regime at PROFILE (smoke|small|paper) into resu
 results-search: $(STAMP) ## Record gated searches of the small experts (Fig. 3) into results/search
 	$(PY) -m chessmoe.gating --bundle $(ROOT)/results/experts/small/separated \
 	  --out $(ROOT)/results/search/small-separated
+
+tournament: $(STAMP) ## Play the tournament of PROFILE (small|paper) into results/tournaments/PROFILE
+	$(PY) -m chessmoe tournament --profile $(PROFILE) --experts $(ROOT)/results/experts/$(PROFILE) \
+	  --out $(ROOT)/results/tournaments/$(PROFILE) --workers $(WORKERS)
+
+results: $(STAMP) ## The whole pipeline of PROFILE (smoke|small|paper), resumable, skips what is done
+	$(PY) -m chessmoe results --profile $(PROFILE) --results $(ROOT)/results
+
+openings: $(STAMP) ## Regenerate the embedded opening suite with Stockfish
+	$(PY) -m chessmoe.openings --out chessmoe/data/openings/chessmoe-5ply.epd
 
 sample: $(STAMP) ## Regenerate the embedded self-play sample with Stockfish (about 25 min on 2 cores)
 	$(PY) -m chessmoe data selfplay --games 3000 --seed 20261122 --workers $(WORKERS) \

@@ -97,7 +97,7 @@ def _train(args: argparse.Namespace) -> int:
         result = regimes.train_profile(
             args.profile, results_dir=args.results, data_dir=args.data_dir,
             regimes=args.regime, a=args.a, phases=args.phase, workers=args.workers,
-            overrides=overrides, progress=not args.quiet)
+            overrides=overrides, definitions=args.definitions, progress=not args.quiet)
     except (ValueError, FileNotFoundError) as error:
         print(f"chessmoe train: {error}", file=sys.stderr)
         return 2
@@ -180,6 +180,42 @@ def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--nodes", type=int, default=800)
     parser.add_argument("--movetime", type=int, default=None, help="ms per move")
     parser.add_argument("--device", default="auto")
+
+
+def _elo(args: argparse.Namespace) -> int:
+    from chessmoe import elo
+
+    argv = ["--wins", str(args.wins), "--losses", str(args.losses), "--draws", str(args.draws)]
+    if args.pentanomial:
+        argv += ["--pentanomial", *map(str, args.pentanomial)]
+    if args.sprt:
+        argv += ["--sprt", *map(str, args.sprt)]
+    return elo.main(argv)
+
+
+def _tournament(args: argparse.Namespace) -> int:
+    from chessmoe import tournament
+
+    spec = tournament.build_profile(args.profile, args.experts, pairs=args.pairs)
+    out = args.out or Path("results") / "tournaments" / args.profile
+    if args.dask is not None:
+        client = tournament.dask_client(args.dask or None, workers=args.workers)
+        summary = tournament.run_dask(spec, out, client, data_dir=args.data_dir)
+    else:
+        summary = tournament.run_local(spec, out, workers=args.workers,
+                                       gpu_workers=args.gpu_workers, data_dir=args.data_dir,
+                                       progress=not args.quiet)
+    for match in summary["matches"]:
+        print(f"{match['name']:40s} {match['games']:5d} games  {match['line']}")
+    return 0 if summary["complete"] else 1
+
+
+def _results(args: argparse.Namespace) -> int:
+    from chessmoe import pipeline
+
+    pipeline.run(args.profile, results_dir=args.results, data_dir=args.data_dir,
+                 steps=args.steps, progress=not args.quiet)
+    return 0
 
 
 def _stats(args: argparse.Namespace) -> int:
@@ -291,6 +327,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="weighting factors for the weighted regime (default: 4 10)")
     train.add_argument("--phase", type=int, nargs="*", default=None,
                        help="train only these experts (phase ids)")
+    train.add_argument("--definitions", nargs="*", default=None,
+                       help="separated experts under these further phase definitions (Fig. 7;"
+                            " default with no --regime: the profile's)")
     train.add_argument("--results", type=Path, default=Path("results"))
     train.add_argument("--data-dir", type=Path, default=None)
     train.add_argument("--workers", type=int, default=None,
@@ -316,6 +355,44 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument("--top", type=int, default=8, help="root moves listed")
     _add_engine_arguments(analyse)
     analyse.set_defaults(handler=_analyse)
+
+    elo = commands.add_parser(
+        "elo", help="cutechess-style Elo, interval, LOS and draw ratio of a match result",
+        description="Prints 'Elo difference: X +/- Y, LOS: Z %, DrawRatio: W %' as cutechess "
+                    "does (nan/inf included), then pentanomial and SPRT figures when asked.")
+    elo.add_argument("--wins", type=int, required=True)
+    elo.add_argument("--losses", type=int, required=True)
+    elo.add_argument("--draws", type=int, required=True)
+    elo.add_argument("--pentanomial", type=int, nargs=5, metavar=("LL", "LD", "DD", "WD", "WW"))
+    elo.add_argument("--sprt", type=float, nargs=2, metavar=("ELO0", "ELO1"))
+    elo.set_defaults(handler=_elo)
+
+    tourn = commands.add_parser(
+        "tournament", help="run a tournament profile (small | paper | smoke), resumable",
+        description="Play every match of a tournament profile against the regular bundle; "
+                    "logs, PGNs and summary.json go to OUT. Rerun to resume.")
+    tourn.add_argument("--profile", default="small")
+    tourn.add_argument("--experts", type=Path, default=Path("results/experts/small"))
+    tourn.add_argument("--out", type=Path, default=None)
+    tourn.add_argument("--pairs", type=int, default=None, help="game pairs per match")
+    tourn.add_argument("--workers", type=int, default=2)
+    tourn.add_argument("--gpu-workers", type=int, default=1)
+    tourn.add_argument("--dask", nargs="?", const="", default=None, metavar="ADDRESS",
+                       help="run on Dask (a scheduler address; none: a LocalCluster)")
+    tourn.add_argument("--data-dir", type=Path, default=None)
+    tourn.add_argument("--quiet", action="store_true")
+    tourn.set_defaults(handler=_tournament)
+
+    res = commands.add_parser(
+        "results", help="the whole pipeline of a profile (stats, datasets, experts, search, "
+                        "tournament), resumable",
+        description="Run every step in dependency order, skipping what is up to date.")
+    res.add_argument("--profile", default="small")
+    res.add_argument("--results", type=Path, default=Path("results"))
+    res.add_argument("--data-dir", type=Path, default=None)
+    res.add_argument("--steps", nargs="*", default=None)
+    res.add_argument("--quiet", action="store_true")
+    res.set_defaults(handler=_results)
 
     stats = commands.add_parser(
         "stats", help="game-phase statistics frames of a PGN source",

@@ -38,11 +38,14 @@ from typing import Any, TypeVar, Union
 __all__ = [
     "NOTEBOOK_JOBS",
     "DatasetsParams",
+    "EloExplorerParams",
     "ExpertLossesParams",
     "NotebookJob",
     "ParameterError",
     "PhaseStatsParams",
+    "PlayingStrengthParams",
     "SearchGatingParams",
+    "TournamentParams",
     "TrainExpertsParams",
     "assert_artefacts",
     "check_clean",
@@ -202,6 +205,42 @@ class SearchGatingParams:
     batch_size: int = 8
     live_search: bool = False
     live_fen: str = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R1BQKB1R w KQ - 0 8"
+
+
+@dataclass
+class TournamentParams:
+    """``05_tournaments.ipynb``."""
+
+    profile: str = "small"
+    experts_root: str = "../results/experts/small"
+    out_dir: str = "../results/tournaments/small"
+    pairs: int = 0
+    workers: int = 2
+    executor: str = "local"
+    dask_address: str = ""
+
+
+@dataclass
+class PlayingStrengthParams:
+    """``06_playing_strength.ipynb``."""
+
+    tournament_dir: str = "../results/tournaments/small"
+    figures_dir: str = "../figures"
+
+
+@dataclass
+class EloExplorerParams:
+    """``07_elo_explorer.ipynb``."""
+
+    wins: int = 60
+    draws: int = 30
+    losses: int = 40
+    pentanomial: list[int] = field(default_factory=list)
+    level: float = 0.95
+    elo0: float = 0.0
+    elo1: float = 10.0
+    figures_dir: str = "../figures"
+    interactive: bool = True
 
 
 # --- hygiene -------------------------------------------------------------------------------

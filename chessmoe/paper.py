@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["KINGBASE_STATS", "TABLE1_LOSSES", "TABLE3_POSITIONS", "TABLE4_GAMES", "TABLE7"]
+__all__ = ["KINGBASE_STATS", "TABLE1_LOSSES", "TABLE2_ELO", "TABLE3_POSITIONS", "TABLE4_GAMES",
+           "TABLE7"]
 
 # FACTS.md section 2 / paper App. B.1 and Fig. 2, 11, 12, 13 (KingBase Lite 2019).
 KINGBASE_STATS: Final[dict[str, float]] = {
@@ -71,4 +72,13 @@ TABLE7: Final[dict[str, object]] = {
     "policy loss factor": 0.988, "wdl loss factor": 0.01, "plys to end loss factor": 0.002,
     "stochastic depth probability": 0.05, "spike thresh": 1.5, "dropout rate": 0.0,
     "network": "RISEv3.3", "pytorch version": "1.12.0",
+}
+
+# Table 2: average Elo gain over the regular network per batch size (1, 8, 16, 32, 64)
+# and over all 55 settings.
+TABLE2_ELO: Final[dict[str, tuple[float, float, float, float, float, float]]] = {
+    "separated": (106.89, 123.45, 126.81, 124.36, 129.49, 122.20),
+    "staged": (111.68, 120.81, 122.49, 125.00, 125.55, 121.11),
+    "weighted-a4": (25.61, 23.20, 23.52, 22.28, 21.31, 23.18),
+    "weighted-a10": (50.41, 52.42, 56.33, 63.55, 56.51, 55.84),
 }

@@ -106,6 +106,7 @@ class Profile:
     definition: str = "lichess"
     max_games: int | None = None  # cut the source (smoke runs)
     weighted_a: tuple[float, ...] = (4, 10)
+    definitions: tuple[str, ...] = ()  # other definitions with separated experts (Fig. 7)
     workers: int = 1  # experts trained in parallel processes
     description: str = ""
 
@@ -124,11 +125,13 @@ PROFILES: dict[str, Profile] = {
         TrainConfig(model="small", batch_size=256, epochs=2.0, eval_every=100,
                     eval_samples=4096, log_every=25, max_lr=0.14, device="cpu", threads=2),
         source="lichess-2013-01:5000", workers=1,
-        description="every regime on the Lichess 2013-01 excerpt on a 2-core CPU (~1 h)"),
+        definitions=("movecount2", "movecount3", "movecount4", "movecount5"),
+        description="every regime on the Lichess 2013-01 excerpt on a 2-core CPU (~1.5 h)"),
     "paper": Profile(
         "paper",
         TrainConfig(),  # Table 7: RISEv3.3, batch 2048, 7 epochs, lr 0.14, NAG, seed 9
         source="kingbase", workers=1,
+        definitions=("movecount2", "movecount3", "movecount4", "movecount5"),
         description="Table 7 settings on KingBase Lite 2019 (GPU)"),
 }
 
@@ -154,13 +157,16 @@ class ExpertJob:
     validation: str
 
 
-def bundle_name(regime: str, a: float | None = None) -> str:
-    """Directory name of a regime's bundle, e.g. ``weighted-a4``."""
+def bundle_name(regime: str, a: float | None = None, definition: str | None = None) -> str:
+    """Directory name of a regime's bundle, e.g. ``weighted-a4`` or, for a bundle trained
+    with another phase definition than the profile's, ``separated-movecount3``."""
     if regime == "weighted":
         if a is None:
             raise ValueError("the weighted regime needs a")
-        return f"weighted-a{a:g}"
-    return regime
+        name = f"weighted-a{a:g}"
+    else:
+        name = regime
+    return f"{name}-{definition}" if definition else name
 
 
 def stage_order(main: int, n_phases: int = 3,
@@ -337,10 +343,17 @@ def write_manifest(bundle: Path, regime: str, definition: str,
     return manifest
 
 
-BundleSpec = tuple[str, float | None]  # (regime, a)
+BundleSpec = tuple[str, float | None] | tuple[str, float | None, str]  # regime, a[, def.]
 ALL_BUNDLES: tuple[BundleSpec, ...] = (("regular", None), ("separated", None),
                                        ("staged", None), ("weighted", 4.0),
                                        ("weighted", 10.0))
+
+
+def _unpack(spec: BundleSpec, default: str) -> tuple[str, float | None, str, str | None]:
+    """(regime, a, definition, suffix): the suffix names a non-default definition."""
+    regime, a = spec[0], spec[1]
+    definition = spec[2] if len(spec) == 3 else default
+    return regime, a, definition, (definition if definition != default else None)
 
 
 def train_all(out_dir: str | os.PathLike[str], dataset_dir: str | os.PathLike[str],
@@ -352,20 +365,23 @@ def train_all(out_dir: str | os.PathLike[str], dataset_dir: str | os.PathLike[st
     processes (longest first), then write each bundle's manifest and evaluation."""
     out = Path(out_dir)
     regular = out / bundle_name("regular")
-    planned: list[tuple[BundleSpec, ExpertJob]] = [
-        ((regime, a), job) for regime, a in bundles
-        for job in plan(regime, definition, a=a)]
-    args = [_JobArgs(job, str(out / bundle_name(regime, a)), str(dataset_dir), definition,
-                     config, progress) for (regime, a), job in planned]
+    unpacked = [_unpack(spec, definition) for spec in bundles]
+    planned: list[tuple[str, ExpertJob]] = []
+    args: list[_JobArgs] = []
+    for regime, a, bundle_definition, suffix in unpacked:
+        name = bundle_name(regime, a, suffix)
+        for job in plan(regime, bundle_definition, a=a):
+            planned.append((name, job))
+            args.append(_JobArgs(job, str(out / name), str(dataset_dir), bundle_definition,
+                                 config, progress))
     results = _run_jobs(args, workers)
     manifests: dict[str, dict[str, Any]] = {}
-    for regime, a in bundles:
-        name = bundle_name(regime, a)
-        trained = {job.name: result for ((r, aa), job), result in zip(planned, results,
-                                                                         strict=True)
-                   if (r, aa) == (regime, a)}
+    for regime, a, bundle_definition, suffix in unpacked:
+        name = bundle_name(regime, a, suffix)
+        trained = {job.name: result for (n, job), result in zip(planned, results, strict=True)
+                   if n == name}
         manifests[name] = write_manifest(
-            out / name, regime, definition, dataset_dir, config, a=a, profile=profile,
+            out / name, regime, bundle_definition, dataset_dir, config, a=a, profile=profile,
             baseline=None if regime == "regular" else os.path.relpath(regular, out / name),
             trained=trained)
         if evaluate:
@@ -378,6 +394,7 @@ def train_profile(name: str, *, results_dir: str | os.PathLike[str] = "results",
                   regimes: Sequence[str] | None = None, a: Sequence[float] | None = None,
                   phases: Sequence[int] | None = None, workers: int | None = None,
                   overrides: dict[str, Any] | None = None, source: str | None = None,
+                  definitions: Sequence[str] | None = None,
                   progress: bool = True) -> dict[str, dict[str, Any]]:
     """Build (or reuse) the profile's dataset (or ``source``'s) and train its regimes into
     ``results_dir/experts/<profile>/``; return the bundle manifests."""
@@ -406,12 +423,16 @@ def train_profile(name: str, *, results_dir: str | os.PathLike[str] = "results",
                                  if r in wanted]
     if "weighted" in wanted:
         bundles += [("weighted", float(x)) for x in factors]
+    if definitions is None:
+        definitions = profile.definitions if regimes is None else ()
+    bundles += [("separated", None, d) for d in definitions if d != profile.definition]
     out = Path(results_dir) / "experts" / name
     if phases is not None:  # a subset of experts: no mixture evaluation across bundles
         manifests = {}
-        for regime, factor in bundles:
+        for bundle_spec in bundles:
+            regime, factor, bundle_definition, _ = _unpack(bundle_spec, profile.definition)
             manifests[bundle_name(regime, factor)] = train_bundle(
-                regime, out, dataset_dir, config, definition=profile.definition, a=factor,
+                regime, out, dataset_dir, config, definition=bundle_definition, a=factor,
                 phases=None if regime == "regular" else phases,
                 workers=workers or profile.workers, profile=name, progress=progress)
         return manifests

@@ -1,0 +1,251 @@
+"""Games, matches and tournaments: adjudication, colours, resume, crashes, executors."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+
+from chessmoe.match import (
+    Adjudication,
+    MoveOutcome,
+    PlayerSpec,
+    _adjudicate,
+    play_game,
+    play_match,
+    summarise,
+    write_pgn,
+)
+from chessmoe.openings import read_epd, schedule, shard
+from chessmoe.tournament import (
+    MatchSpec,
+    TournamentSpec,
+    ablation_grid,
+    method_grid,
+    run_local,
+    units,
+)
+
+UNIFORM = PlayerSpec(name="uniform-a", uniform=True, nodes=20, batch_size=4)
+UNIFORM_B = PlayerSpec(name="uniform-b", uniform=True, nodes=12, batch_size=1)
+
+
+# --- adjudication ------------------------------------------------------------------------
+
+
+def _scores(white: list[int | None], black: list[int | None]) -> dict[bool, list[int | None]]:
+    return {chess.WHITE: white, chess.BLACK: black}
+
+
+def test_resign_adjudication_boundaries() -> None:
+    rules = Adjudication()
+    board = chess.Board()
+    assert _adjudicate(_scores([-600] * 5, [600] * 5), board, rules) == (
+        "0-1", "resign_adjudication")
+    assert _adjudicate(_scores([700] * 5, [-650] * 5), board, rules) == (
+        "1-0", "resign_adjudication")
+    assert _adjudicate(_scores([-599] + [-600] * 4, [600] * 5), board, rules) is None
+    assert _adjudicate(_scores([-600] * 4, [600] * 5), board, rules) is None  # 4 moves only
+    assert _adjudicate(_scores([-600] * 5, [599] * 5), board, rules) is None  # one-sided
+    assert _adjudicate(_scores([-900] * 5, [None] + [900] * 4), board, rules) is None
+
+
+def test_draw_adjudication_boundaries() -> None:
+    rules = Adjudication()
+    after_30 = chess.Board("4k3/8/8/8/8/8/8/4K3 w - - 10 31")
+    at_30 = chess.Board("4k3/8/8/8/8/8/8/4K3 w - - 10 30")
+    assert _adjudicate(_scores([20, -20, 0, 5], [-20, 20, 3, 0]), after_30, rules) == (
+        "1/2-1/2", "draw_adjudication")
+    assert _adjudicate(_scores([20, -20, 0, 5], [-20, 20, 3, 0]), at_30, rules) is None
+    assert _adjudicate(_scores([21, -20, 0, 5], [-20, 20, 3, 0]), after_30, rules) is None
+    assert _adjudicate(_scores([0, 0, 0], [0, 0, 0, 0]), after_30, rules) is None
+
+
+class Scripted:
+    """A player that reads its moves and scores from a list."""
+
+    def __init__(self, name: str, moves: list[tuple[str, int | None]]) -> None:
+        self.name, self.moves, self.index = name, moves, 0
+
+    def new_game(self) -> None:
+        self.index = 0
+
+    def move(self, board: chess.Board) -> MoveOutcome:
+        uci, score = self.moves[self.index]
+        self.index += 1
+        return MoveOutcome(chess.Move.from_uci(uci), score)
+
+    def close(self) -> None:
+        pass
+
+
+def test_game_terminations() -> None:
+    fools = play_game(Scripted("w", [("f2f3", 0), ("g2g4", 0)]),
+                      Scripted("b", [("e7e5", 0), ("d8h4", 0)]), chess.STARTING_FEN)
+    assert fools["result"] == "0-1" and fools["termination"] == "checkmate"
+    illegal = play_game(Scripted("w", [("e2e5", 0)]), Scripted("b", []), chess.STARTING_FEN)
+    assert illegal["result"] == "0-1" and illegal["termination"] == "illegal_move"
+    shuffle = [("g1f3", 0), ("f3g1", 0)] * 3
+    repeat = play_game(Scripted("w", shuffle), Scripted("b", [("g8f6", 0), ("f6g8", 0)] * 3),
+                       chess.STARTING_FEN)
+    assert repeat["result"] == "1/2-1/2" and repeat["termination"] == "repetition"
+    resign = play_game(Scripted("w", [("g1f3", -700), ("f3g1", -700)] * 3),
+                       Scripted("b", [("g8f6", 700), ("f6g8", 700), ("b8c6", 700),
+                                      ("c6b8", 700), ("h7h6", 700)]), chess.STARTING_FEN)
+    assert resign["result"] == "0-1" and resign["termination"] == "resign_adjudication"
+    assert resign["plies"] == 10
+    capped = play_game(Scripted("w", [("g1f3", 0), ("f3g1", 0), ("b1c3", 0)]),
+                       Scripted("b", [("g8f6", 0), ("f6g8", 0), ("b8c6", 0)]),
+                       chess.STARTING_FEN, Adjudication(max_plies=5))
+    assert capped["termination"] == "max_plies" and capped["plies"] == 5
+
+
+# --- matches ----------------------------------------------------------------------------
+
+
+def test_colours_swap_within_each_pair() -> None:
+    fens = read_epd(Path(__file__).resolve().parents[1] / "chessmoe" / "data" / "openings"
+                    / "chessmoe-5ply.epd")
+    slots = schedule(fens, 6, seed=1)
+    assert len(slots) == 12
+    for a, b in zip(slots[::2], slots[1::2], strict=True):
+        assert a.opening == b.opening and a.fen == b.fen
+        assert a.first_is_white and not b.first_is_white
+    assert len({s.opening for s in slots}) == 6
+    assert schedule(fens, 6, seed=1) == slots and schedule(fens, 6, seed=2) != slots
+    parts = [shard(slots, k, 4) for k in range(4)]
+    assert sorted(s.id for p in parts for s in p) == sorted(s.id for s in slots)
+    assert all(len({s.pair for s in p}) * 2 == len(p) for p in parts)
+
+
+def test_interrupted_match_resumes_to_exactly_the_planned_games(tmp_path: Path) -> None:
+    fens = read_epd(Path(__file__).resolve().parents[1] / "chessmoe" / "data" / "openings"
+                    / "chessmoe-5ply.epd")
+    slots = schedule(fens, 3, seed=5)
+    log = tmp_path / "games.jsonl"
+    played: list[str] = []
+
+    def stop_after_two(record: dict) -> None:
+        played.append(record["slot"])
+        if len(played) == 2:
+            raise KeyboardInterrupt("power cut")
+
+    with pytest.raises(KeyboardInterrupt):
+        play_match(UNIFORM, UNIFORM_B, slots, log, on_game=stop_after_two,
+                   rules=Adjudication(max_plies=30))
+    records = play_match(UNIFORM, UNIFORM_B, slots, log, rules=Adjudication(max_plies=30))
+    assert sorted(r["slot"] for r in records) == sorted(s.id for s in slots)
+    assert len(log.read_text().splitlines()) == 6  # nothing lost, nothing twice
+    for record in records:
+        white_first = record["first_is_white"]
+        assert record["white"] == ("uniform-a" if white_first else "uniform-b")
+    summary = summarise(records)
+    assert summary["wins"] + summary["losses"] + summary["draws"] == 6
+    assert sum(summary["pentanomial"]) == 3
+    pgn = write_pgn(records, tmp_path / "games.pgn")
+    with pgn.open() as handle:
+        games = []
+        while (game := chess.pgn.read_game(handle)) is not None:
+            games.append(game)
+    assert len(games) == 6
+    assert games[0].headers["SetUp"] == "1" and games[0].headers["TerminationDetail"]
+    replay = games[0].board()
+    for move in games[0].mainline_moves():
+        replay.push(move)
+    assert replay.fen() != games[0].board().fen()
+
+
+CRASHER = textwrap.dedent("""
+    import sys, chess, pathlib
+    counter = pathlib.Path(sys.argv[1])
+    board = chess.Board()
+    for line in sys.stdin:
+        cmd = line.split()
+        if not cmd: continue
+        if cmd[0] == "uci": print("id name crasher"); print("uciok", flush=True)
+        elif cmd[0] == "isready": print("readyok", flush=True)
+        elif cmd[0] == "position":
+            board = chess.Board() if cmd[1] == "startpos" else chess.Board(" ".join(cmd[2:8]))
+            if "moves" in cmd:
+                for m in cmd[cmd.index("moves") + 1:]: board.push_uci(m)
+        elif cmd[0] == "go":
+            n = int(counter.read_text()) if counter.exists() else 0
+            counter.write_text(str(n + 1))
+            if n == 3: sys.exit(3)
+            print("info depth 1 score cp 0")
+            print("bestmove " + next(iter(board.legal_moves)).uci(), flush=True)
+        elif cmd[0] == "quit": break
+""")
+
+
+def test_a_crashing_engine_is_recorded_and_the_match_goes_on(tmp_path: Path) -> None:
+    script = tmp_path / "crasher.py"
+    script.write_text(CRASHER)
+    crasher = PlayerSpec(name="crasher", kind="uci",
+                         command=(sys.executable, str(script), str(tmp_path / "count")),
+                         nodes=1)
+    fens = [chess.STARTING_FEN] * 4
+    slots = schedule(fens, 2, seed=0)
+    records = play_match(UNIFORM, crasher, slots, tmp_path / "games.jsonl",
+                         rules=Adjudication(max_plies=12))
+    assert len(records) == 4
+    crashes = [r for r in records if r["termination"] == "engine_crash"]
+    assert len(crashes) == 1 and crashes[0]["first_score"] == 1.0
+    assert "crasher" in crashes[0]["detail"]
+    assert all(r["termination"] == "max_plies" for r in records if r not in crashes)
+
+
+# --- tournaments ------------------------------------------------------------------------
+
+
+def _tiny_spec(pairs: int = 2) -> TournamentSpec:
+    matches = (MatchSpec("a-vs-b", UNIFORM, UNIFORM_B, pairs, (("kind", "test"),)),
+               MatchSpec("b-vs-a", UNIFORM_B, UNIFORM, pairs, (("kind", "test"),)))
+    return TournamentSpec("tiny", matches, pairs_per_shard=1,
+                          adjudication=Adjudication(max_plies=16))
+
+
+def test_grids_have_the_papers_shape() -> None:
+    grid = method_grid({"separated": "s", "staged": "t"}, "r", pairs=500)
+    assert len(grid) == 2 * 55
+    assert {m.label("batch_size") for m in grid} == {1, 8, 16, 32, 64}
+    timed = [m for m in grid if m.label("movetime")]
+    assert len(timed) == 2 * 25 and all(m.first.nodes is None for m in timed)
+    ablation = ablation_grid("s", "r", pairs=500)
+    assert len(ablation) == 33 and {m.first.single_expert for m in ablation} == {0, 1, 2}
+    assert all(m.first.baseline == "r" and m.label("batch_size") == 64 for m in ablation)
+    spec = TournamentSpec("t", tuple(grid[:3]), pairs_per_shard=100)
+    assert [u.shards for u in units(spec)] == [5] * 15
+
+
+def test_a_tiny_tournament_runs_locally_and_resumes(tmp_path: Path) -> None:
+    summary = run_local(_tiny_spec(), tmp_path, workers=2, progress=False)
+    assert summary["complete"] and [m["games"] for m in summary["matches"]] == [4, 4]
+    first = summary["matches"][0]
+    assert first["line"].startswith("Elo difference:")
+    assert (tmp_path / "a-vs-b" / "games.pgn").exists()
+    logs = sorted((tmp_path / "a-vs-b").glob("games-*.jsonl"))
+    assert len(logs) == 2
+    again = run_local(_tiny_spec(), tmp_path, workers=1, progress=False)
+    assert again["matches"][0]["games"] == 4  # nothing replayed
+    assert sum(len(p.read_text().splitlines()) for p in logs) == 4
+    with pytest.raises(ValueError, match="different spec"):
+        run_local(_tiny_spec(pairs=3), tmp_path, workers=1, progress=False)
+    assert json.loads((tmp_path / "spec.json").read_text())["name"] == "tiny"
+
+
+@pytest.mark.slow
+def test_a_tiny_tournament_runs_on_dask(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    from chessmoe.tournament import run_dask
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        summary = run_dask(_tiny_spec(), tmp_path, client)
+    assert summary["complete"] and sum(m["games"] for m in summary["matches"]) == 8
