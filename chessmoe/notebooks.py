@@ -45,6 +45,7 @@ __all__ = [
     "PhaseStatsParams",
     "PlayingStrengthParams",
     "SearchGatingParams",
+    "SetupParams",
     "TournamentParams",
     "TrainExpertsParams",
     "assert_artefacts",
@@ -243,6 +244,15 @@ class EloExplorerParams:
     interactive: bool = True
 
 
+@dataclass
+class SetupParams:
+    """``09_setup.ipynb``."""
+
+    results_dir: str = "../results"
+    tournament_dir: str = "../results/tournaments/small"
+    figures_dir: str = "../figures"
+
+
 # --- hygiene -------------------------------------------------------------------------------
 
 
@@ -344,33 +354,113 @@ class NotebookJob:
                 + [f"{s}.{e}" for s in self.tables for e in ("csv", "md")])
 
 
-NOTEBOOK_JOBS: tuple[NotebookJob, ...] = (
-    NotebookJob(
-        notebook="01_phase_statistics.ipynb",
-        params=lambda results, out: {
-            "stats_dir": str(results / "stats" / "lichess-2013-01-first5000"),
-            "compare_dirs": [str(results / "stats" / "selfplay-sample")],
-            "figures_dir": str(out),
-        },
-        needs=(("stats/lichess-2013-01-first5000/manifest.json",
-                "make results-stats SOURCE=lichess-2013-01:5000"),
-               ("stats/selfplay-sample/manifest.json", "make results-stats SOURCE=sample")),
-        figures=("fig02-phase-distribution", "fig08-mixedness", "fig09-pieces",
-                 "fig10-sparse-backrank", "fig11-phase-starts", "fig12-results-by-phase",
-                 "fig13-phase-coverage"),
-        tables=("extras/phase-stats-vs-paper", "extras/phase-label-agreement"),
-    ),
-    NotebookJob(
-        notebook="02_datasets.ipynb",
-        params=lambda results, out: {"results_dir": str(results), "figures_dir": str(out)},
-        needs=(("datasets/lichess-2013-01-first5000/manifest.json",
-                "make datasets SOURCE=lichess-2013-01:5000"),
-               ("datasets/selfplay-sample/manifest.json", "make datasets SOURCE=sample")),
-        tables=("table3-positions-per-phase", "table4-games-per-phase",
-                "table6-input-representation", "extras/input-planes",
-                "extras/dataset-sizes-by-definition", "extras/dataset-sizes-selfplay-sample"),
-    ),
-)
+@dataclass(frozen=True)
+class ResultsLayout:
+    """Which results folders a set of figures reads (the committed small profile, or the
+    smoke profile that ``make test`` builds in a temporary directory)."""
+
+    stats: str = "lichess-2013-01-first5000"
+    stats_compare: tuple[str, ...] = ("selfplay-sample",)
+    dataset: str = "lichess-2013-01:5000"
+    dataset_compare: tuple[str, ...] = ("sample",)
+    experts: str = "small"
+    tournament: str = "small"
+    search: str = "small-separated"
+
+
+LAYOUTS: dict[str, ResultsLayout] = {
+    "small": ResultsLayout(),
+    "smoke": ResultsLayout(stats="selfplay-sample", stats_compare=(), dataset="sample",
+                           dataset_compare=(), experts="smoke", tournament="smoke",
+                           search="smoke-separated"),
+}
+
+
+def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...]:
+    """The figure notebooks and what each reads and writes, for a results layout."""
+    from chessmoe.sources import source_name
+
+    lay = layout or ResultsLayout()
+    training_figures = ("fig04-staged-endgame-loss", "fig14-schedules", "fig16-regular-training",
+                        *(f"fig{n}-{regime}-{phase}-expert" for regime, first in (
+                            ("separated", 17), ("staged", 20), ("weighted", 23))
+                          for n, phase in zip(range(first, first + 3),
+                                              ("opening", "middlegame", "endgame"),
+                                              strict=True)))
+    stats_target = {"lichess-2013-01-first5000": "make results-stats SOURCE=lichess-2013-01:5000",
+                    "selfplay-sample": "make results-stats SOURCE=sample"}
+    return (
+        NotebookJob(
+            notebook="01_phase_statistics.ipynb",
+            params=lambda results, out: {
+                "stats_dir": str(results / "stats" / lay.stats),
+                "compare_dirs": [str(results / "stats" / c) for c in lay.stats_compare],
+                "figures_dir": str(out)},
+            needs=tuple((f"stats/{n}/manifest.json", stats_target.get(n, "make results"))
+                        for n in (lay.stats, *lay.stats_compare)),
+            figures=("fig02-phase-distribution", "fig08-mixedness", "fig09-pieces",
+                     "fig10-sparse-backrank", "fig11-phase-starts", "fig12-results-by-phase",
+                     "fig13-phase-coverage"),
+            tables=("extras/phase-stats-vs-paper", "extras/phase-label-agreement")),
+        NotebookJob(
+            notebook="02_datasets.ipynb",
+            params=lambda results, out: {"results_dir": str(results), "figures_dir": str(out),
+                                         "source": lay.dataset,
+                                         "compare_sources": list(lay.dataset_compare)},
+            needs=tuple((f"datasets/{source_name(s)}/manifest.json",
+                         f"make datasets SOURCE={s}")
+                        for s in (lay.dataset, *lay.dataset_compare)),
+            tables=("table3-positions-per-phase", "table4-games-per-phase",
+                    "table6-input-representation", "extras/input-planes",
+                    "extras/dataset-sizes-by-definition",
+                    *(f"extras/dataset-sizes-{source_name(s)}" for s in lay.dataset_compare))),
+        NotebookJob(
+            notebook="04_expert_losses.ipynb",
+            params=lambda results, out: {"experts_dir": str(results / "experts" / lay.experts),
+                                         "figures_dir": str(out)},
+            needs=tuple((f"experts/{lay.experts}/{b}/evaluation.json",
+                         f"make experts PROFILE={lay.experts}")
+                        for b in ("regular", "separated", "staged", "weighted-a4",
+                                  "weighted-a10")),
+            figures=training_figures,
+            tables=("table1-expert-losses", "extras/table1-paper", "table5-sample-weights",
+                    "table7-hyperparameters")),
+        NotebookJob(
+            notebook="06_playing_strength.ipynb",
+            params=lambda results, out: {
+                "tournament_dir": str(results / "tournaments" / lay.tournament),
+                "figures_dir": str(out)},
+            needs=((f"tournaments/{lay.tournament}/summary.json",
+                    f"make tournament PROFILE={lay.tournament}"),),
+            figures=("fig05-moe-vs-single", "fig06-single-expert-nodes",
+                     "fig07-phase-definitions", "fig26-elo-separated", "fig27-elo-staged",
+                     "fig28-elo-weighted", "fig29-single-expert-movetime"),
+            tables=("table2-elo-gains", "extras/table2-paper")),
+        NotebookJob(
+            notebook="07_elo_explorer.ipynb",
+            params=lambda results, out: {"figures_dir": str(out), "interactive": False},
+            needs=(),
+            figures=("extras/elo-explorer",)),
+        NotebookJob(
+            notebook="09_setup.ipynb",
+            params=lambda results, out: {
+                "results_dir": str(results), "figures_dir": str(out),
+                "tournament_dir": str(results / "tournaments" / lay.tournament)},
+            needs=((f"tournaments/{lay.tournament}/summary.json",
+                    f"make tournament PROFILE={lay.tournament}"),),
+            figures=("fig15-match-command",),
+            tables=("table8-setup",)),
+        NotebookJob(
+            notebook="08_search_gating.ipynb",
+            params=lambda results, out: {"search_dir": str(results / "search" / lay.search),
+                                         "figures_dir": str(out)},
+            needs=((f"search/{lay.search}/batches.jsonl", "make results-search"),),
+            figures=("fig01-moe-in-mcts", "fig03-minibatch-gating"),
+            tables=("extras/batch-purity",)),
+    )
+
+
+NOTEBOOK_JOBS: tuple[NotebookJob, ...] = notebook_jobs()
 
 
 class MissingResults(FileNotFoundError):
@@ -432,34 +522,45 @@ def _index(jobs: Sequence[NotebookJob], results: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _run_job(job: NotebookJob, notebooks: Path, results: Path, staging: Path, build: Path,
+             kernel: str) -> float:
+    start = time.monotonic()
+    output = build / job.notebook
+    try:
+        execute(notebooks / job.notebook, output, job.params(results, staging), kernel=kernel,
+                cwd=notebooks)
+    except Exception as error:  # papermill wraps the cell's exception
+        raise RuntimeError(f"{job.notebook} failed (executed copy: {output}):\n"
+                           f"{error}") from error
+    missing = [f for f in job.artefact_files() if not (staging / f).is_file()]
+    if missing:
+        raise RuntimeError(f"{job.notebook} did not produce: {', '.join(missing)}")
+    return time.monotonic() - start
+
+
 def run_figures(*, notebooks: Path, results: Path, figures: Path, build: Path,
                 kernel: str = "chessmoe", jobs: Sequence[NotebookJob] = NOTEBOOK_JOBS,
-                log: Callable[[str], None] = print) -> list[Path]:
+                parallel: int = 2, log: Callable[[str], None] = print) -> list[Path]:
     """Execute every figure notebook from ``results`` and replace ``figures`` atomically.
 
-    Outputs go to a staging folder first; ``figures`` is touched only when every
-    notebook succeeded and produced every promised artefact.
+    Notebooks run ``parallel`` at a time (each in its own kernel). Outputs go to a staging
+    folder first; ``figures`` is touched only when every notebook succeeded and produced
+    every promised artefact.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     check_inputs(jobs, results)
     staging = build / "figures-staging"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     produced: set[str] = set()
-    for job in jobs:
-        start = time.monotonic()
-        output = build / job.notebook
-        try:
-            execute(notebooks / job.notebook, output, job.params(results, staging),
-                    kernel=kernel, cwd=notebooks)
-        except Exception as error:  # papermill wraps the cell's exception
-            raise RuntimeError(f"{job.notebook} failed (executed copy: {output}):\n"
-                               f"{error}") from error
-        missing = [f for f in job.artefact_files() if not (staging / f).is_file()]
-        if missing:
-            raise RuntimeError(f"{job.notebook} did not produce: {', '.join(missing)}")
-        produced.update(job.artefact_files())
-        log(f"  {job.notebook}: {len(job.artefact_files())} files in "
-            f"{time.monotonic() - start:.1f} s")
+    with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+        futures = [(job, pool.submit(_run_job, job, notebooks, results, staging, build,
+                                     kernel)) for job in jobs]
+        for job, future in futures:
+            seconds = future.result()
+            produced.update(job.artefact_files())
+            log(f"  {job.notebook}: {len(job.artefact_files())} files in {seconds:.1f} s")
     (staging / "INDEX.md").write_text(_index(jobs, results))
     produced.add("INDEX.md")
     _sync(staging, figures, produced)
@@ -496,6 +597,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     figs.add_argument("--figures", type=Path, default=Path("figures"))
     figs.add_argument("--build", type=Path, default=Path("build/notebooks"))
     figs.add_argument("--kernel", default="chessmoe")
+    figs.add_argument("--layout", default="small", choices=sorted(LAYOUTS),
+                      help="which profile's results to draw")
+    figs.add_argument("--parallel", type=int, default=2, help="notebooks at a time")
     args = parser.parse_args(argv)
 
     if args.command == "check":
@@ -521,7 +625,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         paths = run_figures(notebooks=args.notebooks.resolve(), results=args.results.resolve(),
                             figures=args.figures.resolve(), build=args.build.resolve(),
-                            kernel=args.kernel)
+                            kernel=args.kernel, jobs=notebook_jobs(LAYOUTS[args.layout]),
+                            parallel=args.parallel)
     except (MissingResults, RuntimeError, ParameterError) as error:
         print(f"make figures: {error}", file=sys.stderr)
         return 1

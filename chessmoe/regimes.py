@@ -339,6 +339,9 @@ def write_manifest(bundle: Path, regime: str, definition: str,
         "experts": dict(sorted(experts.items())),
         "provenance": provenance(),
     }
+    if old and {k: v for k, v in old.items() if k != "provenance"} == json.loads(json.dumps(
+            {k: v for k, v in manifest.items() if k != "provenance"})):
+        return old  # nothing changed: keep the file (and its provenance) as it is
     atomic_write_json(manifest_path, manifest)
     return manifest
 
@@ -453,6 +456,13 @@ def evaluate_bundle(bundle: str | os.PathLike[str], dataset_dir: str | os.PathLi
     """
     bundle = Path(bundle)
     manifest = json.loads((bundle / "manifest.json").read_text())
+    inputs = {"experts": {k: v["sha256"] for k, v in manifest["experts"].items()},
+              "dataset_manifest_sha256": sha256_file(Path(dataset_dir) / "manifest.json")}
+    existing = bundle / "evaluation.json"
+    if existing.exists() and config is None:
+        previous: dict[str, Any] = json.loads(existing.read_text())
+        if previous.get("inputs") == inputs:
+            return previous  # same experts, same test set
     config = config or TrainConfig.from_dict(manifest["train_config"])
     definition = manifest["definition"]
     names = manifest["phase_names"]
@@ -482,6 +492,6 @@ def evaluate_bundle(bundle: str | os.PathLike[str], dataset_dir: str | os.PathLi
     out = {"bundle": bundle.name, "regime": manifest["regime"], "a": manifest["a"],
            "definition": definition, "test_positions": int(index.shape[0]),
            "loss": "0.01 * value MSE + 0.99 * policy cross-entropy (the validation loss)",
-           "results": results, "provenance": provenance()}
+           "results": results, "inputs": inputs, "provenance": provenance()}
     atomic_write_json(bundle / "evaluation.json", out)
     return out

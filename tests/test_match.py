@@ -94,9 +94,9 @@ def test_game_terminations() -> None:
     repeat = play_game(Scripted("w", shuffle), Scripted("b", [("g8f6", 0), ("f6g8", 0)] * 3),
                        chess.STARTING_FEN)
     assert repeat["result"] == "1/2-1/2" and repeat["termination"] == "repetition"
-    resign = play_game(Scripted("w", [("g1f3", -700), ("f3g1", -700)] * 3),
-                       Scripted("b", [("g8f6", 700), ("f6g8", 700), ("b8c6", 700),
-                                      ("c6b8", 700), ("h7h6", 700)]), chess.STARTING_FEN)
+    resign = play_game(Scripted("w", [(f"{f}2{f}3", -700) for f in "abcdef"]),
+                       Scripted("b", [(f"{f}7{f}6", 700) for f in "abcdef"]),
+                       chess.STARTING_FEN)
     assert resign["result"] == "0-1" and resign["termination"] == "resign_adjudication"
     assert resign["plies"] == 10
     capped = play_game(Scripted("w", [("g1f3", 0), ("f3g1", 0), ("b1c3", 0)]),

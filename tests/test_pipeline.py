@@ -1,0 +1,52 @@
+"""The whole pipeline at smoke scale, and every figure notebook on its results."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from chessmoe import notebooks as nb
+from chessmoe import pipeline
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+
+
+@pytest.mark.slow
+def test_smoke_pipeline_then_every_figure(tmp_path: Path) -> None:
+    results, data = tmp_path / "results", tmp_path / "data"
+    record = pipeline.run("smoke", results_dir=results, data_dir=data, progress=False)
+    assert list(record["steps"]) == list(pipeline.STEPS)
+    assert (results / "stats" / "selfplay-sample" / "manifest.json").exists()
+    assert (results / "datasets" / "selfplay-sample" / "manifest.json").exists()
+    assert (results / "experts" / "smoke" / "weighted-a10" / "evaluation.json").exists()
+    assert (results / "search" / "smoke-separated" / "batches.jsonl").exists()
+    summary = json.loads((results / "tournaments" / "smoke" / "summary.json").read_text())
+    assert summary["complete"]
+
+    start = time.monotonic()  # a rerun finds everything up to date
+    again = pipeline.run("smoke", results_dir=results, data_dir=data, progress=False)
+    assert again["steps"]["stats"]["outcome"] == {"selfplay-sample": "up to date"}
+    assert again["steps"]["search"]["outcome"] == {"search": "up to date"}
+    assert time.monotonic() - start < 60
+
+    jobs = nb.notebook_jobs(nb.LAYOUTS["smoke"])
+    figures = tmp_path / "figures"
+    paths = nb.run_figures(notebooks=NOTEBOOKS, results=results, figures=figures,
+                           build=tmp_path / "build", jobs=jobs, log=lambda _: None)
+    names = {p.relative_to(figures).as_posix() for p in paths}
+    for number in range(1, 30):
+        assert any(n.startswith(f"fig{number:02d}-") and n.endswith(".png") for n in names), \
+            number
+    for number in range(1, 9):
+        assert any(n.startswith(f"table{number}-") and n.endswith(".md") for n in names), \
+            number
+
+
+def test_unknown_profile_and_step() -> None:
+    with pytest.raises(ValueError, match="unknown profile"):
+        pipeline.run("huge")
+    with pytest.raises(ValueError, match="unknown step"):
+        pipeline.run("smoke", steps=["train"])
