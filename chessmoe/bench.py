@@ -373,9 +373,46 @@ def bench_mcts(repeat: int) -> BenchResult:
     return result
 
 
+def bench_games(repeat: int) -> BenchResult:
+    """Games per hour at 100 nodes with the small experts (local executor), 1 and 2 workers."""
+    from chessmoe.experts import default_bundles
+    from chessmoe.match import Adjudication, PlayerSpec
+    from chessmoe.tournament import MatchSpec, TournamentSpec, run_local
+
+    result = BenchResult("games", "Tournament games (issue 6)")
+    experts, baseline = default_bundles()
+    if experts is None or baseline is None:
+        result.rows = [("small experts", "not in this checkout: benchmark skipped")]
+        return result
+    first = PlayerSpec(name="separated", experts=str(experts), nodes=100, batch_size=8)
+    second = PlayerSpec(name="regular", experts=str(baseline), nodes=100, batch_size=8)
+    rows = []
+    rates = {}
+    with tempfile.TemporaryDirectory() as tmp_name:
+        for workers in (1, 2):
+            spec = TournamentSpec(f"bench{workers}", (MatchSpec("m", first, second, 4),),
+                                  seed=workers, pairs_per_shard=2,
+                                  adjudication=Adjudication())
+            start = time.perf_counter()
+            summary = run_local(spec, Path(tmp_name) / f"w{workers}", workers=workers,
+                                progress=False)
+            seconds = time.perf_counter() - start
+            games = summary["matches"][0]["games"]
+            rates[workers] = games / seconds * 3600
+            plies = summary["matches"][0]["mean_plies"]
+            rows.append((f"{workers} worker(s), 100 nodes, batch 8",
+                         f"{rates[workers]:,.0f} games/hour ({games} games, mean "
+                         f"{plies:.0f} plies, {seconds:.0f} s incl. start-up)"))
+    rows.append(("scaling 1 -> 2 workers", f"{rates[2] / rates[1]:.2f}x"))
+    result.rows = rows
+    result.note = ("Separated experts against the regular network, the committed small "
+                   "profile's networks, embedded openings, the paper's adjudication.")
+    return result
+
+
 BENCHMARKS: dict[str, Callable[[int], BenchResult]] = {
     "stats": bench_stats, "dataset": bench_dataset, "planes": bench_planes,
-    "mcts": bench_mcts}
+    "mcts": bench_mcts, "games": bench_games}
 
 
 def main(argv: list[str] | None = None) -> int:

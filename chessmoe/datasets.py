@@ -44,6 +44,8 @@ import chessmoe
 from chessmoe.encoding import (
     NO_SQUARE,
     RECORD_DTYPE,
+    castling_bits,
+    legal_ep_square,
     policy_indices,
     records_to_planes,
     records_to_planes_torch,
@@ -103,15 +105,8 @@ class _Extractor:
     def __call__(self, board: chess.Board) -> tuple[int, ...]:
         if not board.move_stack or board.halfmove_clock == 0:
             self.seen.clear()  # a new game, or an irreversible move: no earlier repeats
-        ep = NO_SQUARE
-        if board.ep_square is not None and board.has_legal_en_passant():
-            ep = board.ep_square
-        castling = 0
-        if board.clean_castling_rights():
-            castling = (int(board.has_kingside_castling_rights(chess.WHITE))
-                        | int(board.has_queenside_castling_rights(chess.WHITE)) << 1
-                        | int(board.has_kingside_castling_rights(chess.BLACK)) << 2
-                        | int(board.has_queenside_castling_rights(chess.BLACK)) << 3)
+        ep = legal_ep_square(board)
+        castling = castling_bits(board)
         black, white = board.occupied_co  # indexed by colour: [BLACK, WHITE]
         key = (white, black, board.pawns, board.knights, board.bishops, board.rooks,
                board.queens, board.kings, board.turn, castling, ep)

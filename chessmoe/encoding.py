@@ -39,6 +39,8 @@ __all__ = [
     "PlaneSpec",
     "board_to_planes",
     "board_to_record",
+    "castling_bits",
+    "legal_ep_square",
     "legal_policy_indices",
     "move_to_policy_index",
     "policy_index_to_move",
@@ -162,12 +164,16 @@ def _repetitions(board: chess.Board) -> int:
     return 0
 
 
-def _legal_ep(board: chess.Board) -> int:
+def legal_ep_square(board: chess.Board) -> int:
+    """The en-passant square when a capture there is legal, else :data:`NO_SQUARE`."""
     return board.ep_square if board.ep_square is not None and board.has_legal_en_passant() \
         else NO_SQUARE
 
 
-def _castling_bits(board: chess.Board) -> int:
+def castling_bits(board: chess.Board) -> int:
+    """Castling rights as record bits: 1 White king side, 2 White queen side, 4 and 8 Black."""
+    if not board.castling_rights:
+        return 0
     return (int(board.has_kingside_castling_rights(chess.WHITE))
             | int(board.has_queenside_castling_rights(chess.WHITE)) << 1
             | int(board.has_kingside_castling_rights(chess.BLACK)) << 2
@@ -190,7 +196,7 @@ def board_record_tuple(board: chess.Board, repetition: int | None = None) -> tup
     """
     return (board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK], board.pawns,
             board.knights, board.bishops, board.rooks, board.queens, board.kings,
-            board.checkers_mask(), _last_moves(board), _legal_ep(board), _castling_bits(board),
+            board.checkers_mask(), _last_moves(board), legal_ep_square(board), castling_bits(board),
             int(board.turn), _repetitions(board) if repetition is None else repetition,
             int(board.chess960), min(board.halfmove_clock, 65535),
             min(board.fullmove_number, 65535))

@@ -35,7 +35,13 @@ import chess
 import numpy as np
 import numpy.typing as npt
 
-from chessmoe.encoding import NO_SQUARE, RECORD_DTYPE, policy_indices
+from chessmoe.encoding import (
+    NO_SQUARE,
+    RECORD_DTYPE,
+    castling_bits,
+    legal_ep_square,
+    policy_indices,
+)
 
 __all__ = [
     "MCTS",
@@ -458,17 +464,10 @@ class MCTS:
             ancestor = ancestor.parent
         last += self._last_history[: 8 - len(last)]
         last += [(NO_SQUARE, NO_SQUARE)] * (8 - len(last))
-        castling = 0
-        if board.castling_rights:
-            castling = (int(board.has_kingside_castling_rights(chess.WHITE))
-                        | int(board.has_queenside_castling_rights(chess.WHITE)) << 1
-                        | int(board.has_kingside_castling_rights(chess.BLACK)) << 2
-                        | int(board.has_queenside_castling_rights(chess.BLACK)) << 3)
-        ep = board.ep_square if board.ep_square is not None and board.has_legal_en_passant() \
-            else NO_SQUARE
         return (board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK], board.pawns,
                 board.knights, board.bishops, board.rooks, board.queens, board.kings,
-                board.checkers_mask(), last, ep, castling, int(board.turn),
+                board.checkers_mask(), last, legal_ep_square(board), castling_bits(board),
+                int(board.turn),
                 min(self._repetitions(node), 2), int(board.chess960),
                 min(board.halfmove_clock, 65535), min(board.fullmove_number, 65535))
 

@@ -163,10 +163,21 @@ def test_batches_are_filled_up_to_the_batch_size() -> None:
     assert max(evaluator.calls) == 16 and sum(evaluator.calls) == 321
 
 
+class SlowEvaluator(UniformEvaluator):
+    """Takes 20 ms per batch, so a time limit is met by counting batches, not by timing."""
+
+    def evaluate(self, batch: LeafBatch) -> Evaluation:
+        import time
+
+        time.sleep(0.02)
+        return super().evaluate(batch)
+
+
 def test_time_limit_is_respected() -> None:
-    result = MCTS(UniformEvaluator()).search(chess.Board(), Limits(movetime_ms=150))
-    assert 0.1 <= result.seconds < 0.4
-    assert result.nodes > 50
+    result = MCTS(SlowEvaluator(), SearchConfig(batch_size=4)).search(
+        chess.Board(), Limits(movetime_ms=100))
+    assert result.seconds >= 0.1
+    assert 1 <= result.batches <= 5  # 100 ms / 20 ms per batch, the root's call included
 
 
 def test_tree_reuse_keeps_the_subtree() -> None:

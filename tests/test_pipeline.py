@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -26,11 +25,9 @@ def test_smoke_pipeline_then_every_figure(tmp_path: Path) -> None:
     summary = json.loads((results / "tournaments" / "smoke" / "summary.json").read_text())
     assert summary["complete"]
 
-    start = time.monotonic()  # a rerun finds everything up to date
     again = pipeline.run("smoke", results_dir=results, data_dir=data, progress=False)
     assert again["steps"]["stats"]["outcome"] == {"selfplay-sample": "up to date"}
-    assert again["steps"]["search"]["outcome"] == {"search": "up to date"}
-    assert time.monotonic() - start < 60
+    assert again["steps"]["search"]["outcome"] == {"search": "up to date"}  # nothing redone
 
     jobs = nb.notebook_jobs(nb.LAYOUTS["smoke"])
     figures = tmp_path / "figures"
