@@ -327,24 +327,25 @@ def _experts(root: str, name: str) -> str:
 
 
 def small_spec(experts_root: str, *, pairs: int = 15) -> TournamentSpec:
-    """The 2-core CPU subset: every method against regular at batch 8 and 32 with 100 and
-    400 nodes and 200 ms; the single-expert ablation at batch 64 (100, 400 nodes; 200 ms);
-    and the phase-definition comparison (batch 8, 200 nodes) when those bundles exist."""
+    """The 2-core CPU subset (about 1,000 games): every method against regular at batch 8
+    and 32 with 100 and 200 nodes and 100 ms; the single-expert ablation at batch 64
+    (100 nodes, 100 ms); and the phase-definition comparison (batch 8, 100 nodes) when
+    those bundles exist."""
     baseline = _experts(experts_root, "regular")
     methods = {m: _experts(experts_root, m) for m in
                ("separated", "staged", "weighted-a4", "weighted-a10")
                if (Path(experts_root) / m / "manifest.json").exists()}
     matches = method_grid(methods, baseline, pairs=pairs, batch_sizes=(8, 32),
-                          nodes=(100, 400), movetimes=(200,))
+                          nodes=(100, 200), movetimes=(100,))
     matches += ablation_grid(_experts(experts_root, "separated"), baseline, pairs=pairs,
-                             nodes=(100, 400), movetimes=(200,))
+                             nodes=(100,), movetimes=(100,))
     definitions = {"lichess": _experts(experts_root, "separated")}
     definitions.update({d: _experts(experts_root, f"separated-{d}") for d in
                         ("movecount2", "movecount3", "movecount4", "movecount5")
                         if (Path(experts_root) / f"separated-{d}" / "manifest.json").exists()})
     if len(definitions) > 1:
         matches += definition_grid(definitions, baseline, pairs=pairs, batch_size=8,
-                                   nodes=200)
+                                   nodes=100)
     return TournamentSpec("small", tuple(matches), openings="embedded", pairs_per_shard=5)
 
 
