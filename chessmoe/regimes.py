@@ -37,7 +37,6 @@ from chessmoe.jsonl import read_records
 from chessmoe.phases import phase_definition
 from chessmoe.provenance import provenance
 from chessmoe.training import (
-    TEST_SETS,
     DataSpec,
     TrainConfig,
     Trainer,
@@ -45,6 +44,7 @@ from chessmoe.training import (
     per_sample_terms,
     resolve_device,
     summarise,
+    test_sets,
 )
 
 __all__ = [
@@ -477,10 +477,11 @@ def evaluate_bundle(bundle: str | os.PathLike[str], dataset_dir: str | os.PathLi
     phase = next(iter(per_expert.values()))["phase"].astype(np.int64)
     masks = {"no-phases": np.ones(phase.shape[0], dtype=bool),
              **{n: phase == p for p, n in enumerate(names)}}
+    sets = test_sets(definition)
     results: dict[str, Any] = {}
     for name, terms in per_expert.items():
         results[name] = {s: summarise({k: v[masks[s]] for k, v in terms.items()}, config)
-                         for s in TEST_SETS if s in masks}
+                         for s in sets}
     if all(f"phase{p}" in per_expert for p in range(len(names))):
         mixture = {k: np.zeros_like(v) for k, v in per_expert["phase0"].items()}
         for p in range(len(names)):
@@ -488,7 +489,7 @@ def evaluate_bundle(bundle: str | os.PathLike[str], dataset_dir: str | os.PathLi
             for key in mixture:
                 mixture[key][chosen] = per_expert[f"phase{p}"][key][chosen]
         results["mixture"] = {s: summarise({k: v[masks[s]] for k, v in mixture.items()},
-                                           config) for s in TEST_SETS if s in masks}
+                                           config) for s in sets}
     out = {"bundle": bundle.name, "regime": manifest["regime"], "a": manifest["a"],
            "definition": definition, "test_positions": int(index.shape[0]),
            "loss": "0.01 * value MSE + 0.99 * policy cross-entropy (the validation loss)",

@@ -53,9 +53,17 @@ __all__ = [
     "load_checkpoint",
     "momentum",
     "save_checkpoint",
+    "test_sets",
 ]
 
-TEST_SETS = ("opening", "middlegame", "endgame", "no-phases")
+TEST_SETS = ("opening", "middlegame", "endgame", "no-phases")  # under the Lichess definition
+
+
+def test_sets(definition: str) -> tuple[str, ...]:
+    """The test sets a run is evaluated on: each phase of its definition, then no-phases."""
+    from chessmoe.phases import phase_definition
+
+    return (*phase_definition(definition).phase_names, "no-phases")
 
 
 class CheckpointError(RuntimeError):
@@ -409,7 +417,7 @@ class Trainer:
             raise ValueError(f"the {data.train!r} training set of {data.dataset_dir} is empty")
         eval_sets = {"val": _subset(store.indices("val", data.validation, data.definition),
                                     config.eval_samples, config.seed)}
-        for name in TEST_SETS:
+        for name in test_sets(data.definition):
             eval_sets[f"test/{name}"] = _subset(store.indices("test", name, data.definition),
                                                 config.eval_samples, config.seed + 1)
         per_epoch = math.ceil(train_index.shape[0] / config.batch_size)

@@ -295,3 +295,17 @@ def test_mixture_uses_each_phase_expert_on_its_phase(dataset: Path, tmp_path: Pa
         assert result["mixture"][name] == result[f"phase{p}"][name]
     sizes = [result["mixture"][n]["n"] for n in ("opening", "middlegame", "endgame")]
     assert sum(sizes) == result["mixture"]["no-phases"]["n"]
+
+
+def test_bundles_under_another_definition_use_its_test_sets(dataset: Path,
+                                                            tmp_path: Path) -> None:
+    from chessmoe.regimes import train_all
+
+    manifests = train_all(tmp_path, dataset, SMOKE, bundles=(("separated", None, "movecount2"),),
+                          progress=False)
+    assert list(manifests) == ["separated-movecount2"]
+    assert manifests["separated-movecount2"]["definition"] == "movecount2"
+    sets = {r["set"] for r in _rows(tmp_path / "separated-movecount2" / "phase1")}
+    assert {"test/moves 0-20", "test/moves 21+", "test/no-phases", "val"} <= sets
+    evaluation = json.loads((tmp_path / "separated-movecount2" / "evaluation.json").read_text())
+    assert set(evaluation["results"]["mixture"]) == {"moves 0-20", "moves 21+", "no-phases"}
