@@ -148,8 +148,17 @@ def test_figures_runner_replaces_stale_artefacts(tiny_results: Path, tmp_path: P
     figures = tmp_path / "figures"
     figures.mkdir()
     (figures / "fig99-stale.png").write_bytes(b"old")
+    # The tiny tree holds statistics and datasets only: a full run names what is missing and
+    # leaves the figures alone; the jobs it can feed replace the stale artefacts.
+    with pytest.raises(nb.MissingResults, match="make experts PROFILE=small"):
+        nb.run_figures(notebooks=NOTEBOOKS, results=tiny_results, figures=figures,
+                       build=tmp_path / "build", log=lambda _: None)
+    assert (figures / "fig99-stale.png").read_bytes() == b"old"
+    fed = tuple(j for j in NOTEBOOK_JOBS if all((tiny_results / n).exists() for n, _ in j.needs))
+    assert [j.notebook for j in fed] == ["01_phase_statistics.ipynb", "02_datasets.ipynb",
+                                         "07_elo_explorer.ipynb"]
     paths = nb.run_figures(notebooks=NOTEBOOKS, results=tiny_results, figures=figures,
-                           build=tmp_path / "build", log=lambda _: None)
+                           build=tmp_path / "build", jobs=fed, log=lambda _: None)
     assert not (figures / "fig99-stale.png").exists()
     assert (figures / "fig02-phase-distribution.png") in paths
     assert "fig13-phase-coverage" in (figures / "INDEX.md").read_text()
