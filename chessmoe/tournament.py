@@ -326,11 +326,11 @@ def _experts(root: str, name: str) -> str:
     return str(Path(root) / name)
 
 
-def small_spec(experts_root: str, *, pairs: int = 15) -> TournamentSpec:
-    """The 2-core CPU subset (about 1,000 games): every method against regular at batch 8
-    and 32 with 100 and 200 nodes and 100 ms; the single-expert ablation at batch 64
-    (100 nodes, 100 ms); and the phase-definition comparison (batch 8, 100 nodes) when
-    those bundles exist."""
+def small_spec(experts_root: str, *, pairs: int = 10) -> TournamentSpec:
+    """The 2-core CPU subset (700 games, about an hour on 2 cores): every method against
+    regular at batch 8 and 32 with 100 and 200 nodes and 100 ms; the single-expert
+    ablation at batch 64 (100 nodes, 100 ms); and the phase-definition comparison (batch 8,
+    100 nodes) when those bundles exist."""
     baseline = _experts(experts_root, "regular")
     methods = {m: _experts(experts_root, m) for m in
                ("separated", "staged", "weighted-a4", "weighted-a10")
