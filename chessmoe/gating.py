@@ -135,6 +135,7 @@ def purity_table(batches: pd.DataFrame) -> pd.DataFrame:
                            "leaves off their phase %": round(off_phase / leaves * 100, 2),
                            **{f"{m} %": round(v, 2) for m, v in usage.items()}}
     frame = pd.DataFrame(rows).T.fillna(0.0)
+    frame["mini-batches"] = frame["mini-batches"].astype(int)
     frame.index.name = "batch size"
     return frame
 

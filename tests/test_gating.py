@@ -40,6 +40,7 @@ def test_purity_table_counts(tmp_path: Path) -> None:
     assert frame["purity"].tolist() == [1.0, 0.75, 1.0]
     table = gating.purity_table(frame)
     assert table.loc[4, "mini-batches"] == 2  # batches of one leaf are not mini-batches
+    assert table["mini-batches"].dtype.kind == "i"
     assert table.loc[4, "mean purity %"] == pytest.approx(87.5)
     assert table.loc[4, "leaves off their phase %"] == pytest.approx(12.5)
     assert table.loc[4, "phase0 %"] == pytest.approx(50.0)
