@@ -326,8 +326,8 @@ def _experts(root: str, name: str) -> str:
     return str(Path(root) / name)
 
 
-def small_spec(experts_root: str, *, pairs: int = 10) -> TournamentSpec:
-    """The 2-core CPU subset (700 games, about an hour on 2 cores): every method against
+def small_spec(experts_root: str, *, pairs: int = 6) -> TournamentSpec:
+    """The 2-core CPU subset (420 games, about 70 minutes on 2 cores): every method against
     regular at batch 8 and 32 with 100 and 200 nodes and 100 ms; the single-expert
     ablation at batch 64 (100 nodes, 100 ms); and the phase-definition comparison (batch 8,
     100 nodes) when those bundles exist."""
@@ -346,7 +346,7 @@ def small_spec(experts_root: str, *, pairs: int = 10) -> TournamentSpec:
     if len(definitions) > 1:
         matches += definition_grid(definitions, baseline, pairs=pairs, batch_size=8,
                                    nodes=100)
-    return TournamentSpec("small", tuple(matches), openings="embedded", pairs_per_shard=5)
+    return TournamentSpec("small", tuple(matches), openings="embedded", pairs_per_shard=3)
 
 
 def paper_spec(experts_root: str, *, pairs: int = 500, device: str = "cuda") -> TournamentSpec:
