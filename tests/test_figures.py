@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -84,3 +85,37 @@ def test_unknown_split_and_table_are_errors(stats: ps.PhaseStats, tmp_path: Path
         ps.fig08_mixedness(stats, tmp_path, split="dev")
     with pytest.raises(ValueError, match="unknown mixedness table"):
         ps.fig08_mixedness(stats, tmp_path, table="chess.com")
+
+
+def _match(method: str, batch: int, nodes: int, wins: int, draws: int, losses: int
+           ) -> dict[str, object]:
+    from chessmoe import elo
+
+    estimate = elo.trinomial(wins, losses, draws)
+    return {"name": f"{method}-b{batch}-n{nodes}", "games": wins + draws + losses,
+            "wins": wins, "draws": draws, "losses": losses, "elo": estimate.elo,
+            "margin": estimate.margin, "los": estimate.los,
+            "labels": {"kind": "method", "method": method, "batch_size": batch,
+                       "nodes": nodes, "movetime": None}}
+
+
+def test_table2_means_per_batch_and_pools_all_games(tmp_path: Path) -> None:
+    from chessmoe import elo
+    from chessmoe.figures.strength import table2_elo
+
+    summary = {"tournament": "t", "openings": "embedded", "matches": [
+        _match("staged", 8, 100, 6, 4, 2), _match("staged", 8, 200, 5, 2, 5),
+        _match("staged", 32, 100, 12, 0, 0),  # 12-0: infinite Elo, left out of the means
+        _match("separated", 8, 100, 2, 6, 4)]}
+    table = table2_elo(summary, tmp_path).table
+    assert table is not None
+    staged = table.loc["Staged Learning"]
+    first, second = elo.trinomial(6, 2, 4).elo, elo.trinomial(5, 5, 2).elo
+    assert staged["batch 8"] == pytest.approx(round((first + second) / 2, 2))
+    assert np.isnan(staged["batch 32"]) and staged["Average"] == staged["batch 8"]
+    assert staged["settings"] == 3 and staged["games"] == 36
+    assert staged["pooled W/D/L"] == "23/6/7"
+    pooled = elo.trinomial(23, 7, 6)
+    assert staged["pooled Elo (95 %)"] == f"{pooled.elo:.1f} +/- {pooled.margin:.1f}"
+    markdown = (tmp_path / "table2-elo-gains.md").read_text()  # score 5/12: -400 log10(1.4)
+    assert "| Separated Learning | -58.45 | nan | -58.45 | 1 | 12 | 2/6/4 |" in markdown

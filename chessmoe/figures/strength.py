@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 from matplotlib.axes import Axes
 
-from chessmoe import paper
+from chessmoe import elo, paper
 from chessmoe.figures.style import PHASE_COLORS, Artefact, new_figure, save_figure, save_table
 
 __all__ = [
@@ -217,13 +217,18 @@ def table2_elo(summary: dict[str, Any], out_dir: str | os.PathLike[str]) -> Arte
         if not len(mine):
             continue
         finite = mine[mine["elo"].map(_finite)]
-        entry = {f"batch {b}": round(float(finite[finite["batch_size"] == b]["elo"].mean()), 2)
-                 for b in batches}
+        entry: dict[str, Any] = {
+            f"batch {b}": round(float(finite[finite["batch_size"] == b]["elo"].mean()), 2)
+            for b in batches}
         entry["Average"] = round(float(finite["elo"].mean()), 2)
         entry["settings"] = len(mine)
         entry["games"] = int(mine["games"].sum())
+        wins, draws, losses = (int(mine[k].sum()) for k in ("wins", "draws", "losses"))
+        pooled = elo.trinomial(wins, losses, draws)
+        entry["pooled W/D/L"] = f"{wins}/{draws}/{losses}"
+        entry["pooled Elo (95 %)"] = f"{pooled.elo:.1f} +/- {pooled.margin:.1f}"
         table[name] = entry
-    ours = pd.DataFrame(table).T
+    ours = pd.DataFrame.from_dict(table, orient="index")
     ours.index.name = "Approach"
     reference = pd.DataFrame({METHOD_NAMES[m]: dict(zip(
         ["batch 1", "batch 8", "batch 16", "batch 32", "batch 64", "Average"], v,
@@ -234,7 +239,10 @@ def table2_elo(summary: dict[str, Any], out_dir: str | os.PathLike[str]) -> Arte
     notes = [f"Tournament '{summary['tournament']}': settings played "
              + ", ".join(settings) + f"; openings: {summary['openings']}.",
              "Each value is the mean of cutechess Elo estimates of the method against the "
-             "regular network over those settings (infinite estimates left out).",
+             "regular network over those settings (infinite estimates left out), as the "
+             "paper averages; with few games per setting the means are noisy, so the pooled "
+             "columns add all of a method's games into one cutechess estimate with its 95 % "
+             "interval.",
              "Paper (KingBase experts, 55 settings x 1000 games): see extras/table2-paper."]
     paths = save_table(ours, out_dir, "table2-elo-gains",
                        "Table 2 — Mean Elo gain of each MoE method over the regular network",

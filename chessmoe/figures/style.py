@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
+import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -116,13 +117,17 @@ def _markdown(frame: pd.DataFrame, floatfmt: str) -> str:
     header = "| " + " | ".join([index_name, *cols]) + " |"
     rule = "|" + "---|" * (len(cols) + 1)
     lines = [header, rule]
-    for index, row in frame.iterrows():
+    columns = [frame.iloc[:, j] for j in range(frame.shape[1])]  # keeps each column's dtype
+    for i, index in enumerate(frame.index):
         cells = []
-        for value in row:
-            if isinstance(value, float):
-                cells.append(format(value, floatfmt))
-            elif isinstance(value, int):
-                cells.append(f"{value:,}")
+        for column in columns:
+            value = column.iloc[i]
+            if isinstance(value, bool | np.bool_):
+                cells.append(str(value))
+            elif isinstance(value, int | np.integer):
+                cells.append(f"{int(value):,}")
+            elif isinstance(value, float | np.floating):
+                cells.append(format(float(value), floatfmt))
             else:
                 cells.append(str(value))
         lines.append("| " + " | ".join([str(index), *cells]) + " |")
