@@ -327,7 +327,7 @@ def _experts(root: str, name: str) -> str:
 
 
 def small_spec(experts_root: str, *, pairs: int = 6) -> TournamentSpec:
-    """The 2-core CPU subset (420 games, about 70 minutes on 2 cores): every method against
+    """The 2-core CPU subset (420 games, about 40 minutes on 2 cores): every method against
     regular at batch 8 and 32 with 100 and 200 nodes and 100 ms; the single-expert
     ablation at batch 64 (100 nodes, 100 ms); and the phase-definition comparison (batch 8,
     100 nodes) when those bundles exist."""
