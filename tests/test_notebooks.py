@@ -183,3 +183,23 @@ def test_training_notebooks_run_under_papermill(tmp_path: Path) -> None:
     assert len(stems) == 12
     table1 = (figures / "table1-expert-losses.md").read_text()
     assert "Separated Learning / Mixture" in table1
+
+
+@pytest.mark.slow
+def test_kernels_talk_over_private_ipc_sockets_that_are_removed(tmp_path: Path) -> None:
+    source = tmp_path / "probe.ipynb"
+    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {
+        "name": "chessmoe", "display_name": "Python (chessmoe)", "language": "python"}})
+    notebook.cells = [
+        nbformat.v4.new_code_cell("x = 0", metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell("from ipykernel.kernelapp import IPKernelApp\n"
+                                  "app = IPKernelApp.instance()\n"
+                                  "print(app.transport, app.ip)")]
+    nbformat.write(notebook, source)
+    nb.execute(source, tmp_path / "out.ipynb", {"x": 1}, cwd=tmp_path)
+    executed = nbformat.read(tmp_path / "out.ipynb", as_version=4)
+    transport, ip = executed.cells[-1].outputs[0]["text"].split()
+    assert transport == "ipc"
+    assert Path(ip).parent.name.startswith("chessmoe-kernel-")
+    assert not Path(ip).parent.exists()  # the private socket folder is gone with the kernel
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.ipynb", "probe.ipynb"]
