@@ -1,0 +1,59 @@
+"""The Elo explorer behind notebooks/07: numbers, the shrinking interval, the widget."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from chessmoe import elo
+from chessmoe.figures import elo_explorer as ex
+
+
+def test_describe_prints_the_cutechess_line_and_its_interval() -> None:
+    info = ex.describe(13, 1, 1)  # wins, draws, losses
+    assert info["line"] == "Elo difference: 381.7 +/- nan, LOS: 99.9 %, DrawRatio: 6.7 %"
+    info = ex.describe(60, 30, 40)
+    estimate = elo.trinomial(60, 40, 30, z=elo.confidence_z(0.95))
+    assert info["elo"] == pytest.approx(estimate.elo)
+    assert (info["low"], info["high"]) == pytest.approx(
+        (estimate.elo - estimate.margin, estimate.elo + estimate.margin))
+    assert info["games"] == 130 and info["draw_ratio"] == pytest.approx(30 / 130)
+    margins = [ex.describe(60, 30, 40, level=level)["margin"] for level in (0.8, 0.95, 0.99)]
+    assert margins == sorted(margins) and margins[0] < margins[-1]
+
+
+def test_describe_with_pentanomial_counts_and_sprt_state() -> None:
+    balanced = ex.describe(0, 0, 0, pentanomial=[2, 5, 20, 5, 2])
+    assert balanced["elo"] == pytest.approx(0.0, abs=1e-9)
+    assert balanced["normalized_elo"] == pytest.approx(0.0, abs=1e-9)
+    strong = ex.describe(0, 0, 0, pentanomial=[0, 2, 40, 60, 40], elo0=0, elo1=10)
+    assert strong["elo"] > 100 and strong["sprt"]["state"] == "H1 accepted"
+    assert strong["sprt"]["llr"] >= strong["sprt"]["upper"]
+
+
+def test_the_interval_shrinks_as_the_same_result_gets_more_games() -> None:
+    curve = ex.interval_curve(60, 30, 40, points=30)
+    assert curve["games"].is_monotonic_increasing and curve["games"].iloc[-1] == 1300
+    finite = curve[np.isfinite(curve["margin"])]
+    tail = finite[finite["games"] >= 100]["margin"].to_numpy()
+    assert (np.diff(tail) < 0).all()
+    # roughly 1/sqrt(games): ten times the games, about a third of the margin
+    big = tail[-1]
+    small = finite[finite["games"] >= 130]["margin"].iloc[0]
+    assert big / small == pytest.approx(math.sqrt(130 / 1300), rel=0.15)
+    with pytest.raises(ValueError, match="no games"):
+        ex.interval_curve(0, 0, 0)
+
+
+def test_the_widget_recomputes_when_a_count_changes(capsys: pytest.CaptureFixture[str]
+                                                    ) -> None:
+    pytest.importorskip("ipywidgets")
+    box = ex.explorer_widget()
+    wins, draws, losses = box.children[0].children
+    capsys.readouterr()
+    wins.value, draws.value, losses.value = 13, 1, 1
+    printed = capsys.readouterr().out
+    assert "Elo difference: 381.7 +/- nan, LOS: 99.9 %, DrawRatio: 6.7 %" in printed
+    assert "SPRT: LLR" in printed
