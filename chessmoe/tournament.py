@@ -30,7 +30,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from chessmoe.fsutil import atomic_write_json
+from chessmoe.fsutil import atomic_write_json, sha256_file
 from chessmoe.match import (
     Adjudication,
     PlayerSpec,
@@ -219,14 +219,28 @@ def run_unit(unit: Unit, out_dir: str, data_dir: str | None = None) -> dict[str,
     return {"unit": unit.id, "games": len(records)}
 
 
-def _write_spec(spec: TournamentSpec, out: Path) -> None:
+def _suite_record(spec: TournamentSpec, data_dir: str | os.PathLike[str] | None
+                  ) -> dict[str, Any]:
+    path = resolve_suite(spec.openings, data_dir)
+    return {"file": path.name, "sha256": sha256_file(path), "positions": len(read_epd(path))}
+
+
+def _write_spec(spec: TournamentSpec, out: Path,
+                data_dir: str | os.PathLike[str] | None = None) -> None:
+    """Record the spec and the opening suite's checksum; refuse to resume a tournament
+    whose matches or openings changed (its recorded games would mix two designs)."""
     path = out / "spec.json"
-    data = spec.to_dict()
+    data = {**spec.to_dict(), "openings_suite": _suite_record(spec, data_dir)}
     if path.exists():
         old = json.loads(path.read_text())
         if old.get("matches") and {m["name"]: m for m in old["matches"]} != {
                 m["name"]: m for m in json.loads(json.dumps(data))["matches"]}:
             raise ValueError(f"{out} holds a tournament with a different spec; use another "
+                             "directory")
+        before = old.get("openings_suite", {}).get("sha256")
+        if before and before != data["openings_suite"]["sha256"]:
+            raise ValueError(f"{out} was played from another version of the opening suite "
+                             f"{spec.openings!r} (sha256 {before[:12]}...); use another "
                              "directory")
     atomic_write_json(path, data)
 
@@ -238,7 +252,7 @@ def run_local(spec: TournamentSpec, out_dir: str | os.PathLike[str], *, workers:
     units with a GPU engine); then summarise."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    _write_spec(spec, out)
+    _write_spec(spec, out, data_dir)
     todo = units(spec)
     data = str(data_dir) if data_dir is not None else None
     bar = tqdm(total=len(todo), desc=spec.name, unit="shard", disable=not progress)
@@ -276,7 +290,7 @@ def run_dask(spec: TournamentSpec, out_dir: str | os.PathLike[str], client: Any,
     ``out_dir``); then summarise."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    _write_spec(spec, out)
+    _write_spec(spec, out, data_dir)
     data = str(data_dir) if data_dir is not None else None
     futures = [client.submit(run_unit, unit, str(out), data, key=f"chessmoe-{unit.id}",
                              pure=False) for unit in units(spec)]
@@ -311,7 +325,10 @@ def summarise_tournament(spec: TournamentSpec, out_dir: str | os.PathLike[str]
             write_pgn(sorted(records, key=lambda r: r["slot"]), out / match.name / "games.pgn")
         matches.append({"name": match.name, "labels": dict(match.labels),
                         "planned_games": 2 * match.pairs, **summarise(records)})
-    summary = {"tournament": spec.name, "openings": spec.openings, "seed": spec.seed,
+    recorded = json.loads((out / "spec.json").read_text()) if (out / "spec.json").exists() \
+        else {}
+    summary = {"tournament": spec.name, "openings": spec.openings,
+               "openings_suite": recorded.get("openings_suite"), "seed": spec.seed,
                "adjudication": asdict(spec.adjudication), "matches": matches,
                "complete": all(m["games"] == m["planned_games"] for m in matches),
                "provenance": provenance()}

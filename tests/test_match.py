@@ -239,6 +239,26 @@ def test_a_tiny_tournament_runs_locally_and_resumes(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "spec.json").read_text())["name"] == "tiny"
 
 
+def test_a_changed_opening_suite_is_not_resumed(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from chessmoe.fsutil import sha256_file
+    from chessmoe.openings import embedded_suite_path
+
+    suite = tmp_path / "suite.epd"
+    lines = embedded_suite_path().read_text().splitlines(keepends=True)
+    suite.write_text("".join(lines[:50]))
+    spec = replace(_tiny_spec(pairs=1), openings=str(suite))
+    summary = run_local(spec, tmp_path / "t", workers=1, progress=False)
+    recorded = {"file": "suite.epd", "sha256": sha256_file(suite), "positions": 50}
+    assert summary["openings_suite"] == recorded
+    assert json.loads((tmp_path / "t" / "spec.json").read_text())["openings_suite"] == recorded
+    run_local(spec, tmp_path / "t", workers=1, progress=False)  # same suite: resumes
+    suite.write_text("".join(lines[:49]))
+    with pytest.raises(ValueError, match="another version of the opening suite"):
+        run_local(spec, tmp_path / "t", workers=1, progress=False)
+
+
 @pytest.mark.slow
 def test_a_tiny_tournament_runs_on_dask(tmp_path: Path) -> None:
     distributed = pytest.importorskip("distributed")
