@@ -231,8 +231,11 @@ def test_a_tiny_tournament_runs_locally_and_resumes(tmp_path: Path) -> None:
     assert (tmp_path / "a-vs-b" / "games.pgn").exists()
     logs = sorted((tmp_path / "a-vs-b").glob("games-*.jsonl"))
     assert len(logs) == 2
+    written = (tmp_path / "summary.json").read_bytes()
     again = run_local(_tiny_spec(), tmp_path, workers=1, progress=False)
     assert again["matches"][0]["games"] == 4  # nothing replayed
+    # nothing new: the summary (and the provenance of the run that played) stays as it was
+    assert (tmp_path / "summary.json").read_bytes() == written
     assert sum(len(p.read_text().splitlines()) for p in logs) == 4
     with pytest.raises(ValueError, match="different spec"):
         run_local(_tiny_spec(pairs=3), tmp_path, workers=1, progress=False)
