@@ -17,12 +17,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import chess
 import chess.pgn
 
 from chessmoe.provenance import git_commit, hardware, software, utc_now
+
+if TYPE_CHECKING:
+    from chessmoe.sources import ResolvedSource
 
 __all__ = ["BENCHMARKS", "BenchResult", "main"]
 
@@ -85,6 +88,27 @@ def _parse_and_replay(path: Path) -> int:
     return positions
 
 
+def _fresh_run_on_x4(tmp: Path, path: Path, label: str,
+                     run: Callable[[ResolvedSource, Path, int], Any]
+                     ) -> Callable[[int], float]:
+    """Seconds of ``run(source, out, workers)`` into a fresh folder, on the input repeated
+    four times (worker start-up, about 2 s of imports per process, swamps a 4 MB file)."""
+    from chessmoe.sources import ResolvedSource
+
+    big = tmp / "x4.pgn"
+    big.write_bytes(path.read_bytes() * 4)
+    source = ResolvedSource(str(big), "bench4", (big,), label + " x4")
+
+    def timed(workers: int) -> float:
+        out = tmp / f"big{workers}"
+        shutil.rmtree(out, ignore_errors=True)
+        start = time.perf_counter()
+        run(source, out, workers)
+        return time.perf_counter() - start
+
+    return timed
+
+
 def bench_stats(repeat: int) -> BenchResult:
     """Statistics pass per core vs python-chess parse + replay (target >= 0.7x)."""
     from chessmoe.sources import ResolvedSource
@@ -111,19 +135,9 @@ def bench_stats(repeat: int) -> BenchResult:
             base_times.append(t)
             t, positions_ours = _best(ours, 1)
             our_times.append(t)
-        # Scaling: worker start-up (about 2 s of imports per spawned process) swamps a 4 MB
-        # file, so compare 1 and 2 processes on the input repeated four times.
-        big = tmp / "x4.pgn"
-        big.write_bytes(path.read_bytes() * 4)
-        big_source = ResolvedSource(str(big), "bench4", (big,), label + " x4")
-
-        def ours_big(workers: int) -> float:
-            out = tmp / f"big{workers}"
-            shutil.rmtree(out, ignore_errors=True)
-            start = time.perf_counter()
-            compute(big_source, out, workers=workers, progress=False)
-            return time.perf_counter() - start
-
+        ours_big = _fresh_run_on_x4(tmp, path, label,
+                                    lambda src, out, w: compute(src, out, workers=w,
+                                                                progress=False))
         one_big = min(ours_big(1) for _ in range(2))
         two = min(ours_big(2) for _ in range(2))
         base, mine = min(base_times), min(our_times)
@@ -180,17 +194,9 @@ def bench_dataset(repeat: int) -> BenchResult:
         base_rate, our_rate = positions_base / base, samples / mine
         ratio = our_rate / base_rate
 
-        big = tmp / "x4.pgn"
-        big.write_bytes(path.read_bytes() * 4)
-        big_source = ResolvedSource(str(big), "bench4", (big,), label + " x4")
-
-        def build_big(workers: int) -> float:
-            out = tmp / f"big{workers}"
-            shutil.rmtree(out, ignore_errors=True)
-            start = time.perf_counter()
-            build(big_source, out, workers=workers, progress=False)
-            return time.perf_counter() - start
-
+        build_big = _fresh_run_on_x4(tmp, path, label,
+                                     lambda src, out, w: build(src, out, workers=w,
+                                                               progress=False))
         one, two = build_big(1), build_big(2)
 
         store = DatasetStore(tmp / "store")

@@ -277,8 +277,7 @@ def build(source: ResolvedSource, out_dir: str | os.PathLike[str], *,
     out.mkdir(parents=True, exist_ok=True)
     work = out / ".parts"
     file_records = source.file_records()
-    parts = parts if parts is not None else (4 * workers if workers > 1 else 1)
-    pieces = plan_pieces(source.files, parts, whole=max_games is not None)
+    pieces = plan_pieces(source.files, parts, workers=workers, whole=max_games is not None)
     units = [Unit(p.id, _UnitSpec(p, filters, max_games, shard_size)) for p in pieces]
     plan = {"files": file_records, "filters": asdict(filters), "max_games": max_games,
             "shard_size": shard_size, "units": [asdict(p) for p in pieces],

@@ -491,10 +491,13 @@ class SourcePiece:
         return iter_games(self.path, member=self.member, byte_range=self.byte_range, **kwargs)
 
 
-def plan_pieces(files: Sequence[str | os.PathLike[str]], parts: int = 1, *,
-                whole: bool = False) -> list[SourcePiece]:
+def plan_pieces(files: Sequence[str | os.PathLike[str]], parts: int | None = None, *,
+                workers: int = 1, whole: bool = False) -> list[SourcePiece]:
     """Cut source files into pieces for parallel passes: zip archives by member, plain
-    ``.pgn`` files into ``parts`` byte ranges, compressed files whole (``whole``: no cut)."""
+    ``.pgn`` files into ``parts`` byte ranges (default: four per worker, one without
+    workers), compressed files whole (``whole``: no cut)."""
+    if parts is None:
+        parts = 4 * workers if workers > 1 else 1
     pieces: list[SourcePiece] = []
     for index, path in enumerate(map(Path, files)):
         name = path.name.lower()

@@ -231,11 +231,14 @@ def test_a_tiny_tournament_runs_locally_and_resumes(tmp_path: Path) -> None:
     assert (tmp_path / "a-vs-b" / "games.pgn").exists()
     logs = sorted((tmp_path / "a-vs-b").glob("games-*.jsonl"))
     assert len(logs) == 2
-    written = (tmp_path / "summary.json").read_bytes()
+    # Mark the provenance of the run that played, to see whether a rerun keeps it.
+    marked = json.loads((tmp_path / "summary.json").read_text())
+    marked["provenance"] = {"played_by": "the first run"}
+    (tmp_path / "summary.json").write_text(json.dumps(marked))
     again = run_local(_tiny_spec(), tmp_path, workers=1, progress=False)
     assert again["matches"][0]["games"] == 4  # nothing replayed
-    # nothing new: the summary (and the provenance of the run that played) stays as it was
-    assert (tmp_path / "summary.json").read_bytes() == written
+    # nothing new: the summary, with the provenance of the run that played, stays as it was
+    assert json.loads((tmp_path / "summary.json").read_text()) == marked
     assert sum(len(p.read_text().splitlines()) for p in logs) == 4
     with pytest.raises(ValueError, match="different spec"):
         run_local(_tiny_spec(pairs=3), tmp_path, workers=1, progress=False)

@@ -21,6 +21,7 @@ from chessmoe.pgn import (
     SkipCounter,
     game_offsets,
     iter_games,
+    plan_pieces,
     split_ranges,
 )
 
@@ -190,6 +191,16 @@ def test_byte_ranges_partition_the_games(tmp_path: Path) -> None:
         assert pieces == whole
     offsets = list(game_offsets(path))
     assert len(offsets) == 300 and offsets == sorted(offsets)
+
+
+def test_plan_pieces_cuts_four_ranges_per_worker_by_default(tmp_path: Path) -> None:
+    rng = random.Random(2)
+    path = _write(tmp_path, "".join(rng.choice(list(CASES.values())) for _ in range(300)))
+    assert len(plan_pieces([path])) == 1
+    assert len(plan_pieces([path], workers=1)) == 1
+    assert len(plan_pieces([path], workers=2)) == 8
+    assert len(plan_pieces([path], 3, workers=2)) == 3  # an explicit count wins
+    assert len(plan_pieces([path], workers=2, whole=True)) == 1
 
 
 def test_byte_ranges_need_a_plain_file(tmp_path: Path) -> None:
