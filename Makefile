@@ -28,7 +28,7 @@ SOURCE ?= sample
 PROFILE ?= small
 WORKERS ?= 2
 
-.PHONY: help env test lint typecheck nbcheck nbclean unit figures results-stats datasets experts results-search tournament results openings sample bench clean distclean
+.PHONY: help env test lint typecheck layers nbcheck nbclean unit figures results-stats datasets experts results-search tournament results openings sample bench clean distclean
 
 help: ## List the targets with one line each
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -46,24 +46,27 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lint: $(STAMP) ## Ruff over chessmoe/ and tests/
-	$(PY) -m ruff check chessmoe tests
+	$(PY) -m ruff check chessmoe tests benchmarks
 
 typecheck: $(STAMP) ## Mypy (strict) over chessmoe/
 	$(PY) -m mypy chessmoe
 
+layers: $(STAMP) ## The layering contract (import-linter): imports only point down
+	$(ENV_DIR)/bin/lint-imports
+
 nbcheck: $(STAMP) ## Check that notebook sources carry no outputs
-	$(PY) -m chessmoe.notebooks check notebooks
+	$(PY) -m chessmoe.report.notebooks check notebooks
 
 nbclean: $(STAMP) ## Strip outputs and execution counts from notebook sources
-	$(PY) -m chessmoe.notebooks strip notebooks
+	$(PY) -m chessmoe.report.notebooks strip notebooks
 
 unit: $(STAMP) ## Run the pytest suite only
 	$(PY) -m pytest -q
 
-test: lint typecheck nbcheck unit ## Lint, type-check, notebook hygiene and the test suite
+test: lint typecheck layers nbcheck unit ## Lint, type-check, notebook hygiene and the test suite
 
 figures: $(STAMP) ## Regenerate every paper figure/table from committed results/ (papermill)
-	$(PY) -m chessmoe.notebooks figures --kernel $(KERNEL) --build $(BUILD)/notebooks \
+	$(PY) -m chessmoe.report.notebooks figures --kernel $(KERNEL) --build $(BUILD)/notebooks \
 	  --results $(ROOT)/results --figures $(ROOT)/figures
 
 results-stats: $(STAMP) ## Recompute phase statistics: SOURCE=sample|lichess-2013-01:5000|kingbase|PATH
@@ -76,7 +79,7 @@ experts: $(STAMP) ## Train every regime at PROFILE (smoke|small|paper) into resu
 	$(PY) -m chessmoe train --profile $(PROFILE) --results $(ROOT)/results
 
 results-search: $(STAMP) ## Record gated searches of the small experts (Fig. 3) into results/search
-	$(PY) -m chessmoe.gating --bundle $(ROOT)/results/experts/small/separated \
+	$(PY) -m chessmoe.search.gating --bundle $(ROOT)/results/experts/small/separated \
 	  --out $(ROOT)/results/search/small-separated
 
 tournament: $(STAMP) ## Play the tournament of PROFILE (small|paper) into results/tournaments/PROFILE
@@ -87,14 +90,14 @@ results: $(STAMP) ## The whole pipeline of PROFILE (smoke|small|paper), resumabl
 	$(PY) -m chessmoe results --profile $(PROFILE) --results $(ROOT)/results
 
 openings: $(STAMP) ## Regenerate the embedded opening suite with Stockfish
-	$(PY) -m chessmoe.openings --out chessmoe/data/openings/chessmoe-5ply.epd
+	$(PY) -m chessmoe.play.openings --out chessmoe/data/openings/chessmoe-5ply.epd
 
 sample: $(STAMP) ## Regenerate the embedded self-play sample with Stockfish (about 25 min on 2 cores)
 	$(PY) -m chessmoe data selfplay --games 3000 --seed 20261122 --workers $(WORKERS) \
 	  --out chessmoe/data/sample/selfplay-sf15.pgn.gz
 
 bench: $(STAMP) ## Run the benchmarks and append them to BENCHMARKS.md
-	$(PY) -m chessmoe.bench --out $(ROOT)/BENCHMARKS.md
+	$(PY) benchmarks/bench.py --out $(ROOT)/BENCHMARKS.md
 
 clean: ## Remove build outputs (executed notebooks, caches)
 	rm -rf $(BUILD) .pytest_cache .mypy_cache .ruff_cache

@@ -18,7 +18,7 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def _data_sample(args: argparse.Namespace) -> int:
-    from chessmoe import sources
+    from chessmoe.games import sources
 
     path = sources.sample_path()
     if args.out:
@@ -32,7 +32,7 @@ def _data_sample(args: argparse.Namespace) -> int:
 
 
 def _data_selfplay(args: argparse.Namespace) -> int:
-    from chessmoe.selfplay import SelfPlayConfig, generate
+    from chessmoe.games.selfplay import SelfPlayConfig, generate
 
     config = SelfPlayConfig(games=args.games, seed=args.seed,
                             random_plies=(args.random_plies[0], args.random_plies[1]),
@@ -48,7 +48,7 @@ def _data_selfplay(args: argparse.Namespace) -> int:
 
 
 def _data_fetch(args: argparse.Namespace) -> int:
-    from chessmoe import sources
+    from chessmoe.games import sources
 
     try:
         paths = sources.fetch(args.name, data_dir=args.data_dir, first=args.first,
@@ -62,8 +62,8 @@ def _data_fetch(args: argparse.Namespace) -> int:
 
 
 def _data_build(args: argparse.Namespace) -> int:
-    from chessmoe import datasets
-    from chessmoe.splits import SeededSplit
+    from chessmoe.games import datasets
+    from chessmoe.games.splits import SeededSplit
 
     rule = None
     if args.val is not None or args.test is not None or args.seed is not None:
@@ -87,7 +87,7 @@ def _data_build(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from chessmoe import regimes
+    from chessmoe.nets import regimes
 
     overrides = {}
     for item in args.set or []:
@@ -109,7 +109,7 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _engine_options(args: argparse.Namespace) -> Any:
-    from chessmoe.engine import EngineOptions
+    from chessmoe.play.uci import EngineOptions
 
     return EngineOptions(Batch_Size=args.batch_size, Nodes=args.nodes,
                          Fixed_Movetime=args.movetime or 0,
@@ -121,7 +121,7 @@ def _engine_options(args: argparse.Namespace) -> Any:
 
 
 def _uci(args: argparse.Namespace) -> int:
-    from chessmoe.engine import run_uci
+    from chessmoe.play.uci import run_uci
 
     return run_uci(_engine_options(args))
 
@@ -129,8 +129,8 @@ def _uci(args: argparse.Namespace) -> int:
 def _analyse(args: argparse.Namespace) -> int:
     import chess
 
-    from chessmoe.engine import Player, build_evaluator, value_to_cp
-    from chessmoe.mcts import Limits, SearchConfig
+    from chessmoe.play.engine import Player, build_evaluator, value_to_cp
+    from chessmoe.search.mcts import Limits, SearchConfig
 
     try:
         board = chess.Board() if args.fen == "startpos" else chess.Board(args.fen)
@@ -194,7 +194,7 @@ def _elo(args: argparse.Namespace) -> int:
 
 
 def _tournament(args: argparse.Namespace) -> int:
-    from chessmoe import tournament
+    from chessmoe.play import tournament
 
     spec = tournament.build_profile(args.profile, args.experts, pairs=args.pairs)
     out = args.out or Path("results") / "tournaments" / args.profile
@@ -219,7 +219,7 @@ def _results(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    from chessmoe import stats
+    from chessmoe.games import stats
 
     result = stats.compute_and_save(args.source, results_dir=args.results, name=args.name,
                                     workers=args.workers, data_dir=args.data_dir,

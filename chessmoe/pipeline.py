@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chessmoe.fsutil import atomic_write_json
-from chessmoe.provenance import provenance
+from chessmoe._io.fsutil import atomic_write_json
+from chessmoe._io.provenance import provenance
 
 __all__ = ["PIPELINES", "STEPS", "PipelineProfile", "run"]
 
@@ -58,8 +58,8 @@ PIPELINES: dict[str, PipelineProfile] = {
 
 def _stats(profile: PipelineProfile, results: Path, data_dir: Path | None,
            progress: bool) -> dict[str, Any]:
-    from chessmoe import stats
-    from chessmoe.sources import resolve
+    from chessmoe.games import stats
+    from chessmoe.games.sources import resolve
 
     done = {}
     for spec in profile.stats_sources:
@@ -80,7 +80,7 @@ def _stats(profile: PipelineProfile, results: Path, data_dir: Path | None,
 
 def _datasets(profile: PipelineProfile, results: Path, data_dir: Path | None,
               progress: bool) -> dict[str, Any]:
-    from chessmoe.datasets import build_source
+    from chessmoe.games.datasets import build_source
 
     done = {}
     for spec in profile.dataset_sources:
@@ -93,7 +93,7 @@ def _datasets(profile: PipelineProfile, results: Path, data_dir: Path | None,
 
 def _experts(profile: PipelineProfile, results: Path, data_dir: Path | None,
              progress: bool) -> dict[str, Any]:
-    from chessmoe.regimes import train_profile
+    from chessmoe.nets.regimes import train_profile
 
     manifests = train_profile(profile.experts_profile, results_dir=results,
                               data_dir=data_dir, progress=progress)
@@ -101,7 +101,7 @@ def _experts(profile: PipelineProfile, results: Path, data_dir: Path | None,
 
 
 def _search(profile: PipelineProfile, results: Path, progress: bool) -> dict[str, Any]:
-    from chessmoe.gating import GatingConfig, record
+    from chessmoe.search.gating import GatingConfig, record
 
     bundle = results / "experts" / profile.experts_profile / "separated"
     out = results / "search" / f"{profile.experts_profile}-separated"
@@ -119,7 +119,7 @@ def _search(profile: PipelineProfile, results: Path, progress: bool) -> dict[str
 
 def _tournament(profile: PipelineProfile, results: Path, data_dir: Path | None,
                 progress: bool) -> dict[str, Any]:
-    from chessmoe.tournament import build_profile, run_local
+    from chessmoe.play.tournament import build_profile, run_local
 
     experts = results / "experts" / profile.experts_profile
     spec = build_profile(profile.tournament_profile, experts, pairs=profile.tournament_pairs)
@@ -129,7 +129,7 @@ def _tournament(profile: PipelineProfile, results: Path, data_dir: Path | None,
 
 
 def _sha(path: Path) -> str | None:
-    from chessmoe.fsutil import sha256_file
+    from chessmoe._io.fsutil import sha256_file
 
     return sha256_file(path) if path.exists() else None
 

@@ -27,7 +27,7 @@ def lichess_excerpt() -> Path:
 @pytest.fixture(scope="session")
 def stockfish() -> Path:
     """A Stockfish binary (skips when none is installed)."""
-    from chessmoe.external import StockfishNotFound, find_stockfish
+    from chessmoe._io.external import StockfishNotFound, find_stockfish
 
     try:
         return find_stockfish()

@@ -31,7 +31,7 @@ def test_python_m_chessmoe_runs() -> None:
 
 def test_fetch_offline_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    from chessmoe import fetch
+    from chessmoe.games import fetch
 
     monkeypatch.setattr(fetch, "LICHESS_URL", "http://127.0.0.1:9/{month}.zst")
     code = main(["data", "fetch", "lichess-2013-01", "--first", "3", "--data-dir",

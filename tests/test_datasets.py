@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 import torch
 
-from chessmoe import datasets as ds
-from chessmoe.datasets import PHASE_COLUMNS, DatasetError, DatasetStore, build
 from chessmoe.encoding import RECORD_DTYPE, board_to_planes, policy_index_to_move, records_to_planes
+from chessmoe.games import datasets as ds
+from chessmoe.games.datasets import PHASE_COLUMNS, DatasetError, DatasetStore, build
+from chessmoe.games.sources import ResolvedSource
+from chessmoe.games.splits import SeededSplit
 from chessmoe.phases import PHASE_DEFINITIONS, phase_definition
-from chessmoe.sources import ResolvedSource
-from chessmoe.splits import SeededSplit
 from tests.helpers import random_games_pgn
 
 SHARD = 700  # small shards: several per piece

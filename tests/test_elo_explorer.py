@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from chessmoe import elo
-from chessmoe.figures import elo_explorer as ex
+from chessmoe.report.figures import elo_explorer as ex
 
 
 def test_describe_prints_the_cutechess_line_and_its_interval() -> None:

@@ -23,8 +23,8 @@ from chessmoe.encoding import (
     records_to_planes_torch,
     table6,
 )
-from chessmoe.pgn import iter_games
-from chessmoe.sources import sample_path
+from chessmoe.games.pgn import iter_games
+from chessmoe.games.sources import sample_path
 from tests.helpers import random_positions
 
 

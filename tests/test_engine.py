@@ -10,7 +10,8 @@ import chess
 import chess.engine
 import pytest
 
-from chessmoe.engine import EngineOptions, UciEngine, cp_to_value, value_to_cp, wait_for
+from chessmoe.play.engine import cp_to_value, value_to_cp
+from chessmoe.play.uci import EngineOptions, UciEngine, wait_for
 
 
 def test_value_to_centipawns() -> None:

@@ -10,16 +10,16 @@ import pytest
 import torch
 
 from chessmoe.encoding import POLICY_SIZE
-from chessmoe.experts import (
+from chessmoe.nets.model import build_model
+from chessmoe.phases import lichess_phase, phase_definition
+from chessmoe.search.experts import (
     MixtureEvaluator,
     NetworkEvaluator,
     legal_softmax,
     mixture_from_bundle,
     soft_memberships,
 )
-from chessmoe.mcts import MCTS, Evaluation, LeafBatch, Limits, SearchConfig, leaf_batch
-from chessmoe.model import build_model
-from chessmoe.phases import lichess_phase, phase_definition
+from chessmoe.search.mcts import MCTS, Evaluation, LeafBatch, Limits, SearchConfig, leaf_batch
 
 OPENING = chess.Board()
 MIDDLEGAME = chess.Board("r4rk1/pp3ppp/2n1bn2/8/3P4/2N1BN2/PP3PPP/R4RK1 w - - 0 15")
@@ -151,10 +151,10 @@ def test_network_evaluator_gives_values_and_priors_over_legal_moves() -> None:
 
 
 def test_mixture_from_a_trained_bundle(tmp_path: Path) -> None:
-    from chessmoe.datasets import build
-    from chessmoe.regimes import train_all
-    from chessmoe.sources import resolve
-    from chessmoe.training import TrainConfig
+    from chessmoe.games.datasets import build
+    from chessmoe.games.sources import resolve
+    from chessmoe.nets.regimes import train_all
+    from chessmoe.nets.training import TrainConfig
 
     dataset = tmp_path / "data"
     build(resolve("sample"), dataset, max_games=40, progress=False)

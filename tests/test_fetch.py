@@ -1,4 +1,4 @@
-"""Tests for chessmoe.fetch: downloads from a local HTTP server, PGN excerpts, safe unzip."""
+"""Tests for chessmoe.games.fetch: downloads from a local HTTP server, PGN excerpts, safe unzip."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import zstandard
 
-from chessmoe.fetch import (
+from chessmoe.games.fetch import (
     KNOWN,
     FetchError,
     download,

@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from chessmoe.datasets import DatasetError, build
-from chessmoe.figures import dataset_tables as dt
-from chessmoe.figures import phase_stats as ps
-from chessmoe.sources import ResolvedSource
-from chessmoe.stats import compute
+from chessmoe.games.datasets import DatasetError, build
+from chessmoe.games.sources import ResolvedSource
+from chessmoe.games.stats import compute
+from chessmoe.report.figures import dataset_tables as dt
+from chessmoe.report.figures import phase_stats as ps
 from tests.helpers import random_games_pgn
 
 
@@ -101,7 +101,7 @@ def _match(method: str, batch: int, nodes: int, wins: int, draws: int, losses: i
 
 def test_table2_means_per_batch_and_pools_all_games(tmp_path: Path) -> None:
     from chessmoe import elo
-    from chessmoe.figures.strength import table2_elo
+    from chessmoe.report.figures.strength import table2_elo
 
     summary = {"tournament": "t", "openings": "embedded", "matches": [
         _match("staged", 8, 100, 6, 4, 2), _match("staged", 8, 200, 5, 2, 5),

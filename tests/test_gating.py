@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from chessmoe import gating
+from chessmoe.games.sources import sample_path
 from chessmoe.phases import lichess_division
-from chessmoe.sources import sample_path
+from chessmoe.search import gating
 
 
 def test_transition_positions_sit_around_phase_changes() -> None:
@@ -51,11 +51,11 @@ def test_purity_table_counts(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_recorded_search_and_its_notebook(tmp_path: Path) -> None:
-    from chessmoe import notebooks as nb
-    from chessmoe.datasets import build
-    from chessmoe.regimes import train_all
-    from chessmoe.sources import resolve
-    from chessmoe.training import TrainConfig
+    from chessmoe.games.datasets import build
+    from chessmoe.games.sources import resolve
+    from chessmoe.nets.regimes import train_all
+    from chessmoe.nets.training import TrainConfig
+    from chessmoe.report import notebooks as nb
 
     build(resolve("sample"), tmp_path / "data", max_games=40, progress=False)
     config = TrainConfig(model="tiny", batch_size=16, iterations=4, eval_every=2,

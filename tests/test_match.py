@@ -11,7 +11,7 @@ import chess
 import chess.pgn
 import pytest
 
-from chessmoe.match import (
+from chessmoe.play.match import (
     Adjudication,
     MoveOutcome,
     PlayerSpec,
@@ -21,8 +21,8 @@ from chessmoe.match import (
     summarise,
     write_pgn,
 )
-from chessmoe.openings import read_epd, schedule, shard
-from chessmoe.tournament import (
+from chessmoe.play.openings import read_epd, schedule, shard
+from chessmoe.play.tournament import (
     MatchSpec,
     TournamentSpec,
     ablation_grid,
@@ -248,8 +248,8 @@ def test_a_tiny_tournament_runs_locally_and_resumes(tmp_path: Path) -> None:
 def test_a_changed_opening_suite_is_not_resumed(tmp_path: Path) -> None:
     from dataclasses import replace
 
-    from chessmoe.fsutil import sha256_file
-    from chessmoe.openings import embedded_suite_path
+    from chessmoe._io.fsutil import sha256_file
+    from chessmoe.play.openings import embedded_suite_path
 
     suite = tmp_path / "suite.epd"
     lines = embedded_suite_path().read_text().splitlines(keepends=True)
@@ -268,7 +268,7 @@ def test_a_changed_opening_suite_is_not_resumed(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_tiny_tournament_runs_on_dask(tmp_path: Path) -> None:
     distributed = pytest.importorskip("distributed")
-    from chessmoe.tournament import run_dask
+    from chessmoe.play.tournament import run_dask
 
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster, \

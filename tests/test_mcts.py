@@ -11,7 +11,7 @@ import chess
 import numpy as np
 import pytest
 
-from chessmoe.mcts import (
+from chessmoe.search.mcts import (
     MCTS,
     Evaluation,
     LeafBatch,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from chessmoe.model import PRESETS, ModelConfig, build_model, count_parameters, preset
+from chessmoe.nets.model import PRESETS, ModelConfig, build_model, count_parameters, preset
 
 
 def test_paper_preset_has_the_papers_size() -> None:
@@ -80,7 +80,7 @@ def test_bad_configs_are_rejected() -> None:
 
 def test_onnx_export_matches_torch(tmp_path: Path) -> None:
     onnxruntime = pytest.importorskip("onnxruntime")
-    from chessmoe.training import export_onnx
+    from chessmoe.nets.training import export_onnx
 
     torch.manual_seed(4)
     model = build_model("tiny").eval()

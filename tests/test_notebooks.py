@@ -11,10 +11,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from chessmoe import notebooks as nb
-from chessmoe.datasets import build
-from chessmoe.fsutil import atomic_write_json
-from chessmoe.notebooks import (
+from chessmoe._io.fsutil import atomic_write_json
+from chessmoe.games.datasets import build
+from chessmoe.games.sources import ResolvedSource
+from chessmoe.games.stats import compute
+from chessmoe.report import notebooks as nb
+from chessmoe.report.notebooks import (
     NOTEBOOK_JOBS,
     DatasetsParams,
     ExpertLossesParams,
@@ -23,8 +25,6 @@ from chessmoe.notebooks import (
     SearchGatingParams,
     TrainExpertsParams,
 )
-from chessmoe.sources import ResolvedSource
-from chessmoe.stats import compute
 from tests.helpers import random_games_pgn
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"

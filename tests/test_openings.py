@@ -8,8 +8,8 @@ from pathlib import Path
 import chess
 import pytest
 
-from chessmoe.fsutil import sha256_file
-from chessmoe.openings import (
+from chessmoe._io.fsutil import sha256_file
+from chessmoe.play.openings import (
     PAPER_SUITE_SHA256,
     OpeningError,
     embedded_suite_path,

@@ -14,7 +14,7 @@ import chess
 import pytest
 import zstandard
 
-from chessmoe.pgn import (
+from chessmoe.games.pgn import (
     GameRecord,
     PgnFilters,
     PgnStreamError,
@@ -231,7 +231,7 @@ def test_reading_is_lazy_and_streams(tmp_path: Path) -> None:
             self.served += n
             return n
 
-    from chessmoe import pgn
+    from chessmoe.games import pgn
 
     raw = CountingStream(games=200_000)  # about 40 MB if read whole
     stream = io.BufferedReader(raw, buffer_size=8192)

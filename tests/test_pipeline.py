@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from chessmoe import notebooks as nb
 from chessmoe import pipeline
+from chessmoe.report import notebooks as nb
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import chess
 import pytest
 
-from chessmoe.pgn import SkipCounter, iter_games
-from chessmoe.selfplay import SelfPlayConfig, game_settings, generate
+from chessmoe.games.pgn import SkipCounter, iter_games
+from chessmoe.games.selfplay import SelfPlayConfig, game_settings, generate
 
 
 def test_game_settings_are_a_pure_function_of_seed_and_index() -> None:

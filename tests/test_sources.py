@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from chessmoe import sources
-from chessmoe.fsutil import sha256_file
-from chessmoe.pgn import PgnFilters, SkipCounter, iter_games
-from chessmoe.splits import MonthSplit, SeededSplit
+from chessmoe._io.fsutil import sha256_file
+from chessmoe.games import sources
+from chessmoe.games.pgn import PgnFilters, SkipCounter, iter_games
+from chessmoe.games.splits import MonthSplit, SeededSplit
 
 
 def test_embedded_sample_matches_its_manifest() -> None:
@@ -67,7 +67,7 @@ def test_resolve_unknown_or_missing_sources(tmp_path: Path) -> None:
 
 def test_named_lichess_file_is_checked_against_its_known_checksum(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from chessmoe import fetch
+    from chessmoe.games import fetch
 
     (tmp_path / "lichess_db_standard_rated_2013-01_first5000.pgn").write_text("tampered")
     monkeypatch.setattr(fetch, "LICHESS_URL", "http://127.0.0.1:9/{month}.zst")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chessmoe.splits import MonthSplit, SeededSplit, month_of, split_from_dict, split_to_dict
+from chessmoe.games.splits import MonthSplit, SeededSplit, month_of, split_from_dict, split_to_dict
 
 
 def test_seeded_split_sizes_and_determinism() -> None:

@@ -9,10 +9,10 @@ import chess.pgn
 import pandas as pd
 import pytest
 
-from chessmoe import stats as stats_mod
+from chessmoe.games import stats as stats_mod
+from chessmoe.games.sources import ResolvedSource
+from chessmoe.games.stats import StatsMissing, compute, load
 from chessmoe.phases import lichess_division, lichess_phase, mixedness
-from chessmoe.sources import ResolvedSource
-from chessmoe.stats import StatsMissing, compute, load
 from tests.helpers import random_games_pgn
 
 

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 import torch
 
-from chessmoe import training
-from chessmoe.datasets import Batch, DatasetStore, build
-from chessmoe.model import NetOutput
-from chessmoe.regimes import (
+from chessmoe.games.datasets import Batch, DatasetStore, build
+from chessmoe.games.sources import resolve
+from chessmoe.nets import training
+from chessmoe.nets.model import NetOutput
+from chessmoe.nets.regimes import (
     evaluate_bundle,
     phase_weights,
     plan,
@@ -20,8 +21,7 @@ from chessmoe.regimes import (
     table5,
     train_bundle,
 )
-from chessmoe.sources import resolve
-from chessmoe.training import (
+from chessmoe.nets.training import (
     CheckpointError,
     DataSpec,
     TrainConfig,
@@ -299,7 +299,7 @@ def test_mixture_uses_each_phase_expert_on_its_phase(dataset: Path, tmp_path: Pa
 
 def test_bundles_under_another_definition_use_its_test_sets(dataset: Path,
                                                             tmp_path: Path) -> None:
-    from chessmoe.regimes import train_all
+    from chessmoe.nets.regimes import train_all
 
     manifests = train_all(tmp_path, dataset, SMOKE, bundles=(("separated", None, "movecount2"),),
                           progress=False)

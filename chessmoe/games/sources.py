@@ -1,0 +1,192 @@
+"""Game sources by name: the embedded sample, KingBase Lite 2019, Lichess months, paths.
+
+A *source spec* is one of
+
+* ``sample`` -- the embedded Stockfish self-play sample shipped in the package;
+* ``kingbase`` -- KingBase Lite 2019 (archive.org), fetched into the data directory;
+* ``lichess-YYYY-MM`` -- a Lichess standard rated month (``.pgn.zst``);
+* ``lichess-YYYY-MM:N`` -- the first N games of that month (a plain ``.pgn``);
+* a path to a PGN file (``.pgn``, ``.gz``, ``.bz2``, ``.zst``, ``.zip``) or a directory
+  of them.
+
+Named sources are looked up in the data directory (``$CHESSMOE_DATA`` or
+``./data``) and fetched when missing.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import shutil
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from chessmoe._io.fsutil import atomic_path, sha256_file
+from chessmoe.games.splits import MonthSplit, SeededSplit, SplitRule
+
+__all__ = [
+    "SAMPLE_FILE",
+    "FetchError",
+    "ResolvedSource",
+    "default_data_dir",
+    "export_sample",
+    "fetch",
+    "resolve",
+    "sample_manifest",
+    "sample_path",
+    "source_name",
+]
+
+SAMPLE_FILE = "selfplay-sf15.pgn.gz"
+_PGN_SUFFIXES = (".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.zst", ".zip")
+_LICHESS = re.compile(r"^lichess-(\d{4}-\d{2})(?::(\d+))?$")
+
+
+class FetchError(RuntimeError):
+    """A named source could not be fetched or verified (re-exported from ``fetch``)."""
+
+
+def default_data_dir() -> Path:
+    """``$CHESSMOE_DATA`` if set, else ``./data``."""
+    return Path(os.environ.get("CHESSMOE_DATA", "data"))
+
+
+def sample_path() -> Path:
+    """Path of the embedded self-play sample (``.pgn.gz``)."""
+    path = Path(str(resources.files("chessmoe") / "data" / "sample" / SAMPLE_FILE))
+    if not path.exists():
+        raise FileNotFoundError(f"the embedded sample {path} is missing from this install")
+    return path
+
+
+def sample_manifest() -> dict[str, Any]:
+    """The manifest shipped beside the sample (recipe, seed, counts, engine version)."""
+    manifest = sample_path().with_name(SAMPLE_FILE + ".manifest.json")
+    data: dict[str, Any] = json.loads(manifest.read_text())
+    return data
+
+
+def export_sample(out: str | os.PathLike[str]) -> Path:
+    """Copy the sample to ``out``: gzip as is for ``.gz``, else decompressed."""
+    target = Path(out)
+    with atomic_path(target) as tmp:
+        if target.name.endswith(".gz"):
+            shutil.copyfile(sample_path(), tmp)
+        else:
+            tmp.write_bytes(gzip.decompress(sample_path().read_bytes()))
+    return target
+
+
+@dataclass(frozen=True)
+class ResolvedSource:
+    """A source spec resolved to files, with the name its results are stored under."""
+
+    spec: str
+    name: str
+    files: tuple[Path, ...]
+    description: str
+    split_rule: SplitRule = field(default_factory=SeededSplit)
+
+    def file_records(self, checksums: bool = True) -> list[dict[str, Any]]:
+        """Name, size and (optionally) sha256 of each file, for manifests."""
+        return [{"file": f.name, "bytes": f.stat().st_size,
+                 **({"sha256": sha256_file(f)} if checksums else {})} for f in self.files]
+
+
+def _pgn_files(directory: Path) -> tuple[Path, ...]:
+    files = sorted(p for p in directory.rglob("*")
+                   if p.is_file() and p.name.lower().endswith(_PGN_SUFFIXES))
+    if not files:
+        raise FileNotFoundError(f"no PGN files under {directory}")
+    return tuple(files)
+
+
+def _strip_suffix(name: str) -> str:
+    for suffix in sorted(_PGN_SUFFIXES, key=len, reverse=True):
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def source_name(spec: str) -> str:
+    """The results name of a source spec, without looking for or fetching its files."""
+    if spec == "sample":
+        return "selfplay-sample"
+    if spec == "kingbase":
+        return "kingbase-lite-2019"
+    match = _LICHESS.match(spec)
+    if match:
+        month, first = match.group(1), match.group(2)
+        return f"lichess-{month}" + (f"-first{int(first)}" if first else "")
+    path = Path(spec)
+    return path.name if path.is_dir() else _strip_suffix(path.name)
+
+
+def resolve(spec: str, data_dir: str | os.PathLike[str] | None = None, *,
+            fetch_missing: bool = True, progress: bool = True) -> ResolvedSource:
+    """Resolve a source spec to files, fetching named sources when missing."""
+    data = Path(data_dir) if data_dir is not None else default_data_dir()
+    if spec == "sample":
+        return ResolvedSource(spec, "selfplay-sample", (sample_path(),),
+                              "embedded Stockfish 15.1 self-play sample (chessmoe recipe)")
+    if spec == "kingbase":
+        pgn_dir = data / "kingbase" / "pgn"
+        if not (pgn_dir.exists() and any(pgn_dir.rglob("*.pgn"))):
+            if not fetch_missing:
+                raise FileNotFoundError(f"KingBase not found under {pgn_dir}; run "
+                                        "'chessmoe data fetch kingbase'")
+            fetch("kingbase", data_dir=data, progress=progress)
+        return ResolvedSource(spec, "kingbase-lite-2019", _pgn_files(pgn_dir),
+                              "KingBase Lite 2019 (archive.org item KingBaseLite2019)",
+                              split_rule=MonthSplit())
+    match = _LICHESS.match(spec)
+    if match:
+        month, first = match.group(1), match.group(2)
+        if first is None:
+            path = data / f"lichess_db_standard_rated_{month}.pgn.zst"
+            name, what = f"lichess-{month}", f"Lichess standard rated games of {month}"
+        else:
+            path = data / f"lichess_db_standard_rated_{month}_first{int(first)}.pgn"
+            name = f"lichess-{month}-first{int(first)}"
+            what = f"first {int(first)} Lichess standard rated games of {month}"
+        if fetch_missing:  # reuses a present file, after checking a known checksum
+            fetch(f"lichess-{month}", data_dir=data, first=int(first) if first else None,
+                  progress=progress)
+        elif not path.exists():
+            raise FileNotFoundError(f"{path} not found; run 'chessmoe data fetch "
+                                    f"lichess-{month}" + (f" --first {first}'" if first
+                                                          else "'"))
+        return ResolvedSource(spec, name, (path,), what + " (database.lichess.org, CC0)")
+    path = Path(spec)
+    if path.is_dir():
+        return ResolvedSource(spec, path.name, _pgn_files(path), f"PGN files under {path}")
+    if path.is_file():
+        return ResolvedSource(spec, _strip_suffix(path.name), (path,), f"PGN file {path}")
+    raise FileNotFoundError(
+        f"unknown source {spec!r}: not 'sample', 'kingbase', 'lichess-YYYY-MM[:N]' or an "
+        "existing PGN path")
+
+
+def fetch(name: str, data_dir: str | os.PathLike[str] | None = None, *,
+          first: int | None = None, progress: bool = True) -> list[Path]:
+    """Download a named public database into the data directory; return its PGN files."""
+    from chessmoe.games import fetch as _fetch
+
+    data = Path(data_dir) if data_dir is not None else default_data_dir()
+    data.mkdir(parents=True, exist_ok=True)
+    try:
+        if name == "kingbase":
+            if first is not None:
+                raise _fetch.FetchError("--first applies to Lichess months only")
+            return _fetch.fetch_kingbase(data, progress=progress)
+        match = _LICHESS.match(name)
+        if match and match.group(2) is None:
+            return [_fetch.fetch_lichess_month(match.group(1), data, first=first,
+                                               progress=progress)]
+    except _fetch.FetchError as error:
+        raise FetchError(str(error)) from error
+    raise FetchError(f"unknown database {name!r}; known: kingbase, lichess-YYYY-MM")

@@ -1,0 +1,498 @@
+"""The four training regimes of the paper (sec. 2.2) and the expert bundles they produce.
+
+* ``regular`` -- one network on all positions (the baseline);
+* ``separated`` -- one expert per phase, trained on that phase's positions only;
+* ``staged`` -- each expert is trained on the other phases first and on its own phase
+  last, a fresh optimiser per stage, weights carried from the previous stage's best
+  checkpoint;
+* ``weighted`` -- each expert sees all positions, its own phase weighted ``a`` times the
+  others, weights normalised to mean 1 (:func:`phase_weights`, paper Table 5).
+
+A bundle directory holds ``phase0/``, ``phase1/``, ... (one run directory per expert, see
+:mod:`chessmoe.nets.training`), or ``baseline/`` for the regular regime, and a
+``manifest.json`` naming the regime, definition, dataset, profile and each expert's
+checkpoint and metrics. :func:`evaluate_bundle` scores every expert and the mixture
+(each test position evaluated by its own phase's expert) on the four test sets: the
+numbers of Table 1.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import os
+import shutil
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from chessmoe._io.fsutil import atomic_write_json, sha256_file
+from chessmoe._io.jsonl import read_records
+from chessmoe._io.provenance import provenance
+from chessmoe.games.datasets import DatasetStore
+from chessmoe.nets.training import (
+    DataSpec,
+    TrainConfig,
+    Trainer,
+    load_checkpoint,
+    per_sample_terms,
+    resolve_device,
+    summarise,
+    test_sets,
+)
+from chessmoe.phases import phase_definition
+
+__all__ = [
+    "PROFILES",
+    "REGIMES",
+    "ExpertJob",
+    "Profile",
+    "bundle_name",
+    "evaluate_bundle",
+    "phase_weights",
+    "plan",
+    "stage_order",
+    "table5",
+    "train_all",
+    "train_bundle",
+    "train_profile",
+]
+
+REGIMES = ("regular", "separated", "staged", "weighted")
+
+
+# --- weights (paper sec. 2.2, Table 5) ----------------------------------------------------
+
+
+def phase_weights(a: float, main: int, n_phases: int = 3) -> tuple[float, ...]:
+    """Per-phase sample weights of the expert for phase ``main``: ``w_main = a * w_other``,
+    mean weight 1 over equally many phases (3 phases: 3a/(a+2) and 3/(a+2))."""
+    if a < 1:
+        raise ValueError("the weighting factor a must be >= 1")
+    if not 0 <= main < n_phases:
+        raise ValueError(f"main phase {main} outside 0..{n_phases - 1}")
+    other = n_phases / (a + n_phases - 1)
+    return tuple(a * other if phase == main else other for phase in range(n_phases))
+
+
+def table5(a_values: Sequence[float] = (4, 10), definition: str = "lichess") -> pd.DataFrame:
+    """Paper Table 5, computed: the sample weights of every weighted expert."""
+    names = phase_definition(definition).phase_names
+    rows = []
+    for a in a_values:
+        for main, name in enumerate(names):
+            weights = phase_weights(a, main, len(names))
+            rows.append({"a": a, "expert main phase": name, "w_main": weights[main],
+                         "w_other": weights[(main + 1) % len(names)],
+                         **{f"w_{p}": w for p, w in zip(names, weights, strict=True)}})
+    return pd.DataFrame(rows).set_index(["a", "expert main phase"])
+
+
+# --- profiles -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A scale at which to train every regime."""
+
+    name: str
+    train: TrainConfig
+    source: str  # dataset source spec (see chessmoe.games.sources)
+    definition: str = "lichess"
+    max_games: int | None = None  # cut the source (smoke runs)
+    weighted_a: tuple[float, ...] = (4, 10)
+    definitions: tuple[str, ...] = ()  # other definitions with separated experts (Fig. 7)
+    workers: int = 1  # experts trained in parallel processes
+    description: str = ""
+
+
+PROFILES: dict[str, Profile] = {
+    "smoke": Profile(
+        "smoke",
+        TrainConfig(model="tiny", batch_size=32, iterations=12, eval_every=6, eval_samples=96,
+                    log_every=3, max_lr=0.05, device="cpu", threads=1),
+        source="sample", max_games=120,
+        description="seconds on a CPU: every code path, no learning to speak of"),
+    "small": Profile(
+        "small",
+        # One process with two threads beats two single-thread processes on a 2-core CPU
+        # (memory bandwidth); max_lr 0.14 (Table 7) beat 0.07 and 0.035 in a half-epoch trial.
+        TrainConfig(model="small", batch_size=256, epochs=2.0, eval_every=100,
+                    eval_samples=4096, log_every=25, max_lr=0.14, device="cpu", threads=2),
+        source="lichess-2013-01:5000", workers=1,
+        definitions=("movecount2", "movecount3", "movecount4", "movecount5"),
+        description="every regime on the Lichess 2013-01 excerpt on a 2-core CPU (~1.5 h)"),
+    "paper": Profile(
+        "paper",
+        TrainConfig(),  # Table 7: RISEv3.3, batch 2048, 7 epochs, lr 0.14, NAG, seed 9
+        source="kingbase", workers=1,
+        definitions=("movecount2", "movecount3", "movecount4", "movecount5"),
+        description="Table 7 settings on KingBase Lite 2019 (GPU)"),
+}
+
+
+# --- plans -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One training run of an expert: the dataset it trains on and its sample weights."""
+
+    train: str
+    weights: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ExpertJob:
+    """Everything needed to train one expert (or the baseline) of a bundle."""
+
+    name: str  # "phase0", ..., or "baseline"
+    phase: int | None
+    stages: tuple[Stage, ...]
+    validation: str
+
+
+def bundle_name(regime: str, a: float | None = None, definition: str | None = None) -> str:
+    """Directory name of a regime's bundle, e.g. ``weighted-a4`` or, for a bundle trained
+    with another phase definition than the profile's, ``separated-movecount3``."""
+    if regime == "weighted":
+        if a is None:
+            raise ValueError("the weighted regime needs a")
+        name = f"weighted-a{a:g}"
+    else:
+        name = regime
+    return f"{name}-{definition}" if definition else name
+
+
+def stage_order(main: int, n_phases: int = 3,
+                order: Sequence[int] | None = None) -> tuple[int, ...]:
+    """Phase order of the staged expert for ``main``: by default the other phases in
+    their natural order, then ``main`` (the last stage defines the expert)."""
+    if order is None:
+        return (*[p for p in range(n_phases) if p != main], main)
+    order = tuple(order)
+    if sorted(order) != list(range(n_phases)) or order[-1] != main:
+        raise ValueError(f"a staged order must list every phase once and end with {main}: "
+                         f"{order}")
+    return order
+
+
+def plan(regime: str, definition: str = "lichess", *, a: float | None = None,
+         orders: dict[int, Sequence[int]] | None = None) -> list[ExpertJob]:
+    """The training jobs of one regime."""
+    names = phase_definition(definition).phase_names
+    n = len(names)
+    if regime == "regular":
+        return [ExpertJob("baseline", None, (Stage("no-phases"),), "no-phases")]
+    if regime == "separated":
+        return [ExpertJob(f"phase{p}", p, (Stage(names[p]),), names[p]) for p in range(n)]
+    if regime == "staged":
+        return [ExpertJob(f"phase{p}", p,
+                          tuple(Stage(names[q]) for q in stage_order(p, n, (orders or {})
+                                                                      .get(p))), names[p])
+                for p in range(n)]
+    if regime == "weighted":
+        if a is None:
+            raise ValueError("the weighted regime needs a")
+        return [ExpertJob(f"phase{p}", p, (Stage("no-phases", phase_weights(a, p, n)),),
+                          "no-phases") for p in range(n)]
+    raise ValueError(f"unknown regime {regime!r}; known: {', '.join(REGIMES)}")
+
+
+# --- training ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _JobArgs:
+    job: ExpertJob
+    bundle: str
+    dataset_dir: str
+    definition: str
+    config: TrainConfig
+    progress: bool
+    keep_stage_checkpoints: bool = False
+
+
+def _stage_dir(expert_dir: Path, k: int, stage: Stage, stages: int) -> Path:
+    return expert_dir if stages == 1 else expert_dir / "stages" / f"stage{k + 1}-{stage.train}"
+
+
+def _train_job(args: _JobArgs) -> dict[str, Any]:
+    """Train one expert (all its stages); return its summary (runs in a worker process)."""
+    job = args.job
+    expert_dir = Path(args.bundle) / job.name
+    init: Path | None = None
+    summaries = []
+    offset = 0
+    merged: list[dict[str, Any]] = []
+    for k, stage in enumerate(job.stages):
+        run_dir = _stage_dir(expert_dir, k, stage, len(job.stages))
+        data = DataSpec(args.dataset_dir, args.definition, train=stage.train,
+                        validation=stage.train if len(job.stages) > 1 else job.validation,
+                        weights=stage.weights)
+        label = f"{Path(args.bundle).name}/{job.name}" + (
+            f" stage {k + 1} ({stage.train})" if len(job.stages) > 1 else "")
+        summary = Trainer(run_dir, args.config, data, init_from=init, progress=args.progress,
+                          label=label).run()
+        summaries.append(summary)
+        for row in read_records(run_dir / "metrics.jsonl").records:
+            merged.append({**row, "iteration": row["iteration"] + offset, "stage": k + 1,
+                           "stage_train": stage.train})
+        offset += int(summary["iterations"])
+        init = run_dir / "model.pt"
+    if len(job.stages) > 1:  # the last stage defines the expert
+        last = _stage_dir(expert_dir, len(job.stages) - 1, job.stages[-1], len(job.stages))
+        for name in ("model.pt", "model.pt.json", "model.onnx", "config.json"):
+            shutil.copyfile(last / name, expert_dir / name)
+        with open(expert_dir / "metrics.jsonl", "w") as handle:
+            handle.writelines(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n"
+                              for r in merged)
+        if not args.keep_stage_checkpoints:
+            for k, stage in enumerate(job.stages[:-1]):
+                for name in ("model.pt", "model.onnx"):
+                    (_stage_dir(expert_dir, k, stage, len(job.stages)) / name).unlink(
+                        missing_ok=True)
+        atomic_write_json(expert_dir / "summary.json", {
+            **summaries[-1], "stages": [
+                {"train": s.train, "iterations": int(m["iterations"]),
+                 "best_val_loss": m["best_val_loss"]} for s, m in zip(job.stages, summaries,
+                                                                        strict=True)],
+            "iterations": offset})
+    return json.loads((expert_dir / "summary.json").read_text())  # type: ignore[no-any-return]
+
+
+def _run_jobs(args: Sequence[_JobArgs], workers: int) -> list[dict[str, Any]]:
+    """Train jobs, in parallel processes when ``workers > 1`` (longest jobs first)."""
+    if workers <= 1 or len(args) <= 1:
+        return [_train_job(x) for x in args]
+    order = sorted(range(len(args)), key=lambda i: -_cost(args[i]))
+    results: dict[int, dict[str, Any]] = {}
+    with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
+        futures = {i: pool.submit(_train_job, args[i]) for i in order}
+        for i, future in futures.items():
+            results[i] = future.result()
+    return [results[i] for i in range(len(args))]
+
+
+def _cost(args: _JobArgs) -> float:
+    """Relative cost of a job: stages, weighted by how much data each stage sees."""
+    return sum(3.0 if stage.train == "no-phases" else 1.0 for stage in args.job.stages)
+
+
+def train_bundle(regime: str, out_dir: str | os.PathLike[str], dataset_dir: str | os.PathLike[str],
+                 config: TrainConfig, *, definition: str = "lichess", a: float | None = None,
+                 phases: Sequence[int] | None = None, workers: int = 1,
+                 orders: dict[int, Sequence[int]] | None = None, profile: str = "custom",
+                 progress: bool = True, baseline: str | os.PathLike[str] | None = None
+                 ) -> dict[str, Any]:
+    """Train (or resume) every expert of a regime into ``out_dir/<bundle name>/``.
+
+    ``phases`` limits the experts trained (e.g. one separated expert); ``workers``
+    trains independent experts in parallel processes; ``baseline`` names the regular
+    bundle the search should compare against (recorded in the manifest).
+    """
+    bundle = Path(out_dir) / bundle_name(regime, a)
+    jobs = plan(regime, definition, a=a, orders=orders)
+    if phases is not None:
+        jobs = [j for j in jobs if j.phase in set(phases)]
+    bundle.mkdir(parents=True, exist_ok=True)
+    args = [_JobArgs(j, str(bundle), str(dataset_dir), definition, config, progress)
+            for j in jobs]
+    results = _run_jobs(args, workers)
+    return write_manifest(bundle, regime, definition, dataset_dir, config, a=a,
+                          profile=profile, baseline=baseline,
+                          trained={j.name: r for j, r in zip(jobs, results, strict=True)})
+
+
+def write_manifest(bundle: Path, regime: str, definition: str,
+                   dataset_dir: str | os.PathLike[str], config: TrainConfig, *,
+                   a: float | None, profile: str, baseline: str | os.PathLike[str] | None,
+                   trained: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The bundle manifest: regime, definition, data, profile and every expert present."""
+    manifest_path = bundle / "manifest.json"
+    old = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    experts = dict(old.get("experts", {}))
+    for name, summary in trained.items():
+        experts[name] = {"checkpoint": f"{name}/model.pt",
+                         "sha256": summary["checkpoint"]["sha256"],
+                         "best_val_loss": summary["best_val_loss"],
+                         "iterations": summary["iterations"], "seconds": summary["seconds"],
+                         "spikes": summary["spikes"]}
+    dataset_manifest = Path(dataset_dir) / "manifest.json"
+    data = json.loads(dataset_manifest.read_text())
+    manifest = {
+        "kind": "chessmoe expert bundle",
+        "regime": regime, "a": a, "definition": definition,
+        "phase_names": list(phase_definition(definition).phase_names),
+        "profile": profile,
+        "train_config": config.to_dict(),
+        "model": config.model_config().to_dict(),
+        "dataset": {"source": data["source"]["spec"], "name": data["source"]["name"],
+                    "manifest_sha256": sha256_file(dataset_manifest),
+                    "split": data["split"]["description"]},
+        "baseline": str(baseline) if baseline is not None else None,
+        "experts": dict(sorted(experts.items())),
+        "provenance": provenance(),
+    }
+    if old and {k: v for k, v in old.items() if k != "provenance"} == json.loads(json.dumps(
+            {k: v for k, v in manifest.items() if k != "provenance"})):
+        return old  # nothing changed: keep the file (and its provenance) as it is
+    atomic_write_json(manifest_path, manifest)
+    return manifest
+
+
+BundleSpec = tuple[str, float | None] | tuple[str, float | None, str]  # regime, a[, def.]
+ALL_BUNDLES: tuple[BundleSpec, ...] = (("regular", None), ("separated", None),
+                                       ("staged", None), ("weighted", 4.0),
+                                       ("weighted", 10.0))
+
+
+def _unpack(spec: BundleSpec, default: str) -> tuple[str, float | None, str, str | None]:
+    """(regime, a, definition, suffix): the suffix names a non-default definition."""
+    regime, a = spec[0], spec[1]
+    definition = spec[2] if len(spec) == 3 else default
+    return regime, a, definition, (definition if definition != default else None)
+
+
+def train_all(out_dir: str | os.PathLike[str], dataset_dir: str | os.PathLike[str],
+              config: TrainConfig, *, definition: str = "lichess",
+              bundles: Sequence[BundleSpec] = ALL_BUNDLES, workers: int = 1,
+              profile: str = "custom", progress: bool = True,
+              evaluate: bool = True) -> dict[str, dict[str, Any]]:
+    """Train every expert of several regimes, all jobs sharing one pool of ``workers``
+    processes (longest first), then write each bundle's manifest and evaluation."""
+    out = Path(out_dir)
+    regular = out / bundle_name("regular")
+    unpacked = [_unpack(spec, definition) for spec in bundles]
+    planned: list[tuple[str, ExpertJob]] = []
+    args: list[_JobArgs] = []
+    for regime, a, bundle_definition, suffix in unpacked:
+        name = bundle_name(regime, a, suffix)
+        for job in plan(regime, bundle_definition, a=a):
+            planned.append((name, job))
+            args.append(_JobArgs(job, str(out / name), str(dataset_dir), bundle_definition,
+                                 config, progress))
+    results = _run_jobs(args, workers)
+    manifests: dict[str, dict[str, Any]] = {}
+    for regime, a, bundle_definition, suffix in unpacked:
+        name = bundle_name(regime, a, suffix)
+        trained = {job.name: result for (n, job), result in zip(planned, results, strict=True)
+                   if n == name}
+        manifests[name] = write_manifest(
+            out / name, regime, bundle_definition, dataset_dir, config, a=a, profile=profile,
+            baseline=None if regime == "regular" else os.path.relpath(regular, out / name),
+            trained=trained)
+        if evaluate:
+            evaluate_bundle(out / name, dataset_dir)
+    return manifests
+
+
+def train_profile(name: str, *, results_dir: str | os.PathLike[str] = "results",
+                  data_dir: str | os.PathLike[str] | None = None,
+                  regimes: Sequence[str] | None = None, a: Sequence[float] | None = None,
+                  phases: Sequence[int] | None = None, workers: int | None = None,
+                  overrides: dict[str, Any] | None = None, source: str | None = None,
+                  definitions: Sequence[str] | None = None,
+                  progress: bool = True) -> dict[str, dict[str, Any]]:
+    """Build (or reuse) the profile's dataset (or ``source``'s) and train its regimes into
+    ``results_dir/experts/<profile>/``; return the bundle manifests."""
+    from chessmoe.games.datasets import build_source
+    from chessmoe.games.sources import default_data_dir, source_name
+
+    try:
+        profile = PROFILES[name]
+    except KeyError:
+        raise ValueError(f"unknown profile {name!r}; known: {', '.join(PROFILES)}") from None
+    config = TrainConfig.from_dict({**profile.train.to_dict(), **(overrides or {})})
+    base = Path(data_dir) if data_dir is not None else default_data_dir()
+    spec = source or profile.source
+    dataset_name = source_name(spec) + (f"-max{profile.max_games}" if profile.max_games
+                                        else "")
+    dataset_dir, _ = build_source(spec, data_dir=base,
+                                  out=base / "datasets" / dataset_name,
+                                  definition=profile.definition, max_games=profile.max_games,
+                                  progress=progress)
+    wanted = set(regimes) if regimes else set(REGIMES)
+    unknown = wanted - set(REGIMES)
+    if unknown:
+        raise ValueError(f"unknown regime(s) {sorted(unknown)}; known: {', '.join(REGIMES)}")
+    factors = tuple(a) if a else profile.weighted_a
+    bundles: list[BundleSpec] = [(r, None) for r in ("regular", "separated", "staged")
+                                 if r in wanted]
+    if "weighted" in wanted:
+        bundles += [("weighted", float(x)) for x in factors]
+    if definitions is None:
+        definitions = profile.definitions if regimes is None else ()
+    bundles += [("separated", None, d) for d in definitions if d != profile.definition]
+    out = Path(results_dir) / "experts" / name
+    if phases is not None:  # a subset of experts: no mixture evaluation across bundles
+        manifests = {}
+        for bundle_spec in bundles:
+            regime, factor, bundle_definition, _ = _unpack(bundle_spec, profile.definition)
+            manifests[bundle_name(regime, factor)] = train_bundle(
+                regime, out, dataset_dir, config, definition=bundle_definition, a=factor,
+                phases=None if regime == "regular" else phases,
+                workers=workers or profile.workers, profile=name, progress=progress)
+        return manifests
+    return train_all(out, dataset_dir, config, definition=profile.definition, bundles=bundles,
+                     workers=workers or profile.workers, profile=name, progress=progress)
+
+
+# --- evaluation (Table 1) --------------------------------------------------------------------
+
+
+def evaluate_bundle(bundle: str | os.PathLike[str], dataset_dir: str | os.PathLike[str], *,
+                    config: TrainConfig | None = None, device: str = "auto",
+                    batch_size: int = 1024) -> dict[str, Any]:
+    """Every expert of a bundle, and their mixture, on the four full test sets.
+
+    The mixture evaluates each test position with the expert of the position's own
+    phase. Writes and returns ``<bundle>/evaluation.json``.
+    """
+    bundle = Path(bundle)
+    manifest = json.loads((bundle / "manifest.json").read_text())
+    inputs = {"experts": {k: v["sha256"] for k, v in manifest["experts"].items()},
+              "dataset_manifest_sha256": sha256_file(Path(dataset_dir) / "manifest.json")}
+    existing = bundle / "evaluation.json"
+    if existing.exists() and config is None:
+        previous: dict[str, Any] = json.loads(existing.read_text())
+        if previous.get("inputs") == inputs:
+            return previous  # same experts, same test set
+    config = config or TrainConfig.from_dict(manifest["train_config"])
+    definition = manifest["definition"]
+    names = manifest["phase_names"]
+    store = DatasetStore(dataset_dir)
+    index = store.indices("test", "no-phases", definition)
+    torch_device = resolve_device(device)
+    per_expert: dict[str, dict[str, np.ndarray]] = {}
+    for name in manifest["experts"]:
+        model = load_checkpoint(bundle / name / "model.pt").to(torch_device)
+        per_expert[name] = per_sample_terms(model, store, index, config, torch_device,
+                                            batch_size)
+    phase = next(iter(per_expert.values()))["phase"].astype(np.int64)
+    masks = {"no-phases": np.ones(phase.shape[0], dtype=bool),
+             **{n: phase == p for p, n in enumerate(names)}}
+    sets = test_sets(definition)
+    results: dict[str, Any] = {}
+    for name, terms in per_expert.items():
+        results[name] = {s: summarise({k: v[masks[s]] for k, v in terms.items()}, config)
+                         for s in sets}
+    if all(f"phase{p}" in per_expert for p in range(len(names))):
+        mixture = {k: np.zeros_like(v) for k, v in per_expert["phase0"].items()}
+        for p in range(len(names)):
+            chosen = phase == p
+            for key in mixture:
+                mixture[key][chosen] = per_expert[f"phase{p}"][key][chosen]
+        results["mixture"] = {s: summarise({k: v[masks[s]] for k, v in mixture.items()},
+                                           config) for s in sets}
+    out = {"bundle": bundle.name, "regime": manifest["regime"], "a": manifest["a"],
+           "definition": definition, "test_positions": int(index.shape[0]),
+           "loss": "0.01 * value MSE + 0.99 * policy cross-entropy (the validation loss)",
+           "results": results, "inputs": inputs, "provenance": provenance()}
+    atomic_write_json(bundle / "evaluation.json", out)
+    return out

@@ -1,0 +1,630 @@
+"""Training one network: loss, schedules, the trainer, checkpoints (paper sec. 3, Table 7).
+
+* :func:`compute_loss` -- ``0.01 value MSE + 0.988 policy CE + 0.01 WDL CE + 0.002 plies MSE``
+  per sample, weighted by per-sample weights and averaged (paper Eq. 2); the validation
+  loss that picks checkpoints is ``0.01 value + 0.99 policy`` (``FACTS.md`` §6).
+* :func:`learning_rate` / :func:`momentum` -- the one-cycle schedules of Fig. 14, pure
+  functions of the iteration.
+* :class:`Trainer` -- SGD with (Nesterov) momentum and weight decay, evaluation every N
+  iterations on the validation set and the four test sets, best-checkpoint saving, spike
+  recovery, exact resume after an interruption, bf16 autocast and channels-last on GPU.
+
+A run directory holds ``config.json`` (the resolved config), ``metrics.jsonl`` (one row
+per evaluation per set, and training-loss rows), ``model.pt`` (best checkpoint, loaded
+with ``weights_only=True`` and checked against ``model.pt.json``), ``model.onnx``,
+``state.pt`` while running (for resume) and ``summary.json`` when done.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import torch
+from torch import nn
+from tqdm import tqdm
+
+from chessmoe._io.fsutil import atomic_path, atomic_write_json, sha256_file
+from chessmoe._io.jsonl import append_record, read_records
+from chessmoe._io.provenance import provenance
+from chessmoe.games.datasets import Batch, DatasetStore
+from chessmoe.nets.model import ModelConfig, RiseNet, build_model, preset
+
+__all__ = [
+    "TEST_SETS",
+    "CheckpointError",
+    "DataSpec",
+    "LossTerms",
+    "TrainConfig",
+    "Trainer",
+    "compute_loss",
+    "evaluate",
+    "learning_rate",
+    "load_checkpoint",
+    "momentum",
+    "save_checkpoint",
+    "test_sets",
+]
+
+TEST_SETS = ("opening", "middlegame", "endgame", "no-phases")  # under the Lichess definition
+
+
+def test_sets(definition: str) -> tuple[str, ...]:
+    """The test sets a run is evaluated on: each phase of its definition, then no-phases."""
+    from chessmoe.phases import phase_definition
+
+    return (*phase_definition(definition).phase_names, "no-phases")
+
+
+class CheckpointError(RuntimeError):
+    """A checkpoint is missing, corrupt, or not a chessmoe checkpoint."""
+
+
+# --- configuration -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Hyper-parameters of one run (defaults: the paper's Table 7)."""
+
+    model: str = "paper"  # preset name
+    model_overrides: dict[str, Any] = field(default_factory=dict)
+    batch_size: int = 2048
+    epochs: float = 7.0
+    iterations: int | None = None  # budget that replaces epochs when set
+    max_lr: float = 0.14
+    min_lr: float = 1e-5
+    max_momentum: float = 0.95
+    min_momentum: float = 0.8
+    weight_decay: float = 1e-4
+    nesterov: bool = True  # Table 7 says NAG; the authors' code ran plain momentum (False)
+    value_loss_factor: float = 0.01
+    policy_loss_factor: float = 0.988
+    wdl_loss_factor: float = 0.01
+    plies_loss_factor: float = 0.002
+    val_value_factor: float = 0.01
+    val_policy_factor: float = 0.99
+    plies_clip: float = 100.0
+    eval_every: int = 500
+    eval_samples: int | None = None  # cap per evaluation set (seeded subset); None = all
+    log_every: int = 50
+    spike_threshold: float = 1.5
+    max_spikes: int = 20
+    seed: int = 9
+    device: str = "auto"  # "auto", "cpu", "cuda", "cuda:1", ...
+    amp: str = "bf16"  # autocast dtype on GPU: "bf16", "fp16" or "off" (CPU: always off)
+    channels_last: bool = True  # memory format (faster on GPU and, here, 1.5x on CPU too)
+    threads: int | None = None  # torch CPU threads
+    expand_on_device: bool = True  # expand planes with torch on the GPU
+
+    def model_config(self) -> ModelConfig:
+        return preset(self.model, **self.model_overrides)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown training option(s) {unknown}; known: {sorted(known)}")
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class DataSpec:
+    """What a run trains and evaluates on, inside one dataset store."""
+
+    dataset_dir: str
+    definition: str = "lichess"
+    train: str = "no-phases"  # dataset trained on (a phase name for separated/staged)
+    validation: str = "no-phases"  # dataset of the validation set
+    weights: tuple[float, ...] | None = None  # per-phase sample weights (weighted learning)
+    weight_validation: bool = True  # weight the validation loss like training
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["weights"] = list(self.weights) if self.weights is not None else None
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DataSpec:
+        data = dict(data)
+        if data.get("weights") is not None:
+            data["weights"] = tuple(data["weights"])
+        return cls(**data)
+
+
+# --- schedules (paper Fig. 14) -----------------------------------------------------------
+
+
+def learning_rate(iteration: int, total: int, max_lr: float = 0.14,
+                  min_lr: float = 1e-5) -> float:
+    """One-cycle learning rate: warm-up 1e-5 -> max/8 over the first 1/30 of the run, up to
+    max over the next 15 %, back to max/8 over 15 %, cool-down to min over 60 %, then hold."""
+    if total <= 0:
+        raise ValueError("total iterations must be positive")
+    x = min(max(iteration, 0), total) / total
+    base = max_lr / 8
+    points = ((0.0, min_lr), (1 / 30, base), (1 / 30 + 0.15, max_lr), (1 / 30 + 0.30, base),
+              (1 / 30 + 0.90, min_lr), (1.0, min_lr))
+    for (x0, y0), (x1, y1) in itertools.pairwise(points):
+        if x <= x1:
+            return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    return min_lr
+
+
+def momentum(lr: float, max_lr: float = 0.14, min_lr: float = 1e-5,
+             max_momentum: float = 0.95, min_momentum: float = 0.8) -> float:
+    """Momentum mirroring the learning rate: max_momentum at min_lr, min_momentum at max_lr."""
+    span = max_momentum - min_momentum
+    return max_momentum - (lr - min_lr) / (max_lr - min_lr) * span
+
+
+# --- loss ------------------------------------------------------------------------------------
+
+
+@dataclass
+class LossTerms:
+    """Per-sample loss terms of a batch (1-D tensors)."""
+
+    value: torch.Tensor  # squared error of the value
+    policy: torch.Tensor  # cross-entropy of the played move
+    wdl: torch.Tensor  # cross-entropy of the game result class
+    plies: torch.Tensor  # squared error of clip(plies, 0, clip) / clip
+    correct: torch.Tensor  # policy top-1 hit (float)
+
+    def train_loss(self, config: TrainConfig) -> torch.Tensor:
+        return (config.value_loss_factor * self.value + config.policy_loss_factor * self.policy
+                + config.wdl_loss_factor * self.wdl + config.plies_loss_factor * self.plies)
+
+    def val_loss(self, config: TrainConfig) -> torch.Tensor:
+        return config.val_value_factor * self.value + config.val_policy_factor * self.policy
+
+
+def loss_terms(output: Any, batch: Batch, plies_clip: float = 100.0) -> LossTerms:
+    """Per-sample terms for a network output and a batch."""
+    policy = output.policy.float()
+    wdl = output.wdl.float()
+    target_plies = batch.plies_to_end.clamp(0, plies_clip) / plies_clip
+    return LossTerms(
+        value=(output.value.float() - batch.value) ** 2,
+        policy=nn.functional.cross_entropy(policy, batch.policy, reduction="none"),
+        wdl=nn.functional.cross_entropy(wdl, batch.wdl, reduction="none"),
+        plies=(output.plies.float() - target_plies) ** 2,
+        correct=(policy.argmax(dim=1) == batch.policy).float(),
+    )
+
+
+def compute_loss(output: Any, batch: Batch, config: TrainConfig) -> torch.Tensor:
+    """The training loss of a batch: per-sample weighted mean (paper Eq. 2)."""
+    terms = loss_terms(output, batch, config.plies_clip)
+    return (batch.weight * terms.train_loss(config)).mean()
+
+
+# --- checkpoints -----------------------------------------------------------------------------
+
+
+def save_checkpoint(path: str | os.PathLike[str], model: RiseNet,
+                    extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Write the model's weights and config atomically, with a checksummed sidecar."""
+    path = Path(path)
+    payload = {"format": "chessmoe-checkpoint-1", "model_config": model.config.to_dict(),
+               "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()}}
+    with atomic_path(path, suffix=".pt") as tmp:
+        torch.save(payload, tmp)
+    meta = {"file": path.name, "sha256": sha256_file(path), **(extra or {})}
+    atomic_write_json(path.with_name(path.name + ".json"), meta)
+    return meta
+
+
+def load_checkpoint(path: str | os.PathLike[str], map_location: str | torch.device = "cpu"
+                    ) -> RiseNet:
+    """Load a checkpoint safely (``weights_only=True``), verifying its sidecar checksum."""
+    path = Path(path)
+    if not path.exists():
+        raise CheckpointError(f"checkpoint {path} does not exist")
+    sidecar = path.with_name(path.name + ".json")
+    if sidecar.exists():
+        expected = json.loads(sidecar.read_text()).get("sha256")
+        if expected and sha256_file(path) != expected:
+            raise CheckpointError(f"checkpoint {path} is corrupt: its sha256 differs from "
+                                  f"{sidecar.name}")
+    try:
+        payload = torch.load(path, map_location=map_location, weights_only=True)
+        config = ModelConfig.from_dict(payload["model_config"])
+        model = RiseNet(config)
+        model.load_state_dict(payload["state_dict"])
+    except Exception as error:  # unpickling, missing keys, shape mismatch
+        raise CheckpointError(f"checkpoint {path} cannot be loaded ({type(error).__name__}: "
+                              f"{error})") from error
+    return model.eval()
+
+
+def export_onnx(model: RiseNet, path: str | os.PathLike[str]) -> Path:
+    """Export ``model`` (CPU, eval mode) to ONNX with a dynamic batch axis."""
+    import warnings
+
+    path = Path(path)
+    model = model.to("cpu").eval()
+    example = torch.zeros(1, model.config.input_planes, 8, 8)
+    with atomic_path(path, suffix=".onnx") as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (example,), str(tmp), dynamo=False, opset_version=17,
+                          input_names=["planes"],
+                          output_names=["value", "wdl", "plies", "policy"],
+                          dynamic_axes={"planes": {0: "batch"}, "value": {0: "batch"},
+                                        "wdl": {0: "batch"}, "plies": {0: "batch"},
+                                        "policy": {0: "batch"}})
+    return path
+
+
+# --- evaluation ------------------------------------------------------------------------------
+
+
+def resolve_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)
+
+
+@torch.no_grad()
+def per_sample_terms(model: RiseNet, store: DatasetStore, indices: npt.NDArray[np.int64],
+                     config: TrainConfig, device: torch.device,
+                     batch_size: int = 1024) -> dict[str, npt.NDArray[np.float32]]:
+    """Loss terms of every sample in ``indices`` (in order), as numpy arrays."""
+    model.eval()
+    parts: dict[str, list[npt.NDArray[np.float32]]] = {
+        k: [] for k in ("value", "policy", "wdl", "plies", "correct", "phase")}
+    autocast = _autocast(config, device)
+    for batch in store.batches(indices, batch_size, shuffle=False, device=device,
+                               expand_on_device=config.expand_on_device and device.type != "cpu"):
+        planes = batch.planes
+        if config.channels_last:
+            planes = planes.contiguous(memory_format=torch.channels_last)
+        with autocast:
+            output = model(planes)
+        terms = loss_terms(output, batch, config.plies_clip)
+        for key in ("value", "policy", "wdl", "plies", "correct"):
+            parts[key].append(getattr(terms, key).float().cpu().numpy())
+        parts["phase"].append(batch.phase.cpu().numpy().astype(np.float32))
+    return {k: (np.concatenate(v) if v else np.zeros(0, np.float32)) for k, v in parts.items()}
+
+
+def summarise(terms: dict[str, npt.NDArray[np.float32]], config: TrainConfig,
+              weights: npt.NDArray[np.float32] | None = None) -> dict[str, float]:
+    """Mean metrics of per-sample terms (optionally weighted like training)."""
+    n = terms["policy"].shape[0]
+    if n == 0:
+        return {"n": 0}
+    w = np.ones(n, dtype=np.float64) if weights is None else weights.astype(np.float64)
+
+    def mean(x: npt.NDArray[np.float32]) -> float:
+        return float(np.sum(w * x) / n)
+
+    value, policy = mean(terms["value"]), mean(terms["policy"])
+    wdl, plies = mean(terms["wdl"]), mean(terms["plies"])
+    return {
+        "n": int(n),
+        "loss": config.val_value_factor * value + config.val_policy_factor * policy,
+        "total": (config.value_loss_factor * value + config.policy_loss_factor * policy
+                  + config.wdl_loss_factor * wdl + config.plies_loss_factor * plies),
+        "value_mse": value, "policy_ce": policy, "wdl_ce": wdl, "plies_mse": plies,
+        "policy_acc": float(np.mean(terms["correct"])),
+    }
+
+
+def evaluate(model: RiseNet, store: DatasetStore, indices: npt.NDArray[np.int64],
+             config: TrainConfig, device: torch.device,
+             weights: Sequence[float] | None = None) -> dict[str, float]:
+    """Metrics of ``model`` on the samples ``indices``."""
+    terms = per_sample_terms(model, store, indices, config, device)
+    sample_weights = None
+    if weights is not None:
+        sample_weights = np.asarray(weights, dtype=np.float32)[terms["phase"].astype(np.int64)]
+    return summarise(terms, config, sample_weights)
+
+
+def _autocast(config: TrainConfig, device: torch.device) -> Any:
+    if device.type == "cuda" and config.amp != "off":
+        dtype = torch.bfloat16 if config.amp == "bf16" else torch.float16
+        return torch.autocast("cuda", dtype=dtype)
+    return torch.autocast("cpu", enabled=False)
+
+
+# --- the trainer -------------------------------------------------------------------------
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % (2**32))
+    torch.manual_seed(seed)
+
+
+def _subset(indices: npt.NDArray[np.int64], cap: int | None, seed: int
+            ) -> npt.NDArray[np.int64]:
+    if cap is None or indices.shape[0] <= cap:
+        return indices
+    chosen = np.random.default_rng(seed).choice(indices.shape[0], size=cap, replace=False)
+    return np.sort(indices[chosen])
+
+
+class Trainer:
+    """One training run in ``run_dir``; call :meth:`run` (again, to resume)."""
+
+    def __init__(self, run_dir: str | os.PathLike[str], config: TrainConfig, data: DataSpec,
+                 *, init_from: str | os.PathLike[str] | None = None, progress: bool = True,
+                 label: str = "", on_evaluation: Callable[[dict[str, Any]], None] | None = None
+                 ) -> None:
+        self.run_dir = Path(run_dir)
+        self.config = config
+        self.data = data
+        self.init_from = str(init_from) if init_from is not None else None
+        self.progress = progress
+        self.label = label or self.run_dir.name
+        self.on_evaluation = on_evaluation
+
+    # -- files --
+    @property
+    def metrics_path(self) -> Path:
+        return self.run_dir / "metrics.jsonl"
+
+    @property
+    def summary_path(self) -> Path:
+        return self.run_dir / "summary.json"
+
+    def _write_config(self) -> None:
+        resolved = {"train": self.config.to_dict(), "data": self.data.to_dict(),
+                    "model": self.config.model_config().to_dict(),
+                    "init_from": self.init_from}
+        path = self.run_dir / "config.json"
+        if path.exists():
+            old = json.loads(path.read_text())
+            if {k: old.get(k) for k in resolved} != json.loads(json.dumps(resolved)):
+                raise ValueError(f"{self.run_dir} holds a run with a different configuration; "
+                                 "use another directory or delete it")
+        else:
+            atomic_write_json(path, {**resolved, "provenance": provenance()})
+
+    # -- the loop --
+    def run(self) -> dict[str, Any]:
+        """Train to the end (or resume), export the best model, return the summary."""
+        if self.summary_path.exists():
+            summary: dict[str, Any] = json.loads(self.summary_path.read_text())
+            return summary
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self._write_config()
+        config, data = self.config, self.data
+        device = resolve_device(config.device)
+        if config.threads is not None:
+            torch.set_num_threads(config.threads)
+        seed_everything(config.seed)
+
+        store = DatasetStore(data.dataset_dir)
+        train_index = store.indices("train", data.train, data.definition)
+        if train_index.shape[0] == 0:
+            raise ValueError(f"the {data.train!r} training set of {data.dataset_dir} is empty")
+        eval_sets = {"val": _subset(store.indices("val", data.validation, data.definition),
+                                    config.eval_samples, config.seed)}
+        for name in test_sets(data.definition):
+            eval_sets[f"test/{name}"] = _subset(store.indices("test", name, data.definition),
+                                                config.eval_samples, config.seed + 1)
+        per_epoch = math.ceil(train_index.shape[0] / config.batch_size)
+        total = config.iterations or max(1, math.ceil(config.epochs * per_epoch))
+
+        model = build_model(config.model_config())
+        if self.init_from is not None:
+            model.load_state_dict(load_checkpoint(self.init_from).state_dict())
+        model.to(device)
+        if config.channels_last:
+            model = model.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
+        optimizer = torch.optim.SGD(model.parameters(), lr=config.min_lr,
+                                    momentum=config.max_momentum, nesterov=config.nesterov,
+                                    weight_decay=config.weight_decay)
+        state = self._restore(model, optimizer, device)
+        iteration = int(state["iteration"])
+        best = float(state["best"])
+        previous = float(state["previous"])
+        spikes = int(state["spikes"])
+        recoveries: list[int] = list(state["recoveries"])
+        running: list[float] = list(state["running"])
+        start_time = time.monotonic() - float(state["elapsed"])
+        autocast = _autocast(config, device)
+        weights = list(data.weights) if data.weights is not None else None
+
+        bar = tqdm(total=total, initial=iteration, desc=self.label, unit="it",
+                   disable=not self.progress)
+        stopped = None
+        while iteration < total and stopped is None:
+            epoch, position = divmod(iteration, per_epoch)
+            batches = store.batches(train_index, config.batch_size, seed=config.seed,
+                                    epoch=epoch, start_batch=position, weights=weights,
+                                    definition=data.definition, device=device,
+                                    expand_on_device=(config.expand_on_device
+                                                      and device.type == "cuda"))
+            for batch in batches:
+                model.train()
+                lr = learning_rate(iteration, total, config.max_lr, config.min_lr)
+                mom = momentum(lr, config.max_lr, config.min_lr, config.max_momentum,
+                               config.min_momentum)
+                for group in optimizer.param_groups:
+                    group["lr"], group["momentum"] = lr, mom
+                planes = batch.planes
+                if config.channels_last:
+                    planes = planes.contiguous(memory_format=torch.channels_last)
+                with autocast:
+                    output = model(planes)
+                loss = compute_loss(output, batch, config)
+                iteration += 1
+                bar.update(1)
+                if not torch.isfinite(loss):
+                    spikes += 1
+                    recoveries.append(iteration)
+                    self._log({"iteration": iteration, "set": "event", "event": "nan-loss",
+                               "spikes": spikes})
+                    if spikes > config.max_spikes:
+                        stopped = "too many spikes"
+                        break
+                    self._recover(model, optimizer, device)
+                    continue
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()  # type: ignore[no-untyped-call]
+                optimizer.step()
+                running.append(float(loss.detach()))
+                if iteration % config.log_every == 0 or iteration == total:
+                    self._log({"iteration": iteration, "set": "train",
+                               "samples": iteration * config.batch_size,
+                               "loss_train": float(np.mean(running)), "lr": lr,
+                               "momentum": mom, "time": time.monotonic() - start_time})
+                    running = []
+                if iteration % config.eval_every == 0 or iteration == total:
+                    results = {name: evaluate(model, store, index, config, device,
+                                              weights if (name == "val"
+                                                          and data.weight_validation) else None)
+                               for name, index in eval_sets.items()}
+                    for name, metrics in results.items():
+                        self._log({"iteration": iteration, "set": name, **metrics,
+                                   "lr": lr, "momentum": mom,
+                                   "time": time.monotonic() - start_time})
+                    val = results["val"].get("loss", float("nan"))
+                    if not math.isfinite(val) or (math.isfinite(previous)
+                                                  and val > config.spike_threshold * previous):
+                        spikes += 1
+                        recoveries.append(iteration)
+                        self._log({"iteration": iteration, "set": "event", "event": "spike",
+                                   "loss": val, "previous": previous, "spikes": spikes})
+                        if spikes > config.max_spikes:
+                            stopped = "too many spikes"
+                            break
+                        self._recover(model, optimizer, device)
+                        previous = best
+                    else:
+                        previous = val
+                        if val < best:
+                            best = val
+                            save_checkpoint(self.run_dir / "model.pt", model,
+                                            {"iteration": iteration, "val_loss": val})
+                            torch.save(optimizer.state_dict(), self.run_dir / "optimizer.pt")
+                    if self.on_evaluation is not None:
+                        self.on_evaluation({"iteration": iteration, **results})
+                    self._checkpoint_state(model, optimizer, iteration, best, previous, spikes,
+                                           recoveries, running, time.monotonic() - start_time)
+                if iteration >= total:
+                    break
+        bar.close()
+        return self._finish(total, best, spikes, recoveries, stopped,
+                            time.monotonic() - start_time)
+
+    # -- helpers --
+    def _log(self, row: dict[str, Any]) -> None:
+        append_record(self.metrics_path, row)
+
+    def _recover(self, model: RiseNet, optimizer: torch.optim.Optimizer,
+                 device: torch.device) -> None:
+        """Reload the best checkpoint (model and optimiser), or the start weights."""
+        best = self.run_dir / "model.pt"
+        if best.exists():
+            model.load_state_dict(load_checkpoint(best).state_dict())
+            optimizer_path = self.run_dir / "optimizer.pt"
+            if optimizer_path.exists():
+                optimizer.load_state_dict(torch.load(optimizer_path, map_location=device,
+                                                     weights_only=True))
+        model.to(device)
+
+    def _checkpoint_state(self, model: RiseNet, optimizer: torch.optim.Optimizer,
+                          iteration: int, best: float, previous: float, spikes: int,
+                          recoveries: list[int], running: list[float], elapsed: float) -> None:
+        state = {
+            "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+            "iteration": iteration, "best": best, "previous": previous, "spikes": spikes,
+            "recoveries": recoveries, "running": running, "elapsed": elapsed,
+            "python_rng": repr(random.getstate()),
+            "numpy_rng": json.dumps(np.random.get_state(legacy=False), default=_jsonable),
+            "torch_rng": torch.get_rng_state(),
+            "cuda_rng": (torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []),
+        }
+        with atomic_path(self.run_dir / "state.pt", suffix=".pt") as tmp:
+            torch.save(state, tmp)
+
+    def _restore(self, model: RiseNet, optimizer: torch.optim.Optimizer,
+                 device: torch.device) -> dict[str, Any]:
+        fresh = {"iteration": 0, "best": math.inf, "previous": math.nan, "spikes": 0,
+                 "recoveries": [], "running": [], "elapsed": 0.0}
+        path = self.run_dir / "state.pt"
+        if not path.exists():
+            if self.metrics_path.exists():
+                self.metrics_path.unlink()  # an interrupted start before the first evaluation
+            return fresh
+        try:
+            state = torch.load(path, map_location=device, weights_only=True)
+        except Exception as error:
+            raise CheckpointError(f"resume state {path} cannot be loaded ({error}); delete it "
+                                  "to restart the run") from error
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        import ast
+
+        random.setstate(ast.literal_eval(state["python_rng"]))
+        np.random.set_state(json.loads(state["numpy_rng"], object_hook=_numpy_state))
+        torch.set_rng_state(state["torch_rng"])
+        if state["cuda_rng"] and torch.cuda.is_available():
+            torch.cuda.set_rng_state_all(state["cuda_rng"])
+        # Drop metric rows written after the saved state: they will be recomputed.
+        report = read_records(self.metrics_path)
+        kept = [r for r in report.records if int(r["iteration"]) <= int(state["iteration"])]
+        with atomic_path(self.metrics_path) as tmp:
+            tmp.write_text("".join(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n"
+                                   for r in kept))
+        return {k: state[k] for k in fresh}
+
+    def _finish(self, total: int, best: float, spikes: int, recoveries: list[int],
+                stopped: str | None, elapsed: float) -> dict[str, Any]:
+        best_path = self.run_dir / "model.pt"
+        if not best_path.exists():
+            raise RuntimeError(f"{self.run_dir}: no checkpoint was saved (every evaluation "
+                               "failed); see metrics.jsonl")
+        model = load_checkpoint(best_path)
+        export_onnx(model, self.run_dir / "model.onnx")
+        meta = json.loads((self.run_dir / "model.pt.json").read_text())
+        summary = {"iterations": total, "best_val_loss": best,
+                   "best_iteration": meta.get("iteration"), "spikes": spikes,
+                   "recoveries": recoveries, "stopped": stopped, "seconds": round(elapsed, 1),
+                   "parameters": sum(p.numel() for p in model.parameters()),
+                   "checkpoint": {"file": "model.pt", "sha256": meta["sha256"]},
+                   "onnx": {"file": "model.onnx",
+                            "sha256": sha256_file(self.run_dir / "model.onnx")},
+                   "provenance": provenance()}
+        atomic_write_json(self.summary_path, summary)
+        for leftover in ("state.pt", "optimizer.pt"):
+            (self.run_dir / leftover).unlink(missing_ok=True)
+        return summary
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return {"__ndarray__": value.tolist(), "dtype": str(value.dtype)}
+    if isinstance(value, np.integer):
+        return int(value)
+    raise TypeError(type(value))
+
+
+def _numpy_state(data: dict[str, Any]) -> Any:
+    if "__ndarray__" in data:
+        return np.array(data["__ndarray__"], dtype=data["dtype"])
+    return data
+
+
+def with_overrides(config: TrainConfig, **changes: Any) -> TrainConfig:
+    """A copy of ``config`` with fields changed (unknown names are an error)."""
+    return replace(config, **changes)

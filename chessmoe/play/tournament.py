@@ -1,0 +1,423 @@
+"""Tournaments: declarative grids of matches, sharded into game pairs, run locally or on Dask.
+
+A :class:`TournamentSpec` lists matches (two :class:`~chessmoe.play.match.PlayerSpec` s, a number
+of game pairs, labels for the figures) and an opening suite. Each match is cut into shards
+of whole game pairs; a shard is a unit of work that appends to its own
+``<out>/<match>/games-<shard>.jsonl``, so any interruption resumes where it stopped and
+several processes or machines never write the same file.
+
+Grids of the paper (sec. 3, App. F): :func:`method_grid` (methods x batch sizes x nodes or
+move times against the regular network), :func:`ablation_grid` (one phase expert at a
+time, baseline elsewhere, batch 64: Fig. 6/29) and :func:`definition_grid` (move-count 2-5
+and Lichess experts: Fig. 7). :data:`PROFILES` holds the small CPU subset and the full
+paper grids.
+
+Executors: :func:`run_local` (processes, with a separate limit for GPU-bound units so GPU
+engines do not oversubscribe a device) and :func:`run_dask` (a ``dask.distributed``
+client: ``pip install chessmoe[dask]``).
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from chessmoe._io.fsutil import atomic_write_json, sha256_file
+from chessmoe._io.provenance import provenance
+from chessmoe.play.match import (
+    Adjudication,
+    PlayerSpec,
+    load_records,
+    play_match,
+    summarise,
+    write_pgn,
+)
+from chessmoe.play.openings import read_epd, resolve_suite, schedule, shard
+
+__all__ = [
+    "MatchSpec",
+    "TournamentSpec",
+    "Unit",
+    "ablation_grid",
+    "build_profile",
+    "dask_client",
+    "definition_grid",
+    "method_grid",
+    "run_dask",
+    "run_local",
+    "summarise_tournament",
+    "units",
+]
+
+BATCH_SIZES = (1, 8, 16, 32, 64)
+NODES = (100, 200, 400, 800, 1600, 3200)
+MOVETIMES = (100, 200, 400, 800, 1600)
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """One match: ``first`` against ``second`` over ``pairs`` game pairs."""
+
+    name: str
+    first: PlayerSpec
+    second: PlayerSpec
+    pairs: int
+    labels: tuple[tuple[str, Any], ...] = ()  # e.g. (("method", "separated"), ("nodes", 100))
+
+    def label(self, key: str, default: Any = None) -> Any:
+        return dict(self.labels).get(key, default)
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    """A set of matches sharing an opening suite, seed and adjudication."""
+
+    name: str
+    matches: tuple[MatchSpec, ...]
+    openings: str = "embedded"
+    seed: int = 2024
+    pairs_per_shard: int = 10
+    adjudication: Adjudication = field(default_factory=Adjudication)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "openings": self.openings, "seed": self.seed,
+                "pairs_per_shard": self.pairs_per_shard,
+                "adjudication": asdict(self.adjudication),
+                "matches": [{"name": m.name, "pairs": m.pairs, "labels": dict(m.labels),
+                             "first": m.first.to_dict(), "second": m.second.to_dict()}
+                            for m in self.matches]}
+
+
+# --- grids -------------------------------------------------------------------------------
+
+
+def _mcts(name: str, bundle: str, batch: int, nodes: int | None, movetime: int | None,
+          **extra: Any) -> PlayerSpec:
+    return PlayerSpec(name=name, kind="mcts", experts=bundle, batch_size=batch, nodes=nodes,
+                      movetime_ms=movetime, **extra)
+
+
+def _settings(batch_sizes: Sequence[int], nodes: Sequence[int], movetimes: Sequence[int]
+              ) -> list[tuple[int, int | None, int | None]]:
+    return ([(b, n, None) for b in batch_sizes for n in nodes]
+            + [(b, None, t) for b in batch_sizes for t in movetimes])
+
+
+def _limit_label(nodes: int | None, movetime: int | None) -> str:
+    return f"n{nodes}" if nodes else f"t{movetime}"
+
+
+def method_grid(methods: dict[str, str], baseline: str, *, pairs: int,
+                batch_sizes: Sequence[int] = BATCH_SIZES, nodes: Sequence[int] = NODES,
+                movetimes: Sequence[int] = MOVETIMES, device: str = "cpu") -> list[MatchSpec]:
+    """Every method (name -> bundle) against the regular network at every setting
+    (paper: 5 batch sizes x (6 node limits + 5 move times) = 55 settings per method)."""
+    matches = []
+    for method, bundle in methods.items():
+        for batch, n, t in _settings(batch_sizes, nodes, movetimes):
+            limit = _limit_label(n, t)
+            matches.append(MatchSpec(
+                name=f"{method}-b{batch}-{limit}",
+                first=_mcts(method, bundle, batch, n, t, device=device),
+                second=_mcts("regular", baseline, batch, n, t, device=device),
+                pairs=pairs,
+                labels=(("kind", "method"), ("method", method), ("batch_size", batch),
+                        ("nodes", n), ("movetime", t))))
+    return matches
+
+
+def ablation_grid(experts: str, baseline: str, *, pairs: int, batch_size: int = 64,
+                  nodes: Sequence[int] = NODES, movetimes: Sequence[int] = MOVETIMES,
+                  phases: Sequence[int] = (0, 1, 2), device: str = "cpu") -> list[MatchSpec]:
+    """One phase expert at a time (baseline for the other phases) against the regular
+    network (paper Fig. 6 and 29, batch 64)."""
+    names = ("opening", "middlegame", "endgame")
+    matches = []
+    for phase in phases:
+        for _, n, t in _settings([batch_size], nodes, movetimes):
+            limit = _limit_label(n, t)
+            label = f"only-{names[phase]}"
+            matches.append(MatchSpec(
+                name=f"{label}-b{batch_size}-{limit}",
+                first=_mcts(label, experts, batch_size, n, t, single_expert=phase,
+                            baseline=baseline, device=device),
+                second=_mcts("regular", baseline, batch_size, n, t, device=device),
+                pairs=pairs,
+                labels=(("kind", "ablation"), ("expert", names[phase]), ("phase", phase),
+                        ("batch_size", batch_size), ("nodes", n), ("movetime", t))))
+    return matches
+
+
+def definition_grid(bundles: dict[str, str], baseline: str, *, pairs: int,
+                    batch_size: int = 64, nodes: int | None = 800,
+                    movetime: int | None = None, device: str = "cpu") -> list[MatchSpec]:
+    """Experts of each phase definition (name -> separated bundle) against the regular
+    network (paper Fig. 7)."""
+    return [MatchSpec(name=f"definition-{name}-b{batch_size}-{_limit_label(nodes, movetime)}",
+                      first=_mcts(name, bundle, batch_size, nodes, movetime, device=device),
+                      second=_mcts("regular", baseline, batch_size, nodes, movetime,
+                                   device=device),
+                      pairs=pairs,
+                      labels=(("kind", "definition"), ("definition", name),
+                              ("batch_size", batch_size), ("nodes", nodes),
+                              ("movetime", movetime)))
+            for name, bundle in bundles.items()]
+
+
+# --- units and execution ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A shard of one match: whole game pairs, written to its own log."""
+
+    match: MatchSpec
+    shard: int
+    shards: int
+    openings: str
+    seed: int
+    adjudication: Adjudication
+    event: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.match.name}/{self.shard:03d}"
+
+    @property
+    def gpu(self) -> bool:
+        return any(p.device.startswith("cuda") for p in (self.match.first, self.match.second))
+
+    def log_path(self, out_dir: str | os.PathLike[str]) -> Path:
+        return Path(out_dir) / self.match.name / f"games-{self.shard:03d}.jsonl"
+
+
+def units(spec: TournamentSpec) -> list[Unit]:
+    """The tournament cut into shards of ``pairs_per_shard`` game pairs per match."""
+    out: list[Unit] = []
+    for match in spec.matches:
+        count = max(1, -(-match.pairs // spec.pairs_per_shard))
+        out.extend(Unit(match, k, count, spec.openings, spec.seed, spec.adjudication,
+                        spec.name) for k in range(count))
+    return out
+
+
+def run_unit(unit: Unit, out_dir: str, data_dir: str | None = None) -> dict[str, Any]:
+    """Play one shard (resuming its log); return its summary (runs in a worker)."""
+    fens = read_epd(resolve_suite(unit.openings, data_dir))
+    slots = shard(schedule(fens, unit.match.pairs, unit.seed), unit.shard, unit.shards)
+    records = play_match(unit.match.first, unit.match.second, slots,
+                         unit.log_path(out_dir), rules=unit.adjudication,
+                         event=f"{unit.event}: {unit.match.name}")
+    return {"unit": unit.id, "games": len(records)}
+
+
+def _suite_record(spec: TournamentSpec, data_dir: str | os.PathLike[str] | None
+                  ) -> dict[str, Any]:
+    path = resolve_suite(spec.openings, data_dir)
+    return {"file": path.name, "sha256": sha256_file(path), "positions": len(read_epd(path))}
+
+
+def _write_spec(spec: TournamentSpec, out: Path,
+                data_dir: str | os.PathLike[str] | None = None) -> None:
+    """Record the spec and the opening suite's checksum; refuse to resume a tournament
+    whose matches or openings changed (its recorded games would mix two designs)."""
+    path = out / "spec.json"
+    data = {**spec.to_dict(), "openings_suite": _suite_record(spec, data_dir)}
+    if path.exists():
+        old = json.loads(path.read_text())
+        if old.get("matches") and {m["name"]: m for m in old["matches"]} != {
+                m["name"]: m for m in json.loads(json.dumps(data))["matches"]}:
+            raise ValueError(f"{out} holds a tournament with a different spec; use another "
+                             "directory")
+        before = old.get("openings_suite", {}).get("sha256")
+        if before and before != data["openings_suite"]["sha256"]:
+            raise ValueError(f"{out} was played from another version of the opening suite "
+                             f"{spec.openings!r} (sha256 {before[:12]}...); use another "
+                             "directory")
+    atomic_write_json(path, data)
+
+
+def run_local(spec: TournamentSpec, out_dir: str | os.PathLike[str], *, workers: int = 2,
+              gpu_workers: int = 1, data_dir: str | os.PathLike[str] | None = None,
+              progress: bool = True) -> dict[str, Any]:
+    """Run every unit in up to ``workers`` processes (at most ``gpu_workers`` at once for
+    units with a GPU engine); then summarise."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    _write_spec(spec, out, data_dir)
+    todo = units(spec)
+    data = str(data_dir) if data_dir is not None else None
+    bar = tqdm(total=len(todo), desc=spec.name, unit="shard", disable=not progress)
+    if workers <= 1:
+        for unit in todo:
+            run_unit(unit, str(out), data)
+            bar.update(1)
+    else:
+        ctx = mp.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            pending: dict[Future[dict[str, Any]], Unit] = {}
+            queue = list(todo)
+            while queue or pending:
+                gpu_busy = sum(u.gpu for u in pending.values())
+                while queue and len(pending) < workers:
+                    index = next((i for i, u in enumerate(queue)
+                                  if not u.gpu or gpu_busy < gpu_workers), None)
+                    if index is None:
+                        break
+                    unit = queue.pop(index)
+                    gpu_busy += unit.gpu
+                    pending[pool.submit(run_unit, unit, str(out), data)] = unit
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    pending.pop(future)
+                    future.result()  # re-raise a failure (finished shards stay recorded)
+                    bar.update(1)
+    bar.close()
+    return summarise_tournament(spec, out)
+
+
+def run_dask(spec: TournamentSpec, out_dir: str | os.PathLike[str], client: Any, *,
+             data_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """Run every unit on a ``dask.distributed`` client (a shared file system holds
+    ``out_dir``); then summarise."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    _write_spec(spec, out, data_dir)
+    data = str(data_dir) if data_dir is not None else None
+    futures = [client.submit(run_unit, unit, str(out), data, key=f"chessmoe-{unit.id}",
+                             pure=False) for unit in units(spec)]
+    client.gather(futures)
+    return summarise_tournament(spec, out)
+
+
+def dask_client(address: str | None = None, *, workers: int = 2) -> Any:
+    """A ``dask.distributed`` client: to ``address``, or to a new local cluster of
+    ``workers`` single-threaded processes (``pip install chessmoe[dask]``)."""
+    try:
+        import distributed
+    except ImportError as error:
+        raise ImportError("Dask is not installed: pip install 'chessmoe[dask]'") from error
+    module: Any = distributed
+    if address:
+        return module.Client(address)
+    return module.Client(module.LocalCluster(n_workers=workers, threads_per_worker=1,
+                                             dashboard_address=None))
+
+
+def summarise_tournament(spec: TournamentSpec, out_dir: str | os.PathLike[str]
+                         ) -> dict[str, Any]:
+    """Per match: W/D/L, pentanomial counts, cutechess Elo +- margin, terminations; writes
+    ``summary.json`` and each match's ``games.pgn``."""
+    out = Path(out_dir)
+    matches = []
+    for match in spec.matches:
+        logs = sorted((out / match.name).glob("games-*.jsonl"))
+        records = load_records(logs)
+        if records:
+            write_pgn(sorted(records, key=lambda r: r["slot"]), out / match.name / "games.pgn")
+        matches.append({"name": match.name, "labels": dict(match.labels),
+                        "planned_games": 2 * match.pairs, **summarise(records)})
+    recorded = json.loads((out / "spec.json").read_text()) if (out / "spec.json").exists() \
+        else {}
+    summary = {"tournament": spec.name, "openings": spec.openings,
+               "openings_suite": recorded.get("openings_suite"), "seed": spec.seed,
+               "adjudication": asdict(spec.adjudication), "matches": matches,
+               "complete": all(m["games"] == m["planned_games"] for m in matches)}
+    path = out / "summary.json"
+    if path.exists():
+        # Nothing new played: keep the summary, and with it the provenance of the run
+        # that played the games, rather than stamping it with a later commit and date.
+        old = json.loads(path.read_text())
+        if {k: old.get(k) for k in summary} == json.loads(json.dumps(summary)):
+            return dict(old)
+    summary["provenance"] = provenance()
+    atomic_write_json(path, summary)
+    return summary
+
+
+# --- profiles --------------------------------------------------------------------------------
+
+
+def _experts(root: str, name: str) -> str:
+    return str(Path(root) / name)
+
+
+def small_spec(experts_root: str, *, pairs: int = 6) -> TournamentSpec:
+    """The 2-core CPU subset (420 games, about 40 minutes on 2 cores): every method against
+    regular at batch 8 and 32 with 100 and 200 nodes and 100 ms; the single-expert
+    ablation at batch 64 (100 nodes, 100 ms); and the phase-definition comparison (batch 8,
+    100 nodes) when those bundles exist."""
+    baseline = _experts(experts_root, "regular")
+    methods = {m: _experts(experts_root, m) for m in
+               ("separated", "staged", "weighted-a4", "weighted-a10")
+               if (Path(experts_root) / m / "manifest.json").exists()}
+    matches = method_grid(methods, baseline, pairs=pairs, batch_sizes=(8, 32),
+                          nodes=(100, 200), movetimes=(100,))
+    matches += ablation_grid(_experts(experts_root, "separated"), baseline, pairs=pairs,
+                             nodes=(100,), movetimes=(100,))
+    definitions = {"lichess": _experts(experts_root, "separated")}
+    definitions.update({d: _experts(experts_root, f"separated-{d}") for d in
+                        ("movecount2", "movecount3", "movecount4", "movecount5")
+                        if (Path(experts_root) / f"separated-{d}" / "manifest.json").exists()})
+    if len(definitions) > 1:
+        matches += definition_grid(definitions, baseline, pairs=pairs, batch_size=8,
+                                   nodes=100)
+    return TournamentSpec("small", tuple(matches), openings="embedded", pairs_per_shard=3)
+
+
+def paper_spec(experts_root: str, *, pairs: int = 500, device: str = "cuda") -> TournamentSpec:
+    """The paper's grids: 4 methods x 55 settings, the ablation at batch 64 (33 settings)
+    and the definition comparison, 500 pairs each, on the paper's opening suite."""
+    baseline = _experts(experts_root, "regular")
+    methods = {m: _experts(experts_root, m) for m in
+               ("separated", "staged", "weighted-a4", "weighted-a10")}
+    matches = method_grid(methods, baseline, pairs=pairs, device=device)
+    matches += ablation_grid(_experts(experts_root, "separated"), baseline, pairs=pairs,
+                             device=device)
+    definitions = {"lichess": _experts(experts_root, "separated"),
+                   **{d: _experts(experts_root, f"separated-{d}") for d in
+                      ("movecount2", "movecount3", "movecount4", "movecount5")}}
+    matches += definition_grid(definitions, baseline, pairs=pairs, device=device)
+    return TournamentSpec("paper", tuple(matches), openings="paper", pairs_per_shard=25)
+
+
+def smoke_spec(experts_root: str, *, pairs: int = 1) -> TournamentSpec:
+    """Seconds: separated against regular and one ablated expert, 20 nodes, short games."""
+    baseline = _experts(experts_root, "regular")
+    separated = _experts(experts_root, "separated")
+    matches = method_grid({"separated": separated}, baseline, pairs=pairs, batch_sizes=(8,),
+                          nodes=(20,), movetimes=())
+    matches += ablation_grid(separated, baseline, pairs=pairs, nodes=(20,), movetimes=(),
+                             phases=(2,))
+    return TournamentSpec("smoke", tuple(matches), openings="embedded", pairs_per_shard=1,
+                          adjudication=Adjudication(max_plies=40))
+
+
+PROFILES: dict[str, Callable[..., TournamentSpec]] = {"smoke": smoke_spec,
+                                                       "small": small_spec,
+                                                       "paper": paper_spec}
+
+
+def build_profile(name: str, experts_root: str | os.PathLike[str], *,
+                  pairs: int | None = None) -> TournamentSpec:
+    """A profile's tournament over the bundles under ``experts_root``."""
+    try:
+        factory = PROFILES[name]
+    except KeyError:
+        raise ValueError(f"unknown tournament profile {name!r}; known: "
+                         f"{', '.join(PROFILES)}") from None
+    spec = factory(str(experts_root))
+    return with_pairs(spec, pairs) if pairs else spec
+
+
+def with_pairs(spec: TournamentSpec, pairs: int) -> TournamentSpec:
+    """The same tournament with another number of pairs per match."""
+    return replace(spec, matches=tuple(replace(m, pairs=pairs) for m in spec.matches))

@@ -1,0 +1,315 @@
+"""The UCI front end (``chessmoe uci``) over text streams.
+
+:class:`UciEngine` speaks the Universal Chess Interface; its options carry the names of the
+paper's cutechess command where they exist (``Batch_Size``, ``Nodes``, ``Simulations``,
+``Fixed_Movetime``, ``Model_Directory``) plus ``Baseline_Directory``, ``Phase_Definition`` (the
+gate), ``Routing``, ``Single_Expert``, ``Threads`` and ``Device``. Malformed commands and illegal
+moves produce an ``info string`` and never stop the engine.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import IO, Any
+
+import chess
+
+import chessmoe
+from chessmoe.play.engine import Player, build_evaluator, value_to_cp
+from chessmoe.search.mcts import Evaluator, Limits, SearchConfig, SearchResult
+
+__all__ = ["EngineOptions", "UciEngine", "UciError", "run_uci", "wait_for"]
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """The engine's UCI options (names as the UCI dialogue spells them)."""
+
+    Batch_Size: int = 8
+    Nodes: int = 800  # 0: no node limit
+    Simulations: int = 0  # 0: twice Nodes
+    Fixed_Movetime: int = 0  # ms; 0: off
+    Model_Directory: str = ""  # an expert bundle; empty: the kit's small experts if present
+    Baseline_Directory: str = ""  # the regular bundle (single-expert ablation)
+    Phase_Definition: str = ""  # the gate; empty: the bundle's training definition
+    Routing: str = "majority"
+    Single_Expert: int = -1  # -1: all experts; k: phase k's expert, baseline elsewhere
+    Threads: int = 1
+    Device: str = "auto"
+    Uniform: bool = False  # no network: value 0, uniform priors
+
+
+_SPIN = {"Batch_Size": (1, 512), "Nodes": (0, 100_000_000), "Simulations": (0, 200_000_000),
+         "Fixed_Movetime": (0, 86_400_000), "Single_Expert": (-1, 15), "Threads": (1, 256)}
+_COMBO = {"Routing": ("majority", "split", "soft")}
+
+
+class UciError(ValueError):
+    """A command the engine cannot carry out (reported as ``info string``)."""
+
+
+class UciEngine:
+    """A UCI engine over text streams (``run`` loops until ``quit`` or end of input)."""
+
+    def __init__(self, options: EngineOptions | None = None, *,
+                 out: IO[str] | None = None,
+                 make_evaluator: Callable[[EngineOptions], tuple[Evaluator, str]] | None = None
+                 ) -> None:
+        self.options = options or EngineOptions()
+        self.out = out or sys.stdout
+        self._make_evaluator = make_evaluator or build_evaluator
+        self.board = chess.Board()
+        self.player: Player | None = None
+        self._described = ""
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+
+    # -- output --
+    def send(self, line: str) -> None:
+        with self._lock:
+            self.out.write(line + "\n")
+            self.out.flush()
+
+    def info(self, text: str) -> None:
+        self.send(f"info string {text}")
+
+    # -- the loop --
+    def run(self, stream: IO[str]) -> None:
+        for raw in stream:
+            if not self.handle(raw):
+                break
+        self._wait()
+
+    def handle(self, raw: str) -> bool:
+        """Handle one command line; ``False`` after ``quit``."""
+        line = raw.strip()
+        if not line:
+            return True
+        command, _, rest = line.partition(" ")
+        try:
+            if command == "quit":
+                self._stop.set()
+                return False
+            handler = getattr(self, f"_cmd_{command}", None)
+            if handler is None:
+                raise UciError(f"unknown command: {line}")
+            handler(rest.strip())
+        except UciError as error:
+            self.info(f"error: {error}")
+        except Exception as error:  # the engine must survive any input
+            self.info(f"error: {type(error).__name__}: {error}")
+        return True
+
+    # -- commands --
+    def _cmd_uci(self, _: str) -> None:
+        self.send(f"id name chessmoe {chessmoe.__version__}")
+        self.send("id author chessmoe developers")
+        defaults = EngineOptions()
+        for name in EngineOptions.__dataclass_fields__:
+            value = getattr(defaults, name)
+            if name in _SPIN:
+                low, high = _SPIN[name]
+                self.send(f"option name {name} type spin default {value} min {low} max {high}")
+            elif name in _COMBO:
+                choices = " ".join(f"var {c}" for c in _COMBO[name])
+                self.send(f"option name {name} type combo default {value} {choices}")
+            elif isinstance(value, bool):
+                self.send(f"option name {name} type check default {str(value).lower()}")
+            else:
+                self.send(f"option name {name} type string default {value or '<empty>'}")
+        self.send("uciok")
+
+    def _cmd_isready(self, _: str) -> None:
+        self._ensure_player()
+        self.send("readyok")
+
+    def _cmd_debug(self, _: str) -> None:
+        pass
+
+    def _cmd_register(self, _: str) -> None:
+        pass
+
+    def _cmd_setoption(self, rest: str) -> None:
+        if not rest.startswith("name "):
+            raise UciError(f"setoption needs 'name <id> [value <x>]', got: {rest}")
+        name, _, value = rest[5:].partition(" value ")
+        name, value = name.strip(), value.strip()
+        fields = {f.lower(): f for f in EngineOptions.__dataclass_fields__}
+        key = fields.get(name.lower().replace(" ", "_"))
+        if key is None:
+            raise UciError(f"unknown option {name!r}")
+        current = getattr(self.options, key)
+        if value == "<empty>":
+            value = ""
+        parsed: Any
+        if isinstance(current, bool):
+            parsed = value.lower() in ("true", "1", "on", "yes")
+        elif isinstance(current, int):
+            try:
+                parsed = int(value)
+            except ValueError:
+                raise UciError(f"option {key} needs an integer, got {value!r}") from None
+            low, high = _SPIN[key]
+            if not low <= parsed <= high:
+                raise UciError(f"option {key} must lie in {low}..{high}, got {parsed}")
+        else:
+            parsed = value
+            if key in _COMBO and parsed not in _COMBO[key]:
+                raise UciError(f"option {key} must be one of {', '.join(_COMBO[key])}")
+        self.options = replace(self.options, **{key: parsed})
+        if key in ("Model_Directory", "Baseline_Directory", "Phase_Definition", "Routing",
+                   "Single_Expert", "Device", "Uniform", "Batch_Size"):
+            self.player = None  # rebuilt on the next isready/go
+        if key == "Threads":
+            import torch
+
+            torch.set_num_threads(parsed)
+
+    def _cmd_ucinewgame(self, _: str) -> None:
+        self._wait()
+        self.board = chess.Board()
+        if self.player is not None:
+            self.player.new_game()
+
+    def _cmd_position(self, rest: str) -> None:
+        tokens = rest.split()
+        if not tokens:
+            raise UciError("position needs 'startpos' or 'fen <fen>'")
+        if tokens[0] == "startpos":
+            board, tokens = chess.Board(), tokens[1:]
+        elif tokens[0] == "fen":
+            fen_parts = []
+            tokens = tokens[1:]
+            while tokens and tokens[0] != "moves":
+                fen_parts.append(tokens.pop(0))
+            try:
+                board = chess.Board(" ".join(fen_parts))
+            except ValueError as error:
+                raise UciError(f"bad FEN {' '.join(fen_parts)!r}: {error}") from None
+            if not board.is_valid():
+                raise UciError(f"invalid position: {' '.join(fen_parts)}")
+        else:
+            raise UciError(f"position needs 'startpos' or 'fen', got {tokens[0]!r}")
+        if tokens:
+            if tokens[0] != "moves":
+                raise UciError(f"expected 'moves', got {tokens[0]!r}")
+            for uci in tokens[1:]:
+                try:
+                    move = chess.Move.from_uci(uci)
+                except ValueError:
+                    raise UciError(f"malformed move {uci!r}; position unchanged") from None
+                if move not in board.legal_moves:
+                    raise UciError(f"illegal move {uci} in {board.fen()}; position unchanged")
+                board.push(move)
+        self._wait()
+        self.board = board
+
+    def _cmd_go(self, rest: str) -> None:
+        self._wait()
+        limits = self._limits(rest.split())
+        player = self._ensure_player()
+        if not any(self.board.legal_moves):
+            raise UciError("the game is over in this position")
+        self._stop.clear()
+        board = self.board.copy()
+        self._thread = threading.Thread(target=self._search, args=(player, board, limits),
+                                        daemon=True)
+        self._thread.start()
+
+    def _cmd_stop(self, _: str) -> None:
+        self._stop.set()
+        self._wait()
+
+    # -- helpers --
+    def _limits(self, tokens: list[str]) -> Limits:
+        args: dict[str, int] = {}
+        flags = set()
+        i = 0
+        while i < len(tokens):
+            key = tokens[i]
+            if key in ("infinite", "ponder"):
+                flags.add(key)
+                i += 1
+                continue
+            if key in ("searchmoves",):
+                raise UciError("searchmoves is not supported")
+            if i + 1 >= len(tokens):
+                raise UciError(f"go {key} needs a value")
+            try:
+                args[key] = int(tokens[i + 1])
+            except ValueError:
+                raise UciError(f"go {key} needs an integer, got {tokens[i + 1]!r}") from None
+            i += 2
+        if "infinite" in flags:
+            return Limits()
+        options = self.options
+        nodes = args.get("nodes")
+        movetime = args.get("movetime")
+        side_time = args.get("wtime" if self.board.turn else "btime")
+        if side_time is not None and movetime is None:
+            increment = args.get("winc" if self.board.turn else "binc", 0)
+            moves_left = args.get("movestogo", 30)
+            budget = side_time / max(moves_left, 1) + 0.75 * increment
+            movetime = int(max(10, min(budget, side_time / 2 - 50)))
+        if nodes is None and movetime is None:
+            nodes = options.Nodes or None
+            movetime = options.Fixed_Movetime or None
+        simulations = options.Simulations or None
+        return Limits(nodes=nodes, simulations=simulations,
+                      movetime_ms=float(movetime) if movetime else None)
+
+    def _ensure_player(self) -> Player:
+        if self.player is None:
+            evaluator, description = self._make_evaluator(self.options)
+            self.player = Player(evaluator, SearchConfig(batch_size=self.options.Batch_Size))
+            if description != self._described:
+                self.info(description)
+                self._described = description
+        return self.player
+
+    def _search(self, player: Player, board: chess.Board, limits: Limits) -> None:
+        try:
+            result = player.play(board, limits, stop=self._stop,
+                                 on_progress=lambda r: self.send(self._info_line(r)))
+            self.send(self._info_line(result))
+            self.send(f"bestmove {result.move.uci() if result.move else '0000'}")
+        except Exception as error:  # report, then still answer
+            self.info(f"error: search failed: {type(error).__name__}: {error}")
+            fallback = next(iter(board.legal_moves), None)
+            self.send(f"bestmove {fallback.uci() if fallback else '0000'}")
+
+    @staticmethod
+    def _info_line(result: SearchResult) -> str:
+        pv = " ".join(m.uci() for m in result.pv)
+        return (f"info depth {max(1, round(result.depth))} seldepth {result.seldepth} "
+                f"nodes {result.nodes} nps {int(result.nps)} "
+                f"time {int(result.seconds * 1000)} score cp {value_to_cp(result.value)} "
+                f"pv {pv}")
+
+    def _wait(self) -> None:
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
+        self._thread = None
+
+
+def run_uci(options: EngineOptions | None = None, stream: IO[str] | None = None) -> int:
+    """Run the UCI loop on stdin/stdout."""
+    engine = UciEngine(options)
+    engine.run(stream or sys.stdin)
+    return 0
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
+    """Poll ``predicate`` until true or ``timeout`` seconds pass (for tests and tools)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return predicate()

@@ -1,0 +1,120 @@
+"""The experimental set-up: paper Table 8 (hardware and software, from the provenance the
+results recorded) and Fig. 15 (the match command: the paper's cutechess line and the kit's
+equivalent)."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
+
+__all__ = ["PAPER_COMMAND", "PAPER_TABLE8", "fig15_match_command", "table8_setup"]
+
+PAPER_TABLE8 = {
+    "GPU": "8 x NVIDIA Tesla V100", "Container / environment": "NGC pytorch:22.05",
+    "GPU driver": "CUDA 11.4", "CPU": "Dual Intel Xeon Platinum 8168",
+    "Operating system": "Ubuntu 20.04 LTS", "Engine": "CrazyAra release 1.0.4",
+    "Backend": "TensorRT-8.4.1",
+}
+
+PAPER_COMMAND = (
+    "./cutechess-cli -variant standard -openings file=chess.epd format=epd order=random "
+    "-pgnout /data/cutechess_res.pgn -resign movecount=5 score=600 -draw movenumber=30 "
+    "movecount=4 score=20 -concurrency 1 -engine name=ClassicAra_correct_phases "
+    "cmd=./ClassicAra dir=~/CrazyAra/engine/build "
+    "option.Model_Directory=/data/model/ClassicAra/chess/correct_phases proto=uci -engine "
+    "name=ClassicAra_no_phases cmd=./ClassicAra dir=~/CrazyAra/engine/build "
+    "option.Model_Directory=/data/model/ClassicAra/chess/no_phases proto=uci -each "
+    "option.First_Device_ID=0 option.Batch_Size=64 option.Fixed_Movetime=0 tc=0/6000+0.1 "
+    "option.Nodes=100 option.Simulations=200 option.Search_Type=mcts -games 2 -rounds 500 "
+    "-repeat")
+
+
+def _provenances(results: Path) -> list[tuple[str, dict[str, Any]]]:
+    found = []
+    for pattern, stage in (("stats/*/manifest.json", "phase statistics"),
+                           ("datasets/*/manifest.json", "datasets"),
+                           ("experts/*/*/manifest.json", "training"),
+                           ("search/*/manifest.json", "recorded searches"),
+                           ("tournaments/*/summary.json", "tournaments")):
+        for path in sorted(results.glob(pattern)):
+            data = json.loads(path.read_text())
+            if "provenance" in data:
+                found.append((stage, data["provenance"]))
+    return found
+
+
+def table8_setup(results_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str]
+                 ) -> Artefact:
+    """Table 8 from the hardware and software every committed result recorded."""
+    rows: dict[str, dict[str, str]] = {}
+    for stage, prov in _provenances(Path(results_dir)):
+        hw, sw = prov.get("hardware", {}), prov.get("software", {})
+        gpu = hw.get("gpu")
+        entry = rows.setdefault(stage, {})
+        values = {
+            "GPU": f"{gpu['count']} x {gpu['name']}" if gpu else "none (CPU only)",
+            "GPU driver": f"CUDA {gpu['cuda']}" if gpu else "-",
+            "CPU": f"{hw.get('cpu')} ({hw.get('affinity_cores') or hw.get('logical_cores')} "
+                   f"cores, {hw.get('memory_gib')} GiB)",
+            "Operating system": hw.get("os", "?"),
+            "Container / environment": f"Python {sw.get('python')} venv (make env)",
+            "Engine": f"chessmoe {sw.get('chessmoe')} (MCTS in Python, python-chess "
+                      f"{sw.get('chess')})",
+            "Backend": f"PyTorch {sw.get('torch')}, numpy {sw.get('numpy')}",
+        }
+        for key, value in values.items():
+            known = entry.get(key)
+            entry[key] = value if known in (None, value) else f"{known}; {value}"
+    frame = pd.DataFrame(rows)
+    frame["paper"] = pd.Series(PAPER_TABLE8)
+    frame.index.name = "Hardware/Software"
+    notes = ["Read from the provenance block of every manifest under results/ "
+             "(stats, datasets, experts, search, tournaments).",
+             "The kit runs its small profile on a 2-core CPU without a GPU; the paper trained "
+             "and played on 8 V100 GPUs."]
+    paths = save_table(frame, out_dir, "table8-setup",
+                       "Table 8 — Hardware and software of the experiments", notes)
+    return Artefact("table8-setup", paths, table=frame)
+
+
+def fig15_match_command(out_dir: str | os.PathLike[str],
+                        tournament: dict[str, Any] | None = None) -> Artefact:
+    """Fig. 15: the paper's cutechess command and the kit's equivalent."""
+    kit = ("chessmoe tournament --profile small --experts results/experts/small "
+           "--out results/tournaments/small --workers 2")
+    uci = ("chessmoe uci --experts results/experts/small/separated "
+           "--baseline results/experts/small/regular --batch-size 64 --nodes 100")
+    fig = new_figure(10, 6.2)
+    ax = fig.subplots()
+    ax.axis("off")
+    blocks = [("The paper's cutechess-cli command (App. E.3, Fig. 15)", PAPER_COMMAND),
+              ("The kit's equivalent: a whole tournament (openings, colours swapped, the same "
+               "adjudication)", kit),
+              ("…or one engine over UCI for cutechess itself (options Batch_Size, Nodes, "
+               "Simulations, Fixed_Movetime, Model_Directory)", uci)]
+    y = 0.97
+    for title, text in blocks:
+        ax.text(0.0, y, title, fontsize=9, fontweight="bold", va="top",
+                transform=ax.transAxes)
+        wrapped = textwrap.fill(text, 110)
+        y -= 0.05
+        ax.text(0.0, y, wrapped, fontsize=7.5, family="monospace", va="top",
+                transform=ax.transAxes)
+        y -= 0.05 + 0.034 * wrapped.count("\n") + 0.04
+    if tournament is not None:
+        rules = tournament.get("adjudication", {})
+        ax.text(0.0, 0.04, f"Adjudication used: resign movecount={rules.get('resign_movecount')}"
+                f" score={rules.get('resign_score')}; draw movenumber="
+                f"{rules.get('draw_movenumber')} movecount={rules.get('draw_movecount')} "
+                f"score={rules.get('draw_score')}; openings: {tournament.get('openings')}.",
+                fontsize=8, transform=ax.transAxes)
+    ax.set_title("Fig. 15 — Running a match between two approaches", fontsize=10)
+    return Artefact("fig15-match-command", save_figure(fig, out_dir, "fig15-match-command"),
+                    figure=fig)

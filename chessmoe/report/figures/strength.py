@@ -1,0 +1,259 @@
+"""Playing-strength figures and tables: paper Table 2 and Fig. 5, 6, 7, 26-29.
+
+Everything is read from a tournament's ``summary.json`` (see
+:mod:`chessmoe.play.tournament`): one entry per match with its labels (method, batch size,
+nodes or move time, ablated expert, phase definition) and its cutechess Elo estimate of the
+first engine against the regular network, with the 95 % margin. A panel whose matches were
+not played in the tournament says so instead of drawing nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from matplotlib.axes import Axes
+
+from chessmoe import elo, paper
+from chessmoe.report.figures.style import (
+    PHASE_COLORS,
+    Artefact,
+    new_figure,
+    save_figure,
+    save_table,
+)
+
+__all__ = [
+    "fig05_separated_nodes",
+    "fig06_ablation",
+    "fig07_definitions",
+    "fig_method",
+    "load_tournament",
+    "matches_frame",
+    "table2_elo",
+]
+
+METHOD_NAMES = {"separated": "Separated Learning", "staged": "Staged Learning",
+                "weighted-a4": "Weighted Learning (a = 4)",
+                "weighted-a10": "Weighted Learning (a = 10)"}
+BATCH_COLORS = {1: "#1b9e77", 8: "#d95f02", 16: "#7570b3", 32: "#e7298a", 64: "#66a61e"}
+
+
+class TournamentMissing(FileNotFoundError):
+    """A tournament summary the figures need is absent."""
+
+
+def load_tournament(directory: str | os.PathLike[str]) -> dict[str, Any]:
+    path = Path(directory) / "summary.json"
+    if not path.exists():
+        raise TournamentMissing(f"{path} is missing: run 'make tournament PROFILE=...'")
+    summary: dict[str, Any] = json.loads(path.read_text())
+    return summary
+
+
+def matches_frame(summary: dict[str, Any]) -> pd.DataFrame:
+    """One row per match: labels, games, W/D/L, Elo and margin."""
+    rows = []
+    for match in summary["matches"]:
+        labels = match["labels"]
+        rows.append({"name": match["name"], **labels, "games": match["games"],
+                     "wins": match["wins"], "draws": match["draws"],
+                     "losses": match["losses"], "elo": match["elo"],
+                     "margin": match["margin"], "los": match["los"]})
+    frame = pd.DataFrame(rows)
+    for column in ("nodes", "movetime", "batch_size", "phase"):
+        if column not in frame:
+            frame[column] = pd.NA
+    return frame
+
+
+def _finite(value: Any) -> bool:
+    return value is not None and not pd.isna(value) and math.isfinite(float(value))
+
+
+def _not_played(ax: Axes, what: str, profile: str) -> None:
+    ax.text(0.5, 0.5, f"{what}\nnot played in the '{profile}' tournament\n(see "
+            "REPRODUCING.md for the paper profile)", ha="center", va="center", fontsize=9,
+            transform=ax.transAxes, color="#666666")
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def _elo_panel(ax: Axes, frame: pd.DataFrame, x: str, group: str, colors: dict[Any, str],
+               label_fmt: str, profile: str, what: str) -> None:
+    data = frame[frame[x].notna()] if len(frame) else frame
+    if not len(data):
+        _not_played(ax, what, profile)
+        return
+    offsets = {g: (k - (data[group].nunique() - 1) / 2) * 0.04
+               for k, g in enumerate(sorted(data[group].unique()))}
+    for value, rows in data.groupby(group):
+        rows = rows.sort_values(x)
+        xs = [float(v) * (2 ** offsets[value]) for v in rows[x]]
+        ys = [float(v) if _finite(v) else math.nan for v in rows["elo"]]
+        errors = [float(m) if _finite(m) else 0.0 for m in rows["margin"]]
+        ax.errorbar(xs, ys, yerr=errors, marker="o", capsize=3, lw=1.4, ms=4,
+                    color=colors.get(value, "black"), label=label_fmt.format(value))
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_xscale("log", base=2)
+    ticks = sorted(float(v) for v in data[x].unique())
+    ax.set_xticks(ticks, [f"{int(t)}" for t in ticks])
+    ax.set_xlabel("nodes per move" if x == "nodes" else "move time (ms)")
+    ax.set_ylabel("Elo gain vs. regular (95 % CI)")
+    ax.legend(fontsize=8)
+
+
+def _method_rows(summary: dict[str, Any], method: str) -> pd.DataFrame:
+    frame = matches_frame(summary)
+    if "kind" not in frame:
+        return frame.iloc[0:0]
+    return frame[(frame["kind"] == "method") & (frame.get("method") == method)]
+
+
+def fig_method(summary: dict[str, Any], out_dir: str | os.PathLike[str], number: int,
+               methods: list[str]) -> Artefact:
+    """Fig. 26-28: a method's Elo gain by batch size, (a) by nodes, (b) by move time; one
+    row per method (Fig. 28: a = 4 and a = 10)."""
+    profile = summary["tournament"]
+    fig = new_figure(10, 3.8 * len(methods))
+    axes = fig.subplots(len(methods), 2, squeeze=False)
+    letters = iter("abcd")
+    for row, method in enumerate(methods):
+        rows = _method_rows(summary, method)
+        name = METHOD_NAMES.get(method, method)
+        for col, x in enumerate(("nodes", "movetime")):
+            ax = axes[row, col]
+            _elo_panel(ax, rows, x, "batch_size", BATCH_COLORS, "batch {}", profile,
+                       f"{name}, {'nodes' if x == 'nodes' else 'move time'}")
+            reference = paper.TABLE2_ELO.get(method)
+            if reference is not None and len(rows[rows[x].notna()]):
+                ax.axhline(reference[-1], color="black", lw=1, ls=":",
+                           label=f"paper average {reference[-1]:.0f}")
+                ax.legend(fontsize=8)
+            ax.set_title(f"({next(letters)}) {name}", fontsize=10)
+    fig.suptitle(f"Fig. {number} — Relative Elo gain over the regular network "
+                 f"('{profile}' tournament)", fontsize=10)
+    stem = f"fig{number}-elo-{methods[0].split('-')[0]}"
+    return Artefact(stem, save_figure(fig, out_dir, stem), figure=fig)
+
+
+def fig05_separated_nodes(summary: dict[str, Any], out_dir: str | os.PathLike[str]
+                          ) -> Artefact:
+    """Fig. 5: separated-learning experts against the regular network, by nodes per move
+    and batch size."""
+    profile = summary["tournament"]
+    fig = new_figure(7.5, 4.2)
+    ax = fig.subplots()
+    rows = _method_rows(summary, "separated")
+    _elo_panel(ax, rows, "nodes", "batch_size", BATCH_COLORS, "batch {}", profile,
+               "Separated learning by nodes")
+    ax.axhline(150, color="#999999", lw=1, ls="--", label="paper: up to 150")
+    ax.legend(fontsize=8)
+    ax.set_title(f"Fig. 5 — MoE (separated learning) vs. one network in MCTS "
+                 f"('{profile}' tournament)", fontsize=10)
+    return Artefact("fig05-moe-vs-single", save_figure(fig, out_dir, "fig05-moe-vs-single"),
+                    figure=fig)
+
+
+def fig06_ablation(summary: dict[str, Any], out_dir: str | os.PathLike[str], *,
+                   x: str = "nodes", number: int = 6) -> Artefact:
+    """Fig. 6 (nodes) and Fig. 29 (move time): one phase expert at a time, baseline for
+    the other phases, batch 64."""
+    profile = summary["tournament"]
+    frame = matches_frame(summary)
+    rows = frame[frame["kind"] == "ablation"] if "kind" in frame else frame.iloc[0:0]
+    colors = dict(zip(("opening", "middlegame", "endgame"), PHASE_COLORS, strict=True))
+    fig = new_figure(7.5, 4.2)
+    ax = fig.subplots()
+    _elo_panel(ax, rows, x, "expert", colors, "only the {} expert", profile,
+               f"The single-expert ablation by {'nodes' if x == 'nodes' else 'move time'}")
+    batch = int(rows["batch_size"].iloc[0]) if len(rows) else 64
+    ax.set_title(f"Fig. {number} — One phase expert, the regular network elsewhere "
+                 f"(batch {batch}, '{profile}' tournament)", fontsize=10)
+    stem = "fig06-single-expert-nodes" if number == 6 else "fig29-single-expert-movetime"
+    return Artefact(stem, save_figure(fig, out_dir, stem), figure=fig)
+
+
+def fig07_definitions(summary: dict[str, Any], out_dir: str | os.PathLike[str]) -> Artefact:
+    """Fig. 7: separated experts under move-count (2-5 phases) and Lichess definitions."""
+    profile = summary["tournament"]
+    frame = matches_frame(summary)
+    rows = frame[frame["kind"] == "definition"] if "kind" in frame else frame.iloc[0:0]
+    fig = new_figure(7.5, 4.2)
+    ax = fig.subplots()
+    if not len(rows):
+        _not_played(ax, "The phase-definition comparison", profile)
+    else:
+        order = sorted(rows["definition"], key=lambda d: (d == "lichess", d))
+        rows = rows.set_index("definition").loc[order]
+        xs = range(len(rows))
+        errors = [float(m) if _finite(m) else 0.0 for m in rows["margin"]]
+        colors = ["#999999" if d.startswith("movecount") else PHASE_COLORS[1]
+                  for d in rows.index]
+        ax.bar(xs, [float(e) if _finite(e) else 0.0 for e in rows["elo"]], yerr=errors,
+               capsize=4, color=colors, edgecolor="black")
+        labels = [f"{d[-1]} phases\n(move count)" if d.startswith("movecount")
+                  else "3 phases\n(Lichess)" for d in rows.index]
+        ax.set_xticks(list(xs), labels, fontsize=8)
+        ax.axhline(0, color="black", lw=0.8)
+        ax.set_ylabel("Elo gain vs. regular (95 % CI)")
+        first = rows.iloc[0]
+        ax.set_xlabel(f"batch {int(first['batch_size'])}, "
+                      + (f"{int(first['nodes'])} nodes" if _finite(first["nodes"])
+                         else f"{int(first['movetime'])} ms"))
+    ax.set_title(f"Fig. 7 — Phase definitions: separated experts vs. one network "
+                 f"('{profile}' tournament)", fontsize=10)
+    return Artefact("fig07-phase-definitions",
+                    save_figure(fig, out_dir, "fig07-phase-definitions"), figure=fig)
+
+
+def table2_elo(summary: dict[str, Any], out_dir: str | os.PathLike[str]) -> Artefact:
+    """Table 2: each method's mean Elo gain per batch size (over the node and time
+    settings played) and over all its settings, beside the paper's."""
+    frame = matches_frame(summary)
+    rows = frame[frame["kind"] == "method"] if "kind" in frame else frame.iloc[0:0]
+    batches = sorted(int(b) for b in rows["batch_size"].dropna().unique())
+    table: dict[str, dict[str, Any]] = {}
+    for method, name in METHOD_NAMES.items():
+        mine = rows[rows["method"] == method] if "method" in rows else rows.iloc[0:0]
+        if not len(mine):
+            continue
+        finite = mine[mine["elo"].map(_finite)]
+        entry: dict[str, Any] = {
+            f"batch {b}": round(float(finite[finite["batch_size"] == b]["elo"].mean()), 2)
+            for b in batches}
+        entry["Average"] = round(float(finite["elo"].mean()), 2)
+        entry["settings"] = len(mine)
+        entry["games"] = int(mine["games"].sum())
+        wins, draws, losses = (int(mine[k].sum()) for k in ("wins", "draws", "losses"))
+        pooled = elo.trinomial(wins, losses, draws)
+        entry["pooled W/D/L"] = f"{wins}/{draws}/{losses}"
+        entry["pooled Elo (95 %)"] = f"{pooled.elo:.1f} +/- {pooled.margin:.1f}"
+        table[name] = entry
+    ours = pd.DataFrame.from_dict(table, orient="index")
+    ours.index.name = "Approach"
+    reference = pd.DataFrame({METHOD_NAMES[m]: dict(zip(
+        ["batch 1", "batch 8", "batch 16", "batch 32", "batch 64", "Average"], v,
+        strict=True)) for m, v in paper.TABLE2_ELO.items()}).T
+    reference.index.name = "Approach"
+    settings = sorted({("nodes " + str(int(n))) if _finite(n) else f"{int(t)} ms"
+                       for n, t in zip(rows["nodes"], rows["movetime"], strict=True)})
+    notes = [f"Tournament '{summary['tournament']}': settings played "
+             + ", ".join(settings) + f"; openings: {summary['openings']}.",
+             "Each value is the mean of cutechess Elo estimates of the method against the "
+             "regular network over those settings (infinite estimates left out), as the "
+             "paper averages; with few games per setting the means are noisy, so the pooled "
+             "columns add all of a method's games into one cutechess estimate with its 95 % "
+             "interval.",
+             "Paper (KingBase experts, 55 settings x 1000 games): see extras/table2-paper."]
+    paths = save_table(ours, out_dir, "table2-elo-gains",
+                       "Table 2 — Mean Elo gain of each MoE method over the regular network",
+                       notes, floatfmt=".2f")
+    paths += save_table(reference, out_dir, "extras/table2-paper",
+                        "Table 2 as printed in the paper", ["Not computed here."],
+                        floatfmt=".2f")
+    return Artefact("table2-elo-gains", paths, table=ours)

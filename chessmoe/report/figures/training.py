@@ -1,0 +1,300 @@
+"""Expert training figures and tables: paper Table 1, 5, 7 and Fig. 4, 14, 16-25.
+
+Everything is read from the committed run directories of one profile
+(``results/experts/<profile>/<bundle>/...``): ``metrics.jsonl`` for the curves,
+``evaluation.json`` for Table 1, ``config.json`` for Table 7.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+
+from chessmoe import paper
+from chessmoe.nets.regimes import table5
+from chessmoe.nets.training import TEST_SETS, learning_rate, momentum
+from chessmoe.report.figures.style import (
+    NO_PHASE_COLOR,
+    PHASE_COLORS,
+    Artefact,
+    new_figure,
+    save_figure,
+    save_table,
+)
+
+__all__ = [
+    "ExpertRuns",
+    "fig04_staged_endgame",
+    "fig14_schedules",
+    "fig_training_curves",
+    "load_runs",
+    "table1_losses",
+    "table5_weights",
+    "table7_hyperparameters",
+]
+
+SET_COLORS = {"opening": PHASE_COLORS[0], "middlegame": PHASE_COLORS[1],
+              "endgame": PHASE_COLORS[2], "no-phases": NO_PHASE_COLOR}
+APPROACHES = {"regular": "Regular Learning", "separated": "Separated Learning",
+              "staged": "Staged Learning", "weighted-a4": "Weighted Learning (a = 4)",
+              "weighted-a10": "Weighted Learning (a = 10)"}
+EXPERT_NAMES = {"phase0": "Opening", "phase1": "Middlegame", "phase2": "Endgame",
+                "mixture": "Mixture", "baseline": "-"}
+
+
+class TrainingResultsMissing(FileNotFoundError):
+    """A bundle or run the figures need is not in the results."""
+
+
+@dataclass
+class ExpertRuns:
+    """The committed training results of one profile."""
+
+    directory: Path
+    manifests: dict[str, dict[str, Any]]
+    evaluations: dict[str, dict[str, Any]]
+
+    def metrics(self, bundle: str, expert: str) -> pd.DataFrame:
+        path = self.directory / bundle / expert / "metrics.jsonl"
+        if not path.exists():
+            raise TrainingResultsMissing(f"{path} is missing: run 'make experts PROFILE="
+                                         f"{self.profile}'")
+        return pd.DataFrame([json.loads(line) for line in path.read_text().splitlines()
+                             if line.strip()])
+
+    def config(self, bundle: str, expert: str) -> dict[str, Any]:
+        path = self.directory / bundle / expert / "config.json"
+        return json.loads(path.read_text())  # type: ignore[no-any-return]
+
+    @property
+    def profile(self) -> str:
+        return self.directory.name
+
+    def final(self, bundle: str, expert: str) -> dict[str, float]:
+        """Full-test-set losses of an expert's final (best) model, by test set."""
+        results = self.evaluations[bundle]["results"][expert]
+        return {name: float(results[name]["loss"]) for name in TEST_SETS}
+
+    def final_accuracy(self, bundle: str, expert: str) -> dict[str, float]:
+        results = self.evaluations[bundle]["results"][expert]
+        return {name: float(results[name]["policy_acc"]) for name in TEST_SETS}
+
+
+def load_runs(directory: str | os.PathLike[str]) -> ExpertRuns:
+    """Read the manifests and evaluations of every bundle under ``directory``."""
+    directory = Path(directory)
+    manifests, evaluations = {}, {}
+    for path in sorted(directory.glob("*/manifest.json")):
+        manifests[path.parent.name] = json.loads(path.read_text())
+        evaluation = path.parent / "evaluation.json"
+        if evaluation.exists():
+            evaluations[path.parent.name] = json.loads(evaluation.read_text())
+    if "regular" not in manifests:
+        raise TrainingResultsMissing(f"no regular bundle under {directory}: run 'make "
+                                     f"experts PROFILE={directory.name}'")
+    return ExpertRuns(directory, manifests, evaluations)
+
+
+# --- curves --------------------------------------------------------------------------------
+
+
+def _draw(ax: Axes, frame: pd.DataFrame, metric: str, reference: dict[str, float] | None,
+          stage_ends: list[int], train: bool) -> None:
+    if train and metric == "loss" and "loss_train" in frame:
+        rows = frame[frame["set"] == "train"]
+        ax.plot(rows["iteration"], rows["loss_train"], color="#bbbbbb", lw=0.8,
+                label="train (batch objective)", zorder=1)
+    for name in TEST_SETS:
+        rows = frame[frame["set"] == f"test/{name}"]
+        if len(rows):
+            ax.plot(rows["iteration"], rows[metric], color=SET_COLORS[name], lw=1.6,
+                    label=name, zorder=3)
+        if reference is not None:
+            ax.axhline(reference[name], color=SET_COLORS[name], lw=1, ls="--", zorder=2)
+    for end in stage_ends:
+        ax.axvline(end, color="#555555", lw=1, ls=":", zorder=2)
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("loss" if metric == "loss" else "policy accuracy")
+
+
+def _stage_ends(frame: pd.DataFrame) -> list[int]:
+    if "stage" not in frame:
+        return []
+    ends = frame.groupby("stage")["iteration"].max().sort_index()
+    return [int(v) for v in ends.iloc[:-1]]
+
+
+def fig_training_curves(runs: ExpertRuns, out_dir: str | os.PathLike[str], number: int,
+                        bundles: list[str], expert: str, title: str) -> Artefact:
+    """Loss and policy accuracy over training on the four test sets, one row of two panels
+    per bundle (Fig. 16-25); dashed lines: the regular run's final values."""
+    fig = new_figure(10, 3.6 * len(bundles))
+    axes = fig.subplots(len(bundles), 2, squeeze=False)
+    letters = iter("abcdefgh")
+    for row, bundle in enumerate(bundles):
+        frame = runs.metrics(bundle, expert)
+        ends = _stage_ends(frame)
+        use_reference = bundle != "regular" and "regular" in runs.evaluations
+        loss_ref = runs.final("regular", "baseline") if use_reference else None
+        acc_ref = runs.final_accuracy("regular", "baseline") if use_reference else None
+        _draw(axes[row, 0], frame, "loss", loss_ref, ends, train=True)
+        _draw(axes[row, 1], frame, "policy_acc", acc_ref, ends, train=False)
+        label = APPROACHES.get(bundle, bundle)
+        axes[row, 0].set_title(f"({next(letters)}) {label}: loss", fontsize=10)
+        axes[row, 1].set_title(f"({next(letters)}) {label}: policy accuracy", fontsize=10)
+        low = frame[frame["set"].str.startswith("test/")]["loss"].min()
+        axes[row, 0].set_ylim(low - 0.3, min(frame[frame["set"].str.startswith("test/")][
+            "loss"].quantile(0.9) + 0.5, low + 6))
+    axes[0, 1].legend(fontsize=8, loc="lower right")
+    axes[0, 0].legend(fontsize=8, loc="upper right")
+    fig.suptitle(f"Fig. {number} — {title} ({runs.profile} profile); dashed: regular "
+                 "run's final values; dotted: stage changes", fontsize=10)
+    regime = bundles[0].split("-")[0]
+    phase = {"phase0": "opening", "phase1": "middlegame", "phase2": "endgame"}.get(expert)
+    stem = f"fig{number:02d}-{regime}" + (f"-{phase}-expert" if phase else "-training")
+    return Artefact(stem, save_figure(fig, out_dir, stem), figure=fig)
+
+
+def fig04_staged_endgame(runs: ExpertRuns, out_dir: str | os.PathLike[str]) -> Artefact:
+    """Fig. 4: the staged endgame expert's loss on the four test sets."""
+    frame = runs.metrics("staged", "phase2")
+    fig = new_figure(7, 4)
+    ax = fig.subplots()
+    reference = runs.final("regular", "baseline") if "regular" in runs.evaluations else None
+    _draw(ax, frame, "loss", reference, _stage_ends(frame), train=False)
+    ax.legend(fontsize=8)
+    low = frame[frame["set"].str.startswith("test/")]["loss"].min()
+    ax.set_ylim(low - 0.3, low + 4)
+    ax.set_title(f"Fig. 4 — Staged learning, endgame expert ({runs.profile} profile)\n"
+                 "dashed: regular run's final loss; dotted: a new training stage starts",
+                 fontsize=10)
+    return Artefact("fig04-staged-endgame-loss",
+                    save_figure(fig, out_dir, "fig04-staged-endgame-loss"), figure=fig)
+
+
+def fig14_schedules(runs: ExpertRuns, out_dir: str | os.PathLike[str], bundle: str = "regular",
+                    expert: str = "baseline") -> Artefact:
+    """Fig. 14: learning rate and momentum over one run, as logged (dots) and as the
+    schedule functions give them (lines)."""
+    frame = runs.metrics(bundle, expert)
+    train = frame[frame["set"] == "train"]
+    config = runs.config(bundle, expert)["train"]
+    total = int(train["iteration"].max())
+    x = np.arange(total + 1)
+    lr = np.array([learning_rate(int(i), total, config["max_lr"], config["min_lr"]) for i in x])
+    mom = np.array([momentum(v, config["max_lr"], config["min_lr"], config["max_momentum"],
+                             config["min_momentum"]) for v in lr])
+    fig = new_figure(8, 3.6)
+    left, right = fig.subplots(1, 2)
+    left.plot(x, lr, color=PHASE_COLORS[0])
+    left.plot(train["iteration"], train["lr"], ".", color="black", ms=3, label="logged")
+    left.set_title("(a) learning rate", fontsize=10)
+    right.plot(x, mom, color=PHASE_COLORS[1])
+    right.plot(train["iteration"], train["momentum"], ".", color="black", ms=3,
+               label="logged")
+    right.set_title("(b) momentum", fontsize=10)
+    for ax in (left, right):
+        ax.set_xlabel("iteration")
+        ax.legend(fontsize=8)
+    fig.suptitle(f"Fig. 14 — Schedules of the {bundle} run ({runs.profile} profile, "
+                 f"{total} iterations, max lr {config['max_lr']})", fontsize=10)
+    return Artefact("fig14-schedules", save_figure(fig, out_dir, "fig14-schedules"),
+                    figure=fig)
+
+
+# --- tables --------------------------------------------------------------------------------
+
+
+def table1_losses(runs: ExpertRuns, out_dir: str | os.PathLike[str]) -> Artefact:
+    """Table 1: every expert and the mixture on the four test sets (loss of the final,
+    best-validation model), beside the paper's values."""
+    rows = []
+    for bundle, approach in APPROACHES.items():
+        if bundle not in runs.evaluations:
+            continue
+        results = runs.evaluations[bundle]["results"]
+        for expert in ("baseline", "phase0", "phase1", "phase2", "mixture"):
+            if expert in results:
+                rows.append({"Approach": approach, "Expert": EXPERT_NAMES[expert],
+                             **{name.title() if name != "no-phases" else "No-Phases":
+                                results[expert][name]["loss"] for name in TEST_SETS}})
+    frame = pd.DataFrame(rows).set_index(["Approach", "Expert"])
+    ours = frame.copy()
+    ours.index = [f"{a} / {e}" for a, e in ours.index]
+    ours.index.name = "Approach / Expert"
+    reference = pd.DataFrame([{"Approach / Expert": f"{a} / {e}", "Opening": v[0],
+                               "Middlegame": v[1], "Endgame": v[2], "No-Phases": v[3]}
+                              for (a, e), v in paper.TABLE1_LOSSES.items()]
+                             ).set_index("Approach / Expert")
+    mixture_gain = {}
+    for approach in APPROACHES.values():
+        key = f"{approach} / Mixture"
+        if key in ours.index and f"{APPROACHES['regular']} / -" in ours.index:
+            mixture_gain[approach] = (ours.loc[f"{APPROACHES['regular']} / -", "No-Phases"]
+                                      - ours.loc[key, "No-Phases"])
+    first = next(iter(runs.evaluations.values()))
+    notes = [
+        f"Profile {runs.profile}: {first['test_positions']:,} test positions; loss = "
+        f"{first['loss']}; each expert's final model is its best-validation checkpoint.",
+        "The mixture evaluates every test position with the expert of its own phase.",
+        "No-phases improvement of each mixture over the regular network: "
+        + (", ".join(f"{k} {v:+.4f}" for k, v in mixture_gain.items()) or "n/a") + ".",
+    ]
+    paths = save_table(ours, out_dir, "table1-expert-losses",
+                       "Table 1 — Loss of each expert and of the mixture on the four test sets",
+                       notes)
+    paths += save_table(reference, out_dir, "extras/table1-paper",
+                        "Table 1 as printed in the paper (KingBase, RISEv3.3, 7 epochs)",
+                        ["For comparison with table1-expert-losses; not computed here."])
+    return Artefact("table1-expert-losses", paths, table=ours)
+
+
+def table5_weights(out_dir: str | os.PathLike[str], definition: str = "lichess") -> Artefact:
+    """Table 5 computed from the weighting rule (w_main = a * w_other, mean 1)."""
+    frame = table5(definition=definition)
+    frame.index = [f"a = {a:g}, {phase}" for a, phase in frame.index]
+    frame.index.name = "a, expert main phase"
+    paths = save_table(frame, out_dir, "table5-sample-weights",
+                       "Table 5 — Sample weights of weighted learning",
+                       ["Computed by chessmoe.nets.regimes.phase_weights: w_main = 3a/(a+2), "
+                        "w_other = 3/(a+2)."], floatfmt=".4g")
+    return Artefact("table5-sample-weights", paths, table=frame)
+
+
+def table7_hyperparameters(runs: ExpertRuns, out_dir: str | os.PathLike[str]) -> Artefact:
+    """Table 7 from the configuration the profile's runs actually used, beside the paper's."""
+    config = runs.config("regular", "baseline")
+    train, model = config["train"], config["model"]
+    used = {
+        "max learning rate": train["max_lr"], "min learning rate": train["min_lr"],
+        "batch size": train["batch_size"], "max momentum": train["max_momentum"],
+        "min momentum": train["min_momentum"],
+        "epochs": train["epochs"] if train["iterations"] is None
+        else f"{train['iterations']} iterations",
+        "optimizer": "NAG" if train["nesterov"] else "SGD with momentum",
+        "weight decay (wd)": train["weight_decay"], "seed": train["seed"],
+        "value loss factor": train["value_loss_factor"],
+        "policy loss factor": train["policy_loss_factor"],
+        "wdl loss factor": train["wdl_loss_factor"],
+        "plys to end loss factor": train["plies_loss_factor"],
+        "stochastic depth probability": model["stochastic_depth"],
+        "spike thresh": train["spike_threshold"], "dropout rate": 0.0,
+        "network": f"{train['model']} ({model['channels']} channels, {model['blocks']} "
+                   f"blocks, attention {model['attention']})",
+        "pytorch version": config["provenance"]["software"]["torch"],
+    }
+    frame = pd.DataFrame({"this kit": {k: str(v) for k, v in used.items()},
+                          "paper": {k: str(v) for k, v in paper.TABLE7.items()}})
+    frame.index.name = "Hyperparameter"
+    paths = save_table(frame, out_dir, "table7-hyperparameters",
+                       f"Table 7 — Hyper-parameters ({runs.profile} profile as run, and the "
+                       "paper's)", ["Read from results/experts/<profile>/regular/baseline/"
+                                    "config.json; every run of the profile used the same."])
+    return Artefact("table7-hyperparameters", paths, table=frame)

@@ -1,0 +1,310 @@
+"""Evaluators for the search: one network, or a mixture of phase experts (paper sec. 2.3-2.4).
+
+:class:`NetworkEvaluator` runs one network on a mini-batch of leaves (planes expanded from
+the leaves' records, ``torch.inference_mode``, one call per batch, optional half precision
+on GPU) and returns values and priors over each leaf's legal moves.
+
+:class:`MixtureEvaluator` gates a mini-batch by a phase definition from the registry:
+
+* ``routing="majority"`` (the paper): the phase with the most leaves in the mini-batch
+  (ties: the lowest phase id) picks the expert that evaluates the *whole* batch; the root,
+  a batch of one, gets its own phase's expert;
+* ``routing="split"``: each phase's leaves go to their own expert (the paper's Limitations);
+* ``routing="soft"``: every expert evaluates the batch and outputs are mixed with phase
+  memberships from the tapered phase (the left form of the paper's Eq. 1; 3 phases);
+* ``single_expert=k``: only phase k's expert is used, the baseline network stands in for
+  the other phases (the ablation of Fig. 6 and 29).
+
+The gate's definition (e.g. the ``engine`` mixedness table) is independent of the labels the
+experts were trained with. Every call is logged (:attr:`MixtureEvaluator.log`: batch size,
+phase counts, the expert(s) used), from which the kit draws Fig. 3 and batch purity.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+from chessmoe.encoding import records_to_planes
+from chessmoe.nets.model import RiseNet
+from chessmoe.nets.training import load_checkpoint, resolve_device
+from chessmoe.phases import BoardBatch, PhaseDefinition, phase_definition, tapered_alpha_batch
+from chessmoe.search.mcts import Evaluation, LeafBatch
+
+__all__ = [
+    "ROUTINGS",
+    "Bundle",
+    "MixtureEvaluator",
+    "NetworkEvaluator",
+    "default_bundles",
+    "legal_softmax",
+    "load_bundle",
+    "load_model",
+]
+
+ROUTINGS = ("majority", "split", "soft")
+
+
+def legal_softmax(logits: npt.NDArray[np.float32], indices: Sequence[npt.NDArray[np.int64]]
+                  ) -> list[npt.NDArray[np.float32]]:
+    """Softmax of each row of ``logits`` over that row's legal policy indices (vectorised)."""
+    counts = np.array([len(i) for i in indices], dtype=np.int64)
+    if counts.sum() == 0:
+        return [np.zeros(0, dtype=np.float32) for _ in indices]
+    rows = np.repeat(np.arange(len(indices)), counts)
+    flat = logits[rows, np.concatenate(indices)].astype(np.float64)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    flat = np.exp(flat - np.maximum.reduceat(flat, starts)[rows])
+    flat /= np.add.reduceat(flat, starts)[rows]
+    return np.split(flat.astype(np.float32), np.cumsum(counts)[:-1])
+
+
+@lru_cache(maxsize=32)
+def _cached_model(path: str, sha256: str, device: str, half: bool) -> RiseNet:
+    model = load_checkpoint(path).to(device).eval()
+    return model.half() if half else model
+
+
+def load_model(path: str | os.PathLike[str], device: str = "auto", half: bool = False
+               ) -> RiseNet:
+    """Load a checkpoint once per (file content, device, precision) and share it."""
+    from chessmoe._io.fsutil import sha256_file
+
+    resolved = resolve_device(device)
+    return _cached_model(str(Path(path).resolve()), sha256_file(path), str(resolved),
+                         half and resolved.type == "cuda")
+
+
+class NetworkEvaluator:
+    """One network as an :class:`~chessmoe.search.mcts.Evaluator`."""
+
+    def __init__(self, model: RiseNet, *, device: str = "auto", half: bool = False,
+                 name: str = "network") -> None:
+        self.device = resolve_device(device)
+        self.half = half and self.device.type == "cuda"
+        self.model = model.to(self.device).eval()
+        if self.half:
+            self.model = self.model.half()
+        self.name = name
+        self.calls = 0
+        self.positions = 0
+
+    def forward(self, records: npt.NDArray[Any]) -> tuple[npt.NDArray[np.float32],
+                                                          npt.NDArray[np.float32]]:
+        """Values and policy logits of N records."""
+        planes = torch.from_numpy(records_to_planes(records)).to(self.device)
+        if self.half:
+            planes = planes.half()
+        with torch.inference_mode():
+            output = self.model(planes)
+        self.calls += 1
+        self.positions += len(records)
+        return (output.value.float().cpu().numpy(), output.policy.float().cpu().numpy())
+
+    def evaluate(self, batch: LeafBatch) -> Evaluation:
+        values, logits = self.forward(batch.records)
+        return Evaluation(values.astype(np.float32), legal_softmax(logits, batch.policy_indices))
+
+
+def _subset(batch: LeafBatch, rows: npt.NDArray[np.int64]) -> LeafBatch:
+    return LeafBatch(boards=[batch.boards[i] for i in rows], records=batch.records[rows],
+                     moves=[batch.moves[i] for i in rows],
+                     policy_indices=[batch.policy_indices[i] for i in rows])
+
+
+def soft_memberships(batch: LeafBatch) -> npt.NDArray[np.float64]:
+    """(N, 3) phase memberships from the tapered phase alpha: opening ``max(0, 2a - 1)``,
+    endgame ``max(0, 1 - 2a)``, middlegame the rest (they sum to 1)."""
+    alpha = tapered_alpha_batch(BoardBatch.from_columns(batch.records))
+    opening = np.clip(2 * alpha - 1, 0, 1)
+    endgame = np.clip(1 - 2 * alpha, 0, 1)
+    return np.stack([opening, 1 - opening - endgame, endgame], axis=1)
+
+
+@dataclass
+class MixtureEvaluator:
+    """Phase experts gated by a phase definition (see the module docstring)."""
+
+    experts: Sequence[NetworkEvaluator]
+    definition: PhaseDefinition
+    routing: str = "majority"
+    baseline: NetworkEvaluator | None = None
+    single_expert: int | None = None
+    log: list[dict[str, Any]] = field(default_factory=list)
+    keep_log: bool = True
+
+    def __post_init__(self) -> None:
+        if self.routing not in ROUTINGS:
+            raise ValueError(f"unknown routing {self.routing!r}; known: {', '.join(ROUTINGS)}")
+        if len(self.experts) != self.definition.n_phases:
+            raise ValueError(f"{len(self.experts)} experts for the {self.definition.n_phases} "
+                             f"phases of {self.definition.name!r}")
+        if self.single_expert is not None:
+            if self.baseline is None:
+                raise ValueError("the single-expert ablation needs a baseline network")
+            if not 0 <= self.single_expert < len(self.experts):
+                raise ValueError(f"single_expert {self.single_expert} is not a phase id")
+        if self.routing == "soft" and self.definition.n_phases != 3:
+            raise ValueError("soft routing mixes three phases (opening/middlegame/endgame)")
+
+    def expert_for(self, phase: int) -> tuple[NetworkEvaluator, str]:
+        """The network that evaluates batches gated to ``phase``, and its label."""
+        if self.single_expert is not None and phase != self.single_expert:
+            assert self.baseline is not None
+            return self.baseline, "baseline"
+        return self.experts[phase], f"phase{phase}"
+
+    def phases(self, batch: LeafBatch) -> npt.NDArray[np.int8]:
+        return self.definition.phases(BoardBatch.from_columns(batch.records))
+
+    def evaluate(self, batch: LeafBatch) -> Evaluation:
+        phases = self.phases(batch)
+        counts = np.bincount(phases, minlength=self.definition.n_phases)
+        entry: dict[str, Any] = {"size": len(batch), "counts": counts.tolist()}
+        if self.routing == "majority":
+            chosen = int(np.argmax(counts))  # first maximum: ties go to the lowest phase id
+            network, label = self.expert_for(chosen)
+            result = network.evaluate(batch)
+            entry.update(phase=chosen, model=label)
+        elif self.routing == "split":
+            values = np.zeros(len(batch), dtype=np.float32)
+            priors: list[npt.NDArray[np.float32]] = [np.zeros(0, np.float32)] * len(batch)
+            used = []
+            for phase in np.flatnonzero(counts):
+                rows = np.flatnonzero(phases == phase)
+                network, label = self.expert_for(int(phase))
+                part = network.evaluate(_subset(batch, rows))
+                values[rows] = part.values
+                for row, p in zip(rows, part.priors, strict=True):
+                    priors[row] = p
+                used.append(label)
+            result = Evaluation(values, priors)
+            entry.update(phase=int(np.argmax(counts)), model="+".join(used))
+        else:  # soft
+            weights = soft_memberships(batch)
+            parts = [self.expert_for(k)[0].evaluate(batch) for k in range(3)]
+            mixed = np.zeros(len(batch), dtype=np.float64)
+            for k in range(3):
+                mixed += weights[:, k] * parts[k].values
+            mixed_priors: list[npt.NDArray[np.float32]] = []
+            for i in range(len(batch)):
+                mix = np.zeros(len(batch.moves[i]), dtype=np.float64)
+                for k in range(3):
+                    mix += weights[i, k] * parts[k].priors[i]
+                mixed_priors.append(mix.astype(np.float32))
+            result = Evaluation(mixed.astype(np.float32), mixed_priors)
+            entry.update(phase=int(np.argmax(weights.sum(axis=0))), model="soft")
+        if self.keep_log:
+            self.log.append(entry)
+        return result
+
+    def usage(self) -> dict[str, Any]:
+        """Summary of the log: batches and positions per expert, and batch purity (the share
+        of a batch's leaves in the phase that picked its expert)."""
+        if not self.log:
+            return {"batches": 0}
+        per_model: dict[str, int] = {}
+        purity = []
+        for entry in self.log:
+            per_model[entry["model"]] = per_model.get(entry["model"], 0) + entry["size"]
+            purity.append(max(entry["counts"]) / entry["size"])
+        return {"batches": len(self.log), "positions_per_model": per_model,
+                "mean_purity": float(np.mean(purity)),
+                "pure_batches": float(np.mean([p == 1.0 for p in purity]))}
+
+
+# --- bundles on disk -----------------------------------------------------------------------
+
+
+@dataclass
+class Bundle:
+    """A trained bundle: its manifest and network paths."""
+
+    directory: Path
+    manifest: dict[str, Any]
+
+    @property
+    def definition(self) -> str:
+        return str(self.manifest["definition"])
+
+    def expert_paths(self) -> list[Path]:
+        n = len(self.manifest["phase_names"])
+        paths = [self.directory / f"phase{p}" / "model.pt" for p in range(n)]
+        missing = [str(p) for p in paths if not p.exists()]
+        if missing:
+            raise FileNotFoundError(f"the bundle {self.directory} lacks experts: "
+                                    + ", ".join(missing))
+        return paths
+
+    def baseline_path(self) -> Path | None:
+        own = self.directory / "baseline" / "model.pt"
+        if own.exists():
+            return own
+        ref = self.manifest.get("baseline")
+        if ref:
+            path: Path = (self.directory / str(ref) / "baseline" / "model.pt").resolve()
+            if path.exists():
+                return path
+        return None
+
+
+def load_bundle(directory: str | os.PathLike[str]) -> Bundle:
+    """Read a bundle directory written by :mod:`chessmoe.nets.regimes`."""
+    directory = Path(directory)
+    path = directory / "manifest.json"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: not an expert bundle (train one with "
+                                "'chessmoe train')")
+    return Bundle(directory, json.loads(path.read_text()))
+
+
+def mixture_from_bundle(directory: str | os.PathLike[str], *, routing: str = "majority",
+                        gate: str | None = None, single_expert: int | None = None,
+                        baseline: str | os.PathLike[str] | None = None, device: str = "auto",
+                        half: bool = False) -> MixtureEvaluator:
+    """A mixture evaluator from a bundle (experts loaded once and shared)."""
+    bundle = load_bundle(directory)
+    definition = phase_definition(gate or bundle.definition)
+    experts = [NetworkEvaluator(load_model(p, device, half), device=device, half=half,
+                                name=f"phase{i}") for i, p in enumerate(bundle.expert_paths())]
+    base_path = Path(baseline) / "baseline" / "model.pt" if baseline else bundle.baseline_path()
+    base = (NetworkEvaluator(load_model(base_path, device, half), device=device, half=half,
+                             name="baseline") if base_path is not None and base_path.exists()
+            else None)
+    return MixtureEvaluator(experts, definition, routing=routing, baseline=base,
+                            single_expert=single_expert)
+
+
+def network_from_dir(directory: str | os.PathLike[str], device: str = "auto",
+                     half: bool = False) -> NetworkEvaluator:
+    """A single-network evaluator from a run directory, a bundle with a baseline, or a
+    checkpoint file."""
+    path = Path(directory)
+    if path.is_dir():
+        for candidate in (path / "model.pt", path / "baseline" / "model.pt"):
+            if candidate.exists():
+                path = candidate
+                break
+        else:
+            raise FileNotFoundError(f"no model.pt in {directory} (or its baseline/)")
+    return NetworkEvaluator(load_model(path, device, half), device=device, half=half,
+                            name=path.parent.name)
+
+
+def default_bundles() -> tuple[Path | None, Path | None]:
+    """The kit's committed small experts (separated) and baseline, when present in this
+    checkout."""
+    root = Path(__file__).resolve().parents[1] / "results" / "experts" / "small"
+    experts = root / "separated"
+    baseline = root / "regular"
+    return (experts if (experts / "manifest.json").exists() else None,
+            baseline if (baseline / "manifest.json").exists() else None)
