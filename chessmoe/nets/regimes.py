@@ -288,15 +288,16 @@ def train_bundle(regime: str, out_dir: str | os.PathLike[str], dataset_dir: str 
                  config: TrainConfig, *, definition: str = "lichess", a: float | None = None,
                  phases: Sequence[int] | None = None, workers: int = 1,
                  orders: dict[int, Sequence[int]] | None = None, profile: str = "custom",
-                 progress: bool = True, baseline: str | os.PathLike[str] | None = None
-                 ) -> dict[str, Any]:
+                 progress: bool = True, baseline: str | os.PathLike[str] | None = None,
+                 name: str | None = None) -> dict[str, Any]:
     """Train (or resume) every expert of a regime into ``out_dir/<bundle name>/``.
 
     ``phases`` limits the experts trained (e.g. one separated expert); ``workers``
     trains independent experts in parallel processes; ``baseline`` names the regular
-    bundle the search should compare against (recorded in the manifest).
+    bundle the search should compare against (recorded in the manifest); ``name``
+    replaces the bundle's directory name (controls such as ``regular-seed10``).
     """
-    bundle = Path(out_dir) / bundle_name(regime, a)
+    bundle = Path(out_dir) / (name or bundle_name(regime, a))
     jobs = plan(regime, definition, a=a, orders=orders)
     if phases is not None:
         jobs = [j for j in jobs if j.phase in set(phases)]
@@ -392,6 +393,22 @@ def train_all(out_dir: str | os.PathLike[str], dataset_dir: str | os.PathLike[st
     return manifests
 
 
+def profile_dataset(profile: Profile, *, data_dir: str | os.PathLike[str] | None = None,
+                    source: str | None = None, progress: bool = True) -> Path:
+    """Build (or reuse) the dataset a profile trains on (or ``source``'s); its directory."""
+    from chessmoe.games.datasets import build_source
+    from chessmoe.games.sources import default_data_dir, source_name
+
+    base = Path(data_dir) if data_dir is not None else default_data_dir()
+    spec = source or profile.source
+    dataset_name = source_name(spec) + (f"-max{profile.max_games}" if profile.max_games
+                                        else "")
+    dataset_dir, _ = build_source(spec, data_dir=base, out=base / "datasets" / dataset_name,
+                                  definition=profile.definition, max_games=profile.max_games,
+                                  progress=progress)
+    return Path(dataset_dir)
+
+
 def train_profile(name: str, *, results_dir: str | os.PathLike[str] = "results",
                   data_dir: str | os.PathLike[str] | None = None,
                   regimes: Sequence[str] | None = None, a: Sequence[float] | None = None,
@@ -401,22 +418,12 @@ def train_profile(name: str, *, results_dir: str | os.PathLike[str] = "results",
                   progress: bool = True) -> dict[str, dict[str, Any]]:
     """Build (or reuse) the profile's dataset (or ``source``'s) and train its regimes into
     ``results_dir/experts/<profile>/``; return the bundle manifests."""
-    from chessmoe.games.datasets import build_source
-    from chessmoe.games.sources import default_data_dir, source_name
-
     try:
         profile = PROFILES[name]
     except KeyError:
         raise ValueError(f"unknown profile {name!r}; known: {', '.join(PROFILES)}") from None
     config = TrainConfig.from_dict({**profile.train.to_dict(), **(overrides or {})})
-    base = Path(data_dir) if data_dir is not None else default_data_dir()
-    spec = source or profile.source
-    dataset_name = source_name(spec) + (f"-max{profile.max_games}" if profile.max_games
-                                        else "")
-    dataset_dir, _ = build_source(spec, data_dir=base,
-                                  out=base / "datasets" / dataset_name,
-                                  definition=profile.definition, max_games=profile.max_games,
-                                  progress=progress)
+    dataset_dir = profile_dataset(profile, data_dir=data_dir, source=source, progress=progress)
     wanted = set(regimes) if regimes else set(REGIMES)
     unknown = wanted - set(REGIMES)
     if unknown:
