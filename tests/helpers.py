@@ -1,4 +1,4 @@
-"""Seeded random games for tests: legal, varied, cheap."""
+"""Test helpers: seeded random games (legal, varied, cheap) and a deterministic fake network."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 
 import chess
 import chess.pgn
+import numpy as np
 
 
 def random_game(rng: random.Random, max_plies: int, min_plies: int = 0) -> list[chess.Board]:
@@ -50,3 +51,21 @@ def random_games_pgn(path: Path, n: int, seed: int = 4) -> Path:
         chunks.append(str(game) + "\n\n")
     path.write_text("".join(chunks))
     return path
+
+
+class HashNet:
+    """A deterministic fake network: each row's outputs depend on that row only (like
+    ONNX Runtime), so any regrouping of rows must give the same numbers."""
+
+    def __init__(self, salt: int) -> None:
+        self.salt = salt
+        self.calls: list[int] = []
+
+    def forward(self, records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        self.calls.append(len(records))
+        keys = (records["white"] ^ records["black"] * np.uint64(31) ^ records["pawns"]
+                ^ np.uint64(self.salt)).astype(np.uint64)
+        rng_rows = [np.random.default_rng(int(k) % (2**63)) for k in keys]
+        logits = np.stack([r.standard_normal(4864).astype(np.float32) for r in rng_rows])
+        values = np.tanh(logits[:, 0]).astype(np.float32)
+        return values, logits

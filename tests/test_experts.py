@@ -28,16 +28,22 @@ assert [int(lichess_phase(b)) for b in (OPENING, MIDDLEGAME, ENDGAME)] == [0, 1,
 
 
 class Stub:
-    """A fake expert: constant value, uniform priors, remembers what it saw."""
+    """A fake expert network: constant value, zero logits (uniform priors), remembers the
+    size of every call it served."""
 
     def __init__(self, value: float) -> None:
         self.value = value
         self.seen: list[int] = []
 
+    def forward(self, records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        self.seen.append(len(records))
+        return (np.full(len(records), self.value, dtype=np.float32),
+                np.zeros((len(records), 4864), dtype=np.float32))
+
     def evaluate(self, batch: LeafBatch) -> Evaluation:
-        self.seen.append(len(batch))
-        return Evaluation(np.full(len(batch), self.value, dtype=np.float32),
-                          [np.full(len(m), 1 / len(m), dtype=np.float32) for m in batch.moves])
+        values, logits = self.forward(batch.records)
+        return Evaluation(values, [np.full(len(m), 1 / len(m), dtype=np.float32)
+                                   for m in batch.moves])
 
 
 def _mixture(routing: str = "majority", single: int | None = None,

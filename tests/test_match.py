@@ -275,3 +275,50 @@ def test_a_tiny_tournament_runs_on_dask(tmp_path: Path) -> None:
             distributed.Client(cluster) as client:
         summary = run_dask(_tiny_spec(), tmp_path, client)
     assert summary["complete"] and sum(m["games"] for m in summary["matches"]) == 8
+
+
+# --- many games at once --------------------------------------------------------------------
+
+
+def test_concurrent_games_are_the_sequential_games_move_for_move(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker playing several games at once (their mini-batches evaluated together) plays
+    exactly the node-limited games one-at-a-time play plays, when each row's network output
+    does not depend on its batch (the fake networks here, ONNX Runtime in practice)."""
+    from chessmoe.phases import phase_definition
+    from chessmoe.play import engine
+    from chessmoe.search.experts import MixtureEvaluator, NetworkEvaluator
+    from chessmoe.search.inference import InferenceService
+
+    from .helpers import HashNet
+
+    networks = {"moe": [HashNet(1), HashNet(2), HashNet(3)], "single": [HashNet(4)]}
+
+    def fake_build(options: object) -> tuple[object, str]:
+        if getattr(options, "Model_Directory", "") == "moe":
+            return MixtureEvaluator(networks["moe"], phase_definition("lichess")), "moe"
+        return NetworkEvaluator(backend=networks["single"][0]), "single"
+
+    monkeypatch.setattr(engine, "build_evaluator", fake_build)
+    moe = PlayerSpec(name="moe", experts="moe", nodes=24, batch_size=8)
+    single = PlayerSpec(name="single", experts="single", nodes=16, batch_size=4)
+    fens = read_epd(Path(__file__).resolve().parents[1] / "chessmoe" / "data" / "openings"
+                    / "chessmoe-5ply.epd")
+    slots = schedule(fens, 3, seed=11)
+    rules = Adjudication(max_plies=40)
+    alone = play_match(moe, single, slots, tmp_path / "alone.jsonl", rules=rules)
+    every = networks["moe"] + networks["single"]
+    sequential_calls = sum(len(n.calls) for n in every)
+    for net in every:
+        net.calls.clear()
+    service = InferenceService()
+    together = play_match(moe, single, slots, tmp_path / "together.jsonl", rules=rules,
+                          concurrency=6, service=service)
+    assert len(alone) == len(together) == 6
+    for a, b in zip(alone, together, strict=True):
+        assert (a["slot"], a["moves"], a["result"], a["termination"], a["scores"]) == (
+            b["slot"], b["moves"], b["result"], b["termination"], b["scores"])
+        assert all(n == 24 for n in a["nodes"]["white" if a["first_is_white"] else "black"])
+    assert service.calls == sum(len(n.calls) for n in every)
+    assert service.calls < sequential_calls / 2  # the games' mini-batches went together
+    assert max(max(n.calls, default=0) for n in every) > 8  # more than one game's leaves

@@ -21,10 +21,10 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import chess
 import chess.engine
@@ -34,15 +34,23 @@ from chessmoe._io.fsutil import atomic_path
 from chessmoe._io.jsonl import JsonlLog
 from chessmoe.play.engine import value_to_cp
 from chessmoe.play.openings import GameSlot
+from chessmoe.search.inference import InferenceService
+from chessmoe.search.mcts import drive
+
+if TYPE_CHECKING:
+    from chessmoe.search.mcts import Evaluation, Evaluator, LeafBatch
 
 __all__ = [
     "TERMINATIONS",
     "Adjudication",
+    "GameSteps",
     "MctsPlayer",
     "MoveOutcome",
     "PlayerSpec",
+    "Request",
     "UciPlayer",
     "play_game",
+    "play_game_steps",
     "play_match",
     "write_pgn",
 ]
@@ -135,7 +143,8 @@ class PlayerSpec:
 class MctsPlayer:
     """The kit's engine in-process (no UCI round trip)."""
 
-    def __init__(self, spec: PlayerSpec) -> None:
+    def __init__(self, spec: PlayerSpec, *, evaluator: Evaluator | None = None,
+                 description: str = "") -> None:
         import torch
 
         from chessmoe.play.engine import Player, build_evaluator
@@ -143,24 +152,37 @@ class MctsPlayer:
         from chessmoe.search.mcts import Limits, SearchConfig
 
         torch.set_num_threads(spec.threads)
-        options = EngineOptions(Batch_Size=spec.batch_size, Model_Directory=spec.experts or "",
-                                Baseline_Directory=spec.baseline or "",
-                                Phase_Definition=spec.gate or "", Routing=spec.routing,
-                                Single_Expert=-1 if spec.single_expert is None
-                                else spec.single_expert, Threads=spec.threads,
-                                Device=spec.device, Uniform=spec.uniform)
-        evaluator, self.description = build_evaluator(options)
+        if evaluator is None:  # else: shared with the other games a worker plays at once
+            options = EngineOptions(Batch_Size=spec.batch_size,
+                                    Model_Directory=spec.experts or "",
+                                    Baseline_Directory=spec.baseline or "",
+                                    Phase_Definition=spec.gate or "", Routing=spec.routing,
+                                    Single_Expert=-1 if spec.single_expert is None
+                                    else spec.single_expert, Threads=spec.threads,
+                                    Device=spec.device, Uniform=spec.uniform)
+            evaluator, description = build_evaluator(options)
+        self.description = description
+        self.evaluator = evaluator
+        self.spec = spec
         self.name = spec.name
         self.player = Player(evaluator, SearchConfig(batch_size=spec.batch_size))
         self.limits = Limits(nodes=spec.nodes, movetime_ms=spec.movetime_ms)
 
+    def sibling(self) -> MctsPlayer:
+        """Another player of the same spec sharing this one's evaluator (its own tree)."""
+        return MctsPlayer(self.spec, evaluator=self.evaluator, description=self.description)
+
     def new_game(self) -> None:
         self.player.new_game()
 
-    def move(self, board: chess.Board) -> MoveOutcome:
-        result = self.player.play(board, self.limits)
+    def move_steps(self, board: chess.Board) -> Generator[LeafBatch, Evaluation, MoveOutcome]:
+        """:meth:`move` as steps: yields the search's mini-batches, is sent their scores."""
+        result = yield from self.player.search.search_steps(board, self.limits)
         return MoveOutcome(result.move, value_to_cp(result.value),
                            {"nodes": result.nodes, "seconds": round(result.seconds, 4)})
+
+    def move(self, board: chess.Board) -> MoveOutcome:
+        return drive(self.move_steps(board), self.evaluator.evaluate)
 
     def close(self) -> None:
         pass
@@ -242,13 +264,39 @@ _OUTCOME_REASON = {
 }
 
 
-def play_game(white: MatchPlayer, black: MatchPlayer, fen: str,
-              rules: Adjudication | None = None) -> dict[str, Any]:
-    """Play one game from ``fen``; return its record (result, reason, moves, scores)."""
+Request = tuple["Evaluator", "LeafBatch"]
+"""A mini-batch some game's search wants evaluated, with the evaluator that owns it."""
+
+GameSteps = Generator[Request, "Evaluation", dict[str, Any]]
+"""A game in progress: yields requests, is sent their evaluations, returns the game record."""
+
+
+def _move_steps(player: MatchPlayer, board: chess.Board
+                ) -> Generator[Request, Evaluation, MoveOutcome]:
+    """A player's move as requests (an in-process search), or at once (a UCI engine)."""
+    stepper = getattr(player, "move_steps", None)
+    if stepper is None:
+        return player.move(board)
+    evaluator = player.evaluator  # type: ignore[attr-defined]
+    steps = stepper(board)
+    try:
+        batch = next(steps)
+        while True:
+            evaluation = yield (evaluator, batch)
+            batch = steps.send(evaluation)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+
+
+def play_game_steps(white: MatchPlayer, black: MatchPlayer, fen: str,
+                    rules: Adjudication | None = None) -> GameSteps:
+    """:func:`play_game` as steps, so one worker can play many games at once and evaluate
+    their searches' mini-batches together (:func:`play_match` with ``concurrency``)."""
     rules = rules or Adjudication()
     board = chess.Board(fen)
     players = {chess.WHITE: white, chess.BLACK: black}
     scores: dict[chess.Color, list[int | None]] = {chess.WHITE: [], chess.BLACK: []}
+    nodes: dict[chess.Color, list[int | None]] = {chess.WHITE: [], chess.BLACK: []}
     for player in players.values():
         player.new_game()
     start = time.monotonic()
@@ -265,7 +313,7 @@ def play_game(white: MatchPlayer, black: MatchPlayer, fen: str,
             break
         mover = board.turn
         try:
-            answer = players[mover].move(board)
+            answer = yield from _move_steps(players[mover], board)
         except EngineCrash as error:
             reason = "time_forfeit" if isinstance(error, EngineTimeout) else "engine_crash"
             result, detail = ("0-1" if mover else "1-0"), str(error)
@@ -277,6 +325,7 @@ def play_game(white: MatchPlayer, black: MatchPlayer, fen: str,
         board.push(answer.move)
         moves.append(answer.move.uci())
         scores[mover].append(answer.score_cp)
+        nodes[mover].append(answer.info.get("nodes"))
         decided = _adjudicate(scores, board, rules)
         if decided is not None:
             result, reason = decided
@@ -284,7 +333,21 @@ def play_game(white: MatchPlayer, black: MatchPlayer, fen: str,
     return {"white": white.name, "black": black.name, "fen": fen, "result": result,
             "termination": reason, "detail": detail, "moves": moves, "plies": len(moves),
             "scores": {"white": scores[chess.WHITE], "black": scores[chess.BLACK]},
+            "nodes": {"white": nodes[chess.WHITE], "black": nodes[chess.BLACK]},
             "seconds": round(time.monotonic() - start, 2)}
+
+
+def play_game(white: MatchPlayer, black: MatchPlayer, fen: str,
+              rules: Adjudication | None = None) -> dict[str, Any]:
+    """Play one game from ``fen``; return its record (result, reason, moves, scores and the
+    nodes each search reached per move -- the number that matters under a move-time limit)."""
+    steps = play_game_steps(white, black, fen, rules)
+    try:
+        evaluator, batch = next(steps)
+        while True:
+            evaluator, batch = steps.send(evaluator.evaluate(batch))
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
 
 
 # --- matches -----------------------------------------------------------------------------
@@ -293,11 +356,38 @@ def play_game(white: MatchPlayer, black: MatchPlayer, fen: str,
 def play_match(first: PlayerSpec, second: PlayerSpec, slots: Sequence[GameSlot],
                log_path: str | os.PathLike[str], *, rules: Adjudication | None = None,
                event: str = "chessmoe match",
-               on_game: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """Play the slots not yet in ``log_path`` (JSONL, one record per game); return all."""
+               on_game: Callable[[dict[str, Any]], None] | None = None,
+               concurrency: int = 1, service: InferenceService | None = None
+               ) -> list[dict[str, Any]]:
+    """Play the slots not yet in ``log_path`` (JSONL, one record per game); return all.
+
+    ``concurrency > 1`` plays that many games at once in this process: each game has its own
+    players and trees, the players of one spec share one evaluator, and every round the
+    pending mini-batches of all games go to ``service`` together (one network call per
+    network). Node-limited games are the games ``concurrency=1`` plays, move for move, when
+    the network's rows do not depend on the batch they sit in (true of ONNX Runtime; see
+    :mod:`chessmoe.search.inference`); games are logged as they finish.
+    """
     log = JsonlLog(log_path, key="slot")
     todo = [s for s in slots if not log.done(s.id)]
-    if todo:
+
+    def finish(record: dict[str, Any], slot: GameSlot) -> None:
+        first_score = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[record["result"]]
+        if not slot.first_is_white:
+            first_score = 1.0 - first_score
+        record.update(slot=slot.id, pair=slot.pair, game=slot.game, opening=slot.opening,
+                      first=first.name, second=second.name,
+                      first_is_white=slot.first_is_white, first_score=first_score,
+                      event=event,
+                      date=_dt.datetime.now(_dt.timezone.utc).strftime("%Y.%m.%d"))
+        log.append(record)
+        if on_game is not None:
+            on_game(record)
+
+    if todo and concurrency > 1:
+        _play_concurrently(first, second, todo, rules, finish, concurrency,
+                           service or InferenceService())
+    elif todo:
         players = [first.build(), second.build()]
         try:
             for slot in todo:
@@ -307,22 +397,83 @@ def play_match(first: PlayerSpec, second: PlayerSpec, slots: Sequence[GameSlot],
                     for k, spec in enumerate((first, second)):  # fresh engines go on playing
                         players[k].close()
                         players[k] = spec.build()
-                first_score = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[record["result"]]
-                if not slot.first_is_white:
-                    first_score = 1.0 - first_score
-                record.update(slot=slot.id, pair=slot.pair, game=slot.game,
-                              opening=slot.opening, first=first.name, second=second.name,
-                              first_is_white=slot.first_is_white, first_score=first_score,
-                              event=event,
-                              date=_dt.datetime.now(_dt.timezone.utc).strftime("%Y.%m.%d"))
-                log.append(record)
-                if on_game is not None:
-                    on_game(record)
+                finish(record, slot)
         finally:
             for player in players:
                 player.close()
     wanted = {s.id for s in slots}
     return sorted((r for r in log if r["slot"] in wanted), key=lambda r: r["slot"])
+
+
+class _Lane:
+    """One of the games a worker plays at once: its two players and the game in progress."""
+
+    def __init__(self, players: list[MatchPlayer]) -> None:
+        self.players = players
+        self.slot: GameSlot | None = None
+        self.steps: GameSteps | None = None
+        self.request: Request | None = None
+
+
+def _play_concurrently(first: PlayerSpec, second: PlayerSpec, todo: Sequence[GameSlot],
+                       rules: Adjudication | None,
+                       finish: Callable[[dict[str, Any], GameSlot], None], concurrency: int,
+                       service: InferenceService) -> None:
+    """Play ``todo`` with ``concurrency`` games in flight, evaluating together."""
+    queue = list(todo)
+    templates = [first.build(), second.build()]
+
+    def fresh(k: int) -> MatchPlayer:
+        template = templates[k]
+        if isinstance(template, MctsPlayer):
+            return template.sibling()
+        return (first, second)[k].build()
+
+    lanes = [_Lane(list(templates) if i == 0 else [fresh(0), fresh(1)])
+             for i in range(min(concurrency, len(queue)))]
+
+    def advance(lane: _Lane, evaluation: Evaluation | None) -> None:
+        """Send ``evaluation`` (or start), finishing games and starting new ones until the
+        lane waits for a mini-batch or has nothing left to play."""
+        while True:
+            if lane.steps is None:
+                if not queue:
+                    lane.request = None
+                    return
+                lane.slot = queue.pop(0)
+                white, black = (lane.players if lane.slot.first_is_white
+                                else lane.players[::-1])
+                lane.steps = play_game_steps(white, black, lane.slot.fen, rules)
+                evaluation = None
+            try:
+                lane.request = (next(lane.steps) if evaluation is None
+                                else lane.steps.send(evaluation))
+                return
+            except StopIteration as done:
+                record: dict[str, Any] = done.value
+                assert lane.slot is not None
+                if record["termination"] in ("engine_crash", "time_forfeit"):
+                    for k in range(2):
+                        lane.players[k].close()
+                        lane.players[k] = fresh(k)
+                finish(record, lane.slot)
+                lane.steps, evaluation = None, None
+
+    try:
+        for lane in lanes:
+            advance(lane, None)
+        while True:
+            active = [lane for lane in lanes if lane.request is not None]
+            if not active:
+                break
+            evaluations = service.evaluate_many([lane.request for lane in active
+                                                 if lane.request is not None])
+            for lane, evaluation in zip(active, evaluations, strict=True):
+                advance(lane, evaluation)
+    finally:
+        for lane in lanes:
+            for player in lane.players:
+                player.close()
 
 
 def game_pgn(record: dict[str, Any], round_number: int | None = None) -> str:

@@ -38,6 +38,7 @@ from chessmoe.encoding import records_to_planes
 from chessmoe.nets.model import RiseNet
 from chessmoe.nets.training import load_checkpoint, resolve_device
 from chessmoe.phases import BoardBatch, PhaseDefinition, phase_definition, tapered_alpha_batch
+from chessmoe.search.inference import EvalPlan, NetCall, NetworkBackend, Outputs, run_plan
 from chessmoe.search.mcts import Evaluation, LeafBatch
 
 __all__ = [
@@ -85,40 +86,56 @@ def load_model(path: str | os.PathLike[str], device: str = "auto", half: bool = 
 
 
 class NetworkEvaluator:
-    """One network as an :class:`~chessmoe.search.mcts.Evaluator`."""
+    """One network as an :class:`~chessmoe.search.mcts.Evaluator`.
 
-    def __init__(self, model: RiseNet, *, device: str = "auto", half: bool = False,
-                 name: str = "network") -> None:
+    Runs ``model`` eagerly (fp32; fp16 on a GPU with ``half``), or, when ``backend`` is given
+    (see :mod:`chessmoe.search.inference`: ONNX Runtime, CUDA graphs), that backend.
+    """
+
+    def __init__(self, model: RiseNet | None = None, *, device: str = "auto",
+                 half: bool = False, name: str = "network",
+                 backend: NetworkBackend | None = None) -> None:
+        if (model is None) == (backend is None):
+            raise ValueError("a network evaluator needs a model or a backend (not both)")
         self.device = resolve_device(device)
         self.half = half and self.device.type == "cuda"
-        self.model = model.to(self.device).eval()
-        if self.half:
-            self.model = self.model.half()
+        self.backend = backend
+        self.model = model
+        if model is not None:
+            self.model = model.to(self.device).eval()
+            if self.half:
+                self.model = self.model.half()
         self.name = name
         self.calls = 0
         self.positions = 0
 
     def forward(self, records: npt.NDArray[Any]) -> tuple[npt.NDArray[np.float32],
                                                           npt.NDArray[np.float32]]:
-        """Values and policy logits of N records."""
+        """Values ``[N]`` and policy logits ``[N, 4864]`` of N records."""
+        self.calls += 1
+        self.positions += len(records)
+        if self.backend is not None:
+            return self.backend.forward(records)
+        assert self.model is not None
         planes = torch.from_numpy(records_to_planes(records)).to(self.device)
         if self.half:
             planes = planes.half()
         with torch.inference_mode():
             output = self.model(planes)
-        self.calls += 1
-        self.positions += len(records)
-        return (output.value.float().cpu().numpy(), output.policy.float().cpu().numpy())
+        return (output.value.float().reshape(-1).cpu().numpy(),
+                output.policy.float().cpu().numpy())
+
+    def plan(self, batch: LeafBatch) -> EvalPlan:
+        """One call over every row (see :class:`~chessmoe.search.inference.EvalPlan`)."""
+        def combine(outputs: Sequence[Outputs]) -> Evaluation:
+            values, logits = outputs[0]
+            return Evaluation(values.astype(np.float32),
+                              legal_softmax(logits, batch.policy_indices))
+
+        return EvalPlan((NetCall(self, np.arange(len(batch), dtype=np.int64)),), combine)
 
     def evaluate(self, batch: LeafBatch) -> Evaluation:
-        values, logits = self.forward(batch.records)
-        return Evaluation(values.astype(np.float32), legal_softmax(logits, batch.policy_indices))
-
-
-def _subset(batch: LeafBatch, rows: npt.NDArray[np.int64]) -> LeafBatch:
-    return LeafBatch(boards=[batch.boards[i] for i in rows], records=batch.records[rows],
-                     moves=[batch.moves[i] for i in rows],
-                     policy_indices=[batch.policy_indices[i] for i in rows])
+        return run_plan(self.plan(batch), batch)
 
 
 def soft_memberships(batch: LeafBatch) -> npt.NDArray[np.float64]:
@@ -166,46 +183,66 @@ class MixtureEvaluator:
     def phases(self, batch: LeafBatch) -> npt.NDArray[np.int8]:
         return self.definition.phases(BoardBatch.from_columns(batch.records))
 
-    def evaluate(self, batch: LeafBatch) -> Evaluation:
+    def plan(self, batch: LeafBatch) -> EvalPlan:
+        """The gate decision for this mini-batch alone, as network calls (see
+        :class:`~chessmoe.search.inference.EvalPlan`): majority -- one call, the whole batch to
+        the expert of the most frequent phase; split -- one call per phase present; soft --
+        every expert on every row, mixed by tapered memberships."""
         phases = self.phases(batch)
         counts = np.bincount(phases, minlength=self.definition.n_phases)
         entry: dict[str, Any] = {"size": len(batch), "counts": counts.tolist()}
+        everything = np.arange(len(batch), dtype=np.int64)
+        indices = batch.policy_indices
         if self.routing == "majority":
             chosen = int(np.argmax(counts))  # first maximum: ties go to the lowest phase id
             network, label = self.expert_for(chosen)
-            result = network.evaluate(batch)
             entry.update(phase=chosen, model=label)
+            calls: tuple[NetCall, ...] = (NetCall(network, everything),)
+
+            def combine(outputs: Sequence[Outputs]) -> Evaluation:
+                values, logits = outputs[0]
+                return Evaluation(values.astype(np.float32), legal_softmax(logits, indices))
         elif self.routing == "split":
-            values = np.zeros(len(batch), dtype=np.float32)
-            priors: list[npt.NDArray[np.float32]] = [np.zeros(0, np.float32)] * len(batch)
-            used = []
-            for phase in np.flatnonzero(counts):
-                rows = np.flatnonzero(phases == phase)
-                network, label = self.expert_for(int(phase))
-                part = network.evaluate(_subset(batch, rows))
-                values[rows] = part.values
-                for row, p in zip(rows, part.priors, strict=True):
-                    priors[row] = p
-                used.append(label)
-            result = Evaluation(values, priors)
-            entry.update(phase=int(np.argmax(counts)), model="+".join(used))
+            present = [int(p) for p in np.flatnonzero(counts)]
+            row_sets = [np.flatnonzero(phases == p).astype(np.int64) for p in present]
+            chosen_nets = [self.expert_for(p) for p in present]
+            calls = tuple(NetCall(net, rows) for (net, _), rows in zip(chosen_nets, row_sets,
+                                                                      strict=True))
+            entry.update(phase=int(np.argmax(counts)),
+                         model="+".join(label for _, label in chosen_nets))
+
+            def combine(outputs: Sequence[Outputs]) -> Evaluation:
+                values = np.zeros(len(batch), dtype=np.float32)
+                priors: list[npt.NDArray[np.float32]] = [np.zeros(0, np.float32)] * len(batch)
+                for rows, (part_values, logits) in zip(row_sets, outputs, strict=True):
+                    values[rows] = part_values
+                    part = legal_softmax(logits, [indices[i] for i in rows])
+                    for row, p in zip(rows, part, strict=True):
+                        priors[row] = p
+                return Evaluation(values, priors)
         else:  # soft
             weights = soft_memberships(batch)
-            parts = [self.expert_for(k)[0].evaluate(batch) for k in range(3)]
-            mixed = np.zeros(len(batch), dtype=np.float64)
-            for k in range(3):
-                mixed += weights[:, k] * parts[k].values
-            mixed_priors: list[npt.NDArray[np.float32]] = []
-            for i in range(len(batch)):
-                mix = np.zeros(len(batch.moves[i]), dtype=np.float64)
-                for k in range(3):
-                    mix += weights[i, k] * parts[k].priors[i]
-                mixed_priors.append(mix.astype(np.float32))
-            result = Evaluation(mixed.astype(np.float32), mixed_priors)
+            calls = tuple(NetCall(self.expert_for(k)[0], everything) for k in range(3))
             entry.update(phase=int(np.argmax(weights.sum(axis=0))), model="soft")
+
+            def combine(outputs: Sequence[Outputs]) -> Evaluation:
+                mixed = np.zeros(len(batch), dtype=np.float64)
+                parts = [legal_softmax(logits, indices) for _, logits in outputs]
+                for k, (values, _) in enumerate(outputs):
+                    mixed += weights[:, k] * values
+                mixed_priors: list[npt.NDArray[np.float32]] = []
+                for i in range(len(batch)):
+                    mix = np.zeros(len(batch.moves[i]), dtype=np.float64)
+                    for k in range(3):
+                        mix += weights[i, k] * parts[k][i]
+                    mixed_priors.append(mix.astype(np.float32))
+                return Evaluation(mixed.astype(np.float32), mixed_priors)
         if self.keep_log:
             self.log.append(entry)
-        return result
+        return EvalPlan(calls, combine)
+
+    def evaluate(self, batch: LeafBatch) -> Evaluation:
+        return run_plan(self.plan(batch), batch)
 
     def usage(self) -> dict[str, Any]:
         """Summary of the log: batches and positions per expert, and batch purity (the share

@@ -52,10 +52,12 @@ __all__ = [
     "NetCall",
     "NetworkBackend",
     "OnnxBackend",
+    "Outputs",
     "Plannable",
     "TorchBackend",
     "make_backend",
     "onnx_cache_dir",
+    "run_plan",
 ]
 
 BackendName = Literal["torch", "onnx", "cuda"]
@@ -329,7 +331,10 @@ class InferenceService:
         for k, plan in plans:
             batch = requests[k][1]
             for c, call in enumerate(plan.calls):
-                entry = groups.setdefault(id(call.network), (call.network, []))
+                # one network behind several wrappers (an evaluator over a backend, the
+                # same baseline in several mixtures) is still one group
+                network = getattr(call.network, "backend", None) or call.network
+                entry = groups.setdefault(id(network), (network, []))
                 entry[1].append((k, c, batch.records[call.rows]))
         outputs: dict[tuple[int, int], Outputs] = {}
         for network, parts in groups.values():

@@ -1,0 +1,149 @@
+"""Inference backends and the batching service (chessmoe.search.inference).
+
+The service must give every search exactly what evaluating its mini-batch alone gives, with one
+network call per network; ONNX Runtime must agree with eager fp32 within the stated tolerance
+and give rows that do not depend on the batch they sit in (what makes batched games identical
+to unbatched ones).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+
+from chessmoe.phases import phase_definition
+from chessmoe.search.experts import MixtureEvaluator, NetworkEvaluator
+from chessmoe.search.inference import InferenceService, make_backend
+from chessmoe.search.mcts import MCTS, Limits, SearchConfig, UniformEvaluator, drive, leaf_batch
+
+from .helpers import HashNet
+
+ROOT = Path(__file__).resolve().parents[1]
+REGULAR = ROOT / "results" / "experts" / "small" / "regular" / "baseline" / "model.pt"
+needs_committed = pytest.mark.skipif(not REGULAR.exists(),
+                                     reason="the committed small experts are not here")
+
+FENS = [
+    chess.STARTING_FEN,
+    "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+    "8/5k2/8/3K4/8/8/2R5/8 w - - 0 60",
+    "r2q1rk1/pp2bppp/2n1pn2/3p4/3P4/2NBPN2/PP3PPP/R2Q1RK1 b - - 3 10",
+    "4k3/8/8/8/8/8/4P3/4K3 w - - 0 50",
+]
+
+
+def _batches() -> list:
+    boards = [chess.Board(f) for f in FENS]
+    return [leaf_batch(boards[:3]), leaf_batch(boards[2:]), leaf_batch(boards[1:2]),
+            leaf_batch(boards)]
+
+
+def _evaluators() -> tuple[list, list[HashNet]]:
+    nets = [HashNet(s) for s in range(4)]  # three experts and a baseline
+    lichess = phase_definition("lichess")
+    evaluators = [
+        MixtureEvaluator(nets[:3], lichess, routing="majority"),  # type: ignore[arg-type]
+        MixtureEvaluator(nets[:3], lichess, routing="split"),  # type: ignore[arg-type]
+        MixtureEvaluator(nets[:3], lichess, routing="soft"),  # type: ignore[arg-type]
+        MixtureEvaluator(nets[:3], lichess, baseline=nets[3],  # type: ignore[arg-type]
+                         single_expert=2),
+        NetworkEvaluator(backend=nets[3]),  # type: ignore[arg-type]
+        UniformEvaluator(),
+    ]
+    return evaluators, nets
+
+
+def test_the_service_gives_each_request_what_it_gets_alone() -> None:
+    evaluators, nets = _evaluators()
+    requests = [(e, b) for e in evaluators for b in _batches()]
+    alone = [e.evaluate(b) for e, b in requests]
+    for net in nets:
+        net.calls.clear()
+    together = InferenceService().evaluate_many(requests)
+    for a, t in zip(alone, together, strict=True):
+        np.testing.assert_array_equal(a.values, t.values)
+        assert len(a.priors) == len(t.priors)
+        for pa, pt in zip(a.priors, t.priors, strict=True):
+            np.testing.assert_array_equal(pa, pt)
+    # one call per network however many searches asked for it
+    assert all(len(net.calls) == 1 for net in nets)
+
+
+def test_the_gate_decides_per_request_not_per_merged_batch() -> None:
+    nets = [HashNet(s) for s in range(3)]
+    mixture = MixtureEvaluator(nets, phase_definition("lichess"))  # type: ignore[arg-type]
+    opening = leaf_batch([chess.Board(FENS[0]), chess.Board(FENS[1])])
+    endgame = leaf_batch([chess.Board(FENS[2]), chess.Board(FENS[4]), chess.Board(FENS[4])])
+    InferenceService().evaluate_many([(mixture, opening), (mixture, endgame)])
+    # merged, the endgame would win 3 to 2; per request each batch keeps its own expert
+    assert [entry["model"] for entry in mixture.log] == ["phase0", "phase2"]
+    assert nets[0].calls == [2] and nets[2].calls == [3] and nets[1].calls == []
+
+
+def test_interleaved_searches_equal_searches_alone() -> None:
+    nets = [HashNet(s) for s in range(3)]
+    mixture = MixtureEvaluator(nets, phase_definition("lichess"))  # type: ignore[arg-type]
+    boards = [chess.Board(f) for f in FENS[:4]]
+    limits = Limits(nodes=60)
+    alone = [MCTS(mixture, SearchConfig(batch_size=8)).search(b, limits) for b in boards]
+    searches = [MCTS(mixture, SearchConfig(batch_size=8)) for _ in boards]
+    steps = [s.search_steps(b, limits) for s, b in zip(searches, boards, strict=True)]
+    pending = {k: next(g) for k, g in enumerate(steps)}
+    results = {}
+    service = InferenceService()
+    while pending:
+        keys = sorted(pending)
+        evaluations = service.evaluate_many([(mixture, pending[k]) for k in keys])
+        for k, evaluation in zip(keys, evaluations, strict=True):
+            try:
+                pending[k] = steps[k].send(evaluation)
+            except StopIteration as done:
+                results[k] = done.value
+                del pending[k]
+    for k, a in enumerate(alone):
+        b = results[k]
+        assert (a.move, a.nodes, a.pv) == (b.move, b.nodes, b.pv)
+        assert [(c["move"], c["visits"]) for c in a.children] == [
+            (c["move"], c["visits"]) for c in b.children]
+    assert service.calls < sum(a.batches for a in alone)  # batches were merged
+
+
+def test_drive_returns_the_search_result() -> None:
+    search = MCTS(UniformEvaluator(), SearchConfig(batch_size=4))
+    result = drive(search.search_steps(chess.Board(), Limits(nodes=20)),
+                   UniformEvaluator().evaluate)
+    assert result.nodes == 20 and result.move is not None
+
+
+@needs_committed
+def test_onnx_agrees_with_eager_fp32_and_is_batch_invariant(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    pytest.importorskip("onnxruntime")
+    monkeypatch.setenv("CHESSMOE_CACHE", str(tmp_path))
+    torch_net = make_backend(REGULAR, "torch")
+    onnx_net = make_backend(REGULAR, "onnx")
+    assert len(list((tmp_path / "onnx").glob("*.onnx"))) == 1  # exported once, cached
+    records = leaf_batch([chess.Board(f) for f in FENS * 4]).records
+    tv, tl = torch_net.forward(records)
+    ov, ol = onnx_net.forward(records)
+    assert np.abs(tv - ov).max() < 1e-4
+    assert np.abs(tl - ol).max() < 1e-3  # logits; priors after softmax agree within 1e-4
+    batch = leaf_batch([chess.Board(f) for f in FENS])
+    evaluation_t = NetworkEvaluator(backend=torch_net).evaluate(batch)
+    evaluation_o = NetworkEvaluator(backend=onnx_net).evaluate(batch)
+    for pt, po in zip(evaluation_t.priors, evaluation_o.priors, strict=True):
+        assert np.abs(pt - po).max() < 1e-4
+    # a row's outputs do not depend on the rows around it
+    for size in (1, 3, 7):
+        v, lg = onnx_net.forward(records[:size])
+        np.testing.assert_array_equal(v, ov[:size])
+        np.testing.assert_array_equal(lg, ol[:size])
+
+
+def test_unknown_backend_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown backend"):
+        make_backend(REGULAR, "tpu")  # type: ignore[arg-type]
