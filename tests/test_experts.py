@@ -41,7 +41,7 @@ class Stub:
                 np.zeros((len(records), 4864), dtype=np.float32))
 
     def evaluate(self, batch: LeafBatch) -> Evaluation:
-        values, logits = self.forward(batch.records)
+        values, _ = self.forward(batch.records)
         return Evaluation(values, [np.full(len(m), 1 / len(m), dtype=np.float32)
                                    for m in batch.moves])
 
