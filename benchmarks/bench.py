@@ -455,45 +455,111 @@ def bench_training(repeat: int) -> BenchResult:
 
 
 def bench_games(repeat: int) -> BenchResult:
-    """Games per hour at 100 nodes with the small experts (local executor), 1 and 2 workers."""
+    """Tournament games per hour, small experts at 100 nodes and batch 8 on 2 workers: the
+    per-game runner (eager torch, one game per worker) against the multi-game runner (ONNX
+    Runtime, many games per worker sharing one inference service) on the same games."""
     from chessmoe.play.match import Adjudication, PlayerSpec
     from chessmoe.play.tournament import MatchSpec, TournamentSpec, run_local
     from chessmoe.search.experts import default_bundles
 
-    result = BenchResult("games", "Tournament games (issue 6)")
+    result = BenchResult("games", "Tournament games: multi-game runner vs per-game runner "
+                         "(issue 12)", target="multi-game >= 2.5x the per-game runner's "
+                         "games/hour")
     experts, baseline = default_bundles()
     if experts is None or baseline is None:
         result.rows = [("small experts", "not in this checkout: benchmark skipped")]
         return result
-    first = PlayerSpec(name="separated", experts=str(experts), nodes=100, batch_size=8)
-    second = PlayerSpec(name="regular", experts=str(baseline), nodes=100, batch_size=8)
+    pairs = 8
+    runs = {"per-game runner (eager torch, 1 game per worker)": ("torch", 1),
+            f"multi-game runner (ONNX Runtime, {pairs} games per worker)": ("onnx", pairs)}
     rows = []
-    rates = {}
+    rates: dict[str, float] = {}
+    moves: dict[str, list[list[str]]] = {}
     with tempfile.TemporaryDirectory() as tmp_name:
-        for workers in (1, 2):
-            spec = TournamentSpec(f"bench{workers}", (MatchSpec("m", first, second, 4),),
-                                  seed=workers, pairs_per_shard=2,
-                                  adjudication=Adjudication())
+        for label, (backend, at_once) in runs.items():
+            first = PlayerSpec(name="separated", experts=str(experts), nodes=100,
+                               batch_size=8, backend=backend)
+            second = PlayerSpec(name="regular", experts=str(baseline), nodes=100,
+                                batch_size=8, backend=backend)
+            spec = TournamentSpec("bench", (MatchSpec("m", first, second, 2 * pairs),),
+                                  seed=7, pairs_per_shard=pairs, adjudication=Adjudication(),
+                                  games_at_once=at_once)
             start = time.perf_counter()
-            summary = run_local(spec, Path(tmp_name) / f"w{workers}", workers=workers,
-                                progress=False)
+            summary = run_local(spec, Path(tmp_name) / backend, workers=2, progress=False)
             seconds = time.perf_counter() - start
             games = summary["matches"][0]["games"]
-            rates[workers] = games / seconds * 3600
+            rates[label] = games / seconds * 3600
             plies = summary["matches"][0]["mean_plies"]
-            rows.append((f"{workers} worker(s), 100 nodes, batch 8",
-                         f"{rates[workers]:,.0f} games/hour ({games} games, mean "
-                         f"{plies:.0f} plies, {seconds:.0f} s incl. start-up)"))
-    rows.append(("scaling 1 -> 2 workers", f"{rates[2] / rates[1]:.2f}x"))
+            rows.append((f"{label}, 2 workers", f"{rates[label]:,.0f} games/hour ({games} "
+                         f"games, mean {plies:.0f} plies, {seconds:.0f} s incl. start-up)"))
+            from chessmoe._io.jsonl import read_records
+
+            moves[label] = [r["moves"] for path in sorted((Path(tmp_name) / backend / "m")
+                                                          .glob("*.jsonl"))
+                            for r in sorted(read_records(path).records,
+                                            key=lambda r: r["slot"])]
+    old, new = list(rates)
+    ratio = rates[new] / rates[old]
+    same = sum(a == b for a, b in zip(moves[old], moves[new], strict=False))
+    rows.append(("multi-game / per-game", f"{ratio:.2f}x"))
+    rows.append(("games identical move for move", f"{same} of {len(moves[old])} (eager torch "
+                 "and ONNX differ by ~1e-5 in logits, which can flip close choices)"))
     result.rows = rows
-    result.note = ("Separated experts against the regular network, the committed small "
-                   "profile's networks, embedded openings, the paper's adjudication.")
+    result.met = ratio >= 2.5
+    result.note = ("Separated experts against the regular network (the committed small "
+                   "profile's networks), embedded openings, the paper's adjudication.")
+    return result
+
+
+def bench_inference(repeat: int) -> BenchResult:
+    """One network call of the committed small network: ONNX Runtime against eager torch,
+    one thread, at batch 1/8/32/256 (positions per second, best of ``repeat``)."""
+    import numpy as np
+    import torch
+
+    from chessmoe.search.experts import default_bundles
+    from chessmoe.search.inference import make_backend
+    from chessmoe.search.mcts import leaf_batch
+
+    torch.set_num_threads(1)
+    result = BenchResult("inference", "Network inference backends (issue 12)")
+    _, baseline = default_bundles()
+    if baseline is None:
+        result.rows = [("small network", "not in this checkout: benchmark skipped")]
+        return result
+    checkpoint = baseline / "baseline" / "model.pt"
+    backends = {name: make_backend(checkpoint, name) for name in ("torch", "onnx")}  # type: ignore[arg-type]
+    boards = _positions_from_sample(256)
+    records = leaf_batch(boards).records
+    rows = []
+    for size in (1, 8, 32, 256):
+        chunk = records[:size]
+        rate = {}
+        for name, backend in backends.items():
+            calls = max(4, 512 // size)
+
+            def run(backend: Any = backend, calls: int = calls, chunk: Any = chunk) -> None:
+                for _ in range(calls):
+                    backend.forward(chunk)
+
+            seconds, _ = _best(run, repeat)
+            rate[name] = size * calls / seconds
+        rows.append((f"batch {size}", f"torch {rate['torch']:,.0f} positions/s, ONNX "
+                     f"{rate['onnx']:,.0f} positions/s: {rate['onnx'] / rate['torch']:.2f}x"))
+    _, reference = backends["torch"].forward(records[:64])
+    _, onnx = backends["onnx"].forward(records[:64])
+    rows.append(("largest absolute logit difference, ONNX vs torch",
+                 f"{np.abs(reference - onnx).max():.1e}"))
+    if not torch.cuda.is_available():
+        rows.append(("CUDA backend (bf16, CUDA graphs)", "not measured: no GPU on this machine"))
+    result.rows = rows
     return result
 
 
 BENCHMARKS: dict[str, Callable[[int], BenchResult]] = {
     "stats": bench_stats, "dataset": bench_dataset, "planes": bench_planes,
-    "training": bench_training, "mcts": bench_mcts, "games": bench_games}
+    "training": bench_training, "mcts": bench_mcts, "inference": bench_inference,
+    "games": bench_games}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -94,13 +94,17 @@ def build_evaluator(options: EngineOptions) -> tuple[Evaluator, str]:
 
         manifest = json.loads((path / "manifest.json").read_text())
         if manifest.get("regime") == "regular":
-            net = network_from_dir(path, device=options.Device)
+            net = network_from_dir(path, device=options.Device,
+                                   backend=options.Backend,  # type: ignore[arg-type]
+                                   threads=options.Threads)
             return net, f"evaluator: single network {path}"
     single = options.Single_Expert if options.Single_Expert >= 0 else None
     mixture = mixture_from_bundle(path, routing=options.Routing,
                                   gate=options.Phase_Definition or None,
                                   single_expert=single, baseline=baseline,
-                                  device=options.Device)
+                                  device=options.Device,
+                                  backend=options.Backend,  # type: ignore[arg-type]
+                                  threads=options.Threads)
     what = (f"evaluator: mixture of {len(mixture.experts)} experts from {path} "
             f"(gate {mixture.definition.name}, routing {mixture.routing}"
             + (f", only phase {single}'s expert, baseline elsewhere" if single is not None

@@ -125,6 +125,7 @@ class PlayerSpec:
     batch_size: int = 8
     device: str = "cpu"
     threads: int = 1
+    backend: str = "torch"  # network backend: torch, onnx, cuda (chessmoe.search.inference)
 
     def build(self) -> MatchPlayer:
         if self.kind == "mcts":
@@ -159,7 +160,8 @@ class MctsPlayer:
                                     Phase_Definition=spec.gate or "", Routing=spec.routing,
                                     Single_Expert=-1 if spec.single_expert is None
                                     else spec.single_expert, Threads=spec.threads,
-                                    Device=spec.device, Uniform=spec.uniform)
+                                    Device=spec.device, Backend=spec.backend,
+                                    Uniform=spec.uniform)
             evaluator, description = build_evaluator(options)
         self.description = description
         self.evaluator = evaluator

@@ -86,10 +86,12 @@ class TournamentSpec:
     seed: int = 2024
     pairs_per_shard: int = 10
     adjudication: Adjudication = field(default_factory=Adjudication)
+    games_at_once: int = 1  # games a worker plays at once, batching their searches
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "openings": self.openings, "seed": self.seed,
                 "pairs_per_shard": self.pairs_per_shard,
+                "games_at_once": self.games_at_once,
                 "adjudication": asdict(self.adjudication),
                 "matches": [{"name": m.name, "pairs": m.pairs, "labels": dict(m.labels),
                              "first": m.first.to_dict(), "second": m.second.to_dict()}
@@ -186,6 +188,7 @@ class Unit:
     seed: int
     adjudication: Adjudication
     event: str
+    games_at_once: int = 1
 
     @property
     def id(self) -> str:
@@ -205,7 +208,7 @@ def units(spec: TournamentSpec) -> list[Unit]:
     for match in spec.matches:
         count = max(1, -(-match.pairs // spec.pairs_per_shard))
         out.extend(Unit(match, k, count, spec.openings, spec.seed, spec.adjudication,
-                        spec.name) for k in range(count))
+                        spec.name, spec.games_at_once) for k in range(count))
     return out
 
 
@@ -215,7 +218,8 @@ def run_unit(unit: Unit, out_dir: str, data_dir: str | None = None) -> dict[str,
     slots = shard(schedule(fens, unit.match.pairs, unit.seed), unit.shard, unit.shards)
     records = play_match(unit.match.first, unit.match.second, slots,
                          unit.log_path(out_dir), rules=unit.adjudication,
-                         event=f"{unit.event}: {unit.match.name}")
+                         event=f"{unit.event}: {unit.match.name}",
+                         concurrency=unit.games_at_once)
     return {"unit": unit.id, "games": len(records)}
 
 
@@ -421,3 +425,19 @@ def build_profile(name: str, experts_root: str | os.PathLike[str], *,
 def with_pairs(spec: TournamentSpec, pairs: int) -> TournamentSpec:
     """The same tournament with another number of pairs per match."""
     return replace(spec, matches=tuple(replace(m, pairs=pairs) for m in spec.matches))
+
+
+def projection_parts(spec: TournamentSpec
+                     ) -> list[tuple[str, list[tuple[int, int | None, int | None]]]]:
+    """The tournament's matches grouped into parts (each method's grid, the ablation, the
+    definitions) as ``(games, nodes per move, move time ms)`` for
+    :func:`chessmoe.play.projection.project`."""
+    parts: dict[str, list[tuple[int, int | None, int | None]]] = {}
+    for match in spec.matches:
+        kind = match.label("kind", "match")
+        part = (f"{kind}: {match.label('method')}" if kind == "method"
+                else "single-expert ablation" if kind == "ablation"
+                else "phase definitions" if kind == "definition" else str(kind))
+        parts.setdefault(part, []).append((2 * match.pairs, match.first.nodes,
+                                           match.first.movetime_ms))
+    return list(parts.items())

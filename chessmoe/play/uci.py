@@ -40,12 +40,13 @@ class EngineOptions:
     Single_Expert: int = -1  # -1: all experts; k: phase k's expert, baseline elsewhere
     Threads: int = 1
     Device: str = "auto"
+    Backend: str = "torch"  # torch (eager), onnx (ONNX Runtime, CPU), cuda (bf16 + graphs)
     Uniform: bool = False  # no network: value 0, uniform priors
 
 
 _SPIN = {"Batch_Size": (1, 512), "Nodes": (0, 100_000_000), "Simulations": (0, 200_000_000),
          "Fixed_Movetime": (0, 86_400_000), "Single_Expert": (-1, 15), "Threads": (1, 256)}
-_COMBO = {"Routing": ("majority", "split", "soft")}
+_COMBO = {"Routing": ("majority", "split", "soft"), "Backend": ("torch", "onnx", "cuda")}
 
 
 class UciError(ValueError):
@@ -163,7 +164,7 @@ class UciEngine:
                 raise UciError(f"option {key} must be one of {', '.join(_COMBO[key])}")
         self.options = replace(self.options, **{key: parsed})
         if key in ("Model_Directory", "Baseline_Directory", "Phase_Definition", "Routing",
-                   "Single_Expert", "Device", "Uniform", "Batch_Size"):
+                   "Single_Expert", "Device", "Backend", "Uniform", "Batch_Size"):
             self.player = None  # rebuilt on the next isready/go
         if key == "Threads":
             import torch

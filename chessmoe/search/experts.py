@@ -38,7 +38,15 @@ from chessmoe.encoding import records_to_planes
 from chessmoe.nets.model import RiseNet
 from chessmoe.nets.training import load_checkpoint, resolve_device
 from chessmoe.phases import BoardBatch, PhaseDefinition, phase_definition, tapered_alpha_batch
-from chessmoe.search.inference import EvalPlan, NetCall, NetworkBackend, Outputs, run_plan
+from chessmoe.search.inference import (
+    BackendName,
+    EvalPlan,
+    NetCall,
+    NetworkBackend,
+    Outputs,
+    make_backend,
+    run_plan,
+)
 from chessmoe.search.mcts import Evaluation, LeafBatch
 
 __all__ = [
@@ -50,6 +58,9 @@ __all__ = [
     "legal_softmax",
     "load_bundle",
     "load_model",
+    "mixture_from_bundle",
+    "network_evaluator",
+    "network_from_dir",
 ]
 
 ROUTINGS = ("majority", "split", "soft")
@@ -304,25 +315,51 @@ def load_bundle(directory: str | os.PathLike[str]) -> Bundle:
     return Bundle(directory, json.loads(path.read_text()))
 
 
+def network_evaluator(path: str | os.PathLike[str], *, device: str = "auto",
+                      half: bool = False, backend: BackendName = "torch", threads: int = 1,
+                      name: str = "network") -> NetworkEvaluator:
+    """The network in checkpoint ``path`` as an evaluator on ``backend`` (``torch``: eager,
+    fp16 on a GPU with ``half``; ``onnx``: ONNX Runtime on the CPU with ``threads``;
+    ``cuda``: bf16 with CUDA graphs). Backends are shared per checkpoint, device and
+    thread count, so every player of a worker feeds one network object."""
+    if backend == "torch":
+        return NetworkEvaluator(load_model(path, device, half), device=device, half=half,
+                                name=name)
+    return NetworkEvaluator(backend=_shared_backend(str(Path(path).resolve()), backend,
+                                                    device, threads, name),
+                            device="cpu", name=name)
+
+
+@lru_cache(maxsize=32)
+def _shared_backend(path: str, backend: BackendName, device: str, threads: int,
+                    name: str) -> NetworkBackend:
+    precision = "bf16" if backend == "cuda" else "fp32"
+    return make_backend(path, backend, device="cuda" if device == "auto" else device,
+                        precision=precision, threads=threads, name=name)
+
+
 def mixture_from_bundle(directory: str | os.PathLike[str], *, routing: str = "majority",
                         gate: str | None = None, single_expert: int | None = None,
                         baseline: str | os.PathLike[str] | None = None, device: str = "auto",
-                        half: bool = False) -> MixtureEvaluator:
+                        half: bool = False, backend: BackendName = "torch",
+                        threads: int = 1) -> MixtureEvaluator:
     """A mixture evaluator from a bundle (experts loaded once and shared)."""
     bundle = load_bundle(directory)
     definition = phase_definition(gate or bundle.definition)
-    experts = [NetworkEvaluator(load_model(p, device, half), device=device, half=half,
-                                name=f"phase{i}") for i, p in enumerate(bundle.expert_paths())]
+    experts = [network_evaluator(p, device=device, half=half, backend=backend,
+                                 threads=threads, name=f"phase{i}")
+               for i, p in enumerate(bundle.expert_paths())]
     base_path = Path(baseline) / "baseline" / "model.pt" if baseline else bundle.baseline_path()
-    base = (NetworkEvaluator(load_model(base_path, device, half), device=device, half=half,
-                             name="baseline") if base_path is not None and base_path.exists()
-            else None)
+    base = (network_evaluator(base_path, device=device, half=half, backend=backend,
+                              threads=threads, name="baseline")
+            if base_path is not None and base_path.exists() else None)
     return MixtureEvaluator(experts, definition, routing=routing, baseline=base,
                             single_expert=single_expert)
 
 
 def network_from_dir(directory: str | os.PathLike[str], device: str = "auto",
-                     half: bool = False) -> NetworkEvaluator:
+                     half: bool = False, backend: BackendName = "torch",
+                     threads: int = 1) -> NetworkEvaluator:
     """A single-network evaluator from a run directory, a bundle with a baseline, or a
     checkpoint file."""
     path = Path(directory)
@@ -333,14 +370,14 @@ def network_from_dir(directory: str | os.PathLike[str], device: str = "auto",
                 break
         else:
             raise FileNotFoundError(f"no model.pt in {directory} (or its baseline/)")
-    return NetworkEvaluator(load_model(path, device, half), device=device, half=half,
-                            name=path.parent.name)
+    return network_evaluator(path, device=device, half=half, backend=backend,
+                             threads=threads, name=path.parent.name)
 
 
 def default_bundles() -> tuple[Path | None, Path | None]:
     """The kit's committed small experts (separated) and baseline, when present in this
     checkout."""
-    root = Path(__file__).resolve().parents[1] / "results" / "experts" / "small"
+    root = Path(__file__).resolve().parents[2] / "results" / "experts" / "small"
     experts = root / "separated"
     baseline = root / "regular"
     return (experts if (experts / "manifest.json").exists() else None,
