@@ -42,28 +42,51 @@ def _scores(white: list[int | None], black: list[int | None]) -> dict[bool, list
     return {chess.WHITE: white, chess.BLACK: black}
 
 
-def test_resign_adjudication_boundaries() -> None:
+STRICT = Adjudication(resign_two_sided=True, draw_from_fen_move_number=True)
+
+
+def test_two_sided_resign_adjudication_boundaries() -> None:
+    """The kit's earlier reading: both engines must agree for 5 moves each."""
+    board = chess.Board()
+    assert _adjudicate(_scores([-600] * 5, [600] * 5), board, STRICT) == (
+        "0-1", "resign_adjudication")
+    assert _adjudicate(_scores([700] * 5, [-650] * 5), board, STRICT) == (
+        "1-0", "resign_adjudication")
+    assert _adjudicate(_scores([-599] + [-600] * 4, [600] * 5), board, STRICT) is None
+    assert _adjudicate(_scores([-600] * 4, [600] * 5), board, STRICT) is None  # 4 moves only
+    assert _adjudicate(_scores([-600] * 5, [599] * 5), board, STRICT) is None
+    assert _adjudicate(_scores([-900] * 5, [None] + [900] * 4), board, STRICT) is None
+
+
+def test_cutechess_resign_is_one_sided() -> None:
+    """cutechess without ``twosided``: the loser's own 5 scores at or below -600 decide."""
     rules = Adjudication()
     board = chess.Board()
-    assert _adjudicate(_scores([-600] * 5, [600] * 5), board, rules) == (
+    board.push_san("e4")  # White just moved
+    assert _adjudicate(_scores([-600] * 5, [599] * 4), board, rules) == (
         "0-1", "resign_adjudication")
-    assert _adjudicate(_scores([700] * 5, [-650] * 5), board, rules) == (
+    assert _adjudicate(_scores([-600] * 5, [None] * 4), board, rules) == (
+        "0-1", "resign_adjudication")
+    assert _adjudicate(_scores([-600] * 4 + [-599], [0] * 4), board, rules) is None
+    assert _adjudicate(_scores([-700, None] + [-700] * 4, [0] * 5), board, rules) is None
+    assert _adjudicate(_scores([0] * 5, [-601] * 5), board, rules) == (
         "1-0", "resign_adjudication")
-    assert _adjudicate(_scores([-599] + [-600] * 4, [600] * 5), board, rules) is None
-    assert _adjudicate(_scores([-600] * 4, [600] * 5), board, rules) is None  # 4 moves only
-    assert _adjudicate(_scores([-600] * 5, [599] * 5), board, rules) is None  # one-sided
-    assert _adjudicate(_scores([-900] * 5, [None] + [900] * 4), board, rules) is None
 
 
 def test_draw_adjudication_boundaries() -> None:
-    rules = Adjudication()
     after_30 = chess.Board("4k3/8/8/8/8/8/8/4K3 w - - 10 31")
     at_30 = chess.Board("4k3/8/8/8/8/8/8/4K3 w - - 10 30")
-    assert _adjudicate(_scores([20, -20, 0, 5], [-20, 20, 3, 0]), after_30, rules) == (
+    quiet = _scores([20, -20, 0, 5], [-20, 20, 3, 0])
+    assert _adjudicate(quiet, after_30, STRICT) == ("1/2-1/2", "draw_adjudication")
+    assert _adjudicate(quiet, at_30, STRICT) is None
+    assert _adjudicate(_scores([21, -20, 0, 5], [-20, 20, 3, 0]), after_30, STRICT) is None
+    assert _adjudicate(_scores([0, 0, 0], [0, 0, 0, 0]), after_30, STRICT) is None
+    # cutechess counts the moves played from the opening position, not the FEN's number
+    rules = Adjudication()
+    assert _adjudicate(quiet, after_30, rules, plies=59) is None
+    assert _adjudicate(quiet, at_30, rules, plies=60) == ("1/2-1/2", "draw_adjudication")
+    assert _adjudicate(quiet, chess.Board(), rules, plies=60) == (
         "1/2-1/2", "draw_adjudication")
-    assert _adjudicate(_scores([20, -20, 0, 5], [-20, 20, 3, 0]), at_30, rules) is None
-    assert _adjudicate(_scores([21, -20, 0, 5], [-20, 20, 3, 0]), after_30, rules) is None
-    assert _adjudicate(_scores([0, 0, 0], [0, 0, 0, 0]), after_30, rules) is None
 
 
 class Scripted:
@@ -98,7 +121,11 @@ def test_game_terminations() -> None:
                        Scripted("b", [(f"{f}7{f}6", 700) for f in "abcdef"]),
                        chess.STARTING_FEN)
     assert resign["result"] == "0-1" and resign["termination"] == "resign_adjudication"
-    assert resign["plies"] == 10
+    assert resign["plies"] == 9  # White's fifth score at -700 ends it (one-sided)
+    both = play_game(Scripted("w", [(f"{f}2{f}3", -700) for f in "abcdef"]),
+                     Scripted("b", [(f"{f}7{f}6", 700) for f in "abcdef"]),
+                     chess.STARTING_FEN, STRICT)
+    assert both["plies"] == 10  # two-sided: Black's fifth score too
     capped = play_game(Scripted("w", [("g1f3", 0), ("f3g1", 0), ("b1c3", 0)]),
                        Scripted("b", [("g8f6", 0), ("f6g8", 0), ("b8c6", 0)]),
                        chess.STARTING_FEN, Adjudication(max_plies=5))
@@ -240,7 +267,7 @@ def test_a_tiny_tournament_runs_locally_and_resumes(tmp_path: Path) -> None:
     # nothing new: the summary, with the provenance of the run that played, stays as it was
     assert json.loads((tmp_path / "summary.json").read_text()) == marked
     assert sum(len(p.read_text().splitlines()) for p in logs) == 4
-    with pytest.raises(ValueError, match="different spec"):
+    with pytest.raises(ValueError, match="played differently"):
         run_local(_tiny_spec(pairs=3), tmp_path, workers=1, progress=False)
     assert json.loads((tmp_path / "spec.json").read_text())["name"] == "tiny"
 

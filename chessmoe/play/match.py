@@ -63,7 +63,16 @@ TERMINATIONS = ("checkmate", "stalemate", "repetition", "fifty_moves",
 @dataclass(frozen=True)
 class Adjudication:
     """The paper's cutechess adjudication (``-resign movecount=5 score=600 -draw
-    movenumber=30 movecount=4 score=20``); ``max_plies`` caps runaway games (a draw)."""
+    movenumber=30 movecount=4 score=20``); ``max_plies`` caps runaway games (a draw).
+
+    By default the rules read as cutechess reads that command line (its
+    ``GameAdjudicator``): resignation is *one-sided* (``twosided`` is not set: a side whose
+    own score stays at or below -600 cp for 5 of its moves loses, whatever the opponent
+    says), and draw adjudication starts once 30 full moves have been *played* from the
+    opening position (not from the FEN's move number) and the last 8 scores (4 per side)
+    lie within 20 cp. ``resign_two_sided`` and ``draw_from_fen_move_number`` give the kit's
+    earlier, stricter reading (both engines must agree; the FEN's move number counts).
+    """
 
     resign_movecount: int = 5
     resign_score: int = 600
@@ -71,6 +80,8 @@ class Adjudication:
     draw_movecount: int = 4
     draw_score: int = 20
     max_plies: int = 600
+    resign_two_sided: bool = False
+    draw_from_fen_move_number: bool = False
 
 
 @dataclass
@@ -233,22 +244,38 @@ class UciPlayer:
 # --- one game ----------------------------------------------------------------------------
 
 
+def _trailing(scores: list[int | None], test: Callable[[int], bool]) -> int:
+    """How many of the last scores pass ``test`` in a row (a missing score breaks it)."""
+    count = 0
+    for score in reversed(scores):
+        if score is None or not test(score):
+            break
+        count += 1
+    return count
+
+
 def _adjudicate(scores: dict[chess.Color, list[int | None]], board: chess.Board,
-                rules: Adjudication) -> tuple[str, str] | None:
-    """``(result, reason)`` when the adjudication rules end the game, else ``None``."""
+                rules: Adjudication, plies: int | None = None) -> tuple[str, str] | None:
+    """``(result, reason)`` when the adjudication rules end the game, else ``None``.
+
+    ``scores`` are each side's own scores in order; ``plies`` the plies played from the
+    opening position (default: both sides' score counts)."""
     white, black = scores[chess.WHITE], scores[chess.BLACK]
+    if plies is None:
+        plies = len(white) + len(black)
     n = rules.resign_movecount
-    if len(white) >= n and len(black) >= n:
-        last_w, last_b = white[-n:], black[-n:]
-        if all(s is not None for s in last_w + last_b):
-            if all(s <= -rules.resign_score for s in last_w) and all(  # type: ignore[operator]
-                    s >= rules.resign_score for s in last_b):  # type: ignore[operator]
-                return "0-1", "resign_adjudication"
-            if all(s >= rules.resign_score for s in last_w) and all(  # type: ignore[operator]
-                    s <= -rules.resign_score for s in last_b):  # type: ignore[operator]
-                return "1-0", "resign_adjudication"
+    limit = rules.resign_score
+    mover = not board.turn  # the side that just moved and scored
+    for side in (mover, board.turn):
+        own, other = (white, black) if side == chess.WHITE else (black, white)
+        losing = _trailing(own, lambda s: s <= -limit) >= n
+        if losing and (not rules.resign_two_sided
+                       or _trailing(other, lambda s: s >= limit) >= n):
+            return ("0-1" if side == chess.WHITE else "1-0"), "resign_adjudication"
     n = rules.draw_movecount
-    if board.fullmove_number > rules.draw_movenumber and len(white) >= n and len(black) >= n:
+    started = (board.fullmove_number > rules.draw_movenumber
+               if rules.draw_from_fen_move_number else plies // 2 >= rules.draw_movenumber)
+    if started and len(white) >= n and len(black) >= n:
         last = white[-n:] + black[-n:]
         if all(s is not None and abs(s) <= rules.draw_score for s in last):
             return "1/2-1/2", "draw_adjudication"
@@ -328,7 +355,7 @@ def play_game_steps(white: MatchPlayer, black: MatchPlayer, fen: str,
         moves.append(answer.move.uci())
         scores[mover].append(answer.score_cp)
         nodes[mover].append(answer.info.get("nodes"))
-        decided = _adjudicate(scores, board, rules)
+        decided = _adjudicate(scores, board, rules, len(moves))
         if decided is not None:
             result, reason = decided
             break

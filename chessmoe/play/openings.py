@@ -10,6 +10,7 @@ band), and draws seeded, disjoint samples of openings for parallel shards.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -31,6 +32,7 @@ __all__ = [
     "embedded_suite_path",
     "fetch_paper_suite",
     "generate_suite",
+    "group_seed",
     "read_epd",
     "schedule",
 ]
@@ -129,13 +131,26 @@ class GameSlot:
 
 def schedule(fens: Sequence[str], pairs: int, seed: int) -> list[GameSlot]:
     """``pairs`` openings drawn without replacement by a seeded generator, each played
-    twice: the first engine has White in game 0 and Black in game 1."""
+    twice: the first engine has White in game 0 and Black in game 1.
+
+    The draw is a prefix of one seeded permutation of the suite, so a match with fewer
+    pairs plays the first openings of a longer match with the same seed (arms of different
+    sizes in one comparison share their openings)."""
     if pairs > len(fens):
         raise OpeningError(f"{pairs} game pairs need {pairs} openings; the suite has "
                            f"{len(fens)}")
-    chosen = random.Random(seed).sample(range(len(fens)), pairs)
+    order = list(range(len(fens)))
+    random.Random(seed).shuffle(order)
+    chosen = order[:pairs]
     return [GameSlot(pair, game, index, fens[index], game == 0)
             for pair, index in enumerate(chosen) for game in (0, 1)]
+
+
+def group_seed(seed: int, group: str) -> int:
+    """The opening seed of a group of matches: a tournament's seed mixed with the group's
+    name (sha256), so different groups draw different openings, reproducibly."""
+    digest = hashlib.sha256(f"{seed}:{group}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
 
 
 def shard(slots: Sequence[GameSlot], index: int, count: int) -> list[GameSlot]:

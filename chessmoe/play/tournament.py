@@ -40,7 +40,7 @@ from chessmoe.play.match import (
     summarise,
     write_pgn,
 )
-from chessmoe.play.openings import read_epd, resolve_suite, schedule, shard
+from chessmoe.play.openings import group_seed, read_epd, resolve_suite, schedule, shard
 
 __all__ = [
     "MatchSpec",
@@ -71,9 +71,16 @@ class MatchSpec:
     second: PlayerSpec
     pairs: int
     labels: tuple[tuple[str, Any], ...] = ()  # e.g. (("method", "separated"), ("nodes", 100))
+    openings_group: str | None = None  # matches of one group share their openings
 
     def label(self, key: str, default: Any = None) -> Any:
         return dict(self.labels).get(key, default)
+
+    @property
+    def group(self) -> str:
+        """The match's opening group: its own name unless it shares openings with others
+        (a paired comparison of several arms against the same opponent)."""
+        return self.openings_group or self.name
 
 
 @dataclass(frozen=True)
@@ -93,7 +100,10 @@ class TournamentSpec:
                 "pairs_per_shard": self.pairs_per_shard,
                 "games_at_once": self.games_at_once,
                 "adjudication": asdict(self.adjudication),
+                "openings_draw": "per group: a seeded permutation of the suite per "
+                                 "opening group, each pair its own opening",
                 "matches": [{"name": m.name, "pairs": m.pairs, "labels": dict(m.labels),
+                             "openings_group": m.group,
                              "first": m.first.to_dict(), "second": m.second.to_dict()}
                             for m in self.matches]}
 
@@ -207,7 +217,8 @@ def units(spec: TournamentSpec) -> list[Unit]:
     out: list[Unit] = []
     for match in spec.matches:
         count = max(1, -(-match.pairs // spec.pairs_per_shard))
-        out.extend(Unit(match, k, count, spec.openings, spec.seed, spec.adjudication,
+        seed = group_seed(spec.seed, match.group)
+        out.extend(Unit(match, k, count, spec.openings, seed, spec.adjudication,
                         spec.name, spec.games_at_once) for k in range(count))
     return out
 
@@ -232,15 +243,18 @@ def _suite_record(spec: TournamentSpec, data_dir: str | os.PathLike[str] | None
 def _write_spec(spec: TournamentSpec, out: Path,
                 data_dir: str | os.PathLike[str] | None = None) -> None:
     """Record the spec and the opening suite's checksum; refuse to resume a tournament
-    whose matches or openings changed (its recorded games would mix two designs)."""
+    in which a recorded match changed or the openings changed (its recorded games would
+    mix two designs). Matches may be added (a control trained later joins the design)."""
     path = out / "spec.json"
     data = {**spec.to_dict(), "openings_suite": _suite_record(spec, data_dir)}
     if path.exists():
         old = json.loads(path.read_text())
-        if old.get("matches") and {m["name"]: m for m in old["matches"]} != {
-                m["name"]: m for m in json.loads(json.dumps(data))["matches"]}:
-            raise ValueError(f"{out} holds a tournament with a different spec; use another "
-                             "directory")
+        new = {m["name"]: m for m in json.loads(json.dumps(data))["matches"]}
+        changed = sorted(m["name"] for m in old.get("matches", [])
+                         if m["name"] in new and new[m["name"]] != m)
+        if changed:
+            raise ValueError(f"{out} holds a tournament in which {', '.join(changed[:3])} "
+                             "were played differently; use another directory")
         before = old.get("openings_suite", {}).get("sha256")
         if before and before != data["openings_suite"]["sha256"]:
             raise ValueError(f"{out} was played from another version of the opening suite "
@@ -377,6 +391,68 @@ def small_spec(experts_root: str, *, pairs: int = 6) -> TournamentSpec:
     return TournamentSpec("small", tuple(matches), openings="embedded", pairs_per_shard=3)
 
 
+POWERED_SETTING = (8, 100)  # batch size, nodes per move of every powered arm
+
+
+def powered_spec(experts_root: str, *, pairs: int = 200, arm_pairs: int = 100,
+                 backend: str = "onnx") -> TournamentSpec:
+    """A tournament that can decide something on 2 CPU cores: every arm at one node-limited
+    setting (batch 8, 100 nodes: the paper's default batch size and its cheapest node limit,
+    where a 2-core machine plays the most games), all arms against the regular network and
+    all drawing their openings from one shared permutation of the embedded suite, so arms are
+    paired by opening.
+
+    * the four methods (separated, staged, weighted a=4 and a=10): ``pairs`` pairs each
+      (400 games from 200 openings by default);
+    * the single-expert ablation (Fig. 6/29), the phase definitions (Fig. 7: move-count
+      experts; the Lichess arm is the separated method's), the routings (split and soft;
+      majority is the separated method's) and the gate table (the authors' ``engine`` table;
+      the ``lichess`` table is the separated method's): ``arm_pairs`` pairs each (200 games);
+    * the control: separated experts trained for as many iterations as the regular network
+      (``separated-long``, when trained), ``pairs`` pairs.
+    """
+    root = Path(experts_root)
+    baseline = _experts(experts_root, "regular")
+    batch, nodes = POWERED_SETTING
+    group = f"b{batch}-n{nodes}"
+
+    def arm(name: str, bundle: str, count: int, labels: tuple[tuple[str, Any], ...],
+            **extra: Any) -> MatchSpec:
+        return MatchSpec(name=name,
+                         first=_mcts(name.split("-b")[0], bundle, batch, nodes, None,
+                                     backend=backend, **extra),
+                         second=_mcts("regular", baseline, batch, nodes, None, backend=backend),
+                         pairs=count, openings_group=group,
+                         labels=(*labels, ("batch_size", batch), ("nodes", nodes),
+                                 ("movetime", None)))
+
+    def exists(name: str) -> bool:
+        return (root / name / "manifest.json").exists()
+
+    separated = _experts(experts_root, "separated")
+    matches = [arm(f"{m}-{group}", _experts(experts_root, m), pairs,
+                   (("kind", "method"), ("method", m)))
+               for m in ("separated", "staged", "weighted-a4", "weighted-a10") if exists(m)]
+    names = ("opening", "middlegame", "endgame")
+    matches += [arm(f"only-{names[k]}-{group}", separated, arm_pairs,
+                    (("kind", "ablation"), ("expert", names[k]), ("phase", k)),
+                    single_expert=k, baseline=baseline) for k in range(3)]
+    matches += [arm(f"definition-{d}-{group}", _experts(experts_root, f"separated-{d}"),
+                    arm_pairs, (("kind", "definition"), ("definition", d)))
+                for d in ("movecount2", "movecount3", "movecount4", "movecount5")
+                if exists(f"separated-{d}")]
+    matches += [arm(f"routing-{r}-{group}", separated, arm_pairs,
+                    (("kind", "routing"), ("routing", r)), routing=r)
+                for r in ("split", "soft")]
+    matches.append(arm(f"gate-engine-{group}", separated, arm_pairs,
+                       (("kind", "gate"), ("gate", "engine")), gate="engine"))
+    if exists("separated-long"):
+        matches.append(arm(f"separated-long-{group}", _experts(experts_root, "separated-long"),
+                           pairs, (("kind", "control"), ("method", "separated-long"))))
+    return TournamentSpec("powered", tuple(matches), openings="embedded", pairs_per_shard=10,
+                          games_at_once=20)
+
+
 def paper_spec(experts_root: str, *, pairs: int = 500, device: str = "cuda") -> TournamentSpec:
     """The paper's grids: 4 methods x 55 settings, the ablation at batch 64 (33 settings)
     and the definition comparison, 500 pairs each, on the paper's opening suite."""
@@ -407,6 +483,7 @@ def smoke_spec(experts_root: str, *, pairs: int = 1) -> TournamentSpec:
 
 PROFILES: dict[str, Callable[..., TournamentSpec]] = {"smoke": smoke_spec,
                                                        "small": small_spec,
+                                                       "powered": powered_spec,
                                                        "paper": paper_spec}
 
 
