@@ -349,3 +349,21 @@ def test_concurrent_games_are_the_sequential_games_move_for_move(
     assert service.calls == sum(len(n.calls) for n in every)
     assert service.calls < sequential_calls / 2  # the games' mini-batches went together
     assert max(max(n.calls, default=0) for n in every) > 8  # more than one game's leaves
+
+
+def test_arms_of_an_opening_group_share_openings_and_advance_in_rounds() -> None:
+    from chessmoe.play.openings import embedded_suite_path, group_seed
+
+    arms = [MatchSpec(f"arm{k}", UNIFORM, UNIFORM_B, pairs, openings_group="g")
+            for k, pairs in enumerate((20, 10))]
+    other = MatchSpec("other", UNIFORM, UNIFORM_B, 10)
+    spec = TournamentSpec("t", (*arms, other), pairs_per_shard=5)
+    order = [(u.match.name, u.shard) for u in units(spec)]
+    assert order[:3] == [("arm0", 0), ("arm1", 0), ("other", 0)]  # rounds, not matches
+    assert order[-2:] == [("arm0", 2), ("arm0", 3)]
+    fens = read_epd(embedded_suite_path())
+    long, short = (schedule(fens, m.pairs, group_seed(spec.seed, m.group)) for m in arms)
+    assert [s.fen for s in long[:20]] == [s.fen for s in short]  # paired by opening
+    assert len({s.opening for s in long}) == 20  # each pair its own opening
+    mine = schedule(fens, 10, group_seed(spec.seed, other.group))
+    assert {s.opening for s in mine} != {s.opening for s in short}

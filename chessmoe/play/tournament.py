@@ -40,7 +40,7 @@ from chessmoe.play.match import (
     summarise,
     write_pgn,
 )
-from chessmoe.play.openings import group_seed, read_epd, resolve_suite, schedule, shard
+from chessmoe.play.openings import group_seed, read_epd, resolve_suite, schedule
 
 __all__ = [
     "MatchSpec",
@@ -213,20 +213,25 @@ class Unit:
 
 
 def units(spec: TournamentSpec) -> list[Unit]:
-    """The tournament cut into shards of ``pairs_per_shard`` game pairs per match."""
-    out: list[Unit] = []
+    """The tournament cut into shards of ``pairs_per_shard`` consecutive game pairs per
+    match, in rounds (every match's first shard, then every second shard, ...), so an
+    interrupted tournament has advanced every arm alike, on the same openings."""
+    per_match: list[list[Unit]] = []
     for match in spec.matches:
         count = max(1, -(-match.pairs // spec.pairs_per_shard))
         seed = group_seed(spec.seed, match.group)
-        out.extend(Unit(match, k, count, spec.openings, seed, spec.adjudication,
-                        spec.name, spec.games_at_once) for k in range(count))
-    return out
+        per_match.append([Unit(match, k, count, spec.openings, seed, spec.adjudication,
+                               spec.name, spec.games_at_once) for k in range(count)])
+    rounds = max((len(u) for u in per_match), default=0)
+    return [u[k] for k in range(rounds) for u in per_match if k < len(u)]
 
 
 def run_unit(unit: Unit, out_dir: str, data_dir: str | None = None) -> dict[str, Any]:
     """Play one shard (resuming its log); return its summary (runs in a worker)."""
     fens = read_epd(resolve_suite(unit.openings, data_dir))
-    slots = shard(schedule(fens, unit.match.pairs, unit.seed), unit.shard, unit.shards)
+    size = -(-unit.match.pairs // unit.shards)
+    slots = [s for s in schedule(fens, unit.match.pairs, unit.seed)
+             if s.pair // size == unit.shard]
     records = play_match(unit.match.first, unit.match.second, slots,
                          unit.log_path(out_dir), rules=unit.adjudication,
                          event=f"{unit.event}: {unit.match.name}",
