@@ -198,13 +198,25 @@ def _tournament(args: argparse.Namespace) -> int:
 
     spec = tournament.build_profile(args.profile, args.experts, pairs=args.pairs)
     out = args.out or Path("results") / "tournaments" / args.profile
+    if args.plan:
+        from chessmoe.play import projection
+
+        gpus = tournament.gpu_count() if args.gpus is None else args.gpus
+        calibration = projection.calibrate(
+            preset="paper" if args.profile == "paper" else "small",
+            backend="cuda" if gpus else "onnx" if args.profile != "paper" else "torch",
+            device="cuda" if gpus else "cpu", batch=256 if gpus else 64,
+            cpu_workers=args.workers, gpus=gpus)
+        rows = projection.project(tournament.projection_parts(spec), calibration)
+        print(projection.format_projection(rows, calibration))
+        return 0
     if args.dask is not None:
         client = tournament.dask_client(args.dask or None, workers=args.workers)
         summary = tournament.run_dask(spec, out, client, data_dir=args.data_dir)
     else:
         summary = tournament.run_local(spec, out, workers=args.workers,
-                                       gpu_workers=args.gpu_workers, data_dir=args.data_dir,
-                                       progress=not args.quiet)
+                                       gpu_workers=args.gpu_workers, gpus=args.gpus,
+                                       data_dir=args.data_dir, progress=not args.quiet)
     for match in summary["matches"]:
         print(f"{match['name']:40s} {match['games']:5d} games  {match['line']}")
     return 0 if summary["complete"] else 1
@@ -376,7 +388,13 @@ def build_parser() -> argparse.ArgumentParser:
     tourn.add_argument("--out", type=Path, default=None)
     tourn.add_argument("--pairs", type=int, default=None, help="game pairs per match")
     tourn.add_argument("--workers", type=int, default=2)
-    tourn.add_argument("--gpu-workers", type=int, default=1)
+    tourn.add_argument("--gpu-workers", type=int, default=None,
+                       help="GPU units in flight (default: every worker when GPUs are present)")
+    tourn.add_argument("--gpus", type=int, default=None,
+                       help="GPUs to pin workers to, round-robin (default: all visible)")
+    tourn.add_argument("--plan", action="store_true",
+                       help="calibrate on this machine and print the projected wall time of "
+                            "every part instead of playing")
     tourn.add_argument("--dask", nargs="?", const="", default=None, metavar="ADDRESS",
                        help="run on Dask (a scheduler address; none: a LocalCluster)")
     tourn.add_argument("--data-dir", type=Path, default=None)

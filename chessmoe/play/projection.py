@@ -18,9 +18,11 @@ kit's small tournament averages about 110 plies).
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 __all__ = ["Calibration", "PartProjection", "calibrate", "format_projection", "project"]
 
@@ -64,7 +66,13 @@ def calibrate(*, preset: str = "paper", backend: str = "torch", device: str = "c
     import torch
 
     from chessmoe.nets.model import build_model
-    from chessmoe.search.inference import CudaBackend, TorchBackend
+    from chessmoe.search.inference import (
+        CudaBackend,
+        NetworkBackend,
+        OnnxBackend,
+        TorchBackend,
+        export_onnx,
+    )
     from chessmoe.search.mcts import MCTS, Limits, SearchConfig, UniformEvaluator, leaf_batch
 
     board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
@@ -75,19 +83,25 @@ def calibrate(*, preset: str = "paper", backend: str = "torch", device: str = "c
             board, Limits(nodes=2000)).nodes
     tree = (time.perf_counter() - start) / nodes
     model = build_model(preset)
-    network: TorchBackend | CudaBackend
-    if backend == "cuda":
-        network = CudaBackend(model, device=device if device.startswith("cuda") else "cuda")
-    else:
-        torch.set_num_threads(1)
-        network = TorchBackend(model, device=device)
-    records = leaf_batch([board] * batch).records
-    network.forward(records)  # warm-up (graph capture, allocator)
-    done = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds or done == 0:
-        done += len(network.forward(records)[0])
-    rate = done / (time.perf_counter() - start)
+    network: NetworkBackend
+    with tempfile.TemporaryDirectory() as tmp:
+        if backend == "cuda":
+            network = CudaBackend(model, device=device if device.startswith("cuda")
+                                  else "cuda")
+        elif backend == "onnx":
+            path = Path(tmp) / "calibration.onnx"
+            export_onnx(model, path)
+            network = OnnxBackend(path)
+        else:
+            torch.set_num_threads(1)
+            network = TorchBackend(model, device=device)
+        records = leaf_batch([board] * batch).records
+        network.forward(records)  # warm-up (graph capture, allocator)
+        done = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds or done == 0:
+            done += len(network.forward(records)[0])
+        rate = done / (time.perf_counter() - start)
     return Calibration(tree, rate, f"{preset} network, {backend} on {device}, batch {batch}",
                        cpu_workers, gpus)
 

@@ -268,16 +268,48 @@ def _write_spec(spec: TournamentSpec, out: Path,
     atomic_write_json(path, data)
 
 
+def gpu_count() -> int:
+    """CUDA devices visible here (0 without torch's CUDA build)."""
+    try:
+        import torch
+    except ImportError:
+        return 0
+    return int(torch.cuda.device_count())
+
+
+_WORKER_GPU: list[int] = []
+
+
+def _pin_worker(counter: Any, gpus: int) -> None:
+    """Process-pool initializer: give this worker its own GPU (round-robin over ``gpus``) by
+    ``CUDA_VISIBLE_DEVICES``, before torch initialises CUDA; the worker then sees ``cuda:0``."""
+    with counter.get_lock():
+        index = counter.value
+        counter.value += 1
+    if gpus > 0:
+        os.environ["CUDA_VISIBLE_DEVICES"] = str(index % gpus)
+        _WORKER_GPU.append(index % gpus)
+
+
 def run_local(spec: TournamentSpec, out_dir: str | os.PathLike[str], *, workers: int = 2,
-              gpu_workers: int = 1, data_dir: str | os.PathLike[str] | None = None,
+              gpu_workers: int | None = None, gpus: int | None = None,
+              data_dir: str | os.PathLike[str] | None = None,
               progress: bool = True) -> dict[str, Any]:
-    """Run every unit in up to ``workers`` processes (at most ``gpu_workers`` at once for
-    units with a GPU engine); then summarise."""
+    """Run every unit in up to ``workers`` processes; then summarise.
+
+    On a machine with GPUs (``gpus``: default, all that are visible) every worker process is
+    pinned to one GPU, round-robin (worker k sees GPU ``k % gpus`` as ``cuda:0``), so several
+    GPU units run at once and several CPU workers feed each GPU; ``gpu_workers`` caps the GPU
+    units in flight (default: every worker).
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     _write_spec(spec, out, data_dir)
     todo = units(spec)
     data = str(data_dir) if data_dir is not None else None
+    gpus = gpu_count() if gpus is None else gpus
+    if gpu_workers is None:
+        gpu_workers = workers if gpus > 0 else 1
     bar = tqdm(total=len(todo), desc=spec.name, unit="shard", disable=not progress)
     if workers <= 1:
         for unit in todo:
@@ -285,7 +317,9 @@ def run_local(spec: TournamentSpec, out_dir: str | os.PathLike[str], *, workers:
             bar.update(1)
     else:
         ctx = mp.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        counter = ctx.Value("i", 0)
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_pin_worker,
+                                 initargs=(counter, gpus)) as pool:
             pending: dict[Future[dict[str, Any]], Unit] = {}
             queue = list(todo)
             while queue or pending:
@@ -315,8 +349,11 @@ def run_dask(spec: TournamentSpec, out_dir: str | os.PathLike[str], client: Any,
     out.mkdir(parents=True, exist_ok=True)
     _write_spec(spec, out, data_dir)
     data = str(data_dir) if data_dir is not None else None
+    # GPU units ask for one "GPU" resource: start each GPU worker pinned to its device with
+    # CUDA_VISIBLE_DEVICES=k and --resources "GPU=1" (README: a Dask cluster of GPU machines)
     futures = [client.submit(run_unit, unit, str(out), data, key=f"chessmoe-{unit.id}",
-                             pure=False) for unit in units(spec)]
+                             pure=False, resources={"GPU": 1} if unit.gpu else None)
+               for unit in units(spec)]
     client.gather(futures)
     return summarise_tournament(spec, out)
 

@@ -55,6 +55,7 @@ __all__ = [
     "Outputs",
     "Plannable",
     "TorchBackend",
+    "export_onnx",
     "make_backend",
     "onnx_cache_dir",
     "run_plan",
@@ -123,6 +124,11 @@ def _exported(checkpoint: Path, sha256: str) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         _export(load_model(checkpoint, "cpu"), target)
     return target
+
+
+def export_onnx(model: RiseNet, target: str | os.PathLike[str]) -> None:
+    """Export ``model`` to ONNX at ``target`` (atomically; dynamic batch axis)."""
+    _export(model, Path(target))
 
 
 def _export(model: RiseNet, target: Path) -> None:
