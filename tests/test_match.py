@@ -367,3 +367,33 @@ def test_arms_of_an_opening_group_share_openings_and_advance_in_rounds() -> None
     assert len({s.opening for s in long}) == 20  # each pair its own opening
     mine = schedule(fens, 10, group_seed(spec.seed, other.group))
     assert {s.opening for s in mine} != {s.opening for s in short}
+
+
+def test_a_match_stops_when_its_rule_says_so_and_stays_stopped(tmp_path: Path) -> None:
+    fens = read_epd(Path(__file__).resolve().parents[1] / "chessmoe" / "data" / "openings"
+                    / "chessmoe-5ply.epd")
+    slots = schedule(fens, 6, seed=2)
+    rules = Adjudication(max_plies=16)
+    log = tmp_path / "g.jsonl"
+    records = play_match(UNIFORM, UNIFORM_B, slots, log, rules=rules,
+                         stop_when=lambda played: len(played) >= 4)
+    assert len(records) == 4
+    again = play_match(UNIFORM, UNIFORM_B, slots, log, rules=rules,
+                       stop_when=lambda played: len(played) >= 4)
+    assert len(again) == 4  # decided: a resumed match plays nothing more
+    together = play_match(UNIFORM, UNIFORM_B, slots, tmp_path / "c.jsonl", rules=rules,
+                          concurrency=3, stop_when=lambda played: len(played) >= 2)
+    assert 2 <= len(together) <= 4  # games in flight when it stopped still count
+
+
+def test_sprt_rule_reads_complete_pairs_only() -> None:
+    from chessmoe import elo
+    from chessmoe.play.match import SprtRule
+
+    rule = SprtRule(elo0=0, elo1=10, alpha=0.05, beta=0.1)
+    wins = [{"pair": p, "first_score": 1.0} for p in range(30) for _ in range(2)]
+    expected = elo.sprt(elo0=0, elo1=10, alpha=0.05, beta=0.1, pentanomial=(0, 0, 0, 0, 30),
+                        model="logistic").state
+    assert rule.state(wins) == expected == "H1 accepted"
+    half = [{"pair": p, "first_score": 1.0} for p in range(30)]  # one game of each pair
+    assert rule.state(half) == "continue"

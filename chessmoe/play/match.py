@@ -48,6 +48,7 @@ __all__ = [
     "MoveOutcome",
     "PlayerSpec",
     "Request",
+    "SprtRule",
     "UciPlayer",
     "play_game",
     "play_game_steps",
@@ -386,9 +387,14 @@ def play_match(first: PlayerSpec, second: PlayerSpec, slots: Sequence[GameSlot],
                log_path: str | os.PathLike[str], *, rules: Adjudication | None = None,
                event: str = "chessmoe match",
                on_game: Callable[[dict[str, Any]], None] | None = None,
-               concurrency: int = 1, service: InferenceService | None = None
+               concurrency: int = 1, service: InferenceService | None = None,
+               stop_when: Callable[[Sequence[dict[str, Any]]], bool] | None = None
                ) -> list[dict[str, Any]]:
     """Play the slots not yet in ``log_path`` (JSONL, one record per game); return all.
+
+    ``stop_when`` (e.g. :class:`SprtRule`) sees the match's records after every game; once it
+    says stop, no new game starts (games in flight finish and count), and a resumed match
+    that is already decided plays nothing.
 
     ``concurrency > 1`` plays that many games at once in this process: each game has its own
     players and trees, the players of one spec share one evaluator, and every round the
@@ -398,7 +404,13 @@ def play_match(first: PlayerSpec, second: PlayerSpec, slots: Sequence[GameSlot],
     :mod:`chessmoe.search.inference`); games are logged as they finish.
     """
     log = JsonlLog(log_path, key="slot")
-    todo = [s for s in slots if not log.done(s.id)]
+    wanted = {s.id for s in slots}
+    played = [r for r in log if r["slot"] in wanted]
+    decided = [stop_when is not None and stop_when(played)]
+    todo = [] if decided[0] else [s for s in slots if not log.done(s.id)]
+
+    def should_stop() -> bool:
+        return decided[0]
 
     def finish(record: dict[str, Any], slot: GameSlot) -> None:
         first_score = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[record["result"]]
@@ -410,16 +422,21 @@ def play_match(first: PlayerSpec, second: PlayerSpec, slots: Sequence[GameSlot],
                       event=event,
                       date=_dt.datetime.now(_dt.timezone.utc).strftime("%Y.%m.%d"))
         log.append(record)
+        played.append(record)
+        if stop_when is not None and not decided[0]:
+            decided[0] = stop_when(played)
         if on_game is not None:
             on_game(record)
 
     if todo and concurrency > 1:
         _play_concurrently(first, second, todo, rules, finish, concurrency,
-                           service or InferenceService())
+                           service or InferenceService(), should_stop)
     elif todo:
         players = [first.build(), second.build()]
         try:
             for slot in todo:
+                if should_stop():
+                    break
                 white, black = (players if slot.first_is_white else players[::-1])
                 record = play_game(white, black, slot.fen, rules)
                 if record["termination"] in ("engine_crash", "time_forfeit"):
@@ -430,8 +447,34 @@ def play_match(first: PlayerSpec, second: PlayerSpec, slots: Sequence[GameSlot],
         finally:
             for player in players:
                 player.close()
-    wanted = {s.id for s in slots}
     return sorted((r for r in log if r["slot"] in wanted), key=lambda r: r["slot"])
+
+
+@dataclass(frozen=True)
+class SprtRule:
+    """Stop a match once a pentanomial SPRT of H0: elo0 against H1: elo1 is decided
+    (:func:`chessmoe.elo.sprt` over the match's complete game pairs)."""
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+    model: str = "logistic"
+
+    def state(self, records: Sequence[dict[str, Any]]) -> str:
+        """"H0 accepted", "H1 accepted" or "continue" for these game records."""
+        from chessmoe import elo
+
+        by_pair: dict[int, list[float]] = {}
+        for r in records:
+            by_pair.setdefault(int(r["pair"]), []).append(float(r["first_score"]))
+        scores = [s for pair in sorted(by_pair) if len(by_pair[pair]) == 2
+                  for s in by_pair[pair]]
+        return elo.sprt(elo0=self.elo0, elo1=self.elo1, alpha=self.alpha, beta=self.beta,
+                        pentanomial=elo.pairs_from_games(scores), model=self.model).state
+
+    def __call__(self, records: Sequence[dict[str, Any]]) -> bool:
+        return self.state(records) != "continue"
 
 
 class _Lane:
@@ -447,7 +490,8 @@ class _Lane:
 def _play_concurrently(first: PlayerSpec, second: PlayerSpec, todo: Sequence[GameSlot],
                        rules: Adjudication | None,
                        finish: Callable[[dict[str, Any], GameSlot], None], concurrency: int,
-                       service: InferenceService) -> None:
+                       service: InferenceService,
+                       should_stop: Callable[[], bool] = lambda: False) -> None:
     """Play ``todo`` with ``concurrency`` games in flight, evaluating together."""
     queue = list(todo)
     templates = [first.build(), second.build()]
@@ -466,7 +510,7 @@ def _play_concurrently(first: PlayerSpec, second: PlayerSpec, todo: Sequence[Gam
         lane waits for a mini-batch or has nothing left to play."""
         while True:
             if lane.steps is None:
-                if not queue:
+                if not queue or should_stop():
                     lane.request = None
                     return
                 lane.slot = queue.pop(0)
