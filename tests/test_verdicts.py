@@ -1,0 +1,51 @@
+"""Verdicts from results (chessmoe.report.verdicts): hand-computed estimates and rules."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from chessmoe.report.verdicts import _verdict, arm_estimate, paired_difference
+
+
+def _arm(pair_scores: list[tuple[int, float, float]]) -> list[dict[str, object]]:
+    """Records of pairs (opening, first game score, second game score)."""
+    out: list[dict[str, object]] = []
+    for pair, (opening, a, b) in enumerate(pair_scores):
+        out += [{"pair": pair, "opening": opening, "first_score": a},
+                {"pair": pair, "opening": opening, "first_score": b}]
+    return out
+
+
+def test_arm_estimate_uses_pairs_and_is_asymmetric() -> None:
+    # pair scores 1, 0.75, 0.5, 0.5: mean 0.6875, sample sd 0.2394, se 0.1197
+    e = arm_estimate("x", _arm([(0, 1, 1), (1, 1, 0.5), (2, 1, 0), (3, 0.5, 0.5)]))
+    assert e.pairs == 4 and e.openings == 4
+    assert e.score == pytest.approx(0.6875)
+    se = math.sqrt(((0.3125**2) + (0.0625**2) + 2 * (0.1875**2)) / 3 / 4)
+    assert e.low == pytest.approx(-400 * math.log10(1 / (0.6875 - 1.959964 * se) - 1), abs=0.01)
+    assert e.high == pytest.approx(-400 * math.log10(1 / (0.6875 + 1.959964 * se) - 1),
+                                   abs=0.01)
+    assert e.high - e.elo > e.elo - e.low  # asymmetric in Elo
+    lopsided = arm_estimate("z", _arm([(0, 1, 1), (1, 1, 1), (2, 1, 0.5)]))
+    assert lopsided.high == math.inf  # 0.917 + 1.96 x 0.083 > 1: unbounded, not nan
+    # an unpaired game does not count
+    assert arm_estimate("y", _arm([(0, 1, 1), (1, 0, 0)])[:-1]).pairs == 1
+
+
+def test_paired_difference_uses_shared_openings_only() -> None:
+    a = _arm([(5, 1, 1), (6, 1, 0), (7, 0.5, 0.5), (9, 1, 1)])
+    b = _arm([(5, 0.5, 0.5), (6, 0, 0), (7, 0.5, 0.5), (8, 0, 0)])
+    d, lo, hi, n = paired_difference(a, b)
+    assert n == 3  # openings 5, 6, 7
+    assert d == pytest.approx(100 * (0.5 + 0.5 + 0) / 3)
+    assert lo < d < hi
+
+
+def test_verdict_rules() -> None:
+    assert _verdict(5, 20, +1) == "supports"
+    assert _verdict(-20, -5, +1) == "contradicts"
+    assert _verdict(-5, 20, +1) == "undecided at this scale"
+    assert _verdict(-20, -5, -1) == "supports"
+    assert _verdict(math.nan, 1, +1) == "undecided at this scale"
