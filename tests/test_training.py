@@ -12,25 +12,11 @@ import torch
 from chessmoe.games.datasets import Batch, DatasetStore, build
 from chessmoe.games.sources import resolve
 from chessmoe.nets import training
+from chessmoe.nets.checkpoints import CheckpointError, load_checkpoint
 from chessmoe.nets.model import NetOutput
-from chessmoe.nets.regimes import (
-    evaluate_bundle,
-    phase_weights,
-    plan,
-    stage_order,
-    table5,
-    train_bundle,
-)
-from chessmoe.nets.training import (
-    CheckpointError,
-    DataSpec,
-    TrainConfig,
-    Trainer,
-    compute_loss,
-    learning_rate,
-    load_checkpoint,
-    momentum,
-)
+from chessmoe.nets.recipes import learning_rate, momentum, phase_weights, table5
+from chessmoe.nets.regimes import evaluate_bundle, plan, stage_order, train_bundle
+from chessmoe.nets.training import DataSpec, TrainConfig, Trainer, compute_loss
 
 SMOKE = TrainConfig(model="tiny", batch_size=32, iterations=30, eval_every=10,
                     eval_samples=200, log_every=5, max_lr=0.05, device="cpu", threads=1)

@@ -29,21 +29,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from chessmoe._io.fsutil import atomic_write_json, sha256_file
 from chessmoe._io.jsonl import read_records
 from chessmoe._io.provenance import provenance
 from chessmoe.games.datasets import DatasetStore
+from chessmoe.nets.checkpoints import load_checkpoint, resolve_device
+from chessmoe.nets.recipes import phase_weights, table5, test_sets
 from chessmoe.nets.training import (
     DataSpec,
     TrainConfig,
     Trainer,
-    load_checkpoint,
     per_sample_terms,
-    resolve_device,
     summarise,
-    test_sets,
 )
 from chessmoe.phases import phase_definition
 
@@ -54,10 +52,8 @@ __all__ = [
     "Profile",
     "bundle_name",
     "evaluate_bundle",
-    "phase_weights",
     "plan",
     "stage_order",
-    "table5",
     "train_all",
     "train_bundle",
     "train_profile",
@@ -67,30 +63,6 @@ REGIMES = ("regular", "separated", "staged", "weighted")
 
 
 # --- weights (paper sec. 2.2, Table 5) ----------------------------------------------------
-
-
-def phase_weights(a: float, main: int, n_phases: int = 3) -> tuple[float, ...]:
-    """Per-phase sample weights of the expert for phase ``main``: ``w_main = a * w_other``,
-    mean weight 1 over equally many phases (3 phases: 3a/(a+2) and 3/(a+2))."""
-    if a < 1:
-        raise ValueError("the weighting factor a must be >= 1")
-    if not 0 <= main < n_phases:
-        raise ValueError(f"main phase {main} outside 0..{n_phases - 1}")
-    other = n_phases / (a + n_phases - 1)
-    return tuple(a * other if phase == main else other for phase in range(n_phases))
-
-
-def table5(a_values: Sequence[float] = (4, 10), definition: str = "lichess") -> pd.DataFrame:
-    """Paper Table 5, computed: the sample weights of every weighted expert."""
-    names = phase_definition(definition).phase_names
-    rows = []
-    for a in a_values:
-        for main, name in enumerate(names):
-            weights = phase_weights(a, main, len(names))
-            rows.append({"a": a, "expert main phase": name, "w_main": weights[main],
-                         "w_other": weights[(main + 1) % len(names)],
-                         **{f"w_{p}": w for p, w in zip(names, weights, strict=True)}})
-    return pd.DataFrame(rows).set_index(["a", "expert main phase"])
 
 
 # --- profiles -------------------------------------------------------------------------------

@@ -17,7 +17,6 @@ with ``weights_only=True`` and checked against ``model.pt.json``), ``model.onnx`
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import os
@@ -38,37 +37,25 @@ from chessmoe._io.fsutil import atomic_path, atomic_write_json, sha256_file
 from chessmoe._io.jsonl import append_record, read_records
 from chessmoe._io.provenance import provenance
 from chessmoe.games.datasets import Batch, DatasetStore
+from chessmoe.nets.checkpoints import (
+    CheckpointError,
+    load_checkpoint,
+    load_optimizer,
+    resolve_device,
+    save_checkpoint,
+    save_optimizer,
+)
 from chessmoe.nets.model import ModelConfig, RiseNet, build_model, preset
+from chessmoe.nets.recipes import learning_rate, momentum, test_sets
 
 __all__ = [
-    "TEST_SETS",
-    "CheckpointError",
     "DataSpec",
     "LossTerms",
     "TrainConfig",
     "Trainer",
     "compute_loss",
     "evaluate",
-    "learning_rate",
-    "load_checkpoint",
-    "momentum",
-    "save_checkpoint",
-    "test_sets",
 ]
-
-TEST_SETS = ("opening", "middlegame", "endgame", "no-phases")  # under the Lichess definition
-
-
-def test_sets(definition: str) -> tuple[str, ...]:
-    """The test sets a run is evaluated on: each phase of its definition, then no-phases."""
-    from chessmoe.phases import phase_definition
-
-    return (*phase_definition(definition).phase_names, "no-phases")
-
-
-class CheckpointError(RuntimeError):
-    """A checkpoint is missing, corrupt, or not a chessmoe checkpoint."""
-
 
 # --- configuration -----------------------------------------------------------------------
 
@@ -149,29 +136,6 @@ class DataSpec:
 # --- schedules (paper Fig. 14) -----------------------------------------------------------
 
 
-def learning_rate(iteration: int, total: int, max_lr: float = 0.14,
-                  min_lr: float = 1e-5) -> float:
-    """One-cycle learning rate: warm-up 1e-5 -> max/8 over the first 1/30 of the run, up to
-    max over the next 15 %, back to max/8 over 15 %, cool-down to min over 60 %, then hold."""
-    if total <= 0:
-        raise ValueError("total iterations must be positive")
-    x = min(max(iteration, 0), total) / total
-    base = max_lr / 8
-    points = ((0.0, min_lr), (1 / 30, base), (1 / 30 + 0.15, max_lr), (1 / 30 + 0.30, base),
-              (1 / 30 + 0.90, min_lr), (1.0, min_lr))
-    for (x0, y0), (x1, y1) in itertools.pairwise(points):
-        if x <= x1:
-            return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
-    return min_lr
-
-
-def momentum(lr: float, max_lr: float = 0.14, min_lr: float = 1e-5,
-             max_momentum: float = 0.95, min_momentum: float = 0.8) -> float:
-    """Momentum mirroring the learning rate: max_momentum at min_lr, min_momentum at max_lr."""
-    span = max_momentum - min_momentum
-    return max_momentum - (lr - min_lr) / (max_lr - min_lr) * span
-
-
 # --- loss ------------------------------------------------------------------------------------
 
 
@@ -213,45 +177,6 @@ def compute_loss(output: Any, batch: Batch, config: TrainConfig) -> torch.Tensor
     return (batch.weight * terms.train_loss(config)).mean()
 
 
-# --- checkpoints -----------------------------------------------------------------------------
-
-
-def save_checkpoint(path: str | os.PathLike[str], model: RiseNet,
-                    extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Write the model's weights and config atomically, with a checksummed sidecar."""
-    path = Path(path)
-    payload = {"format": "chessmoe-checkpoint-1", "model_config": model.config.to_dict(),
-               "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()}}
-    with atomic_path(path, suffix=".pt") as tmp:
-        torch.save(payload, tmp)
-    meta = {"file": path.name, "sha256": sha256_file(path), **(extra or {})}
-    atomic_write_json(path.with_name(path.name + ".json"), meta)
-    return meta
-
-
-def load_checkpoint(path: str | os.PathLike[str], map_location: str | torch.device = "cpu"
-                    ) -> RiseNet:
-    """Load a checkpoint safely (``weights_only=True``), verifying its sidecar checksum."""
-    path = Path(path)
-    if not path.exists():
-        raise CheckpointError(f"checkpoint {path} does not exist")
-    sidecar = path.with_name(path.name + ".json")
-    if sidecar.exists():
-        expected = json.loads(sidecar.read_text()).get("sha256")
-        if expected and sha256_file(path) != expected:
-            raise CheckpointError(f"checkpoint {path} is corrupt: its sha256 differs from "
-                                  f"{sidecar.name}")
-    try:
-        payload = torch.load(path, map_location=map_location, weights_only=True)
-        config = ModelConfig.from_dict(payload["model_config"])
-        model = RiseNet(config)
-        model.load_state_dict(payload["state_dict"])
-    except Exception as error:  # unpickling, missing keys, shape mismatch
-        raise CheckpointError(f"checkpoint {path} cannot be loaded ({type(error).__name__}: "
-                              f"{error})") from error
-    return model.eval()
-
-
 def export_onnx(model: RiseNet, path: str | os.PathLike[str]) -> Path:
     """Export ``model`` (CPU, eval mode) to ONNX with a dynamic batch axis."""
     import warnings
@@ -271,12 +196,6 @@ def export_onnx(model: RiseNet, path: str | os.PathLike[str]) -> Path:
 
 
 # --- evaluation ------------------------------------------------------------------------------
-
-
-def resolve_device(name: str) -> torch.device:
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(name)
 
 
 @torch.no_grad()
@@ -515,7 +434,7 @@ class Trainer:
                             best = val
                             save_checkpoint(self.run_dir / "model.pt", model,
                                             {"iteration": iteration, "val_loss": val})
-                            torch.save(optimizer.state_dict(), self.run_dir / "optimizer.pt")
+                            save_optimizer(self.run_dir / "optimizer.pt", optimizer, iteration)
                     if self.on_evaluation is not None:
                         self.on_evaluation({"iteration": iteration, **results})
                     self._checkpoint_state(model, optimizer, iteration, best, previous, spikes,
@@ -536,10 +455,9 @@ class Trainer:
         best = self.run_dir / "model.pt"
         if best.exists():
             model.load_state_dict(load_checkpoint(best).state_dict())
-            optimizer_path = self.run_dir / "optimizer.pt"
-            if optimizer_path.exists():
-                optimizer.load_state_dict(torch.load(optimizer_path, map_location=device,
-                                                     weights_only=True))
+            iteration = json.loads((self.run_dir / "model.pt.json").read_text()).get(
+                "iteration")
+            load_optimizer(self.run_dir / "optimizer.pt", optimizer, iteration, device)
         model.to(device)
 
     def _checkpoint_state(self, model: RiseNet, optimizer: torch.optim.Optimizer,

@@ -35,8 +35,8 @@ import numpy.typing as npt
 import torch
 
 from chessmoe.encoding import records_to_planes
+from chessmoe.nets.checkpoints import load_checkpoint, resolve_device
 from chessmoe.nets.model import RiseNet
-from chessmoe.nets.training import load_checkpoint, resolve_device
 from chessmoe.phases import BoardBatch, PhaseDefinition, phase_definition, tapered_alpha_batch
 from chessmoe.search.inference import (
     BackendName,

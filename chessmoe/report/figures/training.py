@@ -18,8 +18,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 
 from chessmoe import paper
-from chessmoe.nets.regimes import table5
-from chessmoe.nets.training import TEST_SETS, learning_rate, momentum
+from chessmoe.nets.recipes import TEST_SETS, learning_rate, momentum, table5
 from chessmoe.report.figures.style import (
     NO_PHASE_COLOR,
     PHASE_COLORS,
@@ -263,7 +262,7 @@ def table5_weights(out_dir: str | os.PathLike[str], definition: str = "lichess")
     frame.index.name = "a, expert main phase"
     paths = save_table(frame, out_dir, "table5-sample-weights",
                        "Table 5 — Sample weights of weighted learning",
-                       ["Computed by chessmoe.nets.regimes.phase_weights: w_main = 3a/(a+2), "
+                       ["Computed by chessmoe.nets.recipes.phase_weights: w_main = 3a/(a+2), "
                         "w_other = 3/(a+2)."], floatfmt=".4g")
     return Artefact("table5-sample-weights", paths, table=frame)
 
