@@ -318,7 +318,8 @@ def bench_mcts(repeat: int) -> BenchResult:
     import torch
 
     from chessmoe.nets.model import build_model
-    from chessmoe.search.experts import NetworkEvaluator, default_bundles, mixture_from_bundle
+    from chessmoe.search.evaluators import committed_bundles
+    from chessmoe.search.experts import NetworkEvaluator, mixture_from_bundle
     from chessmoe.search.mcts import MCTS, Limits, SearchConfig, UniformEvaluator
 
     torch.set_num_threads(1)
@@ -353,7 +354,7 @@ def bench_mcts(repeat: int) -> BenchResult:
         rows.append((f"uniform evaluator, batch {batch}",
                      f"{rate:,.0f} simulations/s ({rate / generation:.2f} per generated "
                      "position)"))
-    experts, _ = default_bundles()
+    experts, _ = committed_bundles()
     evaluators: dict[str, Any] = {}
     if experts is not None:
         for backend in ("torch", "onnx"):
@@ -471,12 +472,12 @@ def bench_games(repeat: int) -> BenchResult:
     Runtime, many games per worker sharing one inference service) on the same games."""
     from chessmoe.play.match import Adjudication, PlayerSpec
     from chessmoe.play.tournament import MatchSpec, TournamentSpec, run_local
-    from chessmoe.search.experts import default_bundles
+    from chessmoe.search.evaluators import committed_bundles
 
     result = BenchResult("games", "Tournament games: multi-game runner vs per-game runner "
                          "(issue 12)", target="multi-game >= 2.5x the per-game runner's "
                          "games/hour")
-    experts, baseline = default_bundles()
+    experts, baseline = committed_bundles()
     if experts is None or baseline is None:
         result.rows = [("small experts", "not in this checkout: benchmark skipped")]
         return result
@@ -528,13 +529,13 @@ def bench_inference(repeat: int) -> BenchResult:
     import numpy as np
     import torch
 
-    from chessmoe.search.experts import default_bundles
+    from chessmoe.search.evaluators import committed_bundles
     from chessmoe.search.inference import make_backend
     from chessmoe.search.mcts import leaf_batch
 
     torch.set_num_threads(1)
     result = BenchResult("inference", "Network inference backends (issue 12)")
-    _, baseline = default_bundles()
+    _, baseline = committed_bundles()
     if baseline is None:
         result.rows = [("small network", "not in this checkout: benchmark skipped")]
         return result

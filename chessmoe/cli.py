@@ -129,7 +129,7 @@ def _uci(args: argparse.Namespace) -> int:
 def _analyse(args: argparse.Namespace) -> int:
     import chess
 
-    from chessmoe.play.engine import Player, build_evaluator, value_to_cp
+    from chessmoe.play.engine import Player, value_to_cp
     from chessmoe.search.mcts import Limits, SearchConfig
 
     try:
@@ -138,9 +138,13 @@ def _analyse(args: argparse.Namespace) -> int:
         print(f"chessmoe analyse: bad FEN: {error}", file=sys.stderr)
         return 2
     for uci in args.moves or []:
-        board.push_uci(uci)
+        try:
+            board.push_uci(uci)
+        except ValueError as error:
+            print(f"chessmoe analyse: move {uci!r} in {board.fen()}: {error}", file=sys.stderr)
+            return 2
     options = _engine_options(args)
-    evaluator, description = build_evaluator(options)
+    evaluator, description = options.evaluator_spec().build()
     print(description)
     player = Player(evaluator, SearchConfig(batch_size=options.Batch_Size))
     result = player.play(board, Limits(nodes=options.Nodes or None,
@@ -431,7 +435,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``chessmoe`` command."""
+    from chessmoe._io.errors import KitError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Handler = args.handler
-    return handler(args)
+    try:
+        return handler(args)
+    except KitError as error:  # a problem the user can fix: one line, no traceback
+        print(f"chessmoe {args.command}: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"chessmoe {args.command}: interrupted (long jobs resume where they stopped)",
+              file=sys.stderr)
+        return 130

@@ -313,7 +313,7 @@ def test_concurrent_games_are_the_sequential_games_move_for_move(
     exactly the node-limited games one-at-a-time play plays, when each row's network output
     does not depend on its batch (the fake networks here, ONNX Runtime in practice)."""
     from chessmoe.phases import phase_definition
-    from chessmoe.play import engine
+    from chessmoe.search.evaluators import EvaluatorSpec
     from chessmoe.search.experts import MixtureEvaluator, NetworkEvaluator
     from chessmoe.search.inference import InferenceService
 
@@ -321,12 +321,12 @@ def test_concurrent_games_are_the_sequential_games_move_for_move(
 
     networks = {"moe": [HashNet(1), HashNet(2), HashNet(3)], "single": [HashNet(4)]}
 
-    def fake_build(options: object) -> tuple[object, str]:
-        if getattr(options, "Model_Directory", "") == "moe":
+    def fake_build(spec: EvaluatorSpec) -> tuple[object, str]:
+        if spec.network == "moe":
             return MixtureEvaluator(networks["moe"], phase_definition("lichess")), "moe"
         return NetworkEvaluator(backend=networks["single"][0]), "single"
 
-    monkeypatch.setattr(engine, "build_evaluator", fake_build)
+    monkeypatch.setattr(EvaluatorSpec, "build", fake_build)
     moe = PlayerSpec(name="moe", experts="moe", nodes=24, batch_size=8)
     single = PlayerSpec(name="single", experts="single", nodes=16, batch_size=4)
     fens = read_epd(Path(__file__).resolve().parents[1] / "chessmoe" / "data" / "openings"

@@ -35,7 +35,7 @@ from chessmoe._io.jsonl import read_records
 from chessmoe._io.provenance import provenance
 from chessmoe.games.datasets import DatasetStore
 from chessmoe.nets.checkpoints import load_checkpoint, resolve_device
-from chessmoe.nets.recipes import phase_weights, table5, test_sets
+from chessmoe.nets.recipes import phase_weights, test_sets
 from chessmoe.nets.training import (
     DataSpec,
     TrainConfig,

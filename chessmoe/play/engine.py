@@ -1,7 +1,8 @@
 """The kit's MCTS player and the score convention shared by the UCI engine and matches.
 
 :class:`Player` turns positions into moves with :class:`~chessmoe.search.mcts.MCTS` and keeps the
-tree between moves; :func:`build_evaluator` turns the UCI options into an evaluator.
+tree between moves; its evaluator comes from an
+:class:`~chessmoe.search.evaluators.EvaluatorSpec`.
 
 Scores: a search value ``v`` in [-1, 1] (side to move) is reported as centipawns
 ``cp = round(111.714640912 * tan(1.5620688421 * v))``, clipped to +-10000 (the mapping Lc0
@@ -14,8 +15,6 @@ import math
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 import chess
 
@@ -25,13 +24,9 @@ from chessmoe.search.mcts import (
     Limits,
     SearchConfig,
     SearchResult,
-    UniformEvaluator,
 )
 
-if TYPE_CHECKING:
-    from chessmoe.play.uci import EngineOptions
-
-__all__ = ["Player", "build_evaluator", "cp_to_value", "value_to_cp"]
+__all__ = ["Player", "cp_to_value", "value_to_cp"]
 
 _CP_SCALE = 111.714640912
 _CP_SHAPE = 1.5620688421
@@ -68,47 +63,3 @@ class Player:
 
     def new_game(self) -> None:
         self.search.new_game()
-
-
-def build_evaluator(options: EngineOptions) -> tuple[Evaluator, str]:
-    """The evaluator the options describe, and a line saying what was loaded."""
-    import torch
-
-    from chessmoe.search.experts import default_bundles, mixture_from_bundle, network_from_dir
-
-    torch.set_num_threads(options.Threads)  # small search batches: more threads only contend
-    if options.Uniform:
-        return UniformEvaluator(), "evaluator: uniform (no network: value 0, uniform priors)"
-    experts = options.Model_Directory
-    baseline = options.Baseline_Directory or None
-    if not experts:
-        default_experts, default_baseline = default_bundles()
-        if default_experts is None:
-            return UniformEvaluator(), ("evaluator: uniform (no --experts given and the kit's "
-                                        "committed small experts are not in this checkout)")
-        experts = str(default_experts)
-        baseline = baseline or (str(default_baseline) if default_baseline else None)
-    path = Path(experts)
-    if (path / "manifest.json").exists():
-        import json
-
-        manifest = json.loads((path / "manifest.json").read_text())
-        if manifest.get("regime") == "regular":
-            net = network_from_dir(path, device=options.Device,
-                                   backend=options.Backend,  # type: ignore[arg-type]
-                                   threads=options.Threads)
-            return net, f"evaluator: single network {path}"
-    single = options.Single_Expert if options.Single_Expert >= 0 else None
-    mixture = mixture_from_bundle(path, routing=options.Routing,
-                                  gate=options.Phase_Definition or None,
-                                  single_expert=single, baseline=baseline,
-                                  device=options.Device,
-                                  backend=options.Backend,  # type: ignore[arg-type]
-                                  threads=options.Threads)
-    what = (f"evaluator: mixture of {len(mixture.experts)} experts from {path} "
-            f"(gate {mixture.definition.name}, routing {mixture.routing}"
-            + (f", only phase {single}'s expert, baseline elsewhere" if single is not None
-               else "") + ")")
-    return mixture, what
-
-

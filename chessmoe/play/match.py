@@ -34,6 +34,7 @@ from chessmoe._io.fsutil import atomic_path
 from chessmoe._io.jsonl import JsonlLog
 from chessmoe.play.engine import value_to_cp
 from chessmoe.play.openings import GameSlot
+from chessmoe.search.evaluators import EvaluatorSpec
 from chessmoe.search.inference import InferenceService
 from chessmoe.search.mcts import drive
 
@@ -139,6 +140,14 @@ class PlayerSpec:
     threads: int = 1
     backend: str = "torch"  # network backend: torch, onnx, cuda (chessmoe.search.inference)
 
+    def evaluator_spec(self) -> EvaluatorSpec:
+        """The evaluator of an in-process (``mcts``) player."""
+        return EvaluatorSpec(network=self.experts, baseline=self.baseline,
+                             routing=self.routing,  # type: ignore[arg-type]
+                             gate=self.gate, single_expert=self.single_expert,
+                             device=self.device, backend=self.backend,  # type: ignore[arg-type]
+                             threads=self.threads, uniform=self.uniform)
+
     def build(self) -> MatchPlayer:
         if self.kind == "mcts":
             return MctsPlayer(self)
@@ -160,21 +169,12 @@ class MctsPlayer:
                  description: str = "") -> None:
         import torch
 
-        from chessmoe.play.engine import Player, build_evaluator
-        from chessmoe.play.uci import EngineOptions
+        from chessmoe.play.engine import Player
         from chessmoe.search.mcts import Limits, SearchConfig
 
         torch.set_num_threads(spec.threads)
         if evaluator is None:  # else: shared with the other games a worker plays at once
-            options = EngineOptions(Batch_Size=spec.batch_size,
-                                    Model_Directory=spec.experts or "",
-                                    Baseline_Directory=spec.baseline or "",
-                                    Phase_Definition=spec.gate or "", Routing=spec.routing,
-                                    Single_Expert=-1 if spec.single_expert is None
-                                    else spec.single_expert, Threads=spec.threads,
-                                    Device=spec.device, Backend=spec.backend,
-                                    Uniform=spec.uniform)
-            evaluator, description = build_evaluator(options)
+            evaluator, description = spec.evaluator_spec().build()
         self.description = description
         self.evaluator = evaluator
         self.spec = spec

@@ -19,7 +19,8 @@ from typing import IO, Any
 import chess
 
 import chessmoe
-from chessmoe.play.engine import Player, build_evaluator, value_to_cp
+from chessmoe.play.engine import Player, value_to_cp
+from chessmoe.search.evaluators import EvaluatorSpec
 from chessmoe.search.mcts import Evaluator, Limits, SearchConfig, SearchResult
 
 __all__ = ["EngineOptions", "UciEngine", "UciError", "run_uci", "wait_for"]
@@ -43,6 +44,21 @@ class EngineOptions:
     Backend: str = "torch"  # torch (eager), onnx (ONNX Runtime, CPU), cuda (bf16 + graphs)
     Uniform: bool = False  # no network: value 0, uniform priors
 
+    def evaluator_spec(self) -> EvaluatorSpec:
+        """The evaluator these options describe (UCI names mapped once, here)."""
+        return EvaluatorSpec(
+            network=self.Model_Directory or None, baseline=self.Baseline_Directory or None,
+            routing=self.Routing,  # type: ignore[arg-type]  # checked by the combo
+            gate=self.Phase_Definition or None,
+            single_expert=self.Single_Expert if self.Single_Expert >= 0 else None,
+            device=self.Device, backend=self.Backend,  # type: ignore[arg-type]
+            threads=self.Threads, uniform=self.Uniform)
+
+
+def build_from_options(options: EngineOptions) -> tuple[Evaluator, str]:
+    """The default evaluator factory of :class:`UciEngine`."""
+    return options.evaluator_spec().build()
+
 
 _SPIN = {"Batch_Size": (1, 512), "Nodes": (0, 100_000_000), "Simulations": (0, 200_000_000),
          "Fixed_Movetime": (0, 86_400_000), "Single_Expert": (-1, 15), "Threads": (1, 256)}
@@ -62,7 +78,7 @@ class UciEngine:
                  ) -> None:
         self.options = options or EngineOptions()
         self.out = out or sys.stdout
-        self._make_evaluator = make_evaluator or build_evaluator
+        self._make_evaluator = make_evaluator or build_from_options
         self.board = chess.Board()
         self.player: Player | None = None
         self._described = ""

@@ -38,6 +38,7 @@ from chessmoe.encoding import records_to_planes
 from chessmoe.nets.checkpoints import load_checkpoint, resolve_device
 from chessmoe.nets.model import RiseNet
 from chessmoe.phases import BoardBatch, PhaseDefinition, phase_definition, tapered_alpha_batch
+from chessmoe.search.evaluators import ROUTINGS
 from chessmoe.search.inference import (
     BackendName,
     EvalPlan,
@@ -50,11 +51,9 @@ from chessmoe.search.inference import (
 from chessmoe.search.mcts import Evaluation, LeafBatch
 
 __all__ = [
-    "ROUTINGS",
     "Bundle",
     "MixtureEvaluator",
     "NetworkEvaluator",
-    "default_bundles",
     "legal_softmax",
     "load_bundle",
     "load_model",
@@ -63,7 +62,6 @@ __all__ = [
     "network_from_dir",
 ]
 
-ROUTINGS = ("majority", "split", "soft")
 
 
 def legal_softmax(logits: npt.NDArray[np.float32], indices: Sequence[npt.NDArray[np.int64]]
@@ -284,6 +282,10 @@ class Bundle:
     def definition(self) -> str:
         return str(self.manifest["definition"])
 
+    @property
+    def regime(self) -> str:
+        return str(self.manifest["regime"])
+
     def expert_paths(self) -> list[Path]:
         n = len(self.manifest["phase_names"])
         paths = [self.directory / f"phase{p}" / "model.pt" for p in range(n)]
@@ -372,13 +374,3 @@ def network_from_dir(directory: str | os.PathLike[str], device: str = "auto",
             raise FileNotFoundError(f"no model.pt in {directory} (or its baseline/)")
     return network_evaluator(path, device=device, half=half, backend=backend,
                              threads=threads, name=path.parent.name)
-
-
-def default_bundles() -> tuple[Path | None, Path | None]:
-    """The kit's committed small experts (separated) and baseline, when present in this
-    checkout."""
-    root = Path(__file__).resolve().parents[2] / "results" / "experts" / "small"
-    experts = root / "separated"
-    baseline = root / "regular"
-    return (experts if (experts / "manifest.json").exists() else None,
-            baseline if (baseline / "manifest.json").exists() else None)

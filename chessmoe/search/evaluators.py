@@ -1,0 +1,137 @@
+"""How a search scores its leaves, said once: :class:`EvaluatorSpec` and its one ``build()``.
+
+The UCI engine, in-process players, the CLI (``chessmoe analyse``), the pipeline and the
+notebooks all describe the evaluator they want with an :class:`EvaluatorSpec` -- a bundle (a
+mixture of experts, or the regular bundle's single network) or a run directory or checkpoint,
+the routing and gate, the single-expert ablation, the backend and device -- and call
+:meth:`EvaluatorSpec.build`. Bundles are read through :class:`~chessmoe.search.experts.Bundle`
+(their manifest), never by hand.
+
+When no network is named, the kit's committed small experts are used if they can be found
+(:func:`committed_results`): ``$CHESSMOE_RESULTS``, else ``./results`` when it holds them, else
+the source checkout's ``results/`` (an installed wheel has none: then the search says so and
+falls back to the uniform evaluator).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from chessmoe.search.inference import BACKENDS
+from chessmoe.search.inference import BackendName as Backend
+from chessmoe.search.mcts import Evaluator, UniformEvaluator
+
+__all__ = ["BACKENDS", "ROUTINGS", "Backend", "EvaluatorSpec", "Routing", "committed_bundles",
+           "committed_results"]
+
+Routing = Literal["majority", "split", "soft"]
+ROUTINGS: tuple[Routing, ...] = ("majority", "split", "soft")
+
+
+def committed_results() -> Path | None:
+    """The kit's committed ``results/`` directory, if it can be found (see the module doc)."""
+    candidates = []
+    if os.environ.get("CHESSMOE_RESULTS"):
+        candidates.append(Path(os.environ["CHESSMOE_RESULTS"]))
+    candidates += [Path("results"), Path(__file__).resolve().parents[2] / "results"]
+    for candidate in candidates:
+        if (candidate / "experts").is_dir():
+            return candidate
+    return None
+
+
+def committed_bundles(profile: str = "small") -> tuple[Path | None, Path | None]:
+    """The committed experts (separated) and regular bundle of ``profile``, when present."""
+    results = committed_results()
+    if results is None:
+        return None, None
+    root = results / "experts" / profile
+    experts, baseline = root / "separated", root / "regular"
+    return (experts if (experts / "manifest.json").exists() else None,
+            baseline if (baseline / "manifest.json").exists() else None)
+
+
+@dataclass(frozen=True)
+class EvaluatorSpec:
+    """What scores the leaves of a search (picklable; JSON round-trip with to/from_dict).
+
+    ``network``: an expert bundle directory (a mixture; the regular bundle gives its single
+    network), a run directory or a ``model.pt``; ``None``: the committed small experts.
+    ``baseline``: the regular bundle standing in for the other phases when ``single_expert``
+    (a phase id) is set (the paper's Fig. 6 ablation); default: the bundle's own reference.
+    ``gate``: the phase definition of the gate (default: the bundle's training definition).
+    ``backend``: ``torch`` (eager), ``onnx`` (ONNX Runtime, CPU) or ``cuda`` (bf16, CUDA
+    graphs); ``threads``: CPU threads of the network.
+    """
+
+    network: str | None = None
+    baseline: str | None = None
+    routing: Routing = "majority"
+    gate: str | None = None
+    single_expert: int | None = None
+    device: str = "cpu"
+    backend: Backend = "torch"
+    threads: int = 1
+    uniform: bool = False
+
+    def __post_init__(self) -> None:
+        if self.routing not in ROUTINGS:
+            raise ValueError(f"unknown routing {self.routing!r}; known: {', '.join(ROUTINGS)}")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"unknown backend {self.backend!r}; known: {', '.join(BACKENDS)}")
+        if self.single_expert is not None and self.single_expert < 0:
+            raise ValueError(f"single_expert is a phase id (0, 1, ...), not "
+                             f"{self.single_expert}")
+        if self.threads < 1:
+            raise ValueError("threads must be at least 1")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EvaluatorSpec:
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown evaluator field(s) {unknown}; known: {sorted(known)}")
+        return cls(**data)
+
+    def build(self) -> tuple[Evaluator, str]:
+        """The evaluator, and one line saying what was loaded."""
+        import torch
+
+        from chessmoe.search.experts import load_bundle, mixture_from_bundle, network_from_dir
+
+        torch.set_num_threads(self.threads)  # small search batches: more threads contend
+        if self.uniform:
+            return UniformEvaluator(), "evaluator: uniform (no network: value 0, uniform priors)"
+        network, baseline = self.network, self.baseline
+        if network is None:
+            experts, regular = committed_bundles()
+            if experts is None:
+                return UniformEvaluator(), ("evaluator: uniform (no network given and the "
+                                            "kit's committed small experts were not found; "
+                                            "set CHESSMOE_RESULTS or name a bundle)")
+            network = str(experts)
+            baseline = baseline or (str(regular) if regular else None)
+        path = Path(network)
+        if (path / "manifest.json").exists() and load_bundle(path).regime == "regular":
+            net = network_from_dir(path, device=self.device, backend=self.backend,
+                                   threads=self.threads)
+            return net, f"evaluator: single network {path} ({self.backend})"
+        if not (path / "manifest.json").exists():  # a run directory or a checkpoint
+            net = network_from_dir(path, device=self.device, backend=self.backend,
+                                   threads=self.threads)
+            return net, f"evaluator: single network {path} ({self.backend})"
+        mixture = mixture_from_bundle(path, routing=self.routing, gate=self.gate,
+                                      single_expert=self.single_expert, baseline=baseline,
+                                      device=self.device, backend=self.backend,
+                                      threads=self.threads)
+        only = (f", only phase {self.single_expert}'s expert, baseline elsewhere"
+                if self.single_expert is not None else "")
+        return mixture, (f"evaluator: mixture of {len(mixture.experts)} experts from {path} "
+                         f"(gate {mixture.definition.name}, routing {mixture.routing}{only}, "
+                         f"{self.backend})")
