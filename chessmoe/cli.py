@@ -87,12 +87,11 @@ def _data_build(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
+    from chessmoe._io.overrides import parse_overrides
     from chessmoe.nets import regimes
+    from chessmoe.nets.training import TrainConfig
 
-    overrides = {}
-    for item in args.set or []:
-        key, _, value = item.partition("=")
-        overrides[key] = json.loads(value) if value[:1] in "[{0123456789-tfn" else value
+    overrides = parse_overrides(TrainConfig, args.set or [])
     try:
         result = regimes.train_profile(
             args.profile, results_dir=args.results, data_dir=args.data_dir,
