@@ -158,8 +158,8 @@ def _analyse(args: argparse.Namespace) -> int:
           f"{result.collisions}")
     print("move      visits      Q   prior")
     for child in result.children[: args.top]:
-        q = "   -  " if child["q"] is None else f"{child['q']:+.3f}"
-        print(f"{board.san(child['move']):8s} {child['visits']:7d} {q} {child['prior']:.3f}")
+        q = "   -  " if child.q is None else f"{child.q:+.3f}"
+        print(f"{board.san(child.move):8s} {child.visits:7d} {q} {child.prior:.3f}")
     usage = getattr(evaluator, "usage", None)
     if usage is not None:
         info = usage()

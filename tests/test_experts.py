@@ -13,6 +13,7 @@ from chessmoe.encoding import POLICY_SIZE
 from chessmoe.nets.model import build_model
 from chessmoe.phases import lichess_phase, phase_definition
 from chessmoe.search.experts import (
+    GateDecision,
     MixtureEvaluator,
     NetworkEvaluator,
     legal_softmax,
@@ -69,15 +70,15 @@ def test_majority_vote_picks_one_expert_for_the_whole_batch(boards: list[chess.B
     assert stubs[expert].seen == [len(boards)]
     assert all(not s.seen for i, s in enumerate(stubs) if i != expert) and not baseline.seen
     assert np.allclose(result.values, [0.1, 0.2, 0.3][expert])
-    assert mixture.log[-1]["phase"] == expert and mixture.log[-1]["model"] == f"phase{expert}"
-    counts = mixture.log[-1]["counts"]
+    assert mixture.log[-1].phase == expert and mixture.log[-1].model == f"phase{expert}"
+    counts = mixture.log[-1].counts
     assert sum(counts) == len(boards) and counts[expert] == max(counts)
 
 
 def test_the_root_is_evaluated_by_its_own_phase_expert() -> None:
     mixture, stubs, _ = _mixture()
     MCTS(mixture, SearchConfig(batch_size=8)).search(ENDGAME, Limits(nodes=40))
-    assert mixture.log[0] == {"size": 1, "counts": [0, 0, 1], "phase": 2, "model": "phase2"}
+    assert mixture.log[0] == GateDecision(size=1, counts=(0, 0, 1), phase=2, model="phase2")
     assert stubs[2].seen[0] == 1
 
 
@@ -111,7 +112,7 @@ def test_single_expert_ablation_uses_the_baseline_elsewhere() -> None:
     mixture.evaluate(leaf_batch([OPENING, OPENING, ENDGAME]))
     assert stubs[2].seen == [3] and baseline.seen == [3]
     assert not stubs[0].seen and not stubs[1].seen
-    assert [e["model"] for e in mixture.log] == ["phase2", "baseline"]
+    assert [e.model for e in mixture.log] == ["phase2", "baseline"]
     with pytest.raises(ValueError, match="baseline"):
         MixtureEvaluator(stubs, phase_definition("lichess"), single_expert=1)  # type: ignore[arg-type]
 
@@ -159,7 +160,7 @@ def test_network_evaluator_gives_values_and_priors_over_legal_moves() -> None:
 def test_mixture_from_a_trained_bundle(tmp_path: Path) -> None:
     from chessmoe.games.datasets import build
     from chessmoe.games.sources import resolve
-    from chessmoe.nets.regimes import train_all
+    from chessmoe.nets.regimes import BundleSpec, train_all
     from chessmoe.nets.training import TrainConfig
 
     dataset = tmp_path / "data"
@@ -167,7 +168,7 @@ def test_mixture_from_a_trained_bundle(tmp_path: Path) -> None:
     config = TrainConfig(model="tiny", batch_size=16, iterations=4, eval_every=2,
                          eval_samples=32, log_every=2, device="cpu", threads=1)
     train_all(tmp_path / "experts", dataset, config,
-              bundles=(("regular", None), ("separated", None)), progress=False,
+              bundles=(BundleSpec("regular"), BundleSpec("separated")), progress=False,
               evaluate=False)
     mixture = mixture_from_bundle(tmp_path / "experts" / "separated", device="cpu",
                                   single_expert=0)

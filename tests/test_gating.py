@@ -53,7 +53,7 @@ def test_purity_table_counts(tmp_path: Path) -> None:
 def test_recorded_search_and_its_notebook(tmp_path: Path) -> None:
     from chessmoe.games.datasets import build
     from chessmoe.games.sources import resolve
-    from chessmoe.nets.regimes import train_all
+    from chessmoe.nets.regimes import BundleSpec, train_all
     from chessmoe.nets.training import TrainConfig
     from chessmoe.report import notebooks as nb
 
@@ -61,7 +61,8 @@ def test_recorded_search_and_its_notebook(tmp_path: Path) -> None:
     config = TrainConfig(model="tiny", batch_size=16, iterations=4, eval_every=2,
                          eval_samples=32, log_every=2, device="cpu", threads=1)
     train_all(tmp_path / "experts", tmp_path / "data", config,
-              bundles=(("regular", None), ("separated", None)), progress=False, evaluate=False)
+              bundles=(BundleSpec("regular"), BundleSpec("separated")), progress=False,
+              evaluate=False)
     manifest = gating.record(tmp_path / "experts" / "separated", tmp_path / "search",
                              config=gating.GatingConfig(batch_sizes=(1, 8), nodes=60,
                                                         positions=4))

@@ -79,7 +79,7 @@ def test_the_gate_decides_per_request_not_per_merged_batch() -> None:
     endgame = leaf_batch([chess.Board(FENS[2]), chess.Board(FENS[4]), chess.Board(FENS[4])])
     InferenceService().evaluate_many([(mixture, opening), (mixture, endgame)])
     # merged, the endgame would win 3 to 2; per request each batch keeps its own expert
-    assert [entry["model"] for entry in mixture.log] == ["phase0", "phase2"]
+    assert [entry.model for entry in mixture.log] == ["phase0", "phase2"]
     assert nets[0].calls == [2] and nets[2].calls == [3] and nets[1].calls == []
 
 
@@ -106,8 +106,8 @@ def test_interleaved_searches_equal_searches_alone() -> None:
     for k, a in enumerate(alone):
         b = results[k]
         assert (a.move, a.nodes, a.pv) == (b.move, b.nodes, b.pv)
-        assert [(c["move"], c["visits"]) for c in a.children] == [
-            (c["move"], c["visits"]) for c in b.children]
+        assert [(c.move, c.visits) for c in a.children] == [
+            (c.move, c.visits) for c in b.children]
     assert service.calls < sum(a.batches for a in alone)  # batches were merged
 
 

@@ -17,6 +17,7 @@ from chessmoe.search.mcts import (
     LeafBatch,
     Limits,
     Node,
+    RootChild,
     SearchConfig,
     UniformEvaluator,
     exploration,
@@ -67,8 +68,8 @@ def test_puct_scores_and_selection_match_the_closed_form() -> None:
     assert search._select(node) == int(np.argmax(scores))
 
 
-def _visits(result_children: list[dict]) -> dict[str, int]:
-    return {c["move"].uci(): c["visits"] for c in result_children if c["visits"]}
+def _visits(result_children: list[RootChild]) -> dict[str, int]:
+    return {c.move.uci(): c.visits for c in result_children if c.visits}
 
 
 def test_seeded_search_is_deterministic_and_matches_the_golden_tree() -> None:

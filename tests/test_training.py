@@ -285,9 +285,10 @@ def test_mixture_uses_each_phase_expert_on_its_phase(dataset: Path, tmp_path: Pa
 
 def test_bundles_under_another_definition_use_its_test_sets(dataset: Path,
                                                             tmp_path: Path) -> None:
-    from chessmoe.nets.regimes import train_all
+    from chessmoe.nets.regimes import BundleSpec, train_all
 
-    manifests = train_all(tmp_path, dataset, SMOKE, bundles=(("separated", None, "movecount2"),),
+    manifests = train_all(tmp_path, dataset, SMOKE,
+                          bundles=(BundleSpec("separated", None, "movecount2"),),
                           progress=False)
     assert list(manifests) == ["separated-movecount2"]
     assert manifests["separated-movecount2"]["definition"] == "movecount2"

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -59,7 +59,8 @@ __all__ = [
     "train_profile",
 ]
 
-REGIMES = ("regular", "separated", "staged", "weighted")
+Regime = Literal["regular", "separated", "staged", "weighted"]
+REGIMES: tuple[Regime, ...] = ("regular", "separated", "staged", "weighted")
 
 
 # --- weights (paper sec. 2.2, Table 5) ----------------------------------------------------
@@ -319,17 +320,34 @@ def write_manifest(bundle: Path, regime: str, definition: str,
     return manifest
 
 
-BundleSpec = tuple[str, float | None] | tuple[str, float | None, str]  # regime, a[, def.]
-ALL_BUNDLES: tuple[BundleSpec, ...] = (("regular", None), ("separated", None),
-                                       ("staged", None), ("weighted", 4.0),
-                                       ("weighted", 10.0))
+@dataclass(frozen=True)
+class BundleSpec:
+    """One bundle to train: its regime, the weighting factor ``a`` (weighted regime only) and
+    the phase definition its experts split by (``None``: the profile's)."""
+
+    regime: Regime
+    a: float | None = None
+    definition: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.regime not in REGIMES:
+            raise ValueError(f"unknown regime {self.regime!r}; known: {', '.join(REGIMES)}")
+        if (self.regime == "weighted") != (self.a is not None):
+            raise ValueError("the weighted regime, and only it, takes a factor a")
+
+    def resolved(self, default: str) -> tuple[str, str | None]:
+        """(definition, directory suffix): the suffix names a non-default definition."""
+        definition = self.definition or default
+        return definition, (definition if definition != default else None)
+
+    def name(self, default: str) -> str:
+        """The bundle's directory name under the profile's definition ``default``."""
+        return bundle_name(self.regime, self.a, self.resolved(default)[1])
 
 
-def _unpack(spec: BundleSpec, default: str) -> tuple[str, float | None, str, str | None]:
-    """(regime, a, definition, suffix): the suffix names a non-default definition."""
-    regime, a = spec[0], spec[1]
-    definition = spec[2] if len(spec) == 3 else default
-    return regime, a, definition, (definition if definition != default else None)
+ALL_BUNDLES: tuple[BundleSpec, ...] = (BundleSpec("regular"), BundleSpec("separated"),
+                                       BundleSpec("staged"), BundleSpec("weighted", 4.0),
+                                       BundleSpec("weighted", 10.0))
 
 
 def train_all(out_dir: str | os.PathLike[str], dataset_dir: str | os.PathLike[str],
@@ -341,25 +359,24 @@ def train_all(out_dir: str | os.PathLike[str], dataset_dir: str | os.PathLike[st
     processes (longest first), then write each bundle's manifest and evaluation."""
     out = Path(out_dir)
     regular = out / bundle_name("regular")
-    unpacked = [_unpack(spec, definition) for spec in bundles]
     planned: list[tuple[str, ExpertJob]] = []
     args: list[_JobArgs] = []
-    for regime, a, bundle_definition, suffix in unpacked:
-        name = bundle_name(regime, a, suffix)
-        for job in plan(regime, bundle_definition, a=a):
+    for spec in bundles:
+        name, bundle_definition = spec.name(definition), spec.resolved(definition)[0]
+        for job in plan(spec.regime, bundle_definition, a=spec.a):
             planned.append((name, job))
             args.append(_JobArgs(job, str(out / name), str(dataset_dir), bundle_definition,
                                  config, progress))
     results = _run_jobs(args, workers)
     manifests: dict[str, dict[str, Any]] = {}
-    for regime, a, bundle_definition, suffix in unpacked:
-        name = bundle_name(regime, a, suffix)
+    for spec in bundles:
+        name, bundle_definition = spec.name(definition), spec.resolved(definition)[0]
         trained = {job.name: result for (n, job), result in zip(planned, results, strict=True)
                    if n == name}
         manifests[name] = write_manifest(
-            out / name, regime, bundle_definition, dataset_dir, config, a=a, profile=profile,
-            baseline=None if regime == "regular" else os.path.relpath(regular, out / name),
-            trained=trained)
+            out / name, spec.regime, bundle_definition, dataset_dir, config, a=spec.a,
+            profile=profile, baseline=None if spec.regime == "regular"
+            else os.path.relpath(regular, out / name), trained=trained)
         if evaluate:
             evaluate_bundle(out / name, dataset_dir)
     return manifests
@@ -401,21 +418,21 @@ def train_profile(name: str, *, results_dir: str | os.PathLike[str] = "results",
     if unknown:
         raise ValueError(f"unknown regime(s) {sorted(unknown)}; known: {', '.join(REGIMES)}")
     factors = tuple(a) if a else profile.weighted_a
-    bundles: list[BundleSpec] = [(r, None) for r in ("regular", "separated", "staged")
-                                 if r in wanted]
+    bundles = [BundleSpec(r) for r in ("regular", "separated", "staged") if r in wanted]
     if "weighted" in wanted:
-        bundles += [("weighted", float(x)) for x in factors]
+        bundles += [BundleSpec("weighted", float(x)) for x in factors]
     if definitions is None:
         definitions = profile.definitions if regimes is None else ()
-    bundles += [("separated", None, d) for d in definitions if d != profile.definition]
+    bundles += [BundleSpec("separated", None, d) for d in definitions
+                if d != profile.definition]
     out = Path(results_dir) / "experts" / name
     if phases is not None:  # a subset of experts: no mixture evaluation across bundles
         manifests = {}
-        for bundle_spec in bundles:
-            regime, factor, bundle_definition, _ = _unpack(bundle_spec, profile.definition)
-            manifests[bundle_name(regime, factor)] = train_bundle(
-                regime, out, dataset_dir, config, definition=bundle_definition, a=factor,
-                phases=None if regime == "regular" else phases,
+        for spec in bundles:
+            bundle_definition = spec.resolved(profile.definition)[0]
+            manifests[bundle_name(spec.regime, spec.a)] = train_bundle(
+                spec.regime, out, dataset_dir, config, definition=bundle_definition,
+                a=spec.a, phases=None if spec.regime == "regular" else phases,
                 workers=workers or profile.workers, profile=name, progress=progress)
         return manifests
     return train_all(out, dataset_dir, config, definition=profile.definition, bundles=bundles,

@@ -52,6 +52,7 @@ from chessmoe.search.mcts import Evaluation, LeafBatch
 
 __all__ = [
     "Bundle",
+    "GateDecision",
     "MixtureEvaluator",
     "NetworkEvaluator",
     "legal_softmax",
@@ -156,6 +157,23 @@ def soft_memberships(batch: LeafBatch) -> npt.NDArray[np.float64]:
     return np.stack([opening, 1 - opening - endgame, endgame], axis=1)
 
 
+@dataclass(frozen=True)
+class GateDecision:
+    """One mini-batch's gate decision (the log behind Fig. 3 and batch purity): its size, the
+    leaves per phase, the phase that won the vote and the network(s) used (``phase<k>``,
+    ``baseline``, ``phase0+phase2`` for split routing, ``soft``)."""
+
+    size: int
+    counts: tuple[int, ...]
+    phase: int
+    model: str
+
+    @property
+    def purity(self) -> float:
+        """The share of the batch's leaves in its most frequent phase."""
+        return max(self.counts) / self.size
+
+
 @dataclass
 class MixtureEvaluator:
     """Phase experts gated by a phase definition (see the module docstring)."""
@@ -165,7 +183,7 @@ class MixtureEvaluator:
     routing: str = "majority"
     baseline: NetworkEvaluator | None = None
     single_expert: int | None = None
-    log: list[dict[str, Any]] = field(default_factory=list)
+    log: list[GateDecision] = field(default_factory=list)
     keep_log: bool = True
 
     def __post_init__(self) -> None:
@@ -199,13 +217,12 @@ class MixtureEvaluator:
         every expert on every row, mixed by tapered memberships."""
         phases = self.phases(batch)
         counts = np.bincount(phases, minlength=self.definition.n_phases)
-        entry: dict[str, Any] = {"size": len(batch), "counts": counts.tolist()}
         everything = np.arange(len(batch), dtype=np.int64)
         indices = batch.policy_indices
         if self.routing == "majority":
             chosen = int(np.argmax(counts))  # first maximum: ties go to the lowest phase id
             network, label = self.expert_for(chosen)
-            entry.update(phase=chosen, model=label)
+            decision = (chosen, label)
             calls: tuple[NetCall, ...] = (NetCall(network, everything),)
 
             def combine(outputs: Sequence[Outputs]) -> Evaluation:
@@ -217,8 +234,7 @@ class MixtureEvaluator:
             chosen_nets = [self.expert_for(p) for p in present]
             calls = tuple(NetCall(net, rows) for (net, _), rows in zip(chosen_nets, row_sets,
                                                                       strict=True))
-            entry.update(phase=int(np.argmax(counts)),
-                         model="+".join(label for _, label in chosen_nets))
+            decision = (int(np.argmax(counts)), "+".join(label for _, label in chosen_nets))
 
             def combine(outputs: Sequence[Outputs]) -> Evaluation:
                 values = np.zeros(len(batch), dtype=np.float32)
@@ -232,7 +248,7 @@ class MixtureEvaluator:
         else:  # soft
             weights = soft_memberships(batch)
             calls = tuple(NetCall(self.expert_for(k)[0], everything) for k in range(3))
-            entry.update(phase=int(np.argmax(weights.sum(axis=0))), model="soft")
+            decision = (int(np.argmax(weights.sum(axis=0))), "soft")
 
             def combine(outputs: Sequence[Outputs]) -> Evaluation:
                 mixed = np.zeros(len(batch), dtype=np.float64)
@@ -247,7 +263,7 @@ class MixtureEvaluator:
                     mixed_priors.append(mix.astype(np.float32))
                 return Evaluation(mixed.astype(np.float32), mixed_priors)
         if self.keep_log:
-            self.log.append(entry)
+            self.log.append(GateDecision(len(batch), tuple(int(c) for c in counts), *decision))
         return EvalPlan(calls, combine)
 
     def evaluate(self, batch: LeafBatch) -> Evaluation:
@@ -261,8 +277,8 @@ class MixtureEvaluator:
         per_model: dict[str, int] = {}
         purity = []
         for entry in self.log:
-            per_model[entry["model"]] = per_model.get(entry["model"], 0) + entry["size"]
-            purity.append(max(entry["counts"]) / entry["size"])
+            per_model[entry.model] = per_model.get(entry.model, 0) + entry.size
+            purity.append(entry.purity)
         return {"batches": len(self.log), "positions_per_model": per_model,
                 "mean_purity": float(np.mean(purity)),
                 "pure_batches": float(np.mean([p == 1.0 for p in purity]))}

@@ -86,8 +86,8 @@ def record(bundle: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
             for number, entry in enumerate(mixture.log):
                 rows.append({"batch_size": batch_size, "position": position_id,
                              "where": label, "fen": board.fen(), "batch": number,
-                             "size": entry["size"], "counts": entry["counts"],
-                             "phase": entry["phase"], "model": entry["model"],
+                             "size": entry.size, "counts": list(entry.counts),
+                             "phase": entry.phase, "model": entry.model,
                              "best_move": result.move.uci() if result.move else None})
     with atomic_path(out / "batches.jsonl") as tmp:
         tmp.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))

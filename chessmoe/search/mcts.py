@@ -50,6 +50,7 @@ __all__ = [
     "LeafBatch",
     "Limits",
     "Node",
+    "RootChild",
     "SearchConfig",
     "SearchResult",
     "SearchSteps",
@@ -196,6 +197,17 @@ def puct_scores(node: Node, config: SearchConfig) -> list[float]:
             + c * p / (1 + node.child_n[i]) for i, p in enumerate(node.priors)]
 
 
+@dataclass(frozen=True)
+class RootChild:
+    """One root move after a search: its visits, mean value ``q`` (the root side's view;
+    ``None`` when unvisited) and sharpened prior."""
+
+    move: chess.Move
+    visits: int
+    q: float | None
+    prior: float
+
+
 @dataclass
 class SearchResult:
     """The outcome of one search."""
@@ -211,7 +223,7 @@ class SearchResult:
     seldepth: int
     batches: int
     collisions: int
-    children: list[dict[str, Any]]  # per root move: move, visits, q, prior
+    children: list[RootChild]  # every root move, most visited first
     reused: bool
 
     @property
@@ -576,11 +588,11 @@ class MCTS:
             pv.append(node.moves[i])
             node = node.children[i]
         q = root.q(best)
-        children: list[dict[str, Any]] = [
-            {"move": m, "visits": n, "q": (w / n if n else None), "prior": p}
-            for m, n, w, p in zip(root.moves, root.child_n, root.child_w,
-                                  root.priors or [0.0] * len(root.moves), strict=False)]
-        children.sort(key=lambda c: -int(c["visits"]))
+        children = [RootChild(m, n, (w / n if n else None), p)
+                    for m, n, w, p in zip(root.moves, root.child_n, root.child_w,
+                                          root.priors or [0.0] * len(root.moves),
+                                          strict=False)]
+        children.sort(key=lambda c: -c.visits)
         return SearchResult(
             move=root.moves[best], value=0.0 if math.isnan(q) else q, pv=pv, nodes=nodes,
             simulations=simulations, tree_nodes=root.subtree_size(),
