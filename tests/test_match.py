@@ -18,10 +18,10 @@ from chessmoe.play.match import (
     _adjudicate,
     play_game,
     play_match,
-    summarise,
     write_pgn,
 )
 from chessmoe.play.openings import read_epd, schedule, shard
+from chessmoe.play.records import GameRecord, summarise
 from chessmoe.play.tournament import (
     MatchSpec,
     TournamentSpec,
@@ -110,26 +110,26 @@ class Scripted:
 def test_game_terminations() -> None:
     fools = play_game(Scripted("w", [("f2f3", 0), ("g2g4", 0)]),
                       Scripted("b", [("e7e5", 0), ("d8h4", 0)]), chess.STARTING_FEN)
-    assert fools["result"] == "0-1" and fools["termination"] == "checkmate"
+    assert fools.result == "0-1" and fools.termination == "checkmate"
     illegal = play_game(Scripted("w", [("e2e5", 0)]), Scripted("b", []), chess.STARTING_FEN)
-    assert illegal["result"] == "0-1" and illegal["termination"] == "illegal_move"
+    assert illegal.result == "0-1" and illegal.termination == "illegal_move"
     shuffle = [("g1f3", 0), ("f3g1", 0)] * 3
     repeat = play_game(Scripted("w", shuffle), Scripted("b", [("g8f6", 0), ("f6g8", 0)] * 3),
                        chess.STARTING_FEN)
-    assert repeat["result"] == "1/2-1/2" and repeat["termination"] == "repetition"
+    assert repeat.result == "1/2-1/2" and repeat.termination == "repetition"
     resign = play_game(Scripted("w", [(f"{f}2{f}3", -700) for f in "abcdef"]),
                        Scripted("b", [(f"{f}7{f}6", 700) for f in "abcdef"]),
                        chess.STARTING_FEN)
-    assert resign["result"] == "0-1" and resign["termination"] == "resign_adjudication"
-    assert resign["plies"] == 9  # White's fifth score at -700 ends it (one-sided)
+    assert resign.result == "0-1" and resign.termination == "resign_adjudication"
+    assert resign.plies == 9  # White's fifth score at -700 ends it (one-sided)
     both = play_game(Scripted("w", [(f"{f}2{f}3", -700) for f in "abcdef"]),
                      Scripted("b", [(f"{f}7{f}6", 700) for f in "abcdef"]),
                      chess.STARTING_FEN, STRICT)
-    assert both["plies"] == 10  # two-sided: Black's fifth score too
+    assert both.plies == 10  # two-sided: Black's fifth score too
     capped = play_game(Scripted("w", [("g1f3", 0), ("f3g1", 0), ("b1c3", 0)]),
                        Scripted("b", [("g8f6", 0), ("f6g8", 0), ("b8c6", 0)]),
                        chess.STARTING_FEN, Adjudication(max_plies=5))
-    assert capped["termination"] == "max_plies" and capped["plies"] == 5
+    assert capped.termination == "max_plies" and capped.plies == 5
 
 
 # --- matches ----------------------------------------------------------------------------
@@ -158,7 +158,7 @@ def test_interrupted_match_resumes_to_exactly_the_planned_games(tmp_path: Path) 
     played: list[str] = []
 
     def stop_after_two(record: dict) -> None:
-        played.append(record["slot"])
+        played.append(record.slot)
         if len(played) == 2:
             raise KeyboardInterrupt("power cut")
 
@@ -166,14 +166,14 @@ def test_interrupted_match_resumes_to_exactly_the_planned_games(tmp_path: Path) 
         play_match(UNIFORM, UNIFORM_B, slots, log, on_game=stop_after_two,
                    rules=Adjudication(max_plies=30))
     records = play_match(UNIFORM, UNIFORM_B, slots, log, rules=Adjudication(max_plies=30))
-    assert sorted(r["slot"] for r in records) == sorted(s.id for s in slots)
+    assert sorted(r.slot for r in records) == sorted(s.id for s in slots)
     assert len(log.read_text().splitlines()) == 6  # nothing lost, nothing twice
     for record in records:
-        white_first = record["first_is_white"]
-        assert record["white"] == ("uniform-a" if white_first else "uniform-b")
+        white_first = record.first_is_white
+        assert record.white == ("uniform-a" if white_first else "uniform-b")
     summary = summarise(records)
-    assert summary["wins"] + summary["losses"] + summary["draws"] == 6
-    assert sum(summary["pentanomial"]) == 3
+    assert summary.wins + summary.losses + summary.draws == 6
+    assert sum(summary.pentanomial) == 3
     pgn = write_pgn(records, tmp_path / "games.pgn")
     with pgn.open() as handle:
         games = []
@@ -221,10 +221,10 @@ def test_a_crashing_engine_is_recorded_and_the_match_goes_on(tmp_path: Path) -> 
     records = play_match(UNIFORM, crasher, slots, tmp_path / "games.jsonl",
                          rules=Adjudication(max_plies=12))
     assert len(records) == 4
-    crashes = [r for r in records if r["termination"] == "engine_crash"]
-    assert len(crashes) == 1 and crashes[0]["first_score"] == 1.0
-    assert "crasher" in crashes[0]["detail"]
-    assert all(r["termination"] == "max_plies" for r in records if r not in crashes)
+    crashes = [r for r in records if r.termination == "engine_crash"]
+    assert len(crashes) == 1 and crashes[0].first_score == 1.0
+    assert "crasher" in crashes[0].detail
+    assert all(r.termination == "max_plies" for r in records if r not in crashes)
 
 
 # --- tournaments ------------------------------------------------------------------------
@@ -343,9 +343,10 @@ def test_concurrent_games_are_the_sequential_games_move_for_move(
                           concurrency=6, service=service)
     assert len(alone) == len(together) == 6
     for a, b in zip(alone, together, strict=True):
-        assert (a["slot"], a["moves"], a["result"], a["termination"], a["scores"]) == (
-            b["slot"], b["moves"], b["result"], b["termination"], b["scores"])
-        assert all(n == 24 for n in a["nodes"]["white" if a["first_is_white"] else "black"])
+        assert (a.slot, a.moves, a.result, a.termination, a.scores_white, a.scores_black) == (
+            b.slot, b.moves, b.result, b.termination, b.scores_white, b.scores_black)
+        assert all(n == 24 for n in (a.nodes_white if a.first_is_white else a.nodes_black)
+                   or ())
     assert service.calls == sum(len(n.calls) for n in every)
     assert service.calls < sequential_calls / 2  # the games' mini-batches went together
     assert max(max(n.calls, default=0) for n in every) > 8  # more than one game's leaves
@@ -391,9 +392,43 @@ def test_sprt_rule_reads_complete_pairs_only() -> None:
     from chessmoe.play.match import SprtRule
 
     rule = SprtRule(elo0=0, elo1=10, alpha=0.05, beta=0.1)
-    wins = [{"pair": p, "first_score": 1.0} for p in range(30) for _ in range(2)]
+    game = GameRecord("a", "b", "fen", "1-0", "checkmate", "", (), (), (), 0.0)
+    wins = [game.in_match(pair=p, first_score=1.0) for p in range(30) for _ in range(2)]
     expected = elo.sprt(elo0=0, elo1=10, alpha=0.05, beta=0.1, pentanomial=(0, 0, 0, 0, 30),
                         model="logistic").state
     assert rule.state(wins) == expected == "H1 accepted"
-    half = [{"pair": p, "first_score": 1.0} for p in range(30)]  # one game of each pair
+    half = [game.in_match(pair=p, first_score=1.0) for p in range(30)]  # one game a pair
     assert rule.state(half) == "continue"
+
+
+def test_a_player_who_always_loses_scores_zero_with_both_colours(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    class Resigner:
+        """Answers no move: loses every game on the spot (illegal move)."""
+
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def new_game(self) -> None:
+            pass
+
+        def move(self, board: chess.Board) -> MoveOutcome:
+            return MoveOutcome(None, None)
+
+        def close(self) -> None:
+            pass
+
+    class FirstLegal(Resigner):
+        def move(self, board: chess.Board) -> MoveOutcome:
+            return MoveOutcome(next(iter(board.legal_moves)), 0)
+
+    monkeypatch.setattr(PlayerSpec, "build", lambda spec: Resigner(spec.name)
+                        if spec.name == "loser" else FirstLegal(spec.name))
+    loser, winner = PlayerSpec(name="loser"), PlayerSpec(name="winner")
+    slots = schedule([chess.STARTING_FEN] * 4, 3, seed=1)
+    records = play_match(loser, winner, slots, tmp_path / "g.jsonl")
+    assert {r.first_is_white for r in records} == {True, False}
+    assert all(r.first_score == 0.0 for r in records)  # as White and as Black
+    summary = summarise(records)
+    assert (summary.wins, summary.draws, summary.losses) == (0, 0, 6)
+    assert summary.pentanomial == (3, 0, 0, 0, 0)

@@ -6,15 +6,17 @@ import math
 
 import pytest
 
+from chessmoe.play.records import GameRecord
 from chessmoe.report.verdicts import _verdict, arm_estimate, paired_difference
 
 
-def _arm(pair_scores: list[tuple[int, float, float]]) -> list[dict[str, object]]:
+def _arm(pair_scores: list[tuple[int, float, float]]) -> list[GameRecord]:
     """Records of pairs (opening, first game score, second game score)."""
-    out: list[dict[str, object]] = []
+    game = GameRecord("a", "b", "fen", "1-0", "checkmate", "", (), (), (), 0.0)
+    out: list[GameRecord] = []
     for pair, (opening, a, b) in enumerate(pair_scores):
-        out += [{"pair": pair, "opening": opening, "first_score": a},
-                {"pair": pair, "opening": opening, "first_score": b}]
+        out += [game.in_match(pair=pair, opening=opening, first_score=a),
+                game.in_match(pair=pair, opening=opening, first_score=b)]
     return out
 
 

@@ -34,6 +34,7 @@ from chessmoe._io.fsutil import atomic_path
 from chessmoe._io.jsonl import JsonlLog
 from chessmoe.play.engine import value_to_cp
 from chessmoe.play.openings import GameSlot
+from chessmoe.play.records import GameRecord
 from chessmoe.search.evaluators import EvaluatorSpec
 from chessmoe.search.inference import InferenceService
 from chessmoe.search.mcts import drive
@@ -51,6 +52,7 @@ __all__ = [
     "Request",
     "SprtRule",
     "UciPlayer",
+    "load_records",
     "play_game",
     "play_game_steps",
     "play_match",
@@ -297,7 +299,7 @@ _OUTCOME_REASON = {
 Request = tuple["Evaluator", "LeafBatch"]
 """A mini-batch some game's search wants evaluated, with the evaluator that owns it."""
 
-GameSteps = Generator[Request, "Evaluation", dict[str, Any]]
+GameSteps = Generator[Request, "Evaluation", GameRecord]
 """A game in progress: yields requests, is sent their evaluations, returns the game record."""
 
 
@@ -360,15 +362,17 @@ def play_game_steps(white: MatchPlayer, black: MatchPlayer, fen: str,
         if decided is not None:
             result, reason = decided
             break
-    return {"white": white.name, "black": black.name, "fen": fen, "result": result,
-            "termination": reason, "detail": detail, "moves": moves, "plies": len(moves),
-            "scores": {"white": scores[chess.WHITE], "black": scores[chess.BLACK]},
-            "nodes": {"white": nodes[chess.WHITE], "black": nodes[chess.BLACK]},
-            "seconds": round(time.monotonic() - start, 2)}
+    return GameRecord(white=white.name, black=black.name, fen=fen, result=result,
+                      termination=reason, detail=detail, moves=tuple(moves),
+                      scores_white=tuple(scores[chess.WHITE]),
+                      scores_black=tuple(scores[chess.BLACK]),
+                      seconds=round(time.monotonic() - start, 2),
+                      nodes_white=tuple(nodes[chess.WHITE]),
+                      nodes_black=tuple(nodes[chess.BLACK]))
 
 
 def play_game(white: MatchPlayer, black: MatchPlayer, fen: str,
-              rules: Adjudication | None = None) -> dict[str, Any]:
+              rules: Adjudication | None = None) -> GameRecord:
     """Play one game from ``fen``; return its record (result, reason, moves, scores and the
     nodes each search reached per move -- the number that matters under a move-time limit)."""
     steps = play_game_steps(white, black, fen, rules)
@@ -386,10 +390,10 @@ def play_game(white: MatchPlayer, black: MatchPlayer, fen: str,
 def play_match(first: PlayerSpec, second: PlayerSpec, slots: Sequence[GameSlot],
                log_path: str | os.PathLike[str], *, rules: Adjudication | None = None,
                event: str = "chessmoe match",
-               on_game: Callable[[dict[str, Any]], None] | None = None,
+               on_game: Callable[[GameRecord], None] | None = None,
                concurrency: int = 1, service: InferenceService | None = None,
-               stop_when: Callable[[Sequence[dict[str, Any]]], bool] | None = None
-               ) -> list[dict[str, Any]]:
+               stop_when: Callable[[Sequence[GameRecord]], bool] | None = None
+               ) -> list[GameRecord]:
     """Play the slots not yet in ``log_path`` (JSONL, one record per game); return all.
 
     ``stop_when`` (e.g. :class:`SprtRule`) sees the match's records after every game; once it
@@ -405,23 +409,23 @@ def play_match(first: PlayerSpec, second: PlayerSpec, slots: Sequence[GameSlot],
     """
     log = JsonlLog(log_path, key="slot")
     wanted = {s.id for s in slots}
-    played = [r for r in log if r["slot"] in wanted]
+    played = [GameRecord.from_json(r) for r in log if r["slot"] in wanted]
     decided = [stop_when is not None and stop_when(played)]
     todo = [] if decided[0] else [s for s in slots if not log.done(s.id)]
 
     def should_stop() -> bool:
         return decided[0]
 
-    def finish(record: dict[str, Any], slot: GameSlot) -> None:
-        first_score = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[record["result"]]
+    def finish(game: GameRecord, slot: GameSlot) -> None:
+        first_score = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[game.result]
         if not slot.first_is_white:
             first_score = 1.0 - first_score
-        record.update(slot=slot.id, pair=slot.pair, game=slot.game, opening=slot.opening,
-                      first=first.name, second=second.name,
-                      first_is_white=slot.first_is_white, first_score=first_score,
-                      event=event,
-                      date=_dt.datetime.now(_dt.timezone.utc).strftime("%Y.%m.%d"))
-        log.append(record)
+        record = game.in_match(slot=slot.id, pair=slot.pair, game=slot.game,
+                               opening=slot.opening, first=first.name, second=second.name,
+                               first_is_white=slot.first_is_white, first_score=first_score,
+                               event=event,
+                               date=_dt.datetime.now(_dt.timezone.utc).strftime("%Y.%m.%d"))
+        log.append(record.to_json())
         played.append(record)
         if stop_when is not None and not decided[0]:
             decided[0] = stop_when(played)
@@ -439,7 +443,7 @@ def play_match(first: PlayerSpec, second: PlayerSpec, slots: Sequence[GameSlot],
                     break
                 white, black = (players if slot.first_is_white else players[::-1])
                 record = play_game(white, black, slot.fen, rules)
-                if record["termination"] in ("engine_crash", "time_forfeit"):
+                if record.termination in ("engine_crash", "time_forfeit"):
                     for k, spec in enumerate((first, second)):  # fresh engines go on playing
                         players[k].close()
                         players[k] = spec.build()
@@ -447,7 +451,8 @@ def play_match(first: PlayerSpec, second: PlayerSpec, slots: Sequence[GameSlot],
         finally:
             for player in players:
                 player.close()
-    return sorted((r for r in log if r["slot"] in wanted), key=lambda r: r["slot"])
+    return sorted((GameRecord.from_json(r) for r in log if r["slot"] in wanted),
+                  key=lambda r: r.slot or "")
 
 
 @dataclass(frozen=True)
@@ -461,19 +466,20 @@ class SprtRule:
     beta: float = 0.05
     model: str = "logistic"
 
-    def state(self, records: Sequence[dict[str, Any]]) -> str:
+    def state(self, records: Sequence[GameRecord]) -> str:
         """"H0 accepted", "H1 accepted" or "continue" for these game records."""
         from chessmoe import elo
 
         by_pair: dict[int, list[float]] = {}
         for r in records:
-            by_pair.setdefault(int(r["pair"]), []).append(float(r["first_score"]))
+            if r.pair is not None and r.first_score is not None:
+                by_pair.setdefault(r.pair, []).append(r.first_score)
         scores = [s for pair in sorted(by_pair) if len(by_pair[pair]) == 2
                   for s in by_pair[pair]]
         return elo.sprt(elo0=self.elo0, elo1=self.elo1, alpha=self.alpha, beta=self.beta,
                         pentanomial=elo.pairs_from_games(scores), model=self.model).state
 
-    def __call__(self, records: Sequence[dict[str, Any]]) -> bool:
+    def __call__(self, records: Sequence[GameRecord]) -> bool:
         return self.state(records) != "continue"
 
 
@@ -489,7 +495,7 @@ class _Lane:
 
 def _play_concurrently(first: PlayerSpec, second: PlayerSpec, todo: Sequence[GameSlot],
                        rules: Adjudication | None,
-                       finish: Callable[[dict[str, Any], GameSlot], None], concurrency: int,
+                       finish: Callable[[GameRecord, GameSlot], None], concurrency: int,
                        service: InferenceService,
                        should_stop: Callable[[], bool] = lambda: False) -> None:
     """Play ``todo`` with ``concurrency`` games in flight, evaluating together."""
@@ -523,9 +529,9 @@ def _play_concurrently(first: PlayerSpec, second: PlayerSpec, todo: Sequence[Gam
                                 else lane.steps.send(evaluation))
                 return
             except StopIteration as done:
-                record: dict[str, Any] = done.value
+                record: GameRecord = done.value
                 assert lane.slot is not None
-                if record["termination"] in ("engine_crash", "time_forfeit"):
+                if record.termination in ("engine_crash", "time_forfeit"):
                     for k in range(2):
                         lane.players[k].close()
                         lane.players[k] = fresh(k)
@@ -549,34 +555,34 @@ def _play_concurrently(first: PlayerSpec, second: PlayerSpec, todo: Sequence[Gam
                 player.close()
 
 
-def game_pgn(record: dict[str, Any], round_number: int | None = None) -> str:
+def game_pgn(record: GameRecord, round_number: int | None = None) -> str:
     """The PGN of one game record, with full headers."""
-    board = chess.Board(record["fen"])
+    board = chess.Board(record.fen)
     game = chess.pgn.Game.from_board(board)
-    game.headers["Event"] = record.get("event", "chessmoe match")
+    game.headers["Event"] = record.event or "chessmoe match"
     game.headers["Site"] = "chessmoe"
-    game.headers["Date"] = record.get("date", "????.??.??")
+    game.headers["Date"] = record.date or "????.??.??"
     game.headers["Round"] = str(round_number if round_number is not None
-                                else record.get("pair", 0) + 1)
-    game.headers["White"] = record["white"]
-    game.headers["Black"] = record["black"]
-    game.headers["Result"] = record["result"]
-    game.headers["FEN"] = record["fen"]
+                                else (record.pair or 0) + 1)
+    game.headers["White"] = record.white
+    game.headers["Black"] = record.black
+    game.headers["Result"] = record.result
+    game.headers["FEN"] = record.fen
     game.headers["SetUp"] = "1"
-    game.headers["Termination"] = ("adjudication" if "adjudication" in record["termination"]
-                                   else "rules infraction" if record["termination"] in (
+    game.headers["Termination"] = ("adjudication" if "adjudication" in record.termination
+                                   else "rules infraction" if record.termination in (
                                        "illegal_move", "engine_crash") else "normal")
-    game.headers["TerminationDetail"] = record["termination"]
-    game.headers["PlyCount"] = str(record["plies"])
+    game.headers["TerminationDetail"] = record.termination
+    game.headers["PlyCount"] = str(record.plies)
     node: chess.pgn.GameNode = game
-    for uci in record["moves"]:
+    for uci in record.moves:
         node = node.add_variation(chess.Move.from_uci(uci))
-    game.headers["Result"] = record["result"]
+    game.headers["Result"] = record.result
     exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=False)
     return game.accept(exporter)
 
 
-def write_pgn(records: Sequence[dict[str, Any]], path: str | os.PathLike[str]) -> Path:
+def write_pgn(records: Sequence[GameRecord], path: str | os.PathLike[str]) -> Path:
     """Write every game record as PGN (atomically)."""
     path = Path(path)
     with atomic_path(path) as tmp:
@@ -584,36 +590,11 @@ def write_pgn(records: Sequence[dict[str, Any]], path: str | os.PathLike[str]) -
     return path
 
 
-def load_records(paths: Sequence[str | os.PathLike[str]]) -> list[dict[str, Any]]:
+def load_records(paths: Sequence[str | os.PathLike[str]]) -> list[GameRecord]:
     """Game records of several JSONL logs."""
     from chessmoe._io.jsonl import read_records
 
-    out: list[dict[str, Any]] = []
+    out: list[GameRecord] = []
     for path in paths:
-        out.extend(read_records(path).records)
+        out.extend(GameRecord.from_json(r) for r in read_records(path).records)
     return out
-
-
-def summarise(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """W/D/L from the first engine's view, pentanomial pair counts, Elo and terminations."""
-    from chessmoe import elo
-
-    wins = sum(r["first_score"] == 1.0 for r in records)
-    losses = sum(r["first_score"] == 0.0 for r in records)
-    draws = sum(r["first_score"] == 0.5 for r in records)
-    by_pair: dict[int, list[float]] = {}
-    for r in records:
-        by_pair.setdefault(int(r["pair"]), []).append(float(r["first_score"]))
-    complete = [scores for scores in by_pair.values() if len(scores) == 2]
-    penta = elo.pairs_from_games([s for pair in complete for s in pair])
-    estimate = elo.trinomial(wins, losses, draws)
-    terminations: dict[str, int] = {}
-    for r in records:
-        terminations[r["termination"]] = terminations.get(r["termination"], 0) + 1
-    seconds = sum(float(r.get("seconds", 0)) for r in records)
-    return {"games": len(records), "wins": wins, "losses": losses, "draws": draws,
-            "pentanomial": list(penta), "elo": estimate.elo, "margin": estimate.margin,
-            "los": estimate.los, "draw_ratio": estimate.draw_ratio, "line": estimate.line(),
-            "terminations": dict(sorted(terminations.items())),
-            "mean_plies": (sum(r["plies"] for r in records) / len(records)) if records else 0,
-            "game_seconds": round(seconds, 1)}

@@ -37,10 +37,10 @@ from chessmoe.play.match import (
     PlayerSpec,
     load_records,
     play_match,
-    summarise,
     write_pgn,
 )
 from chessmoe.play.openings import group_seed, read_epd, resolve_suite, schedule
+from chessmoe.play.records import summarise
 
 __all__ = [
     "MatchSpec",
@@ -382,9 +382,10 @@ def summarise_tournament(spec: TournamentSpec, out_dir: str | os.PathLike[str]
         logs = sorted((out / match.name).glob("games-*.jsonl"))
         records = load_records(logs)
         if records:
-            write_pgn(sorted(records, key=lambda r: r["slot"]), out / match.name / "games.pgn")
+            write_pgn(sorted(records, key=lambda r: r.slot or ""),
+                      out / match.name / "games.pgn")
         matches.append({"name": match.name, "labels": dict(match.labels),
-                        "planned_games": 2 * match.pairs, **summarise(records)})
+                        "planned_games": 2 * match.pairs, **summarise(records).to_json()})
     recorded = json.loads((out / "spec.json").read_text()) if (out / "spec.json").exists() \
         else {}
     summary = {"tournament": spec.name, "openings": spec.openings,

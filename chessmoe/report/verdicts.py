@@ -19,9 +19,10 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from chessmoe.elo import elo_from_score
+from chessmoe.play.match import load_records
+from chessmoe.play.records import GameRecord
 
 __all__ = ["ArmEstimate", "Claim", "arm_estimate", "claims", "load_arms", "paired_difference",
            "table1_seed_band", "write_markdown"]
@@ -61,15 +62,16 @@ def _elo_bound(score: float) -> float:
     return elo_from_score(score)
 
 
-def _pair_scores(records: Sequence[dict[str, Any]]) -> dict[int, tuple[int, float]]:
+def _pair_scores(records: Sequence[GameRecord]) -> dict[int, tuple[int, float]]:
     """``pair -> (opening, mean score of the pair)`` for pairs with both games played."""
     games: dict[int, list[tuple[int, float]]] = {}
     for r in records:
-        games.setdefault(int(r["pair"]), []).append((int(r["opening"]), float(r["first_score"])))
+        if r.pair is not None and r.opening is not None and r.first_score is not None:
+            games.setdefault(r.pair, []).append((r.opening, r.first_score))
     return {p: (g[0][0], (g[0][1] + g[1][1]) / 2) for p, g in games.items() if len(g) == 2}
 
 
-def arm_estimate(name: str, records: Sequence[dict[str, Any]]) -> ArmEstimate:
+def arm_estimate(name: str, records: Sequence[GameRecord]) -> ArmEstimate:
     """The pentanomial estimate of one arm: mean pair score +- 1.96 standard errors."""
     pairs = _pair_scores(records)
     values = [s for _, s in pairs.values()]
@@ -84,7 +86,7 @@ def arm_estimate(name: str, records: Sequence[dict[str, Any]]) -> ArmEstimate:
                        _elo_bound(mean - Z95 * se), _elo_bound(mean + Z95 * se))
 
 
-def paired_difference(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]]
+def paired_difference(a: Sequence[GameRecord], b: Sequence[GameRecord]
                       ) -> tuple[float, float, float, int]:
     """Mean pair-score difference of arm ``a`` minus arm ``b`` over the openings both played
     (each arm's pair against the same regular network), with its 95 % interval, in score
@@ -101,15 +103,11 @@ def paired_difference(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]]
     return mean, mean - Z95 * se, mean + Z95 * se, n
 
 
-def load_arms(tournament: str | os.PathLike[str]) -> dict[str, list[dict[str, Any]]]:
+def load_arms(tournament: str | os.PathLike[str]) -> dict[str, list[GameRecord]]:
     """Every match's game records of a tournament directory (``<match>/games-*.jsonl``)."""
-    from chessmoe._io.jsonl import read_records
-
-    arms: dict[str, list[dict[str, Any]]] = {}
+    arms: dict[str, list[GameRecord]] = {}
     for match in sorted(p for p in Path(tournament).iterdir() if p.is_dir()):
-        records: list[dict[str, Any]] = []
-        for log in sorted(match.glob("games-*.jsonl")):
-            records.extend(read_records(log).records)
+        records = load_records(sorted(match.glob("games-*.jsonl")))
         if records:
             arms[match.name] = records
     return arms
