@@ -55,10 +55,10 @@ layers: $(STAMP) ## The layering contract (import-linter): imports only point do
 	$(ENV_DIR)/bin/lint-imports
 
 nbcheck: $(STAMP) ## Check that notebook sources carry no outputs
-	$(PY) -m chessmoe.report.notebooks check notebooks
+	$(PY) -m chessmoe notebooks check notebooks
 
 nbclean: $(STAMP) ## Strip outputs and execution counts from notebook sources
-	$(PY) -m chessmoe.report.notebooks strip notebooks
+	$(PY) -m chessmoe notebooks strip notebooks
 
 unit: $(STAMP) ## Run the pytest suite only
 	$(PY) -m pytest -q
@@ -66,7 +66,7 @@ unit: $(STAMP) ## Run the pytest suite only
 test: lint typecheck layers nbcheck unit ## Lint, type-check, notebook hygiene and the test suite
 
 figures: $(STAMP) ## Regenerate every paper figure/table from committed results/ (papermill)
-	$(PY) -m chessmoe.report.notebooks figures --kernel $(KERNEL) --build $(BUILD)/notebooks \
+	$(PY) -m chessmoe notebooks figures --kernel $(KERNEL) --build $(BUILD)/notebooks \
 	  --results $(ROOT)/results --figures $(ROOT)/figures
 
 results-stats: $(STAMP) ## Recompute phase statistics: SOURCE=sample|lichess-2013-01:5000|kingbase|PATH

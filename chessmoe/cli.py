@@ -188,12 +188,53 @@ def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
 def _elo(args: argparse.Namespace) -> int:
     from chessmoe import elo
 
-    argv = ["--wins", str(args.wins), "--losses", str(args.losses), "--draws", str(args.draws)]
-    if args.pentanomial:
-        argv += ["--pentanomial", *map(str, args.pentanomial)]
-    if args.sprt:
-        argv += ["--sprt", *map(str, args.sprt)]
-    return elo.main(argv)
+    try:
+        lines = elo.report_lines(
+            wins=args.wins, losses=args.losses, draws=args.draws,
+            pentanomial_counts=args.pentanomial,
+            sprt_bounds=tuple(args.sprt) if args.sprt else None, alpha=args.alpha,
+            beta=args.beta, model=args.model, z=elo.Z_EXACT if args.exact_z
+            else elo.Z_CUTECHESS)
+    except ValueError as error:
+        print(f"chessmoe elo: {error}", file=sys.stderr)
+        return 2
+    print("\n".join(lines))
+    return 0
+
+
+def _notebooks(args: argparse.Namespace) -> int:
+    import time
+
+    if args.notebooks_command == "check":
+        from chessmoe.report.hygiene import check_clean
+
+        problems = check_clean(args.paths)
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        if problems:
+            print("run 'make nbclean' to strip outputs", file=sys.stderr)
+        return 1 if problems else 0
+    if args.notebooks_command == "strip":
+        from chessmoe.report.hygiene import strip_outputs
+
+        for path in strip_outputs(args.paths):
+            print(f"stripped {path}")
+        return 0
+    from chessmoe.report.artefacts import LAYOUTS, notebook_jobs
+    from chessmoe.report.make_figures import MissingResults, run_figures
+    from chessmoe.report.params import ParameterError
+
+    start = time.monotonic()
+    try:
+        paths = run_figures(notebooks=args.dir.resolve(), results=args.results.resolve(),
+                            figures=args.figures.resolve(), build=args.build.resolve(),
+                            kernel=args.kernel, jobs=notebook_jobs(LAYOUTS[args.layout]),
+                            parallel=args.parallel)
+    except (MissingResults, RuntimeError, ParameterError) as error:
+        print(f"make figures: {error}", file=sys.stderr)
+        return 1
+    print(f"{len(paths)} files in {args.figures} ({time.monotonic() - start:.1f} s)")
+    return 0
 
 
 def _tournament(args: argparse.Namespace) -> int:
@@ -375,12 +416,36 @@ def build_parser() -> argparse.ArgumentParser:
         "elo", help="cutechess-style Elo, interval, LOS and draw ratio of a match result",
         description="Prints 'Elo difference: X +/- Y, LOS: Z %, DrawRatio: W %' as cutechess "
                     "does (nan/inf included), then pentanomial and SPRT figures when asked.")
-    elo.add_argument("--wins", type=int, required=True)
-    elo.add_argument("--losses", type=int, required=True)
-    elo.add_argument("--draws", type=int, required=True)
+    elo.add_argument("--wins", type=int)
+    elo.add_argument("--losses", type=int)
+    elo.add_argument("--draws", type=int)
     elo.add_argument("--pentanomial", type=int, nargs=5, metavar=("LL", "LD", "DD", "WD", "WW"))
     elo.add_argument("--sprt", type=float, nargs=2, metavar=("ELO0", "ELO1"))
+    elo.add_argument("--alpha", type=float, default=0.05)
+    elo.add_argument("--beta", type=float, default=0.05)
+    elo.add_argument("--model", choices=("normalized", "logistic"), default="normalized")
+    elo.add_argument("--exact-z", action="store_true",
+                     help="use z = 1.959964 instead of cutechess's 1.957162 for the margin")
     elo.set_defaults(handler=_elo)
+
+    nbs = commands.add_parser("notebooks", help="notebook hygiene and the figures runner",
+                              description="check/strip notebook sources; figures: run every "
+                                          "figure notebook against committed results")
+    nb_commands = nbs.add_subparsers(dest="notebooks_command", metavar="SUBCOMMAND",
+                                     required=True)
+    for name, text in (("check", "fail if notebook sources carry outputs"),
+                       ("strip", "remove outputs from notebook sources")):
+        sub = nb_commands.add_parser(name, help=text)
+        sub.add_argument("paths", nargs="+")
+    figs = nb_commands.add_parser("figures", help="regenerate every figure and table")
+    figs.add_argument("--dir", type=Path, default=Path("notebooks"), help="notebook sources")
+    figs.add_argument("--results", type=Path, default=Path("results"))
+    figs.add_argument("--figures", type=Path, default=Path("figures"))
+    figs.add_argument("--build", type=Path, default=Path("build/notebooks"))
+    figs.add_argument("--kernel", default="chessmoe")
+    figs.add_argument("--layout", default="small", help="which profile's results to draw")
+    figs.add_argument("--parallel", type=int, default=2, help="notebooks at a time")
+    nbs.set_defaults(handler=_notebooks)
 
     tourn = commands.add_parser(
         "tournament", help="run a tournament profile (small | paper | smoke), resumable",

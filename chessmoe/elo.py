@@ -22,7 +22,6 @@ FACTS.md, section 8); the code is this project's own.
 
 from __future__ import annotations
 
-import argparse
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,12 +39,12 @@ __all__ = [
     "SprtResult",
     "confidence_z",
     "elo_from_score",
-    "main",
     "normalized_elo_pentanomial",
     "normalized_elo_trinomial",
     "pairs_from_games",
     "pentanomial",
     "rating_list",
+    "report_lines",
     "score_from_elo",
     "sprt",
     "trinomial",
@@ -430,49 +429,34 @@ def rating_list(results: Sequence[tuple[str, str, int, int, int]], *,
     return sorted(ratings, key=lambda r: -math.inf if math.isnan(r.elo) else r.elo, reverse=True)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Print cutechess's Elo line (then nElo, pentanomial and SPRT lines) for a match result."""
-    parser = argparse.ArgumentParser(prog="chessmoe elo", description=main.__doc__)
-    parser.add_argument("--wins", type=int)
-    parser.add_argument("--losses", type=int)
-    parser.add_argument("--draws", type=int)
-    parser.add_argument("--pentanomial", type=int, nargs=5,
-                        metavar=("LL", "LD", "WL_DD", "WD", "WW"))
-    parser.add_argument("--sprt", type=float, nargs=2, metavar=("ELO0", "ELO1"))
-    parser.add_argument("--alpha", type=float, default=0.05)
-    parser.add_argument("--beta", type=float, default=0.05)
-    parser.add_argument("--model", choices=("normalized", "logistic"), default="normalized")
-    parser.add_argument("--exact-z", action="store_true",
-                        help="use z = 1.959964 instead of cutechess's 1.957162 for the margin")
-    args = parser.parse_args(argv)
-    z = Z_EXACT if args.exact_z else Z_CUTECHESS
-    has_wdl = (args.wins, args.losses, args.draws) != (None, None, None)
-    if not has_wdl and args.pentanomial is None:
-        parser.error("give --wins/--losses/--draws and/or --pentanomial")
-    wdl = (args.wins or 0, args.losses or 0, args.draws or 0)
-    try:
-        if has_wdl:
-            print(trinomial(*wdl, z=z).line())
-            nelo, nmargin = normalized_elo_trinomial(*wdl)
-            print(f"nElo: {nelo:.2f} +/- {nmargin:.2f}")
-        if args.pentanomial is not None:
-            penta = pentanomial(args.pentanomial, z=z)
-            pnelo, pmargin = normalized_elo_pentanomial(args.pentanomial)
-            print(f"Ptnml(0-2): {list(args.pentanomial)}, Elo: {_fmt1(penta.elo)} +/- "
-                  f"{_fmt1(penta.margin)}, nElo: {pnelo:.2f} +/- {pmargin:.2f}")
-        if args.sprt is not None:
-            bounds = {"elo0": args.sprt[0], "elo1": args.sprt[1], "alpha": args.alpha,
-                      "beta": args.beta}
-            if args.pentanomial is not None:
-                result = sprt(**bounds, pentanomial=args.pentanomial, model=args.model)
-            else:
-                result = sprt(**bounds, wins=wdl[0], losses=wdl[1], draws=wdl[2],
-                              model=args.model)
-            print(result.line())
-    except ValueError as exc:
-        parser.error(str(exc))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+def report_lines(*, wins: int | None = None, losses: int | None = None,
+                 draws: int | None = None, pentanomial_counts: Sequence[int] | None = None,
+                 sprt_bounds: tuple[float, float] | None = None, alpha: float = 0.05,
+                 beta: float = 0.05, model: str = "normalized", z: float = Z_CUTECHESS
+                 ) -> list[str]:
+    """cutechess's Elo line (then nElo, pentanomial and SPRT lines) for a match result, as
+    ``chessmoe elo`` prints them. Bad counts or bounds raise ``ValueError``."""
+    has_wdl = (wins, losses, draws) != (None, None, None)
+    if not has_wdl and pentanomial_counts is None:
+        raise ValueError("give wins/losses/draws and/or pentanomial counts")
+    wdl = (wins or 0, losses or 0, draws or 0)
+    lines = []
+    if has_wdl:
+        lines.append(trinomial(*wdl, z=z).line())
+        nelo, nmargin = normalized_elo_trinomial(*wdl)
+        lines.append(f"nElo: {nelo:.2f} +/- {nmargin:.2f}")
+    if pentanomial_counts is not None:
+        penta = pentanomial(pentanomial_counts, z=z)
+        pnelo, pmargin = normalized_elo_pentanomial(pentanomial_counts)
+        lines.append(f"Ptnml(0-2): {list(pentanomial_counts)}, Elo: {_fmt1(penta.elo)} +/- "
+                     f"{_fmt1(penta.margin)}, nElo: {pnelo:.2f} +/- {pmargin:.2f}")
+    if sprt_bounds is not None:
+        elo0, elo1 = sprt_bounds
+        if pentanomial_counts is not None:
+            result = sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta,
+                          pentanomial=pentanomial_counts, model=model)
+        else:
+            result = sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, wins=wdl[0],
+                          losses=wdl[1], draws=wdl[2], model=model)
+        lines.append(result.line())
+    return lines

@@ -14,7 +14,6 @@ from chessmoe.elo import (
     EloEstimate,
     confidence_z,
     elo_from_score,
-    main,
     normalized_elo_pentanomial,
     normalized_elo_trinomial,
     pairs_from_games,
@@ -361,13 +360,16 @@ def test_perfect_scores_and_unplaceable_engines() -> None:
 
 
 def test_cli_prints_the_cutechess_line_first(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--wins", "13", "--losses", "1", "--draws", "1", "--sprt", "0", "5"]) == 0
+    from chessmoe.cli import main
+
+    assert main(["elo", "--wins", "13", "--losses", "1", "--draws", "1", "--sprt", "0",
+                 "5"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "Elo difference: 381.7 +/- nan, LOS: 99.9 %, DrawRatio: 6.7 %"
     assert lines[1].startswith("nElo: ")
     # nElo bounds [0, 5] are tiny: LLR = 15 / (2 K^2) * 5 * (2 nElo - 5) = 0.32, keep going
     assert lines[-1] == "SPRT: llr 0.32, lbound -2.94, ubound 2.94 - continue"
-    assert main(["--pentanomial", "5", "10", "40", "30", "15"]) == 0
+    assert main(["elo", "--pentanomial", "5", "10", "40", "30", "15"]) == 0
     assert capsys.readouterr().out.startswith("Ptnml(0-2): [5, 10, 40, 30, 15], Elo: 70.4 +/- ")
-    with pytest.raises(SystemExit):
-        main([])
+    assert main(["elo"]) == 2  # nothing to rate: one line, no traceback
+    assert "give wins/losses/draws" in capsys.readouterr().err

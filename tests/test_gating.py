@@ -55,7 +55,7 @@ def test_recorded_search_and_its_notebook(tmp_path: Path) -> None:
     from chessmoe.games.sources import resolve
     from chessmoe.nets.regimes import BundleSpec, train_all
     from chessmoe.nets.training import TrainConfig
-    from chessmoe.report import notebooks as nb
+    from chessmoe.report import runner
 
     build(resolve("sample"), tmp_path / "data", max_games=40, progress=False)
     config = TrainConfig(model="tiny", batch_size=16, iterations=4, eval_every=2,
@@ -71,7 +71,7 @@ def test_recorded_search_and_its_notebook(tmp_path: Path) -> None:
     assert (frame[frame["batch_size"] == 1]["size"] == 1).all()
     figures = tmp_path / "figures"
     notebooks = Path(__file__).resolve().parents[1] / "notebooks"
-    nb.execute(notebooks / "08_search_gating.ipynb", tmp_path / "08.ipynb",
+    runner.execute(notebooks / "08_search_gating.ipynb", tmp_path / "08.ipynb",
                {"search_dir": str(tmp_path / "search"), "figures_dir": str(figures)})
     assert (figures / "fig03-minibatch-gating.png").exists()
     assert (figures / "extras" / "batch-purity.md").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -15,9 +16,8 @@ from chessmoe._io.fsutil import atomic_write_json
 from chessmoe.games.datasets import build
 from chessmoe.games.sources import ResolvedSource
 from chessmoe.games.stats import compute
-from chessmoe.report import notebooks as nb
-from chessmoe.report.notebooks import (
-    NOTEBOOK_JOBS,
+from chessmoe.report import artefacts, hygiene, make_figures, params, runner
+from chessmoe.report.params import (
     DatasetsParams,
     ExpertLossesParams,
     ParameterError,
@@ -45,7 +45,7 @@ def _parameters_cell(path: Path) -> dict[str, object]:
 
 
 def test_notebook_sources_are_clean() -> None:
-    assert nb.check_clean([NOTEBOOKS]) == []
+    assert hygiene.check_clean([NOTEBOOKS]) == []
 
 
 def test_check_and_strip_find_and_remove_outputs(tmp_path: Path) -> None:
@@ -56,9 +56,9 @@ def test_check_and_strip_find_and_remove_outputs(tmp_path: Path) -> None:
     code.outputs = [nbformat.v4.new_output("stream", text="hello")]
     code.execution_count = 3
     nbformat.write(notebook, path)
-    assert len(nb.check_clean([path])) == 2
-    assert nb.strip_outputs([path]) == [path]
-    assert nb.check_clean([path]) == []
+    assert len(hygiene.check_clean([path])) == 2
+    assert hygiene.strip_outputs([path]) == [path]
+    assert hygiene.check_clean([path]) == []
 
 
 @pytest.mark.parametrize("name", sorted(PARAMS))
@@ -70,28 +70,28 @@ def test_parameters_cell_matches_its_declaration(name: str) -> None:
 
 
 def test_parameters_rejects_unknown_and_mistyped_names() -> None:
-    before = nb.snapshot({"x": 1})
-    ok = nb.parameters(PhaseStatsParams, {"x": 1, "max_move": 40, "table": "engine"}, before)
+    before = params.snapshot({"x": 1})
+    ok = params.parameters(PhaseStatsParams, {"x": 1, "max_move": 40, "table": "engine"}, before)
     assert ok.max_move == 40 and ok.table == "engine" and ok.positions_split == "test"
     with pytest.raises(ParameterError, match="did you mean 'max_move'"):
-        nb.parameters(PhaseStatsParams, {"max_moves": 40}, before)
+        params.parameters(PhaseStatsParams, {"max_moves": 40}, before)
     with pytest.raises(ParameterError, match="'max_move' must be int"):
-        nb.parameters(PhaseStatsParams, {"max_move": "40"}, before)
+        params.parameters(PhaseStatsParams, {"max_move": "40"}, before)
     with pytest.raises(ParameterError, match="'compare_dirs' must be list"):
-        nb.parameters(PhaseStatsParams, {"compare_dirs": "a"}, before)
+        params.parameters(PhaseStatsParams, {"compare_dirs": "a"}, before)
 
 
 def test_assert_artefacts(tmp_path: Path) -> None:
     (tmp_path / "a.png").write_bytes(b"x")
     (tmp_path / "empty.png").write_bytes(b"")
-    assert nb.assert_artefacts([tmp_path / "a.png"]) == [tmp_path / "a.png"]
+    assert params.assert_artefacts([tmp_path / "a.png"]) == [tmp_path / "a.png"]
     with pytest.raises(FileNotFoundError, match=r"empty\.png"):
-        nb.assert_artefacts([tmp_path / "a.png", tmp_path / "empty.png"])
+        params.assert_artefacts([tmp_path / "a.png", tmp_path / "empty.png"])
 
 
 def test_runner_names_the_make_target_of_missing_results(tmp_path: Path) -> None:
-    with pytest.raises(nb.MissingResults, match="make results-stats SOURCE=sample"):
-        nb.check_inputs(NOTEBOOK_JOBS, tmp_path)
+    with pytest.raises(make_figures.MissingResults, match="make results-stats SOURCE=sample"):
+        make_figures.check_inputs(artefacts.NOTEBOOK_JOBS, tmp_path)
 
 
 @pytest.fixture(scope="module")
@@ -111,10 +111,10 @@ def tiny_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_phase_statistics_notebook_runs_under_papermill(tiny_results: Path,
                                                         tmp_path: Path) -> None:
     out = tmp_path / "figures"
-    nb.execute(NOTEBOOKS / "01_phase_statistics.ipynb", tmp_path / "executed.ipynb",
-               NOTEBOOK_JOBS[0].params(tiny_results, out) | {"max_move": 30})
+    runner.execute(NOTEBOOKS / "01_phase_statistics.ipynb", tmp_path / "executed.ipynb",
+               artefacts.NOTEBOOK_JOBS[0].params(tiny_results, out) | {"max_move": 30})
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()) == sorted(
-        NOTEBOOK_JOBS[0].artefact_files())
+        artefacts.NOTEBOOK_JOBS[0].artefact_files())
     executed = nbformat.read(tmp_path / "executed.ipynb", as_version=4)
     assert any("artefacts written" in json.dumps(c.get("outputs", [])) for c in executed.cells)
 
@@ -122,10 +122,10 @@ def test_phase_statistics_notebook_runs_under_papermill(tiny_results: Path,
 @pytest.mark.slow
 def test_datasets_notebook_runs_under_papermill(tiny_results: Path, tmp_path: Path) -> None:
     out = tmp_path / "figures"
-    nb.execute(NOTEBOOKS / "02_datasets.ipynb", tmp_path / "executed.ipynb",
-               NOTEBOOK_JOBS[1].params(tiny_results, out))
+    runner.execute(NOTEBOOKS / "02_datasets.ipynb", tmp_path / "executed.ipynb",
+               artefacts.NOTEBOOK_JOBS[1].params(tiny_results, out))
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()) == sorted(
-        NOTEBOOK_JOBS[1].artefact_files())
+        artefacts.NOTEBOOK_JOBS[1].artefact_files())
 
 
 @pytest.mark.slow
@@ -135,7 +135,7 @@ def test_unknown_parameter_fails_before_and_inside_the_kernel(tiny_results: Path
 
     source = NOTEBOOKS / "01_phase_statistics.ipynb"
     with pytest.raises(ParameterError, match="max_moves"):
-        nb.execute(source, tmp_path / "x.ipynb", {"max_moves": 3})
+        runner.execute(source, tmp_path / "x.ipynb", {"max_moves": 3})
     # Straight papermill only warns; the notebook's own check turns it into an error.
     with pytest.raises(papermill.PapermillExecutionError, match="unknown notebook parameter"):
         papermill.execute_notebook(str(source), str(tmp_path / "y.ipynb"),
@@ -150,14 +150,15 @@ def test_figures_runner_replaces_stale_artefacts(tiny_results: Path, tmp_path: P
     (figures / "fig99-stale.png").write_bytes(b"old")
     # The tiny tree holds statistics and datasets only: a full run names what is missing and
     # leaves the figures alone; the jobs it can feed replace the stale artefacts.
-    with pytest.raises(nb.MissingResults, match="make experts PROFILE=small"):
-        nb.run_figures(notebooks=NOTEBOOKS, results=tiny_results, figures=figures,
+    with pytest.raises(make_figures.MissingResults, match="make experts PROFILE=small"):
+        make_figures.run_figures(notebooks=NOTEBOOKS, results=tiny_results, figures=figures,
                        build=tmp_path / "build", log=lambda _: None)
     assert (figures / "fig99-stale.png").read_bytes() == b"old"
-    fed = tuple(j for j in NOTEBOOK_JOBS if all((tiny_results / n).exists() for n, _ in j.needs))
+    fed = tuple(j for j in artefacts.NOTEBOOK_JOBS
+                if all((tiny_results / n).exists() for n, _ in j.needs))
     assert [j.notebook for j in fed] == ["01_phase_statistics.ipynb", "02_datasets.ipynb",
                                          "07_elo_explorer.ipynb"]
-    paths = nb.run_figures(notebooks=NOTEBOOKS, results=tiny_results, figures=figures,
+    paths = make_figures.run_figures(notebooks=NOTEBOOKS, results=tiny_results, figures=figures,
                            build=tmp_path / "build", jobs=fed, log=lambda _: None)
     assert not (figures / "fig99-stale.png").exists()
     assert (figures / "fig02-phase-distribution.png") in paths
@@ -167,7 +168,7 @@ def test_figures_runner_replaces_stale_artefacts(tiny_results: Path, tmp_path: P
 @pytest.mark.slow
 def test_training_notebooks_run_under_papermill(tmp_path: Path) -> None:
     results = tmp_path / "results"
-    nb.execute(NOTEBOOKS / "03_train_experts.ipynb", tmp_path / "03.ipynb",
+    runner.execute(NOTEBOOKS / "03_train_experts.ipynb", tmp_path / "03.ipynb",
                {"profile": "smoke", "results_dir": str(results),
                 "data_dir": str(tmp_path / "data")})
     experts = results / "experts" / "smoke"
@@ -175,7 +176,7 @@ def test_training_notebooks_run_under_papermill(tmp_path: Path) -> None:
         "regular", "separated", "staged", "weighted-a10", "weighted-a4"]
     assert (experts / "separated" / "evaluation.json").exists()
     figures = tmp_path / "figures"
-    nb.execute(NOTEBOOKS / "04_expert_losses.ipynb", tmp_path / "04.ipynb",
+    runner.execute(NOTEBOOKS / "04_expert_losses.ipynb", tmp_path / "04.ipynb",
                {"experts_dir": str(experts), "figures_dir": str(figures)})
     stems = {p.stem for p in figures.glob("*.png")}
     assert {"fig04-staged-endgame-loss", "fig14-schedules", "fig16-regular-training",
@@ -196,10 +197,29 @@ def test_kernels_talk_over_private_ipc_sockets_that_are_removed(tmp_path: Path) 
                                   "app = IPKernelApp.instance()\n"
                                   "print(app.transport, app.ip)")]
     nbformat.write(notebook, source)
-    nb.execute(source, tmp_path / "out.ipynb", {"x": 1}, cwd=tmp_path)
+    runner.execute(source, tmp_path / "out.ipynb", {"x": 1}, cwd=tmp_path)
     executed = nbformat.read(tmp_path / "out.ipynb", as_version=4)
     transport, ip = executed.cells[-1].outputs[0]["text"].split()
     assert transport == "ipc"
     assert Path(ip).parent.name.startswith("chessmoe-kernel-")
     assert not Path(ip).parent.exists()  # the private socket folder is gone with the kernel
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.ipynb", "probe.ipynb"]
+
+
+def test_the_job_table_names_every_committed_artefact_once() -> None:
+    """figures/INDEX.md, the files in figures/ and the job table agree, and each figure
+    notebook's final assertion reads the table (one edit renames an artefact)."""
+    root = NOTEBOOKS.parent
+    index = (root / "figures" / "INDEX.md").read_text()
+    listed = set(re.findall(r"^\| ([\w/.-]+) \| \[", index, flags=re.M))
+    table = {name.rsplit(".", 1)[0] for job in artefacts.NOTEBOOK_JOBS
+             for name in job.artefact_files()}
+    assert listed == table
+    files = [name for job in artefacts.NOTEBOOK_JOBS for name in job.artefact_files()]
+    assert len(files) == len(set(files))  # no artefact promised twice
+    assert all((root / "figures" / name).is_file() for name in files)
+    for job in artefacts.NOTEBOOK_JOBS:
+        final = nbformat.read(NOTEBOOKS / job.notebook, as_version=4).cells
+        last = [c.source for c in final if c.cell_type == "code"
+                and "assert_artefacts" in c.source][-1]
+        assert f'job_table.promised("{job.notebook}"' in last, job.notebook

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from chessmoe import pipeline
-from chessmoe.report import notebooks as nb
+from chessmoe.report import artefacts, make_figures
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
@@ -29,9 +29,9 @@ def test_smoke_pipeline_then_every_figure(tmp_path: Path) -> None:
     assert again["steps"]["stats"]["outcome"] == {"selfplay-sample": "up to date"}
     assert again["steps"]["search"]["outcome"] == {"search": "up to date"}  # nothing redone
 
-    jobs = nb.notebook_jobs(nb.LAYOUTS["smoke"])
+    jobs = artefacts.notebook_jobs(artefacts.LAYOUTS["smoke"])
     figures = tmp_path / "figures"
-    paths = nb.run_figures(notebooks=NOTEBOOKS, results=results, figures=figures,
+    paths = make_figures.run_figures(notebooks=NOTEBOOKS, results=results, figures=figures,
                            build=tmp_path / "build", jobs=jobs, log=lambda _: None)
     names = {p.relative_to(figures).as_posix() for p in paths}
     for number in range(1, 30):

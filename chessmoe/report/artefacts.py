@@ -1,0 +1,164 @@
+"""The job table: every notebook ``make figures`` runs, what it reads, and every artefact it
+promises -- named once, here. The figures runner, the index and each notebook's final assertion
+(:func:`promised`) read it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "LAYOUTS",
+    "NOTEBOOK_JOBS",
+    "NotebookJob",
+    "ResultsLayout",
+    "job",
+    "notebook_jobs",
+    "promised",
+]
+
+# --- the figures runner --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NotebookJob:
+    """A notebook ``make figures`` executes: its parameters, inputs and artefacts."""
+
+    notebook: str
+    params: Callable[[Path, Path], dict[str, Any]]  # (results dir, staging dir) -> params
+    needs: tuple[tuple[str, str], ...]  # (results-relative file, make target producing it)
+    figures: tuple[str, ...] = ()  # stems saved as .png + .pdf
+    tables: tuple[str, ...] = ()  # stems saved as .csv + .md
+
+    def artefact_files(self) -> list[str]:
+        return ([f"{s}.{e}" for s in self.figures for e in ("png", "pdf")]
+                + [f"{s}.{e}" for s in self.tables for e in ("csv", "md")])
+
+
+@dataclass(frozen=True)
+class ResultsLayout:
+    """Which results folders a set of figures reads (the committed small profile, or the
+    smoke profile that ``make test`` builds in a temporary directory)."""
+
+    stats: str = "lichess-2013-01-first5000"
+    stats_compare: tuple[str, ...] = ("selfplay-sample",)
+    dataset: str = "lichess-2013-01:5000"
+    dataset_compare: tuple[str, ...] = ("sample",)
+    experts: str = "small"
+    tournament: str = "small"
+    search: str = "small-separated"
+
+
+LAYOUTS: dict[str, ResultsLayout] = {
+    "small": ResultsLayout(),
+    "smoke": ResultsLayout(stats="selfplay-sample", stats_compare=(), dataset="sample",
+                           dataset_compare=(), experts="smoke", tournament="smoke",
+                           search="smoke-separated"),
+}
+
+
+def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...]:
+    """The figure notebooks and what each reads and writes, for a results layout."""
+    from chessmoe.games.sources import source_name
+
+    lay = layout or ResultsLayout()
+    training_figures = ("fig04-staged-endgame-loss", "fig14-schedules", "fig16-regular-training",
+                        *(f"fig{n}-{regime}-{phase}-expert" for regime, first in (
+                            ("separated", 17), ("staged", 20), ("weighted", 23))
+                          for n, phase in zip(range(first, first + 3),
+                                              ("opening", "middlegame", "endgame"),
+                                              strict=True)))
+    stats_target = {"lichess-2013-01-first5000": "make results-stats SOURCE=lichess-2013-01:5000",
+                    "selfplay-sample": "make results-stats SOURCE=sample"}
+    return (
+        NotebookJob(
+            notebook="01_phase_statistics.ipynb",
+            params=lambda results, out: {
+                "stats_dir": str(results / "stats" / lay.stats),
+                "compare_dirs": [str(results / "stats" / c) for c in lay.stats_compare],
+                "figures_dir": str(out)},
+            needs=tuple((f"stats/{n}/manifest.json", stats_target.get(n, "make results"))
+                        for n in (lay.stats, *lay.stats_compare)),
+            figures=("fig02-phase-distribution", "fig08-mixedness", "fig09-pieces",
+                     "fig10-sparse-backrank", "fig11-phase-starts", "fig12-results-by-phase",
+                     "fig13-phase-coverage"),
+            tables=("extras/phase-stats-vs-paper", "extras/phase-label-agreement")),
+        NotebookJob(
+            notebook="02_datasets.ipynb",
+            params=lambda results, out: {"results_dir": str(results), "figures_dir": str(out),
+                                         "source": lay.dataset,
+                                         "compare_sources": list(lay.dataset_compare)},
+            needs=tuple((f"datasets/{source_name(s)}/manifest.json",
+                         f"make datasets SOURCE={s}")
+                        for s in (lay.dataset, *lay.dataset_compare)),
+            tables=("table3-positions-per-phase", "table4-games-per-phase",
+                    "table6-input-representation", "extras/input-planes",
+                    "extras/dataset-sizes-by-definition",
+                    *(f"extras/dataset-sizes-{source_name(s)}" for s in lay.dataset_compare))),
+        NotebookJob(
+            notebook="04_expert_losses.ipynb",
+            params=lambda results, out: {"experts_dir": str(results / "experts" / lay.experts),
+                                         "figures_dir": str(out)},
+            needs=tuple((f"experts/{lay.experts}/{b}/evaluation.json",
+                         f"make experts PROFILE={lay.experts}")
+                        for b in ("regular", "separated", "staged", "weighted-a4",
+                                  "weighted-a10")),
+            figures=training_figures,
+            tables=("table1-expert-losses", "extras/table1-paper", "table5-sample-weights",
+                    "table7-hyperparameters")),
+        NotebookJob(
+            notebook="06_playing_strength.ipynb",
+            params=lambda results, out: {
+                "tournament_dir": str(results / "tournaments" / lay.tournament),
+                "figures_dir": str(out)},
+            needs=((f"tournaments/{lay.tournament}/summary.json",
+                    f"make tournament PROFILE={lay.tournament}"),),
+            figures=("fig05-moe-vs-single", "fig06-single-expert-nodes",
+                     "fig07-phase-definitions", "fig26-elo-separated", "fig27-elo-staged",
+                     "fig28-elo-weighted", "fig29-single-expert-movetime"),
+            tables=("table2-elo-gains", "extras/table2-paper")),
+        NotebookJob(
+            notebook="07_elo_explorer.ipynb",
+            params=lambda results, out: {"figures_dir": str(out), "interactive": False},
+            needs=(),
+            figures=("extras/elo-explorer",)),
+        NotebookJob(
+            notebook="09_setup.ipynb",
+            params=lambda results, out: {
+                "results_dir": str(results), "figures_dir": str(out),
+                "tournament_dir": str(results / "tournaments" / lay.tournament)},
+            needs=((f"tournaments/{lay.tournament}/summary.json",
+                    f"make tournament PROFILE={lay.tournament}"),),
+            figures=("fig15-match-command",),
+            tables=("table8-setup",)),
+        NotebookJob(
+            notebook="08_search_gating.ipynb",
+            params=lambda results, out: {"search_dir": str(results / "search" / lay.search),
+                                         "figures_dir": str(out)},
+            needs=((f"search/{lay.search}/batches.jsonl", "make results-search"),),
+            figures=("fig01-moe-in-mcts", "fig03-minibatch-gating"),
+            tables=("extras/batch-purity",)),
+    )
+
+
+NOTEBOOK_JOBS: tuple[NotebookJob, ...] = notebook_jobs()
+
+
+
+
+def job(notebook: str, layout: ResultsLayout | None = None) -> NotebookJob:
+    """The job of ``notebook`` (by file name)."""
+    for entry in notebook_jobs(layout):
+        if entry.notebook == notebook:
+            return entry
+    raise KeyError(f"{notebook} is not in the job table")
+
+
+def promised(notebook: str, figures_dir: str | Path, **layout: Any) -> list[Path]:
+    """The files ``notebook`` promises to write into ``figures_dir`` (its final assertion);
+    ``layout`` overrides :class:`ResultsLayout` fields the artefact names depend on (e.g.
+    ``dataset_compare``)."""
+    return [Path(figures_dir) / name
+            for name in job(notebook, ResultsLayout(**layout)).artefact_files()]

@@ -1,0 +1,241 @@
+"""Notebook parameters: one validated record per notebook (papermill passes literals only).
+
+Every notebook follows one pattern::
+
+    from chessmoe.report import params as nb              # first code cell
+    _before = nb.snapshot(globals())
+
+    stats_dir = "../results/stats/..."            # the cell tagged "parameters": literals only
+
+    p = nb.parameters(PhaseStatsParams, globals(), _before)   # validates, returns a dataclass
+
+papermill only warns about unknown parameters; :func:`parameters` turns a misspelt or unknown
+name, or a value of the wrong type, into an error that lists the known parameters. The last cell
+checks what the notebook promised (:func:`assert_artefacts` with
+:func:`chessmoe.report.artefacts.promised`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import types
+import typing
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar, Union
+
+__all__ = [
+    "DatasetsParams",
+    "EloExplorerParams",
+    "ExpertLossesParams",
+    "ParameterError",
+    "PhaseStatsParams",
+    "PlayingStrengthParams",
+    "SearchGatingParams",
+    "SetupParams",
+    "TournamentParams",
+    "TrainExpertsParams",
+    "assert_artefacts",
+    "parameters",
+    "snapshot",
+]
+
+D = TypeVar("D")
+
+
+class ParameterError(TypeError):
+    """An unknown, misspelt or mistyped notebook parameter."""
+
+
+# --- in-notebook parameter validation --------------------------------------------------
+
+
+def snapshot(namespace: Mapping[str, Any]) -> frozenset[str]:
+    """The names defined before the parameters cell."""
+    return frozenset(namespace)
+
+
+def _type_ok(value: Any, hint: Any) -> bool:
+    origin = typing.get_origin(hint)
+    if hint is Any:
+        return True
+    if origin in (Union, types.UnionType):
+        return any(_type_ok(value, arg) for arg in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if origin in (list, tuple):
+        args = typing.get_args(hint)
+        if not isinstance(value, (list, tuple)):
+            return False
+        item = args[0] if args else Any
+        return all(_type_ok(v, item) for v in value)
+    if origin is dict:
+        key, val = typing.get_args(hint) or (Any, Any)
+        return isinstance(value, dict) and all(
+            _type_ok(k, key) and _type_ok(v, val) for k, v in value.items())
+    if isinstance(hint, type):
+        return isinstance(value, hint)
+    return True
+
+
+def _describe(hint: Any) -> str:
+    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+
+
+def parameters(cls: type[D], namespace: Mapping[str, Any], before: Iterable[str]) -> D:
+    """Collect the parameters defined since ``before`` into ``cls`` (a dataclass).
+
+    Raises :class:`ParameterError` for a name ``cls`` does not declare (with the
+    closest known names) or a value whose type does not match the declaration.
+    """
+    if not dataclasses.is_dataclass(cls):
+        raise TypeError(f"{cls!r} is not a dataclass")
+    hints = typing.get_type_hints(cls)
+    known = [f.name for f in dataclasses.fields(cls)]
+    new = [n for n in namespace if n not in set(before) and not n.startswith("_")
+           and not isinstance(namespace[n], types.ModuleType)]
+    unknown = [n for n in new if n not in known]
+    if unknown:
+        hints_text = []
+        for name in unknown:
+            close = difflib.get_close_matches(name, known, n=1)
+            hints_text.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        raise ParameterError(f"unknown notebook parameter(s) {', '.join(hints_text)}; this "
+                             f"notebook takes: {', '.join(known)}")
+    values = {n: namespace[n] for n in known if n in namespace}
+    for name, value in values.items():
+        if not _type_ok(value, hints[name]):
+            raise ParameterError(f"parameter {name!r} must be {_describe(hints[name])}, got "
+                                 f"{value!r} ({type(value).__name__})")
+    return cls(**values)
+
+
+def assert_artefacts(paths: Iterable[str | Path]) -> list[Path]:
+    """Fail unless every promised artefact exists and is not empty (last notebook cell)."""
+    missing = [Path(p) for p in paths if not Path(p).is_file() or Path(p).stat().st_size == 0]
+    if missing:
+        raise FileNotFoundError("promised artefacts missing: " + ", ".join(map(str, missing)))
+    return [Path(p) for p in paths]
+
+
+# --- parameter declarations of the notebooks -----------------------------------------------
+
+
+@dataclass
+class PhaseStatsParams:
+    """``01_phase_statistics.ipynb``."""
+
+    stats_dir: str = "../results/stats/lichess-2013-01-first5000"
+    compare_dirs: list[str] = field(default_factory=lambda: [
+        "../results/stats/selfplay-sample"])
+    figures_dir: str = "../figures"
+    table: str = "lichess"
+    max_move: int = 80
+    positions_split: str = "test"
+    games_split: str = "train"
+    distribution_split: str = "all"
+
+
+@dataclass
+class DatasetsParams:
+    """``02_datasets.ipynb``."""
+
+    source: str = "lichess-2013-01:5000"
+    compare_sources: list[str] = field(default_factory=lambda: ["sample"])
+    definition: str = "lichess"
+    build: bool = False
+    val: float = 0.1
+    test: float = 0.1
+    seed: int = 9
+    workers: int = 1
+    results_dir: str = "../results"
+    data_dir: str = "../data"
+    figures_dir: str = "../figures"
+
+
+@dataclass
+class TrainExpertsParams:
+    """``03_train_experts.ipynb``."""
+
+    profile: str = "smoke"
+    regimes_to_train: list[str] = field(default_factory=lambda: [
+        "regular", "separated", "staged", "weighted"])
+    a_values: list[float] = field(default_factory=lambda: [4.0, 10.0])
+    phases: list[int] = field(default_factory=list)
+    data: str = ""
+    results_dir: str = "../results"
+    data_dir: str = "../data"
+    workers: int = 0
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ExpertLossesParams:
+    """``04_expert_losses.ipynb``."""
+
+    experts_dir: str = "../results/experts/small"
+    figures_dir: str = "../figures"
+
+
+@dataclass
+class SearchGatingParams:
+    """``08_search_gating.ipynb``."""
+
+    search_dir: str = "../results/search/small-separated"
+    figures_dir: str = "../figures"
+    batch_size: int = 8
+    live_search: bool = False
+    live_fen: str = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R1BQKB1R w KQ - 0 8"
+
+
+@dataclass
+class TournamentParams:
+    """``05_tournaments.ipynb``."""
+
+    profile: str = "small"
+    experts_root: str = "../results/experts/small"
+    out_dir: str = "../results/tournaments/small"
+    pairs: int = 0
+    workers: int = 2
+    executor: str = "local"
+    dask_address: str = ""
+
+
+@dataclass
+class PlayingStrengthParams:
+    """``06_playing_strength.ipynb``."""
+
+    tournament_dir: str = "../results/tournaments/small"
+    figures_dir: str = "../figures"
+
+
+@dataclass
+class EloExplorerParams:
+    """``07_elo_explorer.ipynb``."""
+
+    wins: int = 60
+    draws: int = 30
+    losses: int = 40
+    pentanomial: list[int] = field(default_factory=list)
+    level: float = 0.95
+    elo0: float = 0.0
+    elo1: float = 10.0
+    figures_dir: str = "../figures"
+    interactive: bool = True
+
+
+@dataclass
+class SetupParams:
+    """``09_setup.ipynb``."""
+
+    results_dir: str = "../results"
+    tournament_dir: str = "../results/tournaments/small"
+    figures_dir: str = "../figures"
+
+
