@@ -279,6 +279,39 @@ def _subset(indices: npt.NDArray[np.int64], cap: int | None, seed: int
     return np.sort(indices[chosen])
 
 
+@dataclass
+class _Run:
+    """What one training run works on (built once by :meth:`Trainer._prepare`)."""
+
+    store: DatasetStore
+    train_index: npt.NDArray[np.int64]
+    eval_sets: dict[str, npt.NDArray[np.int64]]
+    per_epoch: int
+    total: int
+    model: RiseNet
+    optimizer: torch.optim.Optimizer
+    device: torch.device
+    autocast: Any
+    weights: list[float] | None
+
+
+@dataclass
+class _Progress:
+    """Where a run stands (restored on resume)."""
+
+    iteration: int
+    best: float
+    previous: float
+    spikes: int
+    recoveries: list[int]
+    running: list[float]
+    start: float
+    lr: float = 0.0
+    momentum: float = 0.0
+    stopped: str | None = None
+    skip_logging: bool = False
+
+
 class Trainer:
     """One training run in ``run_dir``; call :meth:`run` (again, to resume)."""
 
@@ -324,12 +357,39 @@ class Trainer:
             return summary
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self._write_config()
+        run = self._prepare()
+        state = self._restore(run.model, run.optimizer, run.device)
+        progress = _Progress(
+            iteration=int(state["iteration"]), best=float(state["best"]),
+            previous=float(state["previous"]), spikes=int(state["spikes"]),
+            recoveries=list(state["recoveries"]), running=list(state["running"]),
+            start=time.monotonic() - float(state["elapsed"]))
+        bar = tqdm(total=run.total, initial=progress.iteration, desc=self.label, unit="it",
+                   disable=not self.progress)
+        while progress.iteration < run.total and progress.stopped is None:
+            for batch in self._epoch_batches(run, progress.iteration):
+                stop = self._train_step(run, progress, batch)
+                bar.update(1)
+                if stop:
+                    break
+                if ((progress.iteration % self.config.eval_every == 0
+                     or progress.iteration == run.total)
+                        and self._evaluate_and_keep_best(run, progress)):
+                    break
+                if progress.iteration >= run.total:
+                    break
+        bar.close()
+        return self._finish(run.total, progress.best, progress.spikes, progress.recoveries,
+                            progress.stopped, time.monotonic() - progress.start)
+
+    # -- the steps of a run --
+    def _prepare(self) -> _Run:
+        """Device, seeds, data indices, the model (from ``init_from``) and the optimiser."""
         config, data = self.config, self.data
         device = resolve_device(config.device)
         if config.threads is not None:
             torch.set_num_threads(config.threads)
         seed_everything(config.seed)
-
         store = DatasetStore(data.dataset_dir)
         train_index = store.indices("train", data.train, data.definition)
         if train_index.shape[0] == 0:
@@ -341,7 +401,6 @@ class Trainer:
                                                 config.eval_samples, config.seed + 1)
         per_epoch = math.ceil(train_index.shape[0] / config.batch_size)
         total = config.iterations or max(1, math.ceil(config.epochs * per_epoch))
-
         model = build_model(config.model_config())
         if self.init_from is not None:
             model.load_state_dict(load_checkpoint(self.init_from).state_dict())
@@ -351,99 +410,104 @@ class Trainer:
         optimizer = torch.optim.SGD(model.parameters(), lr=config.min_lr,
                                     momentum=config.max_momentum, nesterov=config.nesterov,
                                     weight_decay=config.weight_decay)
-        state = self._restore(model, optimizer, device)
-        iteration = int(state["iteration"])
-        best = float(state["best"])
-        previous = float(state["previous"])
-        spikes = int(state["spikes"])
-        recoveries: list[int] = list(state["recoveries"])
-        running: list[float] = list(state["running"])
-        start_time = time.monotonic() - float(state["elapsed"])
-        autocast = _autocast(config, device)
-        weights = list(data.weights) if data.weights is not None else None
+        return _Run(store, train_index, eval_sets, per_epoch, total, model, optimizer, device,
+                    _autocast(config, device),
+                    list(data.weights) if data.weights is not None else None)
 
-        bar = tqdm(total=total, initial=iteration, desc=self.label, unit="it",
-                   disable=not self.progress)
-        stopped = None
-        while iteration < total and stopped is None:
-            epoch, position = divmod(iteration, per_epoch)
-            batches = store.batches(train_index, config.batch_size, seed=config.seed,
-                                    epoch=epoch, start_batch=position, weights=weights,
-                                    definition=data.definition, device=device,
-                                    expand_on_device=(config.expand_on_device
-                                                      and device.type == "cuda"))
-            for batch in batches:
-                model.train()
-                lr = learning_rate(iteration, total, config.max_lr, config.min_lr)
-                mom = momentum(lr, config.max_lr, config.min_lr, config.max_momentum,
-                               config.min_momentum)
-                for group in optimizer.param_groups:
-                    group["lr"], group["momentum"] = lr, mom
-                planes = batch.planes
-                if config.channels_last:
-                    planes = planes.contiguous(memory_format=torch.channels_last)
-                with autocast:
-                    output = model(planes)
-                loss = compute_loss(output, batch, config)
-                iteration += 1
-                bar.update(1)
-                if not torch.isfinite(loss):
-                    spikes += 1
-                    recoveries.append(iteration)
-                    self._log({"iteration": iteration, "set": "event", "event": "nan-loss",
-                               "spikes": spikes})
-                    if spikes > config.max_spikes:
-                        stopped = "too many spikes"
-                        break
-                    self._recover(model, optimizer, device)
-                    continue
-                optimizer.zero_grad(set_to_none=True)
-                loss.backward()  # type: ignore[no-untyped-call]
-                optimizer.step()
-                running.append(float(loss.detach()))
-                if iteration % config.log_every == 0 or iteration == total:
-                    self._log({"iteration": iteration, "set": "train",
-                               "samples": iteration * config.batch_size,
-                               "loss_train": float(np.mean(running)), "lr": lr,
-                               "momentum": mom, "time": time.monotonic() - start_time})
-                    running = []
-                if iteration % config.eval_every == 0 or iteration == total:
-                    results = {name: evaluate(model, store, index, config, device,
-                                              weights if (name == "val"
-                                                          and data.weight_validation) else None)
-                               for name, index in eval_sets.items()}
-                    for name, metrics in results.items():
-                        self._log({"iteration": iteration, "set": name, **metrics,
-                                   "lr": lr, "momentum": mom,
-                                   "time": time.monotonic() - start_time})
-                    val = results["val"].get("loss", float("nan"))
-                    if not math.isfinite(val) or (math.isfinite(previous)
-                                                  and val > config.spike_threshold * previous):
-                        spikes += 1
-                        recoveries.append(iteration)
-                        self._log({"iteration": iteration, "set": "event", "event": "spike",
-                                   "loss": val, "previous": previous, "spikes": spikes})
-                        if spikes > config.max_spikes:
-                            stopped = "too many spikes"
-                            break
-                        self._recover(model, optimizer, device)
-                        previous = best
-                    else:
-                        previous = val
-                        if val < best:
-                            best = val
-                            save_checkpoint(self.run_dir / "model.pt", model,
-                                            {"iteration": iteration, "val_loss": val})
-                            save_optimizer(self.run_dir / "optimizer.pt", optimizer, iteration)
-                    if self.on_evaluation is not None:
-                        self.on_evaluation({"iteration": iteration, **results})
-                    self._checkpoint_state(model, optimizer, iteration, best, previous, spikes,
-                                           recoveries, running, time.monotonic() - start_time)
-                if iteration >= total:
-                    break
-        bar.close()
-        return self._finish(total, best, spikes, recoveries, stopped,
-                            time.monotonic() - start_time)
+    def _epoch_batches(self, run: _Run, iteration: int) -> Any:
+        """The batches from ``iteration`` to the end of its epoch (seeded, resumable)."""
+        config, data = self.config, self.data
+        epoch, position = divmod(iteration, run.per_epoch)
+        return run.store.batches(run.train_index, config.batch_size, seed=config.seed,
+                                 epoch=epoch, start_batch=position, weights=run.weights,
+                                 definition=data.definition, device=run.device,
+                                 expand_on_device=(config.expand_on_device
+                                                   and run.device.type == "cuda"))
+
+    def _train_step(self, run: _Run, progress: _Progress, batch: Batch) -> bool:
+        """One optimiser step on the one-cycle schedule; a non-finite loss is a spike that
+        reloads the best weights instead of stepping. ``True``: too many spikes, stop."""
+        config = self.config
+        run.model.train()
+        lr = learning_rate(progress.iteration, run.total, config.max_lr, config.min_lr)
+        mom = momentum(lr, config.max_lr, config.min_lr, config.max_momentum,
+                       config.min_momentum)
+        for group in run.optimizer.param_groups:
+            group["lr"], group["momentum"] = lr, mom
+        progress.lr, progress.momentum = lr, mom
+        planes = batch.planes
+        if config.channels_last:
+            planes = planes.contiguous(memory_format=torch.channels_last)
+        with run.autocast:
+            output = run.model(planes)
+        loss = compute_loss(output, batch, config)
+        progress.iteration += 1
+        if not torch.isfinite(loss):
+            progress.spikes += 1
+            progress.recoveries.append(progress.iteration)
+            self._log({"iteration": progress.iteration, "set": "event", "event": "nan-loss",
+                       "spikes": progress.spikes})
+            if progress.spikes > config.max_spikes:
+                progress.stopped = "too many spikes"
+                return True
+            self._recover(run.model, run.optimizer, run.device)
+            progress.skip_logging = True
+            return False
+        progress.skip_logging = False
+        run.optimizer.zero_grad(set_to_none=True)
+        loss.backward()  # type: ignore[no-untyped-call]
+        run.optimizer.step()
+        progress.running.append(float(loss.detach()))
+        if progress.iteration % config.log_every == 0 or progress.iteration == run.total:
+            self._log({"iteration": progress.iteration, "set": "train",
+                       "samples": progress.iteration * config.batch_size,
+                       "loss_train": float(np.mean(progress.running)), "lr": lr,
+                       "momentum": mom, "time": time.monotonic() - progress.start})
+            progress.running = []
+        return False
+
+    def _evaluate_and_keep_best(self, run: _Run, progress: _Progress) -> bool:
+        """Evaluate on the validation and test sets; a validation spike reloads the best
+        weights, a new best is saved (weights, then optimiser), the resume state is written.
+        ``True``: too many spikes, stop."""
+        if progress.skip_logging:  # the step was a non-finite loss: nothing to evaluate
+            return False
+        config, data = self.config, self.data
+        iteration = progress.iteration
+        results = {name: evaluate(run.model, run.store, index, config, run.device,
+                                  run.weights if (name == "val" and data.weight_validation)
+                                  else None)
+                   for name, index in run.eval_sets.items()}
+        for name, metrics in results.items():
+            self._log({"iteration": iteration, "set": name, **metrics, "lr": progress.lr,
+                       "momentum": progress.momentum,
+                       "time": time.monotonic() - progress.start})
+        val = results["val"].get("loss", float("nan"))
+        previous = progress.previous
+        if not math.isfinite(val) or (math.isfinite(previous)
+                                      and val > config.spike_threshold * previous):
+            progress.spikes += 1
+            progress.recoveries.append(iteration)
+            self._log({"iteration": iteration, "set": "event", "event": "spike", "loss": val,
+                       "previous": previous, "spikes": progress.spikes})
+            if progress.spikes > config.max_spikes:
+                progress.stopped = "too many spikes"
+                return True
+            self._recover(run.model, run.optimizer, run.device)
+            progress.previous = progress.best
+        else:
+            progress.previous = val
+            if val < progress.best:
+                progress.best = val
+                save_checkpoint(self.run_dir / "model.pt", run.model,
+                                {"iteration": iteration, "val_loss": val})
+                save_optimizer(self.run_dir / "optimizer.pt", run.optimizer, iteration)
+        if self.on_evaluation is not None:
+            self.on_evaluation({"iteration": iteration, **results})
+        self._checkpoint_state(run.model, run.optimizer, iteration, progress.best,
+                               progress.previous, progress.spikes, progress.recoveries,
+                               progress.running, time.monotonic() - progress.start)
+        return False
 
     # -- helpers --
     def _log(self, row: dict[str, Any]) -> None:
