@@ -87,14 +87,17 @@ def _data_build(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
+    from chessmoe import config
     from chessmoe._io.overrides import parse_overrides
     from chessmoe.nets import regimes
     from chessmoe.nets.training import TrainConfig
 
     overrides = parse_overrides(TrainConfig, args.set or [])
+    chosen = config.profile(args.profile)
     try:
         result = regimes.train_profile(
-            args.profile, results_dir=args.results, data_dir=args.data_dir,
+            chosen.training, config.experts_of(chosen), results_dir=args.results,
+            data_dir=args.data_dir,
             regimes=args.regime, a=args.a, phases=args.phase, workers=args.workers,
             overrides=overrides, definitions=args.definitions, progress=not args.quiet)
     except (ValueError, FileNotFoundError) as error:
@@ -202,6 +205,15 @@ def _elo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _config(args: argparse.Namespace) -> int:
+    from chessmoe import config
+    from chessmoe._io.overrides import parse_overrides
+    from chessmoe.nets.training import TrainConfig
+
+    print(config.show(args.profile, parse_overrides(TrainConfig, args.set or [])))
+    return 0
+
+
 def _notebooks(args: argparse.Namespace) -> int:
     import time
 
@@ -238,9 +250,13 @@ def _notebooks(args: argparse.Namespace) -> int:
 
 
 def _tournament(args: argparse.Namespace) -> int:
+    from chessmoe import config
     from chessmoe.play import tournament
 
-    spec = tournament.build_profile(args.profile, args.experts, pairs=args.pairs)
+    chosen = config.profile(args.profile)
+    experts = args.experts or Path("results") / "experts" / config.experts_of(chosen)
+    spec = tournament.build_design(chosen.tournament.design, experts,
+                                   pairs=args.pairs or chosen.tournament.pairs)
     out = args.out or Path("results") / "tournaments" / args.profile
     if args.plan:
         from chessmoe.play import projection
@@ -376,7 +392,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Train the regimes of a profile (smoke | small | paper) into "
                     "RESULTS/experts/PROFILE/<bundle>/ and evaluate each bundle on the test "
                     "sets (Table 1). Resumable: rerun after an interruption.")
-    train.add_argument("--profile", default="small", help="smoke | small | paper")
+    train.add_argument("--profile", default="small",
+                       help="smoke | small | powered | paper (chessmoe config show NAME)")
     train.add_argument("--regime", nargs="*", default=None,
                        help="regular separated staged weighted (default: all)")
     train.add_argument("--a", type=float, nargs="*", default=None,
@@ -428,6 +445,18 @@ def build_parser() -> argparse.ArgumentParser:
                      help="use z = 1.959964 instead of cutechess's 1.957162 for the margin")
     elo.set_defaults(handler=_elo)
 
+    conf = commands.add_parser("config", help="show a profile: every field, its value and "
+                                              "what it means",
+                               description="The one config root (chessmoe.config): smoke, "
+                                           "small, powered, paper.")
+    conf_commands = conf.add_subparsers(dest="config_command", metavar="SUBCOMMAND",
+                                        required=True)
+    conf_show = conf_commands.add_parser("show", help="print a documented profile")
+    conf_show.add_argument("profile")
+    conf_show.add_argument("--set", action="append", metavar="KEY=VALUE",
+                           help="a training override, parsed by the field's type")
+    conf.set_defaults(handler=_config)
+
     nbs = commands.add_parser("notebooks", help="notebook hygiene and the figures runner",
                               description="check/strip notebook sources; figures: run every "
                                           "figure notebook against committed results")
@@ -452,7 +481,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play every match of a tournament profile against the regular bundle; "
                     "logs, PGNs and summary.json go to OUT. Rerun to resume.")
     tourn.add_argument("--profile", default="small")
-    tourn.add_argument("--experts", type=Path, default=Path("results/experts/small"))
+    tourn.add_argument("--experts", type=Path, default=None,
+                       help="expert bundles (default: results/experts/<the profile's experts>)")
     tourn.add_argument("--out", type=Path, default=None)
     tourn.add_argument("--pairs", type=int, default=None, help="game pairs per match")
     tourn.add_argument("--workers", type=int, default=2)

@@ -43,7 +43,9 @@ def test_smoke_pipeline_then_every_figure(tmp_path: Path) -> None:
 
 
 def test_unknown_profile_and_step() -> None:
-    with pytest.raises(ValueError, match="unknown profile"):
+    from chessmoe._io.errors import KitError
+
+    with pytest.raises(KitError, match="unknown profile"):
         pipeline.run("huge")
     with pytest.raises(ValueError, match="unknown step"):
         pipeline.run("smoke", steps=["train"])

@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from chessmoe.nets.regimes import PROFILES, evaluate_bundle, profile_dataset, train_bundle
+from chessmoe.nets.regimes import TrainingPlan, evaluate_bundle, profile_dataset, train_bundle
 
 __all__ = ["SEPARATED_LONG", "ControlPlan", "seed_bundle", "train_controls"]
 
@@ -47,7 +47,8 @@ def _regular_iterations(regular: Path) -> int:
     return int(manifest["experts"]["baseline"]["iterations"])
 
 
-def train_controls(profile: str, *, results_dir: str | os.PathLike[str] = "results",
+def train_controls(spec: TrainingPlan, profile: str, *,
+                   results_dir: str | os.PathLike[str] = "results",
                    data_dir: str | os.PathLike[str] | None = None,
                    plan: ControlPlan = ControlPlan(), progress: bool = True) -> list[Path]:
     """Train (or resume) the controls of ``profile`` next to its bundles; return their dirs.
@@ -55,10 +56,6 @@ def train_controls(profile: str, *, results_dir: str | os.PathLike[str] = "resul
     Needs the profile's ``regular`` bundle (the seed-noise reference and the iteration count
     ``separated-long`` matches).
     """
-    try:
-        spec = PROFILES[profile]
-    except KeyError:
-        raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}") from None
     out = Path(results_dir) / "experts" / profile
     regular = out / "regular"
     if not (regular / "manifest.json").exists():

@@ -24,7 +24,7 @@ import os
 import shutil
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -46,10 +46,9 @@ from chessmoe.nets.training import (
 from chessmoe.phases import phase_definition
 
 __all__ = [
-    "PROFILES",
     "REGIMES",
     "ExpertJob",
-    "Profile",
+    "TrainingPlan",
     "bundle_name",
     "evaluate_bundle",
     "plan",
@@ -70,43 +69,21 @@ REGIMES: tuple[Regime, ...] = ("regular", "separated", "staged", "weighted")
 
 
 @dataclass(frozen=True)
-class Profile:
-    """A scale at which to train every regime."""
+class TrainingPlan:
+    """How a profile trains every regime (the training stage of :mod:`chessmoe.config`)."""
 
-    name: str
-    train: TrainConfig
-    source: str  # dataset source spec (see chessmoe.games.sources)
-    definition: str = "lichess"
-    max_games: int | None = None  # cut the source (smoke runs)
-    weighted_a: tuple[float, ...] = (4, 10)
-    definitions: tuple[str, ...] = ()  # other definitions with separated experts (Fig. 7)
-    workers: int = 1  # experts trained in parallel processes
-    description: str = ""
-
-
-PROFILES: dict[str, Profile] = {
-    "smoke": Profile(
-        "smoke",
-        TrainConfig(model="tiny", batch_size=32, iterations=12, eval_every=6, eval_samples=96,
-                    log_every=3, max_lr=0.05, device="cpu", threads=1),
-        source="sample", max_games=120,
-        description="seconds on a CPU: every code path, no learning to speak of"),
-    "small": Profile(
-        "small",
-        # One process with two threads beats two single-thread processes on a 2-core CPU
-        # (memory bandwidth); max_lr 0.14 (Table 7) beat 0.07 and 0.035 in a half-epoch trial.
-        TrainConfig(model="small", batch_size=256, epochs=2.0, eval_every=100,
-                    eval_samples=4096, log_every=25, max_lr=0.14, device="cpu", threads=2),
-        source="lichess-2013-01:5000", workers=1,
-        definitions=("movecount2", "movecount3", "movecount4", "movecount5"),
-        description="every regime on the Lichess 2013-01 excerpt on a 2-core CPU (~1.5 h)"),
-    "paper": Profile(
-        "paper",
-        TrainConfig(),  # Table 7: RISEv3.3, batch 2048, 7 epochs, lr 0.14, NAG, seed 9
-        source="kingbase", workers=1,
-        definitions=("movecount2", "movecount3", "movecount4", "movecount5"),
-        description="Table 7 settings on KingBase Lite 2019 (GPU)"),
-}
+    train: TrainConfig = field(metadata={"doc": "hyper-parameters of every run (Table 7)"})
+    source: str = field(metadata={"doc": "dataset source: sample | lichess-YYYY-MM:N | "
+                                         "kingbase | a path"})
+    definition: str = field(default="lichess",
+                            metadata={"doc": "phase definition the experts split by"})
+    max_games: int | None = field(default=None,
+                                  metadata={"doc": "cut the source to N games (smoke)"})
+    weighted_a: tuple[float, ...] = field(default=(4, 10),
+                                          metadata={"doc": "factors a of the weighted regime"})
+    definitions: tuple[str, ...] = field(
+        default=(), metadata={"doc": "other definitions with separated experts (Fig. 7)"})
+    workers: int = field(default=1, metadata={"doc": "experts trained in parallel processes"})
 
 
 # --- plans -------------------------------------------------------------------------------
@@ -382,7 +359,7 @@ def train_all(out_dir: str | os.PathLike[str], dataset_dir: str | os.PathLike[st
     return manifests
 
 
-def profile_dataset(profile: Profile, *, data_dir: str | os.PathLike[str] | None = None,
+def profile_dataset(profile: TrainingPlan, *, data_dir: str | os.PathLike[str] | None = None,
                     source: str | None = None, progress: bool = True) -> Path:
     """Build (or reuse) the dataset a profile trains on (or ``source``'s); its directory."""
     from chessmoe.games.datasets import build_source
@@ -398,19 +375,16 @@ def profile_dataset(profile: Profile, *, data_dir: str | os.PathLike[str] | None
     return Path(dataset_dir)
 
 
-def train_profile(name: str, *, results_dir: str | os.PathLike[str] = "results",
+def train_profile(profile: TrainingPlan, name: str, *,
+                  results_dir: str | os.PathLike[str] = "results",
                   data_dir: str | os.PathLike[str] | None = None,
                   regimes: Sequence[str] | None = None, a: Sequence[float] | None = None,
                   phases: Sequence[int] | None = None, workers: int | None = None,
                   overrides: dict[str, Any] | None = None, source: str | None = None,
                   definitions: Sequence[str] | None = None,
                   progress: bool = True) -> dict[str, dict[str, Any]]:
-    """Build (or reuse) the profile's dataset (or ``source``'s) and train its regimes into
-    ``results_dir/experts/<profile>/``; return the bundle manifests."""
-    try:
-        profile = PROFILES[name]
-    except KeyError:
-        raise ValueError(f"unknown profile {name!r}; known: {', '.join(PROFILES)}") from None
+    """Build (or reuse) the plan's dataset (or ``source``'s) and train its regimes into
+    ``results_dir/experts/<name>/``; return the bundle manifests."""
     config = TrainConfig.from_dict({**profile.train.to_dict(), **(overrides or {})})
     dataset_dir = profile_dataset(profile, data_dir=data_dir, source=source, progress=progress)
     wanted = set(regimes) if regimes else set(REGIMES)

@@ -9,7 +9,7 @@ several processes or machines never write the same file.
 Grids of the paper (sec. 3, App. F): :func:`method_grid` (methods x batch sizes x nodes or
 move times against the regular network), :func:`ablation_grid` (one phase expert at a
 time, baseline elsewhere, batch 64: Fig. 6/29) and :func:`definition_grid` (move-count 2-5
-and Lichess experts: Fig. 7). :data:`PROFILES` holds the small CPU subset and the full
+and Lichess experts: Fig. 7). :data:`DESIGNS` holds the small CPU subset and the full
 paper grids.
 
 Executors: :func:`run_local` (processes, with a separate limit for GPU-bound units so GPU
@@ -30,6 +30,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from chessmoe._io.errors import KitError
 from chessmoe._io.fsutil import atomic_write_json, sha256_file
 from chessmoe._io.provenance import provenance
 from chessmoe.play.match import (
@@ -43,11 +44,12 @@ from chessmoe.play.openings import group_seed, read_epd, resolve_suite, schedule
 from chessmoe.play.records import summarise
 
 __all__ = [
+    "DESIGNS",
     "MatchSpec",
     "TournamentSpec",
     "Unit",
     "ablation_grid",
-    "build_profile",
+    "build_design",
     "dask_client",
     "definition_grid",
     "method_grid",
@@ -524,20 +526,20 @@ def smoke_spec(experts_root: str, *, pairs: int = 1) -> TournamentSpec:
                           adjudication=Adjudication(max_plies=40))
 
 
-PROFILES: dict[str, Callable[..., TournamentSpec]] = {"smoke": smoke_spec,
+DESIGNS: dict[str, Callable[..., TournamentSpec]] = {"smoke": smoke_spec,
                                                        "small": small_spec,
                                                        "powered": powered_spec,
                                                        "paper": paper_spec}
 
 
-def build_profile(name: str, experts_root: str | os.PathLike[str], *,
-                  pairs: int | None = None) -> TournamentSpec:
-    """A profile's tournament over the bundles under ``experts_root``."""
+def build_design(name: str, experts_root: str | os.PathLike[str], *,
+                 pairs: int | None = None) -> TournamentSpec:
+    """The tournament design ``name`` over the bundles under ``experts_root``."""
     try:
-        factory = PROFILES[name]
+        factory = DESIGNS[name]
     except KeyError:
-        raise ValueError(f"unknown tournament profile {name!r}; known: "
-                         f"{', '.join(PROFILES)}") from None
+        raise KitError(f"unknown tournament design {name!r}; known: "
+                       f"{', '.join(DESIGNS)}") from None
     spec = factory(str(experts_root))
     return with_pairs(spec, pairs) if pairs else spec
 

@@ -1,0 +1,233 @@
+"""The one config root: every profile (smoke, small, powered, paper) as one typed record.
+
+A profile says, for each stage of the pipeline, what to run: the data (statistics and dataset
+sources), the training (a :class:`~chessmoe.nets.training.TrainConfig` and the regimes'
+settings), the recorded searches, and the tournament (which design, how many pairs, how many
+games a worker plays at once). The layers below take these records as arguments; nothing else
+keeps a registry of profiles. ``chessmoe config show PROFILE`` prints every field with its
+value and what it means (``--set KEY=VALUE`` shows an override, parsed by the field's type).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from chessmoe._io.errors import KitError
+from chessmoe.nets.regimes import TrainingPlan
+from chessmoe.nets.training import TrainConfig
+
+__all__ = [
+    "PROFILES",
+    "DataPlan",
+    "Profile",
+    "SearchPlan",
+    "TournamentPlan",
+    "experts_of",
+    "profile",
+    "show",
+]
+
+
+@dataclass(frozen=True)
+class DataPlan:
+    """Where the games come from."""
+
+    stats_sources: tuple[str, ...] = field(
+        metadata={
+            "doc": "sources of the phase statistics (Fig. 2, 8-13): sample | lichess-YYYY-MM:N | "
+            "kingbase | a path"
+        }
+    )
+    dataset_sources: tuple[str, ...] = field(
+        metadata={"doc": "sources built into phase datasets (Tables 3-4)"}
+    )
+    max_games: int | None = field(
+        default=None, metadata={"doc": "cut every statistics/dataset source to N games (smoke)"}
+    )
+    workers: int = field(
+        default=2, metadata={"doc": "processes of the statistics and dataset passes"}
+    )
+
+
+@dataclass(frozen=True)
+class SearchPlan:
+    """The recorded searches behind Fig. 3 (mini-batch purity)."""
+
+    nodes: int = field(default=800, metadata={"doc": "nodes of each recorded search"})
+    positions: int = field(
+        default=24, metadata={"doc": "positions near phase changes that are searched"}
+    )
+
+
+@dataclass(frozen=True)
+class TournamentPlan:
+    """Which tournament to play (chessmoe.play.tournament.DESIGNS names the designs)."""
+
+    design: str = field(metadata={"doc": "smoke | small | powered | paper: the grid of matches"})
+    experts: str = field(
+        default="",
+        metadata={"doc": "which results/experts/<name> it plays (its own profile's by default)"},
+    )
+    pairs: int | None = field(
+        default=None, metadata={"doc": "game pairs per match (None: the design's own)"}
+    )
+    workers: int = field(
+        default=2, metadata={"doc": "worker processes (each pinned to a GPU when there are GPUs)"}
+    )
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Everything one profile runs, stage by stage."""
+
+    name: str = field(metadata={"doc": "the profile's name (results go to results/*/<name>)"})
+    description: str = field(metadata={"doc": "what the profile is for and what it costs"})
+    data: DataPlan = field(metadata={"doc": "the data stage"})
+    training: TrainingPlan = field(metadata={"doc": "the training stage (every regime)"})
+    tournament: TournamentPlan = field(metadata={"doc": "the tournament stage"})
+    search: SearchPlan = field(
+        default_factory=SearchPlan, metadata={"doc": "the recorded searches (Fig. 3)"}
+    )
+
+
+_SMALL_TRAIN = TrainConfig(
+    model="small",
+    batch_size=256,
+    epochs=2.0,
+    eval_every=100,
+    eval_samples=4096,
+    log_every=25,
+    max_lr=0.14,
+    device="cpu",
+    threads=2,
+)
+# One process with two threads beats two single-thread processes on a 2-core CPU (memory
+# bandwidth); max_lr 0.14 (Table 7) beat 0.07 and 0.035 in a half-epoch trial.
+_MOVECOUNT = ("movecount2", "movecount3", "movecount4", "movecount5")
+
+PROFILES: dict[str, Profile] = {
+    "smoke": Profile(
+        "smoke",
+        "seconds on a CPU: every code path, no learning to speak of",
+        DataPlan(("sample",), ("sample",), max_games=150, workers=1),
+        TrainingPlan(
+            TrainConfig(
+                model="tiny",
+                batch_size=32,
+                iterations=12,
+                eval_every=6,
+                eval_samples=96,
+                log_every=3,
+                max_lr=0.05,
+                device="cpu",
+                threads=1,
+            ),
+            source="sample",
+            max_games=120,
+        ),
+        TournamentPlan("smoke", pairs=1, workers=1),
+        SearchPlan(nodes=40, positions=2),
+    ),
+    "small": Profile(
+        "small",
+        "every regime on the Lichess 2013-01 excerpt on a 2-core CPU (~1.5 h of "
+        "training, ~40 min of games)",
+        DataPlan(("lichess-2013-01:5000", "sample"), ("lichess-2013-01:5000", "sample")),
+        TrainingPlan(_SMALL_TRAIN, source="lichess-2013-01:5000", definitions=_MOVECOUNT),
+        TournamentPlan("small"),
+    ),
+    "powered": Profile(
+        "powered",
+        "the small experts in a tournament that can decide: 400 games per method, "
+        "200 per ablation/definition/routing/gate arm, paired openings (~3 h on 2 "
+        "cores)",
+        DataPlan(("lichess-2013-01:5000", "sample"), ("lichess-2013-01:5000", "sample")),
+        TrainingPlan(_SMALL_TRAIN, source="lichess-2013-01:5000", definitions=_MOVECOUNT),
+        TournamentPlan("powered", experts="small"),
+    ),
+    "paper": Profile(
+        "paper",
+        "Table 7 on KingBase Lite 2019 and the paper's 55 settings x 1000 games "
+        "(GPUs; chessmoe tournament --plan projects the time)",
+        DataPlan(("kingbase", "lichess-2013-01:5000", "sample"), ("kingbase",), workers=16),
+        TrainingPlan(TrainConfig(), source="kingbase", definitions=_MOVECOUNT),
+        TournamentPlan("paper", workers=16),
+    ),
+}
+
+
+def experts_of(chosen: Profile) -> str:
+    """The experts directory name a profile trains into and plays (results/experts/<it>)."""
+    return chosen.tournament.experts or chosen.name
+
+
+def profile(name: str) -> Profile:
+    """The profile ``name`` (a one-line error listing the known ones otherwise)."""
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise KitError(f"unknown profile {name!r}; known: {', '.join(PROFILES)}") from None
+
+
+TRAIN_DOCS = {
+    "model": "network preset: paper (RISEv3.3, 5.76 M parameters), paper-eca, small, tiny",
+    "model_overrides": "size knobs replacing the preset's (channels, blocks, ...)",
+    "batch_size": "samples per optimiser step (Table 7: 2048)",
+    "epochs": "passes over the training set (Table 7: 7)",
+    "iterations": "optimiser steps instead of epochs when set",
+    "max_lr": "one-cycle peak learning rate",
+    "min_lr": "one-cycle floor",
+    "max_momentum": "momentum at the lowest learning rate",
+    "min_momentum": "momentum at the peak learning rate",
+    "weight_decay": "L2 penalty",
+    "nesterov": "Nesterov momentum (Table 7: NAG)",
+    "value_loss_factor": "weight of the value MSE in the training loss",
+    "policy_loss_factor": "weight of the policy cross-entropy",
+    "wdl_loss_factor": "weight of the win/draw/loss head",
+    "plies_loss_factor": "weight of the plies-to-end head",
+    "val_value_factor": "value weight in the validation loss",
+    "val_policy_factor": "policy weight in the validation loss",
+    "plies_clip": "plies-to-end target clipped here",
+    "eval_every": "steps between evaluations (best checkpoint, spike check)",
+    "eval_samples": "cap per evaluation set (seeded subset; None: all)",
+    "log_every": "steps between training-loss rows",
+    "spike_threshold": "validation loss above this x the previous one reloads the best weights",
+    "max_spikes": "spikes before the run stops",
+    "seed": "seed of data order and init",
+    "device": "auto, cpu, cuda, cuda:N",
+    "amp": "autocast dtype on GPU: bf16, fp16, off",
+    "channels_last": "channels-last memory format",
+    "threads": "torch CPU threads",
+    "expand_on_device": "expand planes on the GPU",
+}
+
+
+def _lines(record: Any, prefix: str, indent: str) -> list[str]:
+    out = []
+    for f in dataclasses.fields(record):
+        value = getattr(record, f.name)
+        doc = f.metadata.get("doc") or (
+            TRAIN_DOCS.get(f.name, "") if isinstance(record, TrainConfig) else ""
+        )
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            out.append(f"{indent}{f.name}:{'  # ' + doc if doc else ''}")
+            out += _lines(value, f"{prefix}{f.name}.", indent + "  ")
+        else:
+            text = repr(value) if not isinstance(value, str) else value
+            out.append(f"{indent}{f.name}: {text}{'  # ' + doc if doc else ''}")
+    return out
+
+
+def show(name: str, overrides: dict[str, Any] | None = None) -> str:
+    """The profile as a documented listing of every field (training overrides applied)."""
+    chosen = profile(name)
+    if overrides:
+        train = TrainConfig.from_dict({**chosen.training.train.to_dict(), **overrides})
+        chosen = dataclasses.replace(
+            chosen, training=dataclasses.replace(chosen.training, train=train)
+        )
+    return "\n".join(
+        [f"# chessmoe profile {name!r} (chessmoe config show {name})", *_lines(chosen, "", "")]
+    )
