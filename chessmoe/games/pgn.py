@@ -66,6 +66,7 @@ __all__ = [
     "SourcePiece",
     "game_offsets",
     "iter_games",
+    "no_games_error",
     "open_streams",
     "plan_pieces",
     "split_ranges",
@@ -220,6 +221,15 @@ class GameRecord(Generic[T]):
         return len(self.moves)
 
 
+def no_games_error(spec: str, skips: SkipCounter) -> KitError:
+    """The one-line error of a pass that kept no game: empty input, or every game filtered."""
+    if skips.seen == 0:
+        return KitError(f"{spec}: no games found (the file is empty or not PGN); check the "
+                        "source")
+    return KitError(f"{spec}: no game passed the filters ({skips.summary()}); check the "
+                    "source or relax the filters")
+
+
 # --- opening streams as blocks ------------------------------------------------------------
 
 
@@ -295,8 +305,8 @@ def _with_encoding(label: str, blocks: Iterator[bytes]) -> tuple[Iterator[bytes]
         failed = error
 
         def failing() -> Iterator[bytes]:
+            yield from ()
             raise failed
-            yield b""  # pragma: no cover - makes this a generator
 
         return failing(), 0
     for magic, suffix in _MAGIC:
