@@ -416,4 +416,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Handler = args.handler
-    return handler(args)
+    from chessmoe._io.errors import KitError
+
+    try:
+        return handler(args)
+    except KitError as error:  # a user's mistake or bad input: one line, no traceback
+        print(f"chessmoe {args.command}: {error}", file=sys.stderr)
+        return 2

@@ -64,6 +64,7 @@ __all__ = [
     "PgnStreamError",
     "SkipCounter",
     "SourcePiece",
+    "TruncatedStream",
     "game_offsets",
     "iter_games",
     "no_games_error",
@@ -71,6 +72,7 @@ __all__ = [
     "plan_pieces",
     "split_ranges",
     "zip_members",
+    "zst_blocks",
 ]
 
 T = TypeVar("T")
@@ -120,7 +122,7 @@ class PgnStreamError(KitError):
     misnamed compressed data); the message names the file and the fix."""
 
 
-class _Truncated(EOFError):
+class TruncatedStream(EOFError):
     """A compressed stream ended inside a frame."""
 
 
@@ -246,8 +248,9 @@ def _read_blocks(stream: IO[bytes]) -> Iterator[bytes]:
         yield block
 
 
-def _zst_blocks(raw: IO[bytes]) -> Iterator[bytes]:
-    """Decompressed blocks of a (multi-frame) ``.zst`` stream; raises :class:`_Truncated`
+def zst_blocks(raw: IO[bytes]) -> Iterator[bytes]:
+    """Decompressed blocks of a (multi-frame) ``.zst`` stream (a file or an HTTP response);
+    raises :class:`TruncatedStream`
     when the input ends inside a frame, which zstandard's stream reader accepts silently."""
     decompressor = zstandard.ZstdDecompressor(max_window_size=1 << 31)
     frame = decompressor.decompressobj()
@@ -263,7 +266,7 @@ def _zst_blocks(raw: IO[bytes]) -> Iterator[bytes]:
             data = frame.unused_data
             frame, started = decompressor.decompressobj(), False
     if started:
-        raise _Truncated("the .zst stream ends inside a frame (truncated download?)")
+        raise TruncatedStream("the .zst stream ends inside a frame (truncated download?)")
 
 
 def _sniff(head: bytes) -> str | None:
@@ -331,7 +334,7 @@ def _file_blocks(path: Path) -> Iterator[bytes]:
     name = path.name.lower()
     if name.endswith(".zst"):
         with open(path, "rb") as raw:
-            yield from _zst_blocks(raw)
+            yield from zst_blocks(raw)
         return
     handle: IO[bytes]
     if name.endswith(".gz"):
