@@ -47,3 +47,22 @@ def test_stats_command_writes_results(tmp_path: Path) -> None:
     assert main(["stats", "--source", str(pgn), "--results", str(tmp_path / "r"),
                  "--quiet"]) == 0
     assert (tmp_path / "r" / "stats" / "g" / "manifest.json").exists()
+
+
+def test_stats_on_bad_input_is_one_line_and_exit_2(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from chessmoe.cli import main
+
+    empty = tmp_path / "empty.pgn"
+    empty.write_bytes(b"")
+    broken = tmp_path / "broken.zip"
+    broken.write_bytes(b"PK\x03\x04 not a zip")
+    monkeypatch.setenv("no_proxy", "*")
+    monkeypatch.setenv("https_proxy", "http://127.0.0.1:9")
+    for source, text in ((str(empty), "no games found"), (str(broken), "not a readable zip"),
+                         ("lichess-2013-01:5000", "cannot download")):
+        code = main(["stats", "--source", source, "--results", str(tmp_path / "r"),
+                     "--data-dir", str(tmp_path / "data"), "--quiet"])
+        err = capsys.readouterr().err
+        assert code == 2 and text in err and err.count("\n") == 1, err

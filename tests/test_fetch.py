@@ -444,3 +444,36 @@ def test_fetch_kingbase(server: LocalServer, tmp_path: Path,
     server.stop()  # second call: everything is already there
     assert fetch_kingbase(data_dir, progress=False, url=url) == paths
     assert server.requests == ["/kb.zip"]
+
+
+def test_truncated_month_zst_is_refused_without_sidecar(server: LocalServer,
+                                                        tmp_path: Path) -> None:
+    whole = zst(SOURCE * 50)
+    url = server.put("month.pgn.zst", whole[:len(whole) // 2])
+    with pytest.raises(FetchError, match="truncated"):
+        fetch_lichess_month("2021-11", tmp_path / "d", progress=False, url=url)
+    assert leftovers(tmp_path / "d") == []
+    with pytest.raises(FetchError, match="truncated before game 1000"):
+        fetch_lichess_month("2021-11", tmp_path / "d", first=1000, progress=False, url=url)
+    assert leftovers(tmp_path / "d") == []
+
+
+def test_known_month_is_checked_against_the_published_checksum(server: LocalServer,
+                                                               tmp_path: Path) -> None:
+    assert KNOWN["lichess_db_standard_rated_2013-01.pgn.zst"].size == 17761302
+    url = server.put("month.pgn.zst", zst(SOURCE))
+    with pytest.raises(FetchError, match="checksum mismatch"):
+        fetch_lichess_month("2013-01", tmp_path / "d", progress=False, url=url)
+    assert leftovers(tmp_path / "d") == []
+
+
+def test_changed_byte_is_a_checksum_mismatch_even_offline(server: LocalServer,
+                                                          tmp_path: Path) -> None:
+    url = server.put("month.pgn.zst", zst(SOURCE))
+    out = fetch_lichess_month("2021-10", tmp_path, progress=False, url=url)
+    data = bytearray(out.read_bytes())
+    data[-1] ^= 1
+    out.write_bytes(bytes(data))
+    server.stop()
+    with pytest.raises(FetchError, match=r"checksum mismatch.*cannot download.*offline"):
+        fetch_lichess_month("2021-10", tmp_path, progress=False, url=url)

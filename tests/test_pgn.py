@@ -249,3 +249,67 @@ def test_lichess_excerpt_counts(lichess_excerpt: Path) -> None:
     assert skips.kept == 4885
     assert dict(skips.skipped) == {"too_short": 115}
     assert plies == 326_898
+
+
+def test_unterminated_comment_ends_at_the_next_game_for_any_worker_count(
+        tmp_path: Path) -> None:
+    good = CASES["kept"]
+    broken = good.replace("1. e4", "1. e4 {never closed", 1)
+    path = _write(tmp_path, good * 30 + broken + good * 200)
+    for parts in (1, 2, 5):
+        skips = SkipCounter()
+        kept = [g for r in split_ranges(path, parts) for g in iter_games(path, skips=skips,
+                                                                          byte_range=r)]
+        assert len(kept) == 230
+        assert dict(skips.skipped) == {"unterminated": 1}
+        assert f"games.pgn@{len(good.encode()) * 30}" in skips.examples["unterminated"][0]
+
+
+def test_headers_without_moves_are_their_own_counted_skip(tmp_path: Path) -> None:
+    cut = '[Event "cut"]\n[Result "1-0"]\n\n'
+    skips = SkipCounter()
+    kept = list(iter_games(_write(tmp_path, CASES["kept"] + cut + CASES["kept"]), skips=skips))
+    assert len(kept) == 2 and dict(skips.skipped) == {"headers_only": 1}
+
+
+def test_misnamed_compressed_file_is_refused_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "really.pgn"
+    path.write_bytes(gzip.compress(CASES["kept"].encode()))
+    with pytest.raises(PgnStreamError, match=r"really.pgn holds .gz compressed data.*rename"):
+        list(iter_games(path))
+
+
+def test_gzip_with_trailing_garbage_keeps_its_game(tmp_path: Path) -> None:
+    path = tmp_path / "g.pgn.gz"
+    path.write_bytes(gzip.compress(CASES["kept"].encode()) + b"trailing garbage")
+    skips = SkipCounter()
+    assert len(list(iter_games(path, skips=skips))) == 1
+    assert skips.skipped["stream_error"] == 1 and skips.examples["stream_error"][0].startswith(
+        f"g.pgn.gz@{len(CASES['kept'].encode())}")
+
+
+def test_fen_move_number_99999_is_kept_exactly(tmp_path: Path) -> None:
+    fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 99999"
+    path = _write(tmp_path, _game(f"{GOOD} 1-0", FEN=fen, SetUp="1")
+                  + _game(f"{GOOD} 1-0", FEN=fen.replace("99999", "2000000000"), SetUp="1"))
+    skips = SkipCounter()
+    games = list(iter_games(path, skips=skips, extract=lambda b: b.fullmove_number))
+    assert [g.boards[0] for g in games] == [99999] and games[0].boards[-1] == 99999 + 6
+    assert dict(skips.skipped) == {"bad_fen": 1}
+
+
+def test_written_pgn_files_concatenate(tmp_path: Path) -> None:
+    from chessmoe.play.match import write_pgn
+    from chessmoe.play.records import GameRecord
+
+    board = chess.Board()
+    record = GameRecord(white="a", black="b", fen=board.fen(), result="0-1",
+                        termination="checkmate", detail="",
+                        moves=("f2f3", "e7e5", "g2g4", "d8h4"), scores_white=(0, 0),
+                        scores_black=(0, 0), seconds=0.0)
+    first = write_pgn([record], tmp_path / "a.pgn").read_bytes()
+    assert first.endswith(b"0-1\n\n")
+    path = tmp_path / "both.pgn"
+    path.write_bytes(first + first)
+    games = list(iter_games(path, filters=PgnFilters(min_full_moves=1)))
+    assert len(games) == 2

@@ -9,6 +9,7 @@ import chess.pgn
 import pandas as pd
 import pytest
 
+from chessmoe._io.errors import KitError
 from chessmoe.games import stats as stats_mod
 from chessmoe.games.sources import ResolvedSource
 from chessmoe.games.stats import StatsMissing, compute, load
@@ -120,5 +121,5 @@ def test_load_detects_missing_and_damaged_frames(pgn_file: Path, tmp_path: Path)
 def test_source_without_kept_games_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "short.pgn"
     path.write_text('[Result "1-0"]\n\n1. e4 e5 1-0\n\n')
-    with pytest.raises(ValueError, match="too_short"):
+    with pytest.raises(KitError, match=r"short.*no game passed the filters.*too_short 1"):
         compute(_source(path), tmp_path / "out", progress=False)

@@ -54,7 +54,13 @@ from chessmoe.encoding import (
     records_to_planes_torch,
     records_to_torch,
 )
-from chessmoe.games.pgn import PgnFilters, SkipCounter, SourcePiece, plan_pieces
+from chessmoe.games.pgn import (
+    PgnFilters,
+    SkipCounter,
+    SourcePiece,
+    no_games_error,
+    plan_pieces,
+)
 from chessmoe.games.sources import ResolvedSource
 from chessmoe.games.splits import SPLITS, SplitRule, month_of, split_to_dict
 from chessmoe.phases import PHASE_DEFINITIONS, BoardBatch, phase_definition
@@ -101,6 +107,7 @@ class _Extractor:
 
     def __init__(self) -> None:
         self.seen: dict[tuple[Any, ...], int] = {}
+        self.clamped = 0  # positions whose full-move number exceeds the uint16 column
 
     def __call__(self, board: chess.Board) -> tuple[int, ...]:
         if not board.move_stack or board.halfmove_clock == 0:
@@ -112,6 +119,8 @@ class _Extractor:
                board.queens, board.kings, board.turn, castling, ep)
         repeats = self.seen.get(key, 0)
         self.seen[key] = repeats + 1
+        if board.fullmove_number > 65535:
+            self.clamped += 1
         return (white, black, board.pawns, board.knights, board.bishops, board.rooks,
                 board.queens, board.kings, board.checkers_mask(), ep, castling,
                 int(board.turn), min(repeats, 2), min(board.halfmove_clock, 65535),
@@ -227,7 +236,7 @@ def _build_unit(unit: Unit[_UnitSpec], work: Path) -> dict[str, Any]:
     with atomic_path(work / f"{unit.id}.games.parquet") as tmp:
         table.to_parquet(tmp, index=False)
     return {"games": len(games), "positions": int(sum(s["positions"] for s in shards)),
-            "shards": shards, "skips": skips.to_dict()}
+            "shards": shards, "skips": skips.to_dict(), "clamped_fullmove": extractor.clamped}
 
 
 # --- building --------------------------------------------------------------------------
@@ -313,7 +322,7 @@ def build(source: ResolvedSource, out_dir: str | os.PathLike[str], *,
         tables.append(table)
         offset += int(summary["games"])
     if offset == 0:
-        raise ValueError(f"no game of {source.spec} passed the filters:\n{skips.report()}")
+        raise no_games_error(source.spec, skips)
     games = pd.concat(tables, ignore_index=True)
     months = [month_of(d) for d in games["date"]]
     games["month"] = [m or "" for m in months]
@@ -340,6 +349,9 @@ def build(source: ResolvedSource, out_dir: str | os.PathLike[str], *,
         "max_games": max_games,
         "provenance": provenance(workers=workers, parts=parts, shard_size=shard_size),
     }
+    clamped = sum(int(summaries[unit.id].get("clamped_fullmove", 0)) for unit in units)
+    if clamped:  # FEN starts past move 65535: stored as 65535, counted here
+        manifest["clamped"] = {"fullmove": clamped}
     # Counts are read back from the shards just written: what the manifest says is on disk.
     store = DatasetStore(out, manifest=manifest)
     manifest["datasets"] = _counts(store)

@@ -32,7 +32,9 @@ from typing import Any, BinaryIO, NamedTuple
 import zstandard
 from tqdm import tqdm
 
+from chessmoe._io.errors import KitError
 from chessmoe._io.fsutil import atomic_path, atomic_write_json, sha256_file
+from chessmoe.games.pgn import TruncatedStream, zst_blocks
 
 __all__ = [
     "KINGBASE_URL",
@@ -58,7 +60,7 @@ _CHUNK = 1 << 20
 _MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 
 
-class FetchError(RuntimeError):
+class FetchError(KitError, RuntimeError):
     """A download, verification or extraction failed in a way the user can act on."""
 
 
@@ -71,14 +73,28 @@ class KnownFile:
     size: int | None
 
 
+_LICHESS_2013_01 = "lichess_db_standard_rated_2013-01.pgn.zst"
 _LICHESS_2013_01_FIRST5000 = "lichess_db_standard_rated_2013-01_first5000.pgn"
 
 KNOWN: dict[str, KnownFile] = {
+    # database.lichess.org/standard/sha256sums.txt and the size the index page lists
+    # (121,332 games); the month the kit's Lichess results use.
+    _LICHESS_2013_01: KnownFile(
+        name=_LICHESS_2013_01,
+        sha256="aa40b3671fa3cf1072eb182892cd90b0e1e003a4a5943492f64b77e7f3fd1635",
+        size=17761302,
+    ),
+    # The first 5,000 games of that month as first_games() writes them (computed from
+    # the excerpt the results were made with).
     _LICHESS_2013_01_FIRST5000: KnownFile(
         name=_LICHESS_2013_01_FIRST5000,
         sha256="3f133829eb57e446d8ac0cef0c5fc230e89757a8c442ee57fac535e4d9463704",
         size=3743501,
     ),
+    # archive.org publishes md5/sha1 only in the item's file list, not reachable from
+    # here: the first download's size and sha256 go into the .fetch.json sidecar and a
+    # reused archive is checked against it.
+    KINGBASE_ZIP: KnownFile(name=KINGBASE_ZIP, sha256=None, size=None),
 }
 
 
@@ -102,18 +118,20 @@ def _open(url: str, timeout: float) -> http.client.HTTPResponse:
 
 
 @contextlib.contextmanager
-def _network_errors(url: str, place_at: Path) -> Iterator[None]:
-    """Turn urllib/socket failures into a FetchError that says what happened and what to do."""
+def _network_errors(url: str, place_at: Path, note: str = "") -> Iterator[None]:
+    """Turn urllib/socket failures into a FetchError that says what happened and what to do
+    (``note``: why a present file is being downloaded again, e.g. a checksum mismatch)."""
+    prefix = f"{note}; " if note else ""
     try:
         yield
     except urllib.error.HTTPError as error:
         error.close()
-        raise FetchError(f"HTTP {error.code} {error.reason} for {url}") from error
+        raise FetchError(f"{prefix}HTTP {error.code} {error.reason} for {url}") from error
     except (urllib.error.URLError, TimeoutError, ConnectionError,
             http.client.HTTPException) as error:
         reason = getattr(error, "reason", None) or error
         raise FetchError(
-            f"cannot download {url} ({reason}): this machine looks offline or the host is "
+            f"{prefix}cannot download {url} ({reason}): this machine looks offline or the host is "
             f"unreachable. Download the file elsewhere and place it at {place_at}"
         ) from error
 
@@ -127,36 +145,98 @@ def _content_length(response: http.client.HTTPResponse) -> int | None:
         return None
 
 
+def _mismatch(path: Path, sha256: str | None, size: int | None) -> str | None:
+    """Why ``path`` fails the given size/sha256 (each skipped when None), or None."""
+    actual = path.stat().st_size
+    if size is not None and actual != size:
+        return (f"{path} fails its checksum (checksum mismatch: {actual} bytes, expected "
+                f"{size})")
+    if sha256 is not None and (digest := sha256_file(path)) != sha256.lower():
+        return (f"{path} fails its checksum (checksum mismatch: sha256 {digest}, expected "
+                f"{sha256.lower()})")
+    return None
+
+
 def _matches(path: Path, sha256: str | None, size: int | None) -> bool:
     """Whether ``path`` has the given size and sha256 (each skipped when None)."""
-    if size is not None and path.stat().st_size != size:
-        return False
-    return sha256 is None or sha256_file(path) == sha256.lower()
+    return _mismatch(path, sha256, size) is None
+
+
+def _expected(path: Path) -> tuple[str | None, int | None]:
+    """The sha256 and size ``path`` must have: published (:data:`KNOWN`), else those its
+    ``.fetch.json`` sidecar recorded when it was fetched, else unknown."""
+    known = KNOWN.get(path.name)
+    if known is not None and (known.sha256 or known.size):
+        return known.sha256, known.size
+    with contextlib.suppress(OSError, ValueError):
+        old = json.loads(_manifest_path(path).read_text(encoding="utf-8"))
+        if isinstance(old, dict) and isinstance(old.get("sha256"), str):
+            return old["sha256"], int(old["bytes"])
+    return None, None
 
 
 def _check(what: str, size: int, digest: str, *, expected_size: int | None,
            expected_sha256: str | None) -> None:
     """Raise a FetchError naming expected and actual values when size or sha256 differ."""
     if expected_size is not None and size != expected_size:
-        raise FetchError(f"size mismatch for {what}: expected {expected_size} bytes, "
-                         f"got {size}")
+        raise FetchError(f"checksum mismatch for {what}: expected {expected_size} bytes, "
+                         f"got {size} (size mismatch: truncated or a different file)")
     if expected_sha256 is not None and digest != expected_sha256.lower():
-        raise FetchError(f"sha256 mismatch for {what}: expected {expected_sha256.lower()}, "
-                         f"got {digest}")
+        raise FetchError(f"checksum mismatch for {what}: sha256 expected "
+                         f"{expected_sha256.lower()}, got {digest}")
+
+
+class _ZstCheck:
+    """Decompresses a ``.zst`` download as it arrives (output discarded) so a truncated or
+    corrupt file is refused even where no checksum is known."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self._decompressor = zstandard.ZstdDecompressor(max_window_size=1 << 31)
+        self._frame = self._decompressor.decompressobj()
+        self._open = False  # inside a frame
+
+    def update(self, data: bytes) -> None:
+        try:
+            while data:
+                self._open = True
+                self._frame.decompress(data)
+                if not self._frame.eof:
+                    return
+                data = self._frame.unused_data
+                self._frame, self._open = self._decompressor.decompressobj(), False
+        except zstandard.ZstdError as error:
+            raise FetchError(f"{self.what} is not a valid .zst file ({error}); nothing was "
+                             "kept") from error
+
+    def finish(self) -> None:
+        if self._open:
+            raise FetchError(f"{self.what} is truncated (the .zst stream ends inside a "
+                             "frame); nothing was kept")
 
 
 def _download(url: str, dest: Path, *, sha256: str | None, size: int | None,
               progress: bool, timeout: float) -> _Transfer:
-    """Implementation of ``download`` that also reports the digest it computed on the way."""
-    if dest.is_file() and _matches(dest, sha256, size):
-        return _Transfer(sha256.lower() if sha256 else None, dest.stat().st_size, False)
+    """Implementation of ``download`` that also reports the digest it computed on the way.
+
+    A present file is reused when it has the expected size and sha256; one that does not
+    is downloaded again, and the error (offline, say) says it failed its checksum. A
+    ``.zst`` without a known checksum is decompressed on the way, so a truncated one is
+    refused too.
+    """
+    note = ""
+    if dest.is_file():
+        note = _mismatch(dest, sha256, size) or ""
+        if not note:
+            return _Transfer(sha256.lower() if sha256 else None, dest.stat().st_size, False)
     digest = hashlib.sha256()
     written = 0
-    with _network_errors(url, dest), _open(url, timeout) as response, \
+    zst = _ZstCheck(url) if dest.name.endswith(".zst") and sha256 is None else None
+    with _network_errors(url, dest, note), _open(url, timeout) as response, \
             atomic_path(dest) as tmp:
         length = _content_length(response)
         if size is not None and length is not None and length != size:
-            raise FetchError(f"size mismatch for {url}: expected {size} bytes, "
+            raise FetchError(f"checksum mismatch for {url}: expected {size} bytes, "
                              f"server announces {length}")
         with open(tmp, "wb") as handle, tqdm(total=length, unit="B", unit_scale=True,
                                             unit_divisor=1024, desc=dest.name,
@@ -166,13 +246,17 @@ def _download(url: str, dest: Path, *, sha256: str | None, size: int | None,
                 digest.update(chunk)
                 written += len(chunk)
                 bar.update(len(chunk))
+                if zst is not None:
+                    zst.update(chunk)
                 if size is not None and written > size:
-                    raise FetchError(f"size mismatch for {url}: expected {size} bytes, "
+                    raise FetchError(f"checksum mismatch for {url}: expected {size} bytes, "
                                      f"got more")
             handle.flush()
             os.fsync(handle.fileno())
         if length is not None and written != length:
             raise FetchError(f"truncated download of {url}: got {written} of {length} bytes")
+        if zst is not None:
+            zst.finish()
         _check(url, written, digest.hexdigest(), expected_size=size, expected_sha256=sha256)
     return _Transfer(digest.hexdigest(), written, True)
 
@@ -283,37 +367,73 @@ def fetch_lichess_month(month: str, data_dir: Path, *, first: int | None = None,
     data_dir = Path(data_dir)
     if first is None:
         dest = data_dir / f"{stem}.pgn.zst"
-        transfer = _download(source, dest, sha256=None, size=None, progress=progress,
+        sha256, size = _expected(dest)
+        transfer = _download(source, dest, sha256=sha256, size=size, progress=progress,
                              timeout=timeout)
         _record(dest, transfer, {"url": source, "month": month, "first": None})
         return dest
     if isinstance(first, bool) or not isinstance(first, int) or first < 1:
         raise FetchError(f"first must be a positive number of games, got {first!r}")
     out = data_dir / f"{stem}_first{first}.pgn"
-    known = KNOWN.get(out.name)
-    if out.is_file() and (known is None or _matches(out, known.sha256, known.size)):
-        return out
+    sha256, size = _expected(out)
+    note = ""
+    if out.is_file():
+        note = _mismatch(out, sha256, size) or ""
+        if not note:
+            return out
+    known = KnownFile(out.name, sha256, size) if out.name in KNOWN else None
     games, transfer = _stream_first_games(source, out, first, known, progress=progress,
-                                          timeout=timeout)
+                                          timeout=timeout, note=note)
     _record(out, transfer, {"url": source, "month": month, "first": first, "games": games})
     return out
 
 
+class _BlockStream(io.RawIOBase):
+    """A readable raw stream over an iterator of byte blocks."""
+
+    def __init__(self, blocks: Iterator[bytes]) -> None:
+        self._blocks = blocks
+        self._rest = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._rest:
+            block = next(self._blocks, None)
+            if block is None:
+                return 0
+            self._rest = block
+        n = min(len(buffer), len(self._rest))
+        buffer[:n] = self._rest[:n]
+        self._rest = self._rest[n:]
+        return n
+
+
 def _stream_first_games(url: str, out: Path, n: int, known: KnownFile | None, *,
-                        progress: bool, timeout: float) -> tuple[int, _Transfer]:
-    """Decompress ``url`` on the fly into ``out`` (atomic), keeping the first ``n`` games."""
-    with _network_errors(url, out), _open(url, timeout) as response, \
+                        progress: bool, timeout: float, note: str = ""
+                        ) -> tuple[int, _Transfer]:
+    """Decompress ``url`` on the fly into ``out`` (atomic), keeping the first ``n`` games.
+
+    A stream that holds no game, or that ends inside a frame before the n-th game, is
+    refused (nothing kept, no sidecar): a month with fewer games ends cleanly."""
+    with _network_errors(url, out, note), _open(url, timeout) as response, \
             atomic_path(out) as tmp:
         with open(tmp, "wb") as handle, \
                 tqdm(total=n, unit="game", desc=out.name, disable=not progress) as bar:
-            # Allow long-distance windows (zstd --long) up to 2 GiB; memory follows the frame.
-            decompressor = zstandard.ZstdDecompressor(max_window_size=1 << 31)
-            reader = decompressor.stream_reader(response, read_across_frames=True)
+            # zst_blocks allows long-distance windows (zstd --long) up to 2 GiB and reports
+            # a stream cut inside a frame, which zstandard's stream reader does not.
             try:
-                with io.BufferedReader(reader, buffer_size=_CHUNK) as lines:
+                with io.BufferedReader(_BlockStream(zst_blocks(response)),
+                                       buffer_size=_CHUNK) as lines:
                     games = _copy_games(lines, n, handle, on_game=lambda: bar.update(1))
             except zstandard.ZstdError as error:
                 raise FetchError(f"{url} is not a valid .zst stream ({error})") from error
+            except TruncatedStream as error:
+                raise FetchError(f"{url} is truncated before game {n} ({error}); nothing "
+                                 "was kept") from error
+            if games == 0:
+                raise FetchError(f"{url} holds no PGN games; nothing was kept")
             handle.flush()
             os.fsync(handle.fileno())
         digest, size = sha256_file(tmp), tmp.stat().st_size
@@ -409,13 +529,15 @@ def fetch_kingbase(data_dir: Path, *, progress: bool = True, url: str | None = N
                    timeout: float = 60.0) -> list[Path]:
     """Download KingBase Lite 2019 into ``data_dir/kingbase`` and extract its PGN files.
 
-    archive.org publishes no checksum, so the size and sha256 of what was downloaded are
-    recorded in ``KingBaseLite2019-pgn.zip.fetch.json`` beside the archive.
+    No sha256 is published, so the size and sha256 of what was downloaded are recorded in
+    ``KingBaseLite2019-pgn.zip.fetch.json`` beside the archive, and a present archive that
+    no longer matches them is downloaded again.
     """
     source = url or KINGBASE_URL
     folder = Path(data_dir) / "kingbase"
     archive = folder / KINGBASE_ZIP
-    transfer = _download(source, archive, sha256=None, size=None, progress=progress,
+    sha256, size = _expected(archive)  # the sidecar of an earlier download, if any
+    transfer = _download(source, archive, sha256=sha256, size=size, progress=progress,
                          timeout=timeout)
     _record(archive, transfer, {"url": source})
     paths = safe_extract_zip(archive, folder / "pgn")

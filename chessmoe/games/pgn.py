@@ -1,74 +1,129 @@
 """Streaming PGN reading with the paper's filters and counted skips.
 
 * Sources: ``.pgn``, ``.pgn.gz``, ``.pgn.bz2``, ``.pgn.zst`` and ``.zip`` archives of
-  PGN files (KingBase ships one), read as streams: memory stays flat however
-  large the file.
-* Text: each line is decoded as UTF-8, falling back to Latin-1 (KingBase files
-  are Latin-1), so player names come out right and no byte is lost.
+  PGN files (KingBase ships one), read as streams of 1 MiB blocks: memory stays flat
+  however large the file.
+* Games: the stream is first cut into game *chunks* by one rule that looks at two
+  lines only -- a chunk starts at a tag-pair line (``[Name "``) whose previous line is
+  not a header line -- and each chunk is then parsed with python-chess's own parser
+  through a lean visitor (no game tree is built). Because the rule is local, an
+  unterminated ``{`` comment or ``(`` variation ends at the next game's headers
+  (counted as ``unterminated``), a game cut off after its headers is its own counted
+  skip (``headers_only``), and byte-range pieces of a plain file read exactly the games
+  a single pass reads: the result never depends on the number of workers.
+* Text: each line is decoded as UTF-8, falling back to Latin-1 (KingBase files are
+  Latin-1), so player names come out right and no byte is lost. A UTF-8 byte-order
+  mark is skipped; UTF-16 and UTF-32 (by byte-order mark or by their NUL pattern) are
+  transcoded; a compressed file under a plain ``.pgn`` name is refused with a
+  message naming the right suffix. CR-only line ends and NUL separators count as line
+  ends.
+* Bounds: a game chunk over :data:`MAX_GAME_BYTES` is skipped (``oversized``) without
+  being parsed, and long movetext lines are fed to the parser in short pieces, so a
+  line of 500k comments costs linear time; runs of blank lines are skipped a block at
+  a time (a 50 MB member of newlines is read in well under a second).
 * Filters (paper App. E.1): at least ``min_full_moves`` full moves (``2 * n``
   plies), a decided result (not ``*``), standard chess only.
-* Every game that is not kept is counted by reason in a :class:`SkipCounter`
-  with a few examples naming file, byte offset and problem. Nothing in a game
-  can stop the stream; an unreadable compressed stream stops only that file.
-* Games are parsed once with python-chess's own parser through a lean visitor
-  (no game tree is built); an ``extract`` callback sees every main-line board,
-  so callers get per-position values without replaying the game.
+* Every game that is not kept is counted by reason in a :class:`SkipCounter` with a
+  few examples naming file, byte offset and problem. Nothing in a game can stop the
+  stream; a truncated or corrupt compressed stream (gz, bz2, zst, zip deflate or CRC)
+  ends only that file or member, counted as ``stream_error`` at the offset where it
+  failed, after the games read before it.
+* An ``extract`` callback sees every main-line board, so callers get per-position
+  values without replaying the game.
 """
 
 from __future__ import annotations
 
 import bisect
 import bz2
+import codecs
 import gzip
-import io
 import os
+import re
 import typing
 import zipfile
+import zlib
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Generic, TextIO, TypeVar
+from typing import IO, Any, Final, Generic, TextIO, TypeVar
 
 import chess
 import chess.pgn
+import zstandard
+
+from chessmoe._io.errors import KitError
 
 __all__ = [
+    "MAX_FULLMOVE",
+    "MAX_GAME_BYTES",
     "SKIP_REASONS",
     "GameRecord",
     "PgnFilters",
     "PgnStreamError",
     "SkipCounter",
     "SourcePiece",
+    "TruncatedStream",
     "game_offsets",
     "iter_games",
+    "no_games_error",
     "open_streams",
     "plan_pieces",
     "split_ranges",
     "zip_members",
+    "zst_blocks",
 ]
 
 T = TypeVar("T")
+
+MAX_GAME_BYTES: Final = 16 * 1024 * 1024
+"""A game chunk larger than this is counted as ``oversized`` and not parsed (the longest
+real games with annotations are a few hundred kB)."""
 
 SKIP_REASONS: dict[str, str] = {
     "too_short": "fewer full moves than the minimum",
     "unfinished": "result '*' (game not finished) or no Result header",
     "variant": "not standard chess (Variant header or Chess960 castling)",
-    "bad_fen": "FEN/SetUp header that python-chess cannot load",
+    "bad_fen": "FEN/SetUp header that python-chess cannot load or that is out of range",
     "illegal_move": "a main-line move that is illegal or unparsable",
     "missing_termination": "movetext does not end with a result token (truncated game?)",
     "result_mismatch": "movetext result token differs from the Result header",
     "no_moves": "no moves in the main line",
+    "headers_only": "a header block with no movetext (game cut off after its headers)",
+    "unterminated": "a { comment or ( variation still open where the next game starts",
+    "oversized": f"a game over {MAX_GAME_BYTES >> 20} MiB (not parsed)",
     "parse_error": "any other error raised while parsing the game",
     "stream_error": "a compressed stream or archive member could not be read to its end",
 }
 
+MAX_FULLMOVE: Final = 1_000_000_000
+"""FEN full-move numbers above this are refused as ``bad_fen``: every move-number column
+(int32) then holds the game's numbers exactly."""
+
+_BLOCK: Final = 1 << 16  # small: a corrupt spot loses at most one block of decoded text
+_PIECE: Final = 1024  # longest movetext line handed to python-chess (its comment handling
+# copies the rest of the line per comment: quadratic in the line length)
 _STANDARD_VARIANTS = {"", "standard", "chess", "normal", "std", "chess standard"}
 _RESULTS = {"1-0", "0-1", "1/2-1/2"}
+_TAG_START = re.compile(rb'\[[A-Za-z0-9][A-Za-z0-9_+#=:-]*\s+"')
+_BLANK_RUN = re.compile(rb"(?:[ \t\x0b\x0c]*\n)+")
+_PARTIAL_BLANK = re.compile(rb"[ \t\x0b\x0c]*\Z")
+_BRACKETS = re.compile(rb"[{}();]")
+_MAY_OPEN = re.compile(rb"[{(;]")
+# CR and NUL end lines; CRLF becomes " LF" so byte offsets stay those of the file.
+_LINE_ENDS = bytes.maketrans(b"\r\x00", b"\n\n")
+_MAGIC: Final = ((b"\x1f\x8b", ".gz"), (b"BZh", ".bz2"), (b"\x28\xb5\x2f\xfd", ".zst"),
+                 (b"PK\x03\x04", ".zip"))
 
 
-class PgnStreamError(RuntimeError):
-    """A source file could not be opened at all (missing file, unknown format)."""
+class PgnStreamError(KitError):
+    """A source file cannot be read at all (missing, a directory, unreadable zip directory,
+    misnamed compressed data); the message names the file and the fix."""
+
+
+class TruncatedStream(EOFError):
+    """A compressed stream ended inside a frame."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +160,8 @@ class SkipCounter:
 
     @property
     def seen(self) -> int:
+        """Games met in the input, kept or skipped (a stream error is counted as one: the
+        game it cut off)."""
         return self.kept + sum(self.skipped.values())
 
     def merge(self, other: SkipCounter) -> None:
@@ -126,6 +183,13 @@ class SkipCounter:
         return cls(kept=int(data["kept"]), skipped=Counter(data.get("skipped", {})),
                    examples={k: list(v) for k, v in data.get("examples", {}).items()},
                    latin1_lines=int(data.get("latin1_lines", 0)))
+
+    def summary(self) -> str:
+        """One line: games seen and the skip reasons with counts (for error messages)."""
+        reasons = ", ".join(f"{reason} {count}" for reason, count in
+                            sorted(self.skipped.items(), key=lambda kv: -kv[1]))
+        return f"{self.seen} games seen, {self.kept} kept" + (f"; skipped: {reasons}"
+                                                             if reasons else "")
 
     def report(self) -> str:
         """A few human-readable lines: kept, skipped by reason, first examples."""
@@ -159,106 +223,414 @@ class GameRecord(Generic[T]):
         return len(self.moves)
 
 
-# --- opening streams ----------------------------------------------------------------------
+def no_games_error(spec: str, skips: SkipCounter) -> KitError:
+    """The one-line error of a pass that kept no game: empty input, or every game filtered."""
+    if skips.seen == 0:
+        return KitError(f"{spec}: no games found (the file is empty or not PGN); check the "
+                        "source")
+    return KitError(f"{spec}: no game passed the filters ({skips.summary()}); check the "
+                    "source or relax the filters")
 
 
-def _open_binary(path: Path) -> IO[bytes]:
+# --- opening streams as blocks ------------------------------------------------------------
+
+
+def _stream_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions that mean the byte stream itself is damaged (not one game)."""
+    return (OSError, EOFError, zipfile.BadZipFile, zlib.error, zstandard.ZstdError)
+
+
+def _read_blocks(stream: IO[bytes]) -> Iterator[bytes]:
+    """Blocks of a binary stream; ``read1`` makes at most one read of the layer below, so
+    the data decoded before a corrupt spot is delivered before the error is raised."""
+    read = getattr(stream, "read1", stream.read)
+    while block := read(_BLOCK):
+        yield block
+
+
+def zst_blocks(raw: IO[bytes]) -> Iterator[bytes]:
+    """Decompressed blocks of a (multi-frame) ``.zst`` stream (a file or an HTTP response);
+    raises :class:`TruncatedStream`
+    when the input ends inside a frame, which zstandard's stream reader accepts silently."""
+    decompressor = zstandard.ZstdDecompressor(max_window_size=1 << 31)
+    frame = decompressor.decompressobj()
+    started = False
+    while data := raw.read(_BLOCK):
+        while data:
+            started = True
+            out = frame.decompress(data)
+            if out:
+                yield out
+            if not frame.eof:
+                break
+            data = frame.unused_data
+            frame, started = decompressor.decompressobj(), False
+    if started:
+        raise TruncatedStream("the .zst stream ends inside a frame (truncated download?)")
+
+
+def _sniff(head: bytes) -> str | None:
+    """The encoding of a PGN that is not ASCII-compatible (BOM, or the NUL pattern of
+    UTF-16/32 text), ``"utf-8-sig"`` for a UTF-8 BOM, else ``None``."""
+    for bom, name in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+                      (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+                      (codecs.BOM_UTF16_BE, "utf-16")):  # "utf-16"/"utf-32" drop the BOM
+        if head.startswith(bom):
+            if name == "utf-8-sig":
+                return name
+            # trust a UTF-16/32 BOM only when the text after it has that encoding's NUL
+            # pattern (PGN is ASCII): two stray bytes in front of UTF-8 text are not UTF-16
+            after = _sniff(head[len(bom):len(bom) + 64]) if len(head) > len(bom) + 8 else name
+            return name if after is not None and after.startswith(name) else None
+    sample = head[:64]
+    if len(sample) < 8:
+        return None
+    for name, period, where in (("utf-32-le", 4, (1, 2, 3)), ("utf-32-be", 4, (0, 1, 2)),
+                                ("utf-16-le", 2, (1,)), ("utf-16-be", 2, (0,))):
+        n = len(sample) - len(sample) % period
+        zeros = all(sample[i + k] == 0 for i in range(0, n, period) for k in where)
+        text = [sample[i + k] for i in range(0, n, period) for k in range(period)
+                if k not in where]
+        if zeros and sum(b == 0 for b in text) <= len(text) // 8:
+            return name
+    return None
+
+
+def _transcode(blocks: Iterator[bytes], encoding: str) -> Iterator[bytes]:
+    """Re-encode UTF-16/32 blocks as UTF-8 (undecodable units become U+FFFD)."""
+    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+    for block in blocks:
+        yield decoder.decode(block).encode("utf-8")
+    yield decoder.decode(b"", final=True).encode("utf-8")
+
+
+def _with_encoding(label: str, blocks: Iterator[bytes]) -> tuple[Iterator[bytes], int]:
+    """Look at the first block: skip a UTF-8 BOM (returning its length), transcode UTF-16/32,
+    refuse compressed data under a plain name."""
+    try:
+        first = next(blocks, b"")
+    except _stream_errors() as error:  # damaged at once: let the reader count it
+        failed = error
+
+        def failing() -> Iterator[bytes]:
+            yield from ()
+            raise failed
+
+        return failing(), 0
+    for magic, suffix in _MAGIC:
+        if first.startswith(magic):
+            raise PgnStreamError(f"{label} holds {suffix} compressed data but is read as "
+                                 f"plain PGN; rename it to end in {suffix}")
+    encoding = _sniff(first)
+
+    skip = len(codecs.BOM_UTF8) if encoding == "utf-8-sig" else 0
+
+    def chained() -> Iterator[bytes]:
+        yield first[skip:]
+        yield from blocks
+
+    if encoding is None or encoding == "utf-8-sig":
+        return chained(), skip
+    return _transcode(chained(), encoding), 0
+
+
+def _file_blocks(path: Path) -> Iterator[bytes]:
+    """Decompressed blocks of a ``.pgn``, ``.gz``, ``.bz2`` or ``.zst`` file."""
     name = path.name.lower()
-    if name.endswith(".gz"):
-        return typing.cast(IO[bytes], gzip.open(path, "rb"))
-    if name.endswith(".bz2"):
-        return bz2.open(path, "rb")
     if name.endswith(".zst"):
-        import zstandard
+        with open(path, "rb") as raw:
+            yield from zst_blocks(raw)
+        return
+    handle: IO[bytes]
+    if name.endswith(".gz"):
+        handle = typing.cast(IO[bytes], gzip.open(path, "rb"))  # noqa: SIM115 - closed below
+    elif name.endswith(".bz2"):
+        handle = typing.cast(IO[bytes], bz2.open(path, "rb"))  # noqa: SIM115 - closed below
+    else:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below
+    with handle:
+        yield from _read_blocks(handle)
 
-        raw = open(path, "rb")  # noqa: SIM115 - closed by the wrapper below
-        reader = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
-        return io.BufferedReader(reader, buffer_size=1 << 20)
-    return open(path, "rb")
+
+def _zip_pgn_names(archive: zipfile.ZipFile) -> list[str]:
+    return sorted(n for n in archive.namelist()
+                  if n.lower().endswith(".pgn") and not n.endswith("/"))
 
 
 def zip_members(path: str | os.PathLike[str]) -> list[str]:
     """Names of the PGN members of a zip archive, in name order."""
     try:
         with zipfile.ZipFile(path) as archive:
-            return sorted(n for n in archive.namelist()
-                          if n.lower().endswith(".pgn") and not n.endswith("/"))
-    except zipfile.BadZipFile as error:
-        raise PgnStreamError(f"{path} is not a readable zip archive: {error}") from error
+            return _zip_pgn_names(archive)
+    except (zipfile.BadZipFile, OSError, EOFError) as error:
+        raise PgnStreamError(f"{path}: not a readable zip archive ({error}); download it "
+                             "again") from error
 
 
 def open_streams(path: str | os.PathLike[str], member: str | None = None
-                 ) -> Iterator[tuple[str, IO[bytes]]]:
-    """Yield ``(label, binary stream)`` for a PGN file or each PGN member of a zip
+                 ) -> Iterator[tuple[str, Iterator[bytes]]]:
+    """Yield ``(label, decompressed blocks)`` for a PGN file or each PGN member of a zip
     (only ``member`` when given).
 
-    Zip members are read in name order, never extracted; members that are not
-    PGN (by extension) are ignored. Raises :class:`PgnStreamError` for a missing
-    file or a damaged zip directory.
+    Zip members are read in name order, never extracted; members that are not PGN (by
+    extension) are ignored. Raises :class:`PgnStreamError` for a missing file or a
+    damaged zip directory; damage inside a stream is raised while its blocks are read.
     """
     path = Path(path)
     if not path.exists():
-        raise PgnStreamError(f"PGN source {path} does not exist")
+        raise PgnStreamError(f"{path}: PGN source does not exist; check the path")
     if path.is_dir():
-        raise PgnStreamError(f"PGN source {path} is a directory; pass its files")
+        raise PgnStreamError(f"{path}: PGN source is a directory; pass its files")
     if path.name.lower().endswith(".zip"):
         try:
             archive = zipfile.ZipFile(path)
-        except zipfile.BadZipFile as error:
-            raise PgnStreamError(f"{path} is not a readable zip archive: {error}") from error
+        except (zipfile.BadZipFile, OSError, EOFError) as error:
+            raise PgnStreamError(f"{path}: not a readable zip archive ({error}); download "
+                                 "it again") from error
         with archive:
-            members = sorted(n for n in archive.namelist()
-                             if n.lower().endswith(".pgn") and not n.endswith("/"))
+            members = _zip_pgn_names(archive)
             if member is not None:
                 if member not in members:
                     raise PgnStreamError(f"{path} has no PGN member {member!r}")
                 members = [member]
             for name in members:
                 with archive.open(name) as handle:
-                    yield f"{path.name}/{name}", handle
+                    yield f"{path.name}/{name}", _read_blocks(handle)
         return
-    with _open_binary(path) as handle:
-        yield path.name, handle
+    yield path.name, _file_blocks(path)
 
 
-class _Lines:
-    """``readline()`` over a binary stream: UTF-8 with Latin-1 fallback, byte offsets,
-    one line of push-back, and an optional byte limit for game starts."""
+# --- lines and game chunks -----------------------------------------------------------------
 
-    def __init__(self, stream: IO[bytes], start: int = 0) -> None:
-        self._stream = stream
-        self.offset = start  # offset of the next unread byte
-        self._pending: tuple[str, int] | None = None
-        self.latin1 = 0
 
-    def _raw(self) -> tuple[str, int]:
-        data = self._stream.readline()
-        where = self.offset
-        self.offset += len(data)
+class _ByteLines:
+    """Lines of a block stream with byte offsets, normalised line ends, fast skipping of
+    blank runs, and a stream error turned into an early end (kept in ``error``)."""
+
+    def __init__(self, blocks: Iterator[bytes], start: int = 0) -> None:
+        self._blocks = blocks
+        self._buf = b""
+        self._pos = 0
+        self._base = start  # offset of _buf[0]
+        self._carry = b""  # a trailing CR held back until the next block shows its LF
+        self._eof = False
+        self.error: str | None = None
+        self.error_offset = 0
+
+    @property
+    def offset(self) -> int:
+        return self._base + self._pos
+
+    def _fill(self) -> bool:
+        """Append the next block; False at the end of the stream (or at its damage)."""
+        if self._eof:
+            return False
         try:
-            return data.decode("utf-8"), where
-        except UnicodeDecodeError:
-            self.latin1 += 1
-            return data.decode("latin-1"), where
+            block = next(self._blocks, None)
+        except _stream_errors() as error:
+            self.error = f"{type(error).__name__}: {error}"
+            self.error_offset = self._base + len(self._buf) + len(self._carry)
+            block = None
+        if block is None:
+            self._eof = True
+            data, self._carry = self._carry, b""
+            if not data:
+                return False
+        else:
+            data = self._carry + block
+            self._carry = b""
+            if data.endswith(b"\r"):
+                data, self._carry = data[:-1], b"\r"
+        data = data.replace(b"\r\n", b" \n").translate(_LINE_ENDS)
+        self._base += self._pos
+        self._buf = self._buf[self._pos:] + data
+        self._pos = 0
+        return True
+
+    def readline(self, cap: int) -> tuple[bytes, int, int] | None:
+        """``(line, offset, length)``; ``line`` keeps at most ``cap`` bytes of a longer one."""
+        start = self.offset
+        parts: list[bytes] = []
+        kept = 0
+        while True:
+            nl = self._buf.find(b"\n", self._pos)
+            if nl >= 0:
+                piece = self._buf[self._pos:nl + 1]
+                self._pos = nl + 1
+            else:
+                piece = self._buf[self._pos:]
+                self._base += len(self._buf)
+                self._buf, self._pos = b"", 0
+            if kept < cap:
+                parts.append(piece[:cap - kept])
+                kept += len(parts[-1])
+            if nl >= 0 or not self._fill():
+                break
+        length = self.offset - start
+        if length == 0:
+            return None
+        return b"".join(parts), start, length
+
+    def skip_blank(self) -> None:
+        """Skip whole blank lines (a block at a time)."""
+        while True:
+            match = _BLANK_RUN.match(self._buf, self._pos)
+            if match:
+                self._pos = match.end()
+            if self._pos < len(self._buf) and not _PARTIAL_BLANK.match(self._buf, self._pos):
+                return
+            if not self._fill():
+                return
+
+
+@dataclass
+class _Chunk:
+    """The lines of one game chunk (see the module docstring), with what the scan saw."""
+
+    offset: int
+    lines: list[tuple[bytes, int]] = field(default_factory=list)
+    size: int = 0
+    movetext: bool = False
+    tags: bool = False
+    in_comment: bool = False
+    depth: int = 0
+
+    def add(self, line: bytes, offset: int, length: int, is_header: bool) -> None:
+        self.size += length
+        if self.size <= MAX_GAME_BYTES:
+            self.lines.append((line, offset))
+        if is_header:
+            self.tags = True
+        elif line[:1] != b"%" or self.in_comment:
+            if line.strip():
+                self.movetext = True
+            self._scan(line)
+
+    def blank(self, offset: int, length: int) -> None:
+        """A run of blank lines: one line for the parser; outside a comment it ends an
+        open variation (python-chess ends the game there)."""
+        self.size += length
+        if self.size <= MAX_GAME_BYTES:
+            self.lines.append((b"\n", offset))
+        if not self.in_comment:
+            self.depth = 0
+
+    def _scan(self, line: bytes) -> None:
+        """Track comment and variation nesting, as python-chess reads them."""
+        if not self.in_comment and not self.depth and not _MAY_OPEN.search(line):
+            return
+        for match in _BRACKETS.finditer(line):
+            char = match.group()
+            if self.in_comment:
+                if char == b"}":
+                    self.in_comment = False
+            elif char == b"{":
+                self.in_comment = True
+            elif char == b";":
+                return
+            elif char == b"(":
+                self.depth += 1
+            elif char == b")" and self.depth:
+                self.depth -= 1
+
+    @property
+    def unterminated(self) -> bool:
+        return self.in_comment or self.depth > 0
+
+
+def _is_header(line: bytes) -> bool:
+    return line[:1] == b"[" and line[:2] != b"[%"
+
+
+def _chunks(lines: _ByteLines, end: int | None) -> Iterator[_Chunk]:
+    """Cut a stream into game chunks; stop at the first chunk starting at or after ``end``.
+
+    A chunk starts at a tag-pair line whose previous line is not a header line, or at
+    the first non-blank line of the stream; blank runs inside a chunk become one line.
+    """
+    current: _Chunk | None = None
+    previous_header = False
+    while (item := lines.readline(MAX_GAME_BYTES + 1)) is not None:
+        line, offset, length = item
+        if not line.strip():
+            lines.skip_blank()
+            previous_header = False
+            if current is not None:
+                current.blank(offset, length)
+            continue
+        header = _is_header(line)
+        if current is None or (header and not previous_header
+                               and _TAG_START.match(line) is not None):
+            if current is not None:
+                yield current
+            if end is not None and offset >= end:
+                return
+            current = _Chunk(offset)
+        previous_header = header
+        current.add(line, offset, length, header)
+    if current is not None:
+        yield current
+
+
+def _decode(line: bytes) -> tuple[str, bool]:
+    try:
+        return line.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return line.decode("latin-1"), True
+
+
+def _pieces(text: str) -> list[str]:
+    """A movetext line cut at spaces into lines of about :data:`_PIECE` characters, where
+    that cannot change how python-chess reads it (no ``;`` comment is cut short, no piece
+    starts with ``%`` or is blank)."""
+    if len(text) <= _PIECE:
+        return [text]
+    limit = text.find(";")
+    limit = len(text) if limit < 0 else limit
+    out: list[str] = []
+    start = 0
+    while limit - start > _PIECE:
+        cut = text.find(" ", start + _PIECE, limit)
+        while cut >= 0 and (text[cut + 1:cut + 2] in ("", " ", "%", "\n")
+                            or not text[start:cut].strip()):
+            cut = text.find(" ", cut + 1, limit)
+        if cut < 0:
+            break
+        out.append(text[start:cut] + "\n")
+        start = cut + 1
+    out.append(text[start:])
+    return out
+
+
+class _ChunkText:
+    """``readline()`` over a chunk's decoded lines, knowing the byte offset of each."""
+
+    def __init__(self, chunk: _Chunk) -> None:
+        self.latin1 = 0
+        self._lines: list[tuple[str, int]] = []
+        for raw, offset in chunk.lines:
+            text, latin1 = _decode(raw)
+            self.latin1 += latin1
+            if _is_header(raw):
+                self._lines.append((text, offset))
+            else:
+                self._lines.extend((piece, offset) for piece in _pieces(text))
+        self._next = 0
 
     def readline(self) -> str:
-        if self._pending is not None:
-            line, _ = self._pending
-            self._pending = None
-            return line
-        return self._raw()[0]
+        if self._next >= len(self._lines):
+            return ""
+        self._next += 1
+        return self._lines[self._next - 1][0]
 
     def next_game_start(self) -> int | None:
-        """Skip blank lines; return the offset of the next non-blank line (kept
-        pending) or ``None`` at the end of the stream."""
-        while True:
-            line, where = self._pending if self._pending is not None else self._raw()
-            self._pending = None
-            if not line:
-                return None
-            if not line.isspace():
-                self._pending = (line, where)
-                return where
+        """Skip blank and escape lines; the offset of the next content line, or None."""
+        while self._next < len(self._lines):
+            text, offset = self._lines[self._next]
+            if text.strip() and text[:1] not in ("%", ";"):
+                return offset
+            self._next += 1
+        return None
 
 
 # --- the visitor --------------------------------------------------------------------------
@@ -276,8 +648,10 @@ class _Visitor(chess.pgn.BaseVisitor[None], Generic[T]):
         self.token: str | None = None
         self.skip_reason: str | None = None
         self.board_seen = False
+        self.started = False
 
     def begin_game(self) -> None:
+        self.started = True
         self.headers = {}
         self.moves = []
         self.boards = []
@@ -309,7 +683,9 @@ class _Visitor(chess.pgn.BaseVisitor[None], Generic[T]):
             self.board_seen = True
             if self.filters.standard_only and board.chess960:
                 self.skip_reason = self.skip_reason or "variant"
-        if self.extract is not None:
+            if board.fullmove_number > MAX_FULLMOVE:
+                self.skip_reason = self.skip_reason or "bad_fen"
+        if self.extract is not None and self.skip_reason is None:
             self.boards.append(self.extract(board))
 
     def visit_move(self, board: chess.Board, move: chess.Move) -> None:
@@ -329,8 +705,10 @@ class _Visitor(chess.pgn.BaseVisitor[None], Generic[T]):
 def _classify(visitor: _Visitor[Any], filters: PgnFilters) -> tuple[str | None, str]:
     """The skip reason of a parsed game (``None`` to keep it) and a detail text."""
     if visitor.skip_reason is not None:
-        return visitor.skip_reason, visitor.headers.get("Variant", visitor.headers.get(
-            "Result", ""))
+        detail = visitor.headers.get("Variant", visitor.headers.get("Result", ""))
+        if visitor.skip_reason == "bad_fen":
+            detail = f"full-move number over {MAX_FULLMOVE}: {visitor.headers.get('FEN')}"
+        return visitor.skip_reason, detail
     if visitor.errors:
         text = visitor.errors[0]
         if "variant" in text.lower():
@@ -354,6 +732,9 @@ def _classify(visitor: _Visitor[Any], filters: PgnFilters) -> tuple[str | None, 
     return None, ""
 
 
+# --- reading games -------------------------------------------------------------------------
+
+
 def iter_games(path: str | os.PathLike[str], *, filters: PgnFilters | None = None,
                skips: SkipCounter | None = None,
                extract: Callable[[chess.Board], T] | None = None,
@@ -362,110 +743,123 @@ def iter_games(path: str | os.PathLike[str], *, filters: PgnFilters | None = Non
                max_games: int | None = None) -> Iterator[GameRecord[T]]:
     """Stream the kept games of one source file (every member of a zip).
 
-    ``byte_range=(start, end)`` (plain ``.pgn`` only) reads the games whose first
-    line starts at a byte offset in ``[start, end)``, so disjoint ranges split a
-    file between workers without losing or repeating a game. ``max_games`` stops
-    after that many games *seen* (kept or skipped). ``member`` reads one member
-    of a zip archive.
+    ``byte_range=(start, end)`` (plain ``.pgn`` only, ``start`` from
+    :func:`split_ranges`) reads the games whose chunk starts at a byte offset in
+    ``[start, end)``, so disjoint ranges split a file between workers without losing or
+    repeating a game. ``max_games`` stops after that many games *seen* (kept or
+    skipped). ``member`` reads one member of a zip archive.
     """
     filters = filters or PgnFilters()
     skips = skips if skips is not None else SkipCounter()
     path = Path(path)
     if byte_range is not None:
-        if path.suffix.lower() != ".pgn":
-            raise PgnStreamError(f"byte ranges need an uncompressed .pgn file, not {path}")
+        if not path.name.lower().endswith(".pgn"):
+            raise PgnStreamError(f"{path}: byte ranges need an uncompressed .pgn file")
         start, end = byte_range
+        if start == 0:
+            blocks, skip = _with_encoding(path.name, _file_blocks(path))
+            yield from _iter_stream(path.name, blocks, skip, end, filters, skips, extract,
+                                    max_games)
+            return
         with open(path, "rb") as raw:
             raw.seek(start)
-            yield from _iter_stream(path.name, raw, start, end, filters, skips, extract,
-                                    max_games)
+            yield from _iter_stream(path.name, _read_blocks(raw), start, end, filters,
+                                    skips, extract, max_games)
         return
     seen = 0
-    for label, stream in open_streams(path, member):
+    for label, raw_blocks in open_streams(path, member):
         budget = None if max_games is None else max_games - seen
         if budget is not None and budget <= 0:
             return
         before = skips.seen
-        yield from _iter_stream(label, stream, 0, None, filters, skips, extract, budget)
+        blocks, skip = _with_encoding(label, raw_blocks)
+        yield from _iter_stream(label, blocks, skip, None, filters, skips, extract, budget)
         seen += skips.seen - before
 
 
-def _iter_stream(label: str, stream: IO[bytes], start: int, end: int | None,
+def _iter_stream(label: str, blocks: Iterator[bytes], start: int, end: int | None,
                  filters: PgnFilters, skips: SkipCounter,
                  extract: Callable[[chess.Board], T] | None,
                  max_games: int | None) -> Iterator[GameRecord[T]]:
-    lines = _Lines(stream, start)
+    lines = _ByteLines(blocks, start)
     visitor: _Visitor[T] = _Visitor(extract, filters)
     ordinal = 0
-    try:
-        while max_games is None or ordinal < max_games:
-            offset = lines.next_game_start()
-            if offset is None or (end is not None and offset >= end):
-                break
-            where = f"{label}@{offset}"
-            try:
-                chess.pgn.read_game(typing.cast(TextIO, lines), Visitor=lambda: visitor)
-            except _stream_errors():
-                raise
-            except Exception as error:
-                skips.skip("parse_error", where, f"{type(error).__name__}: {error}")
+    for chunk in _chunks(lines, end):
+        if max_games is not None and ordinal >= max_games:
+            return
+        where = f"{label}@{chunk.offset}"
+        if chunk.size > MAX_GAME_BYTES:
+            skips.skip("oversized", where, f"{chunk.size} bytes")
+            ordinal += 1
+            continue
+        if not chunk.movetext:
+            if chunk.tags:
+                skips.skip("headers_only", where, "no movetext before the next game")
                 ordinal += 1
+            continue
+        text = _ChunkText(chunk)
+        skips.latin1_lines += text.latin1
+        while (offset := text.next_game_start()) is not None:
+            if max_games is not None and ordinal >= max_games:
+                return
+            where = f"{label}@{offset}"
+            ordinal += 1
+            visitor.started = False
+            try:
+                chess.pgn.read_game(typing.cast(TextIO, text), Visitor=lambda: visitor)
+            except Exception as error:  # python-chess bug on hostile input: count it
+                skips.skip("parse_error", where, f"{type(error).__name__}: {error}")
                 continue
+            if not visitor.started:  # only escape lines left: not a game
+                ordinal -= 1
+                break
+            if chunk.unterminated and text.next_game_start() is None:
+                what = "{ comment" if chunk.in_comment else "( variation"
+                skips.skip("unterminated", where, f"{what} not closed")
+                break
             reason, detail = _classify(visitor, filters)
             if reason is not None:
                 skips.skip(reason, where, detail)
-            else:
-                skips.kept += 1
-                yield GameRecord(source=label, offset=offset, ordinal=ordinal,
-                                 headers=dict(visitor.headers),
-                                 start_fen=visitor.headers.get("FEN"),
-                                 moves=list(visitor.moves),
-                                 result=visitor.headers["Result"],
-                                 boards=list(visitor.boards))
-            ordinal += 1
-    except _stream_errors() as error:
-        # A damaged compressed stream: count it, keep what was read, go on with the next.
-        skips.skip("stream_error", f"{label}@{lines.offset}", f"{type(error).__name__}: "
-                   f"{error}")
-    finally:
-        skips.latin1_lines += lines.latin1
-
-
-def _stream_errors() -> tuple[type[BaseException], ...]:
-    """Exceptions that mean the byte stream itself is damaged (not one game)."""
-    errors: list[type[BaseException]] = [OSError, EOFError, zipfile.BadZipFile]
-    try:
-        import zstandard
-
-        errors.append(zstandard.ZstdError)
-    except ImportError:  # pragma: no cover - zstandard is a dependency
-        pass
-    return tuple(errors)
+                continue
+            skips.kept += 1
+            yield GameRecord(source=label, offset=offset, ordinal=ordinal - 1,
+                             headers=dict(visitor.headers),
+                             start_fen=visitor.headers.get("FEN"),
+                             moves=list(visitor.moves), result=visitor.headers["Result"],
+                             boards=list(visitor.boards))
+    if lines.error is not None:
+        # A damaged compressed stream: counted once, after the games read before it.
+        skips.skip("stream_error", f"{label}@{lines.error_offset}", lines.error)
 
 
 def game_offsets(path: str | os.PathLike[str]) -> Iterator[int]:
-    """Byte offsets of game starts in a plain ``.pgn`` file: a header line (``[``)
-    at the start of the file or after a blank line."""
+    """Byte offsets of the game chunks of a plain ``.pgn`` file (the cut points of
+    :func:`split_ranges`), by the same rule the reader uses."""
+    path = Path(path)
+    blocks, skip = _with_encoding(path.name, _file_blocks(path))
+    for chunk in _chunks(_ByteLines(blocks, skip), None):
+        yield chunk.offset
+
+
+def _ascii_compatible(path: Path) -> bool:
     with open(path, "rb") as raw:
-        offset = 0
-        previous_blank = True
-        for line in raw:
-            if previous_blank and line.startswith(b"["):
-                yield offset
-            previous_blank = not line.strip()
-            offset += len(line)
+        return _sniff(raw.read(64)) in (None, "utf-8-sig")
 
 
 def split_ranges(path: str | os.PathLike[str], parts: int) -> list[tuple[int, int | None]]:
-    """Split a plain ``.pgn`` into at most ``parts`` byte ranges of similar size,
-    cut at game starts.
+    """Split a plain ``.pgn`` into at most ``parts`` byte ranges of similar size, cut at
+    game chunks.
 
     The ranges cover the file without gap or overlap, so with
-    ``iter_games(path, byte_range=r)`` every game is read by exactly one range.
+    ``iter_games(path, byte_range=r)`` every game is read by exactly one range. A
+    UTF-16/32 file is one range (its offsets are those of the transcoded text).
     """
-    size = Path(path).stat().st_size
+    path = Path(path)
+    size = path.stat().st_size
+    if parts <= 1 or not _ascii_compatible(path):
+        return [(0, None)]
     offsets = list(game_offsets(path))
-    if parts <= 1 or len(offsets) < 2:
+    if len(offsets) < 2:
         return [(0, None)]
     cuts = [0]
     for i in range(1, parts):
@@ -501,7 +895,7 @@ def plan_pieces(files: Sequence[str | os.PathLike[str]], parts: int | None = Non
     pieces: list[SourcePiece] = []
     for index, path in enumerate(map(Path, files)):
         name = path.name.lower()
-        cuts: list[tuple[str | None, tuple[int, int | None] | None]]
+        cuts: Iterable[tuple[str | None, tuple[int, int | None] | None]]
         if whole:
             cuts = [(None, None)]
         elif name.endswith(".zip"):

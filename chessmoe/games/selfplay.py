@@ -252,7 +252,7 @@ def generate(out: str | Path, config: SelfPlayConfig | None = None, workers: int
     bar.close()
 
     records = sorted(log, key=lambda r: int(r["index"]))
-    text = "\n".join(r["pgn"].strip() + "\n" for r in records)
+    text = "".join(r["pgn"].strip() + "\n\n" for r in records)  # a blank line after each
     with atomic_path(out) as tmp:
         if out.suffix == ".gz":
             # mtime=0 keeps the archive bytes a function of the games alone.

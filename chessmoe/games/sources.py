@@ -25,6 +25,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from chessmoe._io.errors import KitError
 from chessmoe._io.fsutil import atomic_path, sha256_file
 from chessmoe.games.splits import MonthSplit, SeededSplit, SplitRule
 
@@ -32,6 +33,7 @@ __all__ = [
     "SAMPLE_FILE",
     "FetchError",
     "ResolvedSource",
+    "SourceNotFound",
     "default_data_dir",
     "export_sample",
     "fetch",
@@ -46,8 +48,13 @@ _PGN_SUFFIXES = (".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.zst", ".zip")
 _LICHESS = re.compile(r"^lichess-(\d{4}-\d{2})(?::(\d+))?$")
 
 
-class FetchError(RuntimeError):
+class FetchError(KitError, RuntimeError):
     """A named source could not be fetched or verified (re-exported from ``fetch``)."""
+
+
+class SourceNotFound(KitError, FileNotFoundError):
+    """A source spec names no file, directory or known database; the message says what to
+    run or pass instead."""
 
 
 def default_data_dir() -> Path:
@@ -101,7 +108,8 @@ def _pgn_files(directory: Path) -> tuple[Path, ...]:
     files = sorted(p for p in directory.rglob("*")
                    if p.is_file() and p.name.lower().endswith(_PGN_SUFFIXES))
     if not files:
-        raise FileNotFoundError(f"no PGN files under {directory}")
+        raise SourceNotFound(f"{directory}: no PGN files (.pgn, .pgn.gz, .pgn.bz2, .pgn.zst, "
+                             ".zip) under it; check the path")
     return tuple(files)
 
 
@@ -137,7 +145,7 @@ def resolve(spec: str, data_dir: str | os.PathLike[str] | None = None, *,
         pgn_dir = data / "kingbase" / "pgn"
         if not (pgn_dir.exists() and any(pgn_dir.rglob("*.pgn"))):
             if not fetch_missing:
-                raise FileNotFoundError(f"KingBase not found under {pgn_dir}; run "
+                raise SourceNotFound(f"KingBase not found under {pgn_dir}; run "
                                         "'chessmoe data fetch kingbase'")
             fetch("kingbase", data_dir=data, progress=progress)
         return ResolvedSource(spec, "kingbase-lite-2019", _pgn_files(pgn_dir),
@@ -157,7 +165,7 @@ def resolve(spec: str, data_dir: str | os.PathLike[str] | None = None, *,
             fetch(f"lichess-{month}", data_dir=data, first=int(first) if first else None,
                   progress=progress)
         elif not path.exists():
-            raise FileNotFoundError(f"{path} not found; run 'chessmoe data fetch "
+            raise SourceNotFound(f"{path} not found; run 'chessmoe data fetch "
                                     f"lichess-{month}" + (f" --first {first}'" if first
                                                           else "'"))
         return ResolvedSource(spec, name, (path,), what + " (database.lichess.org, CC0)")
@@ -166,7 +174,7 @@ def resolve(spec: str, data_dir: str | os.PathLike[str] | None = None, *,
         return ResolvedSource(spec, path.name, _pgn_files(path), f"PGN files under {path}")
     if path.is_file():
         return ResolvedSource(spec, _strip_suffix(path.name), (path,), f"PGN file {path}")
-    raise FileNotFoundError(
+    raise SourceNotFound(
         f"unknown source {spec!r}: not 'sample', 'kingbase', 'lichess-YYYY-MM[:N]' or an "
         "existing PGN path")
 

@@ -42,9 +42,9 @@ import chessmoe
 from chessmoe._io.fsutil import atomic_path, atomic_write_json, sha256_file
 from chessmoe._io.jobs import Unit, run_units
 from chessmoe._io.provenance import provenance
-from chessmoe.games.pgn import PgnFilters, SkipCounter, SourcePiece, plan_pieces
+from chessmoe.games.pgn import PgnFilters, SkipCounter, SourcePiece, no_games_error, plan_pieces
 from chessmoe.games.sources import ResolvedSource, resolve
-from chessmoe.games.splits import split_to_dict
+from chessmoe.games.splits import month_of, split_to_dict
 from chessmoe.phases import (
     MIXEDNESS_TABLES,
     BoardBatch,
@@ -59,7 +59,7 @@ from chessmoe.phases import (
 __all__ = ["TABLE_COLUMNS", "StatsResult", "compute", "compute_and_save", "load"]
 
 TABLE_COLUMNS = {table: table.replace("-", "_") for table in MIXEDNESS_TABLES}
-_CHUNK_POSITIONS = 200_000
+_CHUNK_POSITIONS = 32_768  # positions per chunk; the peak memory of the pass follows it
 _RESULT_CODES = ("1-0", "1/2-1/2", "0-1")
 
 
@@ -93,19 +93,22 @@ class _UnitSpec:
     max_games: int | None
 
 
-def _features(rows: list[tuple[int, ...]], starts: list[int]) -> dict[str, npt.NDArray[Any]]:
-    """Per-position feature columns of consecutive whole games."""
-    bits = np.array(rows, dtype=np.uint64)
+def _features(bits: npt.NDArray[np.uint64], starts: list[int]
+              ) -> dict[str, npt.NDArray[Any]]:
+    """Per-position feature columns of consecutive whole games (``bits``: one row of
+    :func:`_extract` values per position)."""
+    rows = bits
     batch = BoardBatch(white=bits[:, 0], black=bits[:, 1], pawns=bits[:, 2],
                        knights=bits[:, 3], bishops=bits[:, 4], rooks=bits[:, 5],
                        queens=bits[:, 6], kings=bits[:, 7],
-                       fullmove=bits[:, 8].astype(np.int32))
+                       fullmove=bits[:, 8].astype(np.int32))  # <= MAX_FULLMOVE + plies
     starts_np = np.array(starts, dtype=np.intp)
     lengths = np.diff(np.append(starts_np, len(rows)))
     game_of = np.repeat(np.arange(len(starts)), lengths)
     cols: dict[str, npt.NDArray[Any]] = {
-        "ply": (np.arange(len(rows)) - starts_np[game_of]).astype(np.int16),
-        "move_number": batch.fullmove.astype(np.int16),
+        # int32: FEN headers may start a game at any move number up to MAX_FULLMOVE
+        "ply": (np.arange(len(rows)) - starts_np[game_of]).astype(np.int32),
+        "move_number": batch.fullmove.astype(np.int32),
         "majors_minors": majors_minors_batch(batch).astype(np.uint8),
         "backrank_sparse": backrank_sparse_batch(batch),
         "tapered_alpha": tapered_alpha_batch(batch).astype(np.float32),
@@ -121,70 +124,83 @@ def _features(rows: list[tuple[int, ...]], starts: list[int]) -> dict[str, npt.N
         cols[f"#end_{col}"] = end
         fullmove = batch.fullmove
         cols[f"#middle_move_{col}"] = np.where(
-            middle >= 0, fullmove[starts_np + np.maximum(middle, 0)], -1).astype(np.int16)
+            middle >= 0, fullmove[starts_np + np.maximum(middle, 0)], -1).astype(np.int32)
         cols[f"#end_move_{col}"] = np.where(
-            end >= 0, fullmove[starts_np + np.maximum(end, 0)], -1).astype(np.int16)
+            end >= 0, fullmove[starts_np + np.maximum(end, 0)], -1).astype(np.int32)
     return cols
 
 
 def _stats_unit(unit: Unit[_UnitSpec], work: Path) -> dict[str, Any]:
-    """Process one unit into ``<id>.positions.parquet`` and ``<id>.games.parquet``."""
+    """Process one unit into ``<id>.positions.parquet`` and ``<id>.games.parquet``.
+
+    Both frames are written a chunk of games at a time, so memory does not grow with the
+    size of the unit.
+    """
     spec = unit.payload
     skips = SkipCounter()
-    positions_path = work / f"{unit.id}.positions.parquet"
-    games_rows: list[dict[str, Any]] = []
-    rows: list[tuple[int, ...]] = []
+    # Each game's boards become one uint64 array at once (72 bytes a position, not a
+    # tuple of Python ints), so the chunk in memory is small and the same at any input size.
+    rows: list[npt.NDArray[np.uint64]] = []
+    n_rows = 0
     starts: list[int] = []
     chunk_games: list[dict[str, Any]] = []
     n_positions = 0
-    with atomic_path(positions_path) as tmp:
+    n_games = 0
+    with atomic_path(work / f"{unit.id}.positions.parquet") as tmp, \
+            atomic_path(work / f"{unit.id}.games.parquet") as games_tmp:
         writer: pq.ParquetWriter | None = None
+        games_writer: pq.ParquetWriter | None = None
 
         def flush() -> None:
-            nonlocal writer, rows, starts, chunk_games, n_positions
+            nonlocal writer, games_writer, rows, n_rows, starts, chunk_games, n_positions
+            nonlocal n_games
             if not rows:
                 return
-            cols = _features(rows, starts)
-            first_game = len(games_rows)
-            game_local = np.repeat(np.arange(first_game, first_game + len(starts)),
-                                   np.diff(np.append(np.array(starts), len(rows))))
+            cols = _features(np.concatenate(rows), starts)
+            game_local = np.repeat(np.arange(n_games, n_games + len(starts)),
+                                   np.diff(np.append(np.array(starts), n_rows)))
             per_position = {"game": game_local.astype(np.int32),
                             **{k: v for k, v in cols.items() if not k.startswith("#")}}
             for i, game in enumerate(chunk_games):
                 for key, values in cols.items():
                     if key.startswith("#"):
                         game[key[1:]] = int(values[i])
-                games_rows.append(game)
             table = pa.table(per_position)
             if writer is None:
                 writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
             writer.write_table(table)
-            n_positions += len(rows)
-            rows, starts, chunk_games = [], [], []
+            games_table = pa.Table.from_pandas(pd.DataFrame(chunk_games), preserve_index=False)
+            if games_writer is None:
+                games_writer = pq.ParquetWriter(games_tmp, games_table.schema,
+                                                compression="zstd")
+            games_writer.write_table(games_table)
+            n_positions += n_rows
+            n_games += len(chunk_games)
+            rows, starts, chunk_games, n_rows = [], [], [], 0
 
         for record in spec.piece.games(filters=spec.filters, skips=skips, extract=_extract,
                                        max_games=spec.max_games):
-            starts.append(len(rows))
-            rows.extend(record.boards)
+            starts.append(n_rows)
+            rows.append(np.array(record.boards, dtype=np.uint64))
+            n_rows += len(record.boards)
             date = record.headers.get("Date") or record.headers.get("UTCDate") or ""
             chunk_games.append({"source": record.source, "offset": record.offset,
                                 "result": record.result, "plies": record.plies,
                                 "date": date, "has_fen": record.start_fen is not None})
-            if len(rows) >= _CHUNK_POSITIONS:
+            if n_rows >= _CHUNK_POSITIONS:
                 flush()
         flush()
-        if writer is None:  # no kept game: write an empty frame with the right schema
-            empty = _features([(0,) * 8 + (1,)], [0])
+        if writer is None or games_writer is None:  # no kept game: empty frames
+            empty = _features(np.array([(0,) * 8 + (1,)], dtype=np.uint64), [0])
             schema = pa.table({"game": np.zeros(1, np.int32),
                                **{k: v for k, v in empty.items() if not k.startswith("#")}}
                               ).schema
             pq.write_table(schema.empty_table(), tmp, compression="zstd")
+            pd.DataFrame().to_parquet(games_tmp, index=False, compression="zstd")
         else:
             writer.close()
-    games = pd.DataFrame(games_rows)
-    with atomic_path(work / f"{unit.id}.games.parquet") as tmp:
-        games.to_parquet(tmp, index=False, compression="zstd")
-    return {"games": len(games_rows), "positions": n_positions, "skips": skips.to_dict()}
+            games_writer.close()
+    return {"games": n_games, "positions": n_positions, "skips": skips.to_dict()}
 
 
 def compute(source: ResolvedSource, out_dir: str | os.PathLike[str], *,
@@ -212,10 +228,11 @@ def compute(source: ResolvedSource, out_dir: str | os.PathLike[str], *,
     skips = SkipCounter()
     for unit in units:
         skips.merge(SkipCounter.from_dict(summaries[unit.id]["skips"]))
-    games_frames = []
+    n_games = sum(int(summaries[unit.id]["games"]) for unit in units)
+    if n_games == 0:
+        raise no_games_error(source.spec, skips)
     offset = 0
-    positions_tmp_ctx = atomic_path(out / "positions.parquet")
-    with positions_tmp_ctx as tmp:
+    with atomic_path(out / "positions.parquet") as tmp:
         writer: pq.ParquetWriter | None = None
         for unit in units:
             part = pq.ParquetFile(work / f"{unit.id}.positions.parquet")
@@ -226,23 +243,40 @@ def compute(source: ResolvedSource, out_dir: str | os.PathLike[str], *,
                 if writer is None:
                     writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
                 writer.write_table(table)
-            games = pd.read_parquet(work / f"{unit.id}.games.parquet")
-            if len(games):
-                games.insert(0, "game", np.arange(offset, offset + len(games), dtype=np.int32))
-                games_frames.append(games)
             offset += int(summaries[unit.id]["games"])
-        if writer is None:
-            raise ValueError(f"no game of {source.spec} passed the filters:\n{skips.report()}")
+        assert writer is not None  # n_games > 0
         writer.close()
-    games = pd.concat(games_frames, ignore_index=True)
-    from chessmoe.games.splits import month_of
-
-    months = [month_of(d) for d in games["date"]]
-    games["month"] = [m or "" for m in months]
-    games["split"] = source.split_rule.assign(len(games), months)
+    # Games: months first (the split rule needs them all), then the frame in batches.
+    months: list[str | None] = []
+    for unit in units:
+        if summaries[unit.id]["games"]:
+            dates = pq.read_table(work / f"{unit.id}.games.parquet", columns=["date"])
+            months += [month_of(d) for d in dates.column("date").to_pylist()]
+    splits = source.split_rule.assign(n_games, months)
+    plies = 0
+    offset = 0
     with atomic_path(out / "games.parquet") as tmp:
-        games.to_parquet(tmp, index=False, compression="zstd")
-    split_counts = games["split"].value_counts().to_dict()
+        games_writer: pq.ParquetWriter | None = None
+        for unit in units:
+            if not summaries[unit.id]["games"]:
+                continue
+            part = pq.ParquetFile(work / f"{unit.id}.games.parquet")
+            for batch in part.iter_batches(batch_size=_CHUNK_POSITIONS // 50):
+                games = batch.to_pandas()
+                ids = np.arange(offset, offset + len(games))
+                games.insert(0, "game", ids.astype(np.int32))
+                games["month"] = [months[i] or "" for i in ids]
+                games["split"] = splits[ids]
+                plies += int(games["plies"].sum())
+                table = pa.Table.from_pandas(games, preserve_index=False)
+                if games_writer is None:
+                    games_writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
+                games_writer.write_table(table)
+                offset += len(games)
+        assert games_writer is not None
+        games_writer.close()
+    labels, label_counts = np.unique(splits, return_counts=True)
+    split_counts = {str(k): int(v) for k, v in zip(labels, label_counts, strict=True)}
     manifest: dict[str, Any] = {
         "kind": "chessmoe phase statistics",
         "source": {"spec": source.spec, "name": source.name,
@@ -254,7 +288,7 @@ def compute(source: ResolvedSource, out_dir: str | os.PathLike[str], *,
         "split": {"rule": split_to_dict(source.split_rule),
                   "description": source.split_rule.describe(),
                   "games": {k: int(v) for k, v in sorted(split_counts.items())}},
-        "counts": {"games": len(games), "positions": int(games["plies"].sum() + len(games))},
+        "counts": {"games": n_games, "positions": plies + n_games},
         "frames": {name: {"file": f"{name}.parquet",
                           "sha256": sha256_file(out / f"{name}.parquet")}
                    for name in ("positions", "games")},

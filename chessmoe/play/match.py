@@ -583,10 +583,11 @@ def game_pgn(record: GameRecord, round_number: int | None = None) -> str:
 
 
 def write_pgn(records: Sequence[GameRecord], path: str | os.PathLike[str]) -> Path:
-    """Write every game record as PGN (atomically)."""
+    """Write every game record as PGN (atomically). Every game, the last included, ends
+    with a blank line, so ``cat a.pgn b.pgn`` is a valid PGN file of both."""
     path = Path(path)
     with atomic_path(path) as tmp:
-        tmp.write_text("\n\n".join(game_pgn(r) for r in records) + "\n")
+        tmp.write_text("".join(game_pgn(r).rstrip("\n") + "\n\n" for r in records))
     return path
 
 
