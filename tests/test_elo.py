@@ -373,3 +373,14 @@ def test_cli_prints_the_cutechess_line_first(capsys: pytest.CaptureFixture[str])
     assert capsys.readouterr().out.startswith("Ptnml(0-2): [5, 10, 40, 30, 15], Elo: 70.4 +/- ")
     assert main(["elo"]) == 2  # nothing to rate: one line, no traceback
     assert "give wins/losses/draws" in capsys.readouterr().err
+
+
+def test_sprt_bounds_with_alpha_different_from_beta() -> None:
+    """Wald's bounds: lower ln(beta / (1 - alpha)), upper ln((1 - beta) / alpha); swapping
+    alpha and beta must move them (a formula with the two confused would not)."""
+    result = sprt(elo0=0, elo1=10, alpha=0.05, beta=0.2, wins=10, losses=10, draws=10)
+    assert result.lower == pytest.approx(math.log(0.2 / 0.95))
+    assert result.upper == pytest.approx(math.log(0.8 / 0.05))
+    swapped = sprt(elo0=0, elo1=10, alpha=0.2, beta=0.05, wins=10, losses=10, draws=10)
+    assert (swapped.lower, swapped.upper) != (result.lower, result.upper)
+    assert swapped.upper == pytest.approx(math.log(0.95 / 0.2))

@@ -145,7 +145,24 @@ def test_fifty_move_rule_and_insufficient_material_are_draws() -> None:
     assert visited and all(c.terminal and c.terminal_value == 0.0 for c in visited)
     search = MCTS(UniformEvaluator())
     search.search(chess.Board("8/8/4k3/8/8/3K4/8/6n1 w - - 0 1"), Limits(nodes=20))
-    assert search.root is not None and search.root.children[0] is not None
+    root = search.root
+    assert root is not None
+    # Kxn1 is impossible here; every child keeps K+N vs K or K vs K: insufficient material
+    # only after the knight is taken, so check the children that are K vs K
+    for move, child in zip(root.moves, root.children, strict=True):
+        if child is None:
+            continue
+        board = root.board.copy(stack=False)
+        board.push(move)
+        assert child.terminal == board.is_insufficient_material()
+        if child.terminal:
+            assert child.terminal_value == 0.0
+    lone = MCTS(UniformEvaluator())
+    lone.search(chess.Board("8/8/4k3/8/3n4/3K4/8/8 w - - 0 1"), Limits(nodes=30))
+    assert lone.root is not None
+    takes = lone.root.moves.index(chess.Move.from_uci("d3d4"))
+    child = lone.root.children[takes]
+    assert child is not None and child.terminal and child.terminal_value == 0.0
 
 
 @pytest.mark.parametrize("batch_size", [1, 8, 64])
@@ -222,6 +239,86 @@ def test_q_veto_prefers_a_clearly_better_child() -> None:
     root.child_n = [100, 80, 5]
     root.child_w = [10.0, 32.0, 1.0]  # Q = 0.1, 0.4: 80 + 0.3 * 100 = 110 > 100
     assert search._choose(root) == 1
+
+
+def test_q_veto_needs_more_than_one_visit() -> None:
+    """A child seen once cannot take over, however good its single value looks."""
+    search = MCTS(UniformEvaluator())
+    root = Node(chess.Board(), None, None, 0)
+    root.moves = list(root.board.legal_moves)[:3]
+    root.priors = [0.5, 0.3, 0.2]
+    root.children = [None] * 3
+    root.child_n = [100, 1, 5]
+    root.child_w = [10.0, 1.0, 1.0]  # Q = 0.1, 1.0 (one visit), 0.2
+    assert search._choose(root) == 0
+    root.child_n = [100, 2, 5]
+    root.child_w = [10.0, 2.0, 1.0]  # the same Q with two visits: the veto applies
+    assert search._choose(root) == 1
+
+
+def test_runner_up_boost_is_q_difference_times_best_visits() -> None:
+    """The runner-up's visits grow by (Q2 - Q1) * n_best: with n = (100, 71), Q = (0.1,
+    0.5) it gets 71 + 0.4 x 100 = 111 > 100 and wins; a boost of (Q2 - Q1) * n_runner_up
+    (28.4) or a plain visit count would keep the first move."""
+    search = MCTS(UniformEvaluator(), SearchConfig(q_veto_delta=0.45))
+    root = Node(chess.Board(), None, None, 0)
+    root.moves = list(root.board.legal_moves)[:2]
+    root.priors = [0.6, 0.4]
+    root.children = [None] * 2
+    root.child_n = [100, 71]
+    root.child_w = [10.0, 35.5]  # Q = 0.1, 0.5: difference 0.4 < 0.45, no veto
+    assert search._choose(root) == 1
+    root.child_n = [100, 59]
+    root.child_w = [10.0, 29.5]  # 59 + 40 = 99 < 100
+    assert search._choose(root) == 0
+
+
+def test_the_leaf_record_is_the_encoders_record() -> None:
+    """The network must see in play what it saw in training: a leaf's compact record, built
+    by the search from its tree and the game history, equals the encoder's record of the
+    same board with the same move stack (history, repetitions, castling, en passant)."""
+    from chessmoe.encoding import board_record_tuple
+
+    class Capture:
+        def __init__(self) -> None:
+            self.batches: list[LeafBatch] = []
+
+        def evaluate(self, batch: LeafBatch) -> Evaluation:
+            self.batches.append(batch)
+            return UniformEvaluator().evaluate(batch)
+
+    game = chess.Board()
+    for san in ("Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "e4", "d5"):  # a repetition too
+        game.push_san(san)
+    capture = Capture()
+    search = MCTS(capture, SearchConfig(batch_size=4))
+    search.search(game, Limits(nodes=60))
+    checked = 0
+    for batch in capture.batches:
+        for board, record in zip(batch.boards, batch.records, strict=True):
+            path: list[chess.Move] = []
+            node = next((n for n in _nodes(search.root) if n.board is board), None)
+            assert node is not None
+            while node.move is not None:
+                path.append(node.move)
+                node = node.parent
+            full = game.copy()
+            for move in reversed(path):
+                full.push(move)
+            expected = np.array([board_record_tuple(full)], dtype=record.dtype)[0]
+            assert record.tobytes() == expected.tobytes(), full.fen()
+            checked += 1
+    assert checked >= 40
+
+
+def _nodes(root: Node | None) -> list[Node]:
+    out, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if node is not None:
+            out.append(node)
+            stack.extend(node.children)
+    return out
 
 
 def test_search_refuses_a_finished_game() -> None:
