@@ -79,18 +79,18 @@ experts: $(STAMP) ## Train every regime at PROFILE (smoke|small|paper) into resu
 	$(PY) -m chessmoe train --profile $(PROFILE) --results $(ROOT)/results
 
 results-search: $(STAMP) ## Record gated searches of the small experts (Fig. 3) into results/search
-	$(PY) -m chessmoe.search.gating --bundle $(ROOT)/results/experts/small/separated \
+	$(PY) -m chessmoe search --bundle $(ROOT)/results/experts/small/separated \
 	  --out $(ROOT)/results/search/small-separated
 
-tournament: $(STAMP) ## Play the tournament of PROFILE (small|paper) into results/tournaments/PROFILE
-	$(PY) -m chessmoe tournament --profile $(PROFILE) --experts $(ROOT)/results/experts/$(PROFILE) \
+tournament: $(STAMP) ## Play the tournament of PROFILE (small|powered|paper) into results/tournaments/PROFILE
+	$(PY) -m chessmoe tournament --profile $(PROFILE) \
 	  --out $(ROOT)/results/tournaments/$(PROFILE) --workers $(WORKERS)
 
 results: $(STAMP) ## The whole pipeline of PROFILE (smoke|small|paper), resumable, skips what is done
 	$(PY) -m chessmoe results --profile $(PROFILE) --results $(ROOT)/results
 
 openings: $(STAMP) ## Regenerate the embedded opening suite with Stockfish
-	$(PY) -m chessmoe.play.openings --out chessmoe/data/openings/chessmoe-5ply.epd
+	$(PY) -m chessmoe openings --out chessmoe/data/openings/chessmoe-5ply.epd
 
 sample: $(STAMP) ## Regenerate the embedded self-play sample with Stockfish (about 25 min on 2 cores)
 	$(PY) -m chessmoe data selfplay --games 3000 --seed 20261122 --workers $(WORKERS) \

@@ -205,6 +205,27 @@ def _elo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _search(args: argparse.Namespace) -> int:
+    import torch
+
+    from chessmoe.search.gating import GatingConfig, record
+
+    torch.set_num_threads(1)
+    manifest = record(args.bundle, args.out,
+                      config=GatingConfig(nodes=args.nodes, positions=args.positions))
+    print(f"{manifest['batches']} mini-batches recorded in {args.out}")
+    return 0
+
+
+def _openings(args: argparse.Namespace) -> int:
+    from chessmoe.play.openings import SuiteRecipe, generate_suite
+
+    manifest = generate_suite(args.out, SuiteRecipe(positions=args.positions, seed=args.seed),
+                              engine=args.engine)
+    print(json.dumps({k: manifest[k] for k in ("positions", "tried", "mean_abs_cp")}))
+    return 0
+
+
 def _config(args: argparse.Namespace) -> int:
     from chessmoe import config
     from chessmoe._io.overrides import parse_overrides
@@ -444,6 +465,22 @@ def build_parser() -> argparse.ArgumentParser:
     elo.add_argument("--exact-z", action="store_true",
                      help="use z = 1.959964 instead of cutechess's 1.957162 for the margin")
     elo.set_defaults(handler=_elo)
+
+    search = commands.add_parser("search", help="record gated searches of an expert bundle "
+                                                "(Fig. 3: mini-batch purity)")
+    search.add_argument("--bundle", type=Path, required=True)
+    search.add_argument("--out", type=Path, required=True)
+    search.add_argument("--nodes", type=int, default=800)
+    search.add_argument("--positions", type=int, default=24)
+    search.set_defaults(handler=_search)
+
+    openings = commands.add_parser("openings", help="generate an opening suite with Stockfish "
+                                                    "(the embedded suite's recipe)")
+    openings.add_argument("--out", type=Path, required=True)
+    openings.add_argument("--positions", type=int, default=2000)
+    openings.add_argument("--seed", type=int, default=20261122)
+    openings.add_argument("--engine", default=None, help="UCI engine (default: Stockfish)")
+    openings.set_defaults(handler=_openings)
 
     conf = commands.add_parser("config", help="show a profile: every field, its value and "
                                               "what it means",

@@ -11,7 +11,6 @@ band), and draws seeded, disjoint samples of openings for parallel shards.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import random
 from collections.abc import Sequence
@@ -225,24 +224,3 @@ def generate_suite(out: str | os.PathLike[str], recipe: SuiteRecipe | None = Non
     }
     atomic_write_json(out.with_name(out.name + ".manifest.json"), manifest)
     return manifest
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m chessmoe.play.openings --out FILE``: generate a suite (the embedded one's
-    recipe by default)."""
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="python -m chessmoe.play.openings")
-    parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--positions", type=int, default=SuiteRecipe.positions)
-    parser.add_argument("--seed", type=int, default=SuiteRecipe.seed)
-    parser.add_argument("--engine", default=None)
-    args = parser.parse_args(argv)
-    manifest = generate_suite(args.out, SuiteRecipe(positions=args.positions, seed=args.seed),
-                              engine=args.engine)
-    print(json.dumps({k: manifest[k] for k in ("positions", "tried", "mean_abs_cp")}))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

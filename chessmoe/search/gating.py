@@ -138,26 +138,3 @@ def purity_table(batches: pd.DataFrame) -> pd.DataFrame:
     frame["mini-batches"] = frame["mini-batches"].astype(int)
     frame.index.name = "batch size"
     return frame
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m chessmoe.search.gating --bundle DIR --out DIR``: record gated searches."""
-    import argparse
-
-    import torch
-
-    parser = argparse.ArgumentParser(prog="python -m chessmoe.search.gating", description=__doc__)
-    parser.add_argument("--bundle", type=Path, required=True)
-    parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--nodes", type=int, default=GatingConfig.nodes)
-    parser.add_argument("--positions", type=int, default=GatingConfig.positions)
-    args = parser.parse_args(argv)
-    torch.set_num_threads(1)
-    manifest = record(args.bundle, args.out,
-                      config=GatingConfig(nodes=args.nodes, positions=args.positions))
-    print(f"{manifest['batches']} mini-batches recorded in {args.out}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
