@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import zlib
-from pathlib import Path
 
 import chess
 import numpy as np
@@ -23,26 +21,8 @@ from chessmoe.search.mcts import (
     exploration,
     puct_scores,
 )
-
-GOLDEN = Path(__file__).parent / "golden" / "mcts_visits.json"
-
-
-class HashEvaluator:
-    """Deterministic, position-dependent values and priors (no network, no global state)."""
-
-    def __init__(self, seed: int = 0) -> None:
-        self.seed = seed
-        self.calls: list[int] = []
-
-    def evaluate(self, batch: LeafBatch) -> Evaluation:
-        self.calls.append(len(batch))
-        values, priors = [], []
-        for board, moves in zip(batch.boards, batch.moves, strict=True):
-            rng = np.random.default_rng(zlib.crc32(board.fen().encode()) ^ self.seed)
-            values.append(rng.uniform(-0.6, 0.6))
-            p = rng.gamma(0.5, size=len(moves)) + 1e-3
-            priors.append((p / p.sum()).astype(np.float32))
-        return Evaluation(np.array(values, dtype=np.float32), priors)
+from tests.golden.regenerate import GOLDEN, HashEvaluator
+from tests.golden.regenerate import run as golden_run
 
 
 def test_exploration_constant_closed_form() -> None:
@@ -73,16 +53,13 @@ def _visits(result_children: list[RootChild]) -> dict[str, int]:
 
 
 def test_seeded_search_is_deterministic_and_matches_the_golden_tree() -> None:
-    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
-    runs = []
-    for _ in range(2):
-        result = MCTS(HashEvaluator(seed=7), SearchConfig(batch_size=8)).search(
-            board, Limits(nodes=400))
-        runs.append({"move": result.move.uci(), "visits": _visits(result.children),
-                     "simulations": result.simulations, "tree_nodes": result.tree_nodes})
-    assert runs[0] == runs[1]
+    """The golden file carries its input (position, seed, config); `python -m
+    tests.golden.regenerate` rewrites it -- only when the search is meant to change."""
     golden = json.loads(GOLDEN.read_text())
-    assert runs[0] == golden, "the search changed: regenerate the golden file only on purpose"
+    first, second = golden_run(golden["input"]), golden_run(golden["input"])
+    assert first == second
+    assert first == golden["output"], "the search changed: regenerate the golden file only " \
+        "on purpose"
 
 
 def test_mate_in_one_with_a_uniform_evaluator() -> None:
