@@ -176,3 +176,25 @@ def test_mixture_from_a_trained_bundle(tmp_path: Path) -> None:
     result = MCTS(mixture, SearchConfig(batch_size=4)).search(chess.Board(), Limits(nodes=30))
     assert result.move in chess.Board().legal_moves
     assert mixture.usage()["batches"] >= 8
+
+
+def test_split_routing_gives_each_row_its_own_experts_priors() -> None:
+    """Each leaf gets the priors (right length) and value of its own phase's expert, as if
+    that expert had evaluated it alone."""
+    from .helpers import HashNet
+
+    nets = [HashNet(11), HashNet(12), HashNet(13)]
+    mixture = MixtureEvaluator(nets, phase_definition("lichess"),  # type: ignore[arg-type]
+                               routing="split")
+    boards = [OPENING, ENDGAME, MIDDLEGAME, OPENING, ENDGAME]
+    batch = leaf_batch(boards)
+    phases = mixture.phases(batch)
+    assert sorted(set(phases.tolist())) == [0, 1, 2]
+    result = mixture.evaluate(batch)
+    for row, board in enumerate(boards):
+        alone = NetworkEvaluator(backend=nets[int(phases[row])]).evaluate(  # type: ignore[arg-type]
+            leaf_batch([board]))
+        assert len(result.priors[row]) == len(batch.moves[row]) == board.legal_moves.count()
+        np.testing.assert_allclose(result.priors[row], alone.priors[0], rtol=1e-6)
+        assert result.values[row] == pytest.approx(float(alone.values[0]))
+    assert mixture.log[-1].model == "phase0+phase1+phase2"

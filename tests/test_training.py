@@ -296,3 +296,82 @@ def test_bundles_under_another_definition_use_its_test_sets(dataset: Path,
     assert {"test/moves 0-20", "test/moves 21+", "test/no-phases", "val"} <= sets
     evaluation = json.loads((tmp_path / "separated-movecount2" / "evaluation.json").read_text())
     assert set(evaluation["results"]["mixture"]) == {"moves 0-20", "moves 21+", "no-phases"}
+
+
+def test_a_spike_puts_back_the_best_weights(dataset: Path, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a validation spike the model holds the best checkpoint's weights (not merely
+    'a reload happened')."""
+    real_eval, real_recover = training.evaluate, Trainer._recover
+    calls = {"n": 0}
+    seen: list[tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]] = []
+
+    def spiky(model, store, index, config, device, weights=None):  # type: ignore[no-untyped-def]
+        metrics = real_eval(model, store, index, config, device, weights)
+        calls["n"] += 1
+        if calls["n"] == 6:  # round 2's validation
+            metrics = {**metrics, "loss": metrics["loss"] * 10}
+        return metrics
+
+    def recover(self, model, optimizer, device):  # type: ignore[no-untyped-def]
+        before = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        real_recover(self, model, optimizer, device)
+        seen.append((before, {k: v.detach().clone() for k, v in model.state_dict().items()}))
+
+    monkeypatch.setattr(training, "evaluate", spiky)
+    monkeypatch.setattr(Trainer, "_recover", recover)
+    run = tmp_path / "run"
+    best_at_10: dict[str, torch.Tensor] = {}
+
+    def remember(row: dict) -> None:  # type: ignore[type-arg]
+        if row["iteration"] == 10:
+            best_at_10.update(load_checkpoint(run / "model.pt").state_dict())
+
+    Trainer(run, SMOKE, DataSpec(str(dataset)), progress=False, on_evaluation=remember).run()
+    (before, after), = seen
+    weights = [k for k in after if after[k].is_floating_point()]
+    assert all(torch.equal(after[k], best_at_10[k]) for k in weights)
+    assert not all(torch.equal(before[k], after[k]) for k in weights)
+
+
+def test_the_checkpoint_kept_is_the_best_not_the_last(dataset: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    real = training.evaluate
+    calls = {"n": 0}
+    scale = {1: 1.0, 6: 0.5, 11: 0.6}  # validation down, then up (no spike: 0.6 / 0.5 < 1.5)
+
+    def shaped(model, store, index, config, device, weights=None):  # type: ignore[no-untyped-def]
+        metrics = real(model, store, index, config, device, weights)
+        calls["n"] += 1
+        if calls["n"] in scale:
+            metrics = {**metrics, "loss": 3.0 * scale[calls["n"]]}
+        return metrics
+
+    monkeypatch.setattr(training, "evaluate", shaped)
+    summary = Trainer(tmp_path / "run", SMOKE, DataSpec(str(dataset)), progress=False).run()
+    assert summary["best_iteration"] == 20 and summary["best_val_loss"] == pytest.approx(1.5)
+    assert json.loads((tmp_path / "run" / "model.pt.json").read_text())["iteration"] == 20
+    assert summary["spikes"] == 0
+
+
+def test_nan_in_the_parameters_is_recovered(dataset: Path, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step that leaves NaN in the weights (not only in one loss) is caught at the next
+    loss and the best weights come back; the kept model is finite."""
+    real_step = torch.optim.SGD.step
+    steps = {"n": 0}
+
+    def poisoning_step(self, closure=None):  # type: ignore[no-untyped-def]
+        out = real_step(self, closure)
+        steps["n"] += 1
+        if steps["n"] == 14:
+            with torch.no_grad():
+                self.param_groups[0]["params"][0].fill_(float("nan"))
+        return out
+
+    monkeypatch.setattr(torch.optim.SGD, "step", poisoning_step)
+    summary = Trainer(tmp_path / "run", SMOKE, DataSpec(str(dataset)), progress=False).run()
+    events = [e["event"] for e in _rows(tmp_path / "run", "event")]
+    assert "nan-loss" in events and summary["recoveries"]
+    model = load_checkpoint(tmp_path / "run" / "model.pt")
+    assert all(torch.isfinite(p).all() for p in model.parameters())
