@@ -78,8 +78,6 @@ def test_bad_input_never_stops_the_engine() -> None:
         "setoption name Batch_Size value 0": "must lie in 1..512",
         "setoption name Routing value random": "must be one of",
         "setoption name Colour value blue": "unknown option",
-        "go nodes": "needs a value",
-        "go movetime soon": "needs an integer",
     }
     for command, message in cases.items():
         lines = d.say(command)
@@ -108,7 +106,7 @@ def test_go_variants_and_stop() -> None:
 def test_game_over_position_is_reported() -> None:
     d = Dialogue()
     lines = d.say("position fen 7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", "go nodes 10")
-    assert "game is over" in lines[-1]
+    assert "game is over" in lines[-2] and lines[-1] == "bestmove (none)"
 
 
 def _engine_command(*extra: str) -> list[str]:

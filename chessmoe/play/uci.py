@@ -21,7 +21,13 @@ import chess
 import chessmoe
 from chessmoe.play.engine import Player, value_to_cp
 from chessmoe.search.evaluators import EvaluatorSpec
-from chessmoe.search.mcts import Evaluator, Limits, SearchConfig, SearchResult
+from chessmoe.search.mcts import (
+    Evaluator,
+    Limits,
+    SearchConfig,
+    SearchResult,
+    UniformEvaluator,
+)
 
 __all__ = ["EngineOptions", "UciEngine", "UciError", "run_uci", "wait_for"]
 
@@ -62,6 +68,8 @@ def build_from_options(options: EngineOptions) -> tuple[Evaluator, str]:
 
 _SPIN = {"Batch_Size": (1, 512), "Nodes": (0, 100_000_000), "Simulations": (0, 200_000_000),
          "Fixed_Movetime": (0, 86_400_000), "Single_Expert": (-1, 15), "Threads": (1, 256)}
+_GO_KEYS = frozenset({"wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate",
+                      "movetime", "infinite", "ponder", "searchmoves"})
 _COMBO = {"Routing": ("majority", "split", "soft"), "Backend": ("torch", "onnx", "cuda")}
 
 
@@ -84,6 +92,7 @@ class UciEngine:
         self._described = ""
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self._infinite = False  # "go infinite": bestmove only after stop (UCI)
         self._lock = threading.Lock()
 
     # -- output --
@@ -93,14 +102,18 @@ class UciEngine:
             self.out.flush()
 
     def info(self, text: str) -> None:
-        self.send(f"info string {text}")
+        """One ``info string`` line per line of ``text`` (a GUI reads line by line)."""
+        for line in str(text).splitlines() or [""]:
+            self.send(f"info string {line}")
 
     # -- the loop --
     def run(self, stream: IO[str]) -> None:
+        """Read commands until ``quit`` or the end of input; either stops a running search
+        (its ``bestmove`` is still sent) before returning."""
         for raw in stream:
             if not self.handle(raw):
                 break
-        self._wait()
+        self._stop_search()
 
     def handle(self, raw: str) -> bool:
         """Handle one command line; ``False`` after ``quit``."""
@@ -142,7 +155,10 @@ class UciEngine:
         self.send("uciok")
 
     def _cmd_isready(self, _: str) -> None:
-        self._ensure_player()
+        try:
+            self._ensure_player()
+        except Exception as error:  # readyok whatever happens; go falls back and says so
+            self.info(f"error: cannot build the evaluator: {error}")
         self.send("readyok")
 
     def _cmd_debug(self, _: str) -> None:
@@ -188,7 +204,7 @@ class UciEngine:
             torch.set_num_threads(parsed)
 
     def _cmd_ucinewgame(self, _: str) -> None:
-        self._wait()
+        self._stop_search()
         self.board = chess.Board()
         if self.player is not None:
             self.player.new_game()
@@ -223,29 +239,59 @@ class UciEngine:
                 if move not in board.legal_moves:
                     raise UciError(f"illegal move {uci} in {board.fen()}; position unchanged")
                 board.push(move)
-        self._wait()
+        self._stop_search()
         self.board = board
 
     def _cmd_go(self, rest: str) -> None:
-        self._wait()
-        limits = self._limits(rest.split())
-        player = self._ensure_player()
-        if not any(self.board.legal_moves):
-            raise UciError("the game is over in this position")
-        self._stop.clear()
+        """Start a search; every ``go`` ends in exactly one ``bestmove`` -- ``(none)`` where
+        the position has no move, a fallback move (with an ``info string``) where the
+        parameters or the evaluator are bad."""
+        self._stop_search()
         board = self.board.copy()
-        self._thread = threading.Thread(target=self._search, args=(player, board, limits),
-                                        daemon=True)
+        if not any(board.legal_moves):
+            self.info("no legal move: the game is over in this position")
+            self.send("bestmove (none)")
+            return
+        try:
+            limits, allowed, infinite = self._limits(rest.split())
+        except UciError as error:
+            self.info(f"error: {error}; searching with the engine's own limits")
+            limits, allowed, infinite = self._default_limits(), None, False
+        try:
+            player = self._ensure_player()
+        except Exception as error:
+            self.info(f"error: cannot build the evaluator ({error}); playing with the "
+                      "uniform evaluator")
+            player = Player(UniformEvaluator(),
+                            SearchConfig(batch_size=self.options.Batch_Size))
+        self._stop.clear()
+        self._infinite = infinite
+        self._thread = threading.Thread(target=self._search,
+                                        args=(player, board, limits, allowed), daemon=True)
         self._thread.start()
 
     def _cmd_stop(self, _: str) -> None:
+        self._stop_search()
+
+    def _stop_search(self) -> None:
+        """Stop a running search promptly and wait for its ``bestmove``."""
+        self._infinite = False
         self._stop.set()
         self._wait()
 
     # -- helpers --
-    def _limits(self, tokens: list[str]) -> Limits:
+    def _default_limits(self) -> Limits:
+        options = self.options
+        return Limits(nodes=options.Nodes or None, simulations=options.Simulations or None,
+                      movetime_ms=float(options.Fixed_Movetime) if options.Fixed_Movetime
+                      else None)
+
+    def _limits(self, tokens: list[str]
+                ) -> tuple[Limits, list[chess.Move] | None, bool]:
+        """The search limits of ``go``, the ``searchmoves`` (if any) and ``infinite``."""
         args: dict[str, int] = {}
         flags = set()
+        allowed: list[chess.Move] | None = None
         i = 0
         while i < len(tokens):
             key = tokens[i]
@@ -253,17 +299,32 @@ class UciEngine:
                 flags.add(key)
                 i += 1
                 continue
-            if key in ("searchmoves",):
-                raise UciError("searchmoves is not supported")
+            if key == "searchmoves":
+                allowed, i = [], i + 1
+                while i < len(tokens) and tokens[i] not in _GO_KEYS:
+                    try:
+                        move = chess.Move.from_uci(tokens[i])
+                    except ValueError:
+                        raise UciError(f"searchmoves: malformed move {tokens[i]!r}") from None
+                    if move not in self.board.legal_moves:
+                        raise UciError(f"searchmoves: {tokens[i]} is not legal here")
+                    allowed.append(move)
+                    i += 1
+                continue
+            if key not in _GO_KEYS:
+                raise UciError(f"go: unknown parameter {key!r}")
             if i + 1 >= len(tokens):
                 raise UciError(f"go {key} needs a value")
             try:
-                args[key] = int(tokens[i + 1])
+                value = int(tokens[i + 1])
             except ValueError:
                 raise UciError(f"go {key} needs an integer, got {tokens[i + 1]!r}") from None
+            if value < 0 and key not in ("wtime", "btime"):
+                raise UciError(f"go {key} must not be negative, got {value}")
+            args[key] = value
             i += 2
         if "infinite" in flags:
-            return Limits()
+            return Limits(), allowed, True
         options = self.options
         nodes = args.get("nodes")
         movetime = args.get("movetime")
@@ -274,11 +335,14 @@ class UciEngine:
             budget = side_time / max(moves_left, 1) + 0.75 * increment
             movetime = int(max(10, min(budget, side_time / 2 - 50)))
         if nodes is None and movetime is None:
-            nodes = options.Nodes or None
-            movetime = options.Fixed_Movetime or None
+            return self._default_limits(), allowed, False
+        if nodes == 0:
+            nodes = 1  # the least search there is: answer at once
+        if movetime == 0:
+            movetime = 1  # "go movetime 0": answer at once, never search forever
         simulations = options.Simulations or None
-        return Limits(nodes=nodes, simulations=simulations,
-                      movetime_ms=float(movetime) if movetime else None)
+        return (Limits(nodes=nodes, simulations=simulations,
+                       movetime_ms=float(movetime) if movetime else None), allowed, False)
 
     def _ensure_player(self) -> Player:
         if self.player is None:
@@ -289,16 +353,23 @@ class UciEngine:
                 self._described = description
         return self.player
 
-    def _search(self, player: Player, board: chess.Board, limits: Limits) -> None:
+    def _search(self, player: Player, board: chess.Board, limits: Limits,
+                allowed: list[chess.Move] | None = None) -> None:
         try:
             result = player.play(board, limits, stop=self._stop,
                                  on_progress=lambda r: self.send(self._info_line(r)))
+            while self._infinite and not self._stop.is_set():  # wait for stop (UCI)
+                self._stop.wait(0.05)
             self.send(self._info_line(result))
-            self.send(f"bestmove {result.move.uci() if result.move else '0000'}")
+            move = result.move
+            if allowed:
+                by_visits = {c.move: c.visits for c in result.children}
+                move = max(allowed, key=lambda m: by_visits.get(m, -1))
+            self.send(f"bestmove {move.uci() if move else '(none)'}")
         except Exception as error:  # report, then still answer
             self.info(f"error: search failed: {type(error).__name__}: {error}")
-            fallback = next(iter(board.legal_moves), None)
-            self.send(f"bestmove {fallback.uci() if fallback else '0000'}")
+            choices = allowed or list(board.legal_moves)
+            self.send(f"bestmove {choices[0].uci() if choices else '(none)'}")
 
     @staticmethod
     def _info_line(result: SearchResult) -> str:
