@@ -94,6 +94,22 @@ def test_runner_names_the_make_target_of_missing_results(tmp_path: Path) -> None
         make_figures.check_inputs(artefacts.NOTEBOOK_JOBS, tmp_path)
 
 
+def test_a_truncated_results_json_is_named_in_one_line(tmp_path: Path) -> None:
+    """make figures on a cut-off summary.json says which file and what to do, before any
+    notebook runs (not a papermill traceback)."""
+    committed = NOTEBOOKS.parent / "results"
+    shutil.copytree(committed, tmp_path / "results",
+                    ignore=shutil.ignore_patterns("*.pt", "*.onnx", "games-*.jsonl",
+                                                  "*.parquet", "*.npy", "*.pgn"))
+    summary = tmp_path / "results" / "tournaments" / "small" / "summary.json"
+    summary.write_text(summary.read_text()[:500])
+    with pytest.raises(make_figures.MissingResults) as info:
+        make_figures.check_inputs(artefacts.NOTEBOOK_JOBS, tmp_path / "results")
+    message = str(info.value)
+    assert str(summary) in message and "truncated or invalid JSON" in message
+    assert "make tournament PROFILE=small" in message and "\n" not in message
+
+
 @pytest.fixture(scope="module")
 def tiny_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A results tree like the committed one, from a few random games per source."""

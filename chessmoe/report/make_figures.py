@@ -30,6 +30,16 @@ def check_inputs(jobs: Sequence[NotebookJob], results: Path) -> None:
     if missing:
         lines = [f"  {results / need}  <- run: {target}" for need, target in missing]
         raise MissingResults("results needed by the figures are missing:\n" + "\n".join(lines))
+    for job in jobs:
+        for need, target in job.needs:
+            path = results / need
+            if path.suffix != ".json":
+                continue
+            try:
+                json.loads(path.read_text(encoding="utf-8"))
+            except (json.JSONDecodeError, UnicodeDecodeError) as error:
+                raise MissingResults(f"{path}: truncated or invalid JSON ({error}); restore it "
+                                     f"from git or rerun: {target}") from None
 
 
 def _sync(staging: Path, figures: Path, produced: set[str]) -> None:
