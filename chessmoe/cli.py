@@ -125,7 +125,16 @@ def _engine_options(args: argparse.Namespace) -> Any:
 def _uci(args: argparse.Namespace) -> int:
     from chessmoe.play.uci import run_uci
 
-    return run_uci(_engine_options(args))
+    return run_uci(_engine_options(args), engine=args.player)
+
+
+def _related_train(args: argparse.Namespace) -> int:
+    from chessmoe.play.players import train
+
+    out = args.out or Path("results") / "related" / args.engine
+    path = train(args.engine, out, profile=args.profile, data_dir=args.data_dir)
+    print(f"{args.engine}: trained into {path}")
+    return 0
 
 
 def _analyse(args: argparse.Namespace) -> int:
@@ -438,7 +447,24 @@ def build_parser() -> argparse.ArgumentParser:
         description="A UCI engine: MCTS with a mixture of experts (or one network, or a "
                     "uniform evaluator). UCI options can change everything later.")
     _add_engine_arguments(uci)
+    uci.add_argument("--player", default="moe",
+                     choices=("moe", "deepchess", "ntuple", "mais"),
+                     help="which engine answers: the paper's MoE MCTS (default) or a related "
+                          "document's engine (--experts then names its trained weights)")
     uci.set_defaults(handler=_uci)
+
+    related = commands.add_parser(
+        "related", help="the related documents' engines (DeepChess, n-tuple, MAIS)",
+        description="Train the engines of the related documents at a profile's scale.")
+    related_commands = related.add_subparsers(dest="related_command", required=True)
+    related_train = related_commands.add_parser(
+        "train", help="train one related engine into results/related/ENGINE")
+    related_train.add_argument("engine", choices=("deepchess", "ntuple", "mais"))
+    related_train.add_argument("--profile", default="small", choices=("smoke", "small"))
+    related_train.add_argument("--out", type=Path, default=None,
+                               help="run directory (default: results/related/ENGINE)")
+    related_train.add_argument("--data-dir", type=Path, default=None)
+    related_train.set_defaults(handler=_related_train)
 
     analyse = commands.add_parser(
         "analyse", help="search one position and print the search summary",

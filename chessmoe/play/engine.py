@@ -15,6 +15,7 @@ import math
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import chess
 
@@ -26,7 +27,7 @@ from chessmoe.search.mcts import (
     SearchResult,
 )
 
-__all__ = ["Player", "cp_to_value", "value_to_cp"]
+__all__ = ["Player", "Searcher", "cp_to_value", "value_to_cp"]
 
 _CP_SCALE = 111.714640912
 _CP_SHAPE = 1.5620688421
@@ -44,6 +45,18 @@ def cp_to_value(cp: float) -> float:
 
 
 # --- player -------------------------------------------------------------------------------
+
+
+class Searcher(Protocol):
+    """What the UCI front end and matches ask of any engine: a move for a position within
+    limits, stoppable, reporting progress; state (a tree, a cache) may live across the moves
+    of one game until :meth:`new_game`. :class:`Player` (the paper's MCTS) is one; the
+    related documents' engines (:mod:`chessmoe.play.players`) are the others."""
+
+    def play(self, board: chess.Board, limits: Limits, stop: threading.Event | None = None,
+             on_progress: Callable[[SearchResult], None] | None = None) -> SearchResult: ...
+
+    def new_game(self) -> None: ...
 
 
 @dataclass

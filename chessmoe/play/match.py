@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import chess
 import chess.engine
@@ -48,8 +48,10 @@ __all__ = [
     "GameSteps",
     "MctsPlayer",
     "MoveOutcome",
+    "PlayerKind",
     "PlayerSpec",
     "Request",
+    "SearcherPlayer",
     "SprtRule",
     "UciPlayer",
     "load_records",
@@ -115,6 +117,9 @@ class EngineTimeout(EngineCrash):
     """An external engine did not answer in time (a time forfeit)."""
 
 
+PlayerKind = Literal["mcts", "uci", "deepchess", "ntuple", "mais"]
+
+
 @dataclass(frozen=True)
 class PlayerSpec:
     """A declarative, picklable description of a player (so processes can build it).
@@ -123,10 +128,13 @@ class PlayerSpec:
     single network), or ``uniform``; ``routing``, ``gate``, ``single_expert``,
     ``baseline``; search limits ``nodes``/``movetime_ms`` and ``batch_size``.
     ``kind="uci"``: ``command`` (argv), ``options`` (UCI options) and the same limits.
+    ``kind`` one of the related documents' engines (``deepchess``, ``ntuple``, ``mais``;
+    :mod:`chessmoe.play.players`): ``experts`` names its trained weights (default: the
+    committed ones) and the same limits apply.
     """
 
     name: str
-    kind: str = "mcts"
+    kind: PlayerKind = "mcts"
     experts: str | None = None
     baseline: str | None = None
     routing: str = "majority"
@@ -155,7 +163,12 @@ class PlayerSpec:
             return MctsPlayer(self)
         if self.kind == "uci":
             return UciPlayer(self)
-        raise ValueError(f"unknown player kind {self.kind!r} (mcts or uci)")
+        from chessmoe.play.players import RELATED_KINDS
+
+        if self.kind in RELATED_KINDS:
+            return SearcherPlayer(self)
+        raise ValueError(f"unknown player kind {self.kind!r} "
+                         f"(mcts, uci, {', '.join(RELATED_KINDS)})")
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -199,6 +212,30 @@ class MctsPlayer:
 
     def move(self, board: chess.Board) -> MoveOutcome:
         return drive(self.move_steps(board), self.evaluator.evaluate)
+
+    def close(self) -> None:
+        pass
+
+
+class SearcherPlayer:
+    """A related document's engine in-process (any :class:`~chessmoe.play.engine.Searcher`)."""
+
+    def __init__(self, spec: PlayerSpec) -> None:
+        from chessmoe.play.players import build_searcher
+        from chessmoe.search.mcts import Limits
+
+        self.spec = spec
+        self.name = spec.name
+        self.searcher = build_searcher(spec.kind, spec.experts, threads=spec.threads)
+        self.limits = Limits(nodes=spec.nodes, movetime_ms=spec.movetime_ms)
+
+    def new_game(self) -> None:
+        self.searcher.new_game()
+
+    def move(self, board: chess.Board) -> MoveOutcome:
+        result = self.searcher.play(board, self.limits)
+        return MoveOutcome(result.move, value_to_cp(result.value),
+                           {"nodes": result.nodes, "seconds": round(result.seconds, 4)})
 
     def close(self) -> None:
         pass

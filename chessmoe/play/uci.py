@@ -19,7 +19,7 @@ from typing import IO, Any
 import chess
 
 import chessmoe
-from chessmoe.play.engine import Player, value_to_cp
+from chessmoe.play.engine import Player, Searcher, value_to_cp
 from chessmoe.search.evaluators import EvaluatorSpec
 from chessmoe.search.mcts import (
     Evaluator,
@@ -82,13 +82,14 @@ class UciEngine:
 
     def __init__(self, options: EngineOptions | None = None, *,
                  out: IO[str] | None = None,
-                 make_evaluator: Callable[[EngineOptions], tuple[Evaluator, str]] | None = None
-                 ) -> None:
+                 make_evaluator: Callable[[EngineOptions], tuple[Evaluator, str]] | None = None,
+                 engine: str = "moe") -> None:
         self.options = options or EngineOptions()
+        self.engine = engine  # "moe" (the paper's engine) or a related kind (play.players)
         self.out = out or sys.stdout
         self._make_evaluator = make_evaluator or build_from_options
         self.board = chess.Board()
-        self.player: Player | None = None
+        self.player: Searcher | None = None
         self._described = ""
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -344,7 +345,12 @@ class UciEngine:
         return (Limits(nodes=nodes, simulations=simulations,
                        movetime_ms=float(movetime) if movetime else None), allowed, False)
 
-    def _ensure_player(self) -> Player:
+    def _ensure_player(self) -> Searcher:
+        if self.player is None and self.engine != "moe":
+            from chessmoe.play.players import build_searcher
+
+            self.player = build_searcher(self.engine, self.options.Model_Directory or None,
+                                         threads=self.options.Threads)
         if self.player is None:
             evaluator, description = self._make_evaluator(self.options)
             self.player = Player(evaluator, SearchConfig(batch_size=self.options.Batch_Size))
@@ -353,7 +359,7 @@ class UciEngine:
                 self._described = description
         return self.player
 
-    def _search(self, player: Player, board: chess.Board, limits: Limits,
+    def _search(self, player: Searcher, board: chess.Board, limits: Limits,
                 allowed: list[chess.Move] | None = None) -> None:
         try:
             result = player.play(board, limits, stop=self._stop,
@@ -386,10 +392,15 @@ class UciEngine:
         self._thread = None
 
 
-def run_uci(options: EngineOptions | None = None, stream: IO[str] | None = None) -> int:
-    """Run the UCI loop on stdin/stdout."""
-    engine = UciEngine(options)
-    engine.run(stream or sys.stdin)
+def run_uci(options: EngineOptions | None = None, stream: IO[str] | None = None, *,
+            engine: str = "moe") -> int:
+    """Run the UCI loop on stdin/stdout with ``engine`` (``moe`` or a related kind)."""
+    if engine != "moe":
+        from chessmoe.play.players import _module
+
+        _module(engine)  # an unknown or absent engine is a one-line error before the loop
+    uci_engine = UciEngine(options, engine=engine)
+    uci_engine.run(stream or sys.stdin)
     return 0
 
 
