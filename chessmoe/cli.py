@@ -128,6 +128,24 @@ def _uci(args: argparse.Namespace) -> int:
     return run_uci(_engine_options(args), engine=args.player)
 
 
+def _ratings(args: argparse.Namespace) -> int:
+    from chessmoe.games.pgn import SkipCounter
+    from chessmoe.report.ratings import format_table, parse_anchor, rating_table, read_results
+
+    anchor, anchor_elo = parse_anchor(args.anchor) if args.anchor else (None, 0.0)
+    skips = SkipCounter()
+    matches = read_results(args.pgn, skips)
+    if not matches:
+        print(f"chessmoe ratings: no rated game in {len(args.pgn)} file(s) "
+              f"({skips.summary()})", file=sys.stderr)
+        return 2
+    print(format_table(rating_table(matches, anchor=anchor, anchor_elo=anchor_elo,
+                                    level=args.level)))
+    if skips.skipped:
+        print(f"games not rated: {skips.summary()}")
+    return 0
+
+
 def _related_train(args: argparse.Namespace) -> int:
     from chessmoe.play.players import train
 
@@ -452,6 +470,19 @@ def build_parser() -> argparse.ArgumentParser:
                      help="which engine answers: the paper's MoE MCTS (default) or a related "
                           "document's engine (--experts then names its trained weights)")
     uci.set_defaults(handler=_uci)
+
+    ratings = commands.add_parser(
+        "ratings", help="a maximum-likelihood rating list from PGN files",
+        description="Rate every player of the PGN files (any tournament manager's output) "
+                    "by maximum likelihood on the standard Elo scale (draws half a win); one "
+                    "row per player: rank, name, rating, error (interval half-width), points, "
+                    "games. Two players' difference equals their match's cutechess Elo.")
+    ratings.add_argument("pgn", nargs="+", type=Path, metavar="FILE.pgn")
+    ratings.add_argument("--anchor", default=None, metavar="NAME=ELO",
+                         help="fix this player's rating (default: the players' mean is 0)")
+    ratings.add_argument("--level", type=float, default=0.95,
+                         help="confidence level of the intervals (default 0.95)")
+    ratings.set_defaults(handler=_ratings)
 
     related = commands.add_parser(
         "related", help="the related documents' engines (DeepChess, n-tuple, MAIS)",

@@ -1,0 +1,142 @@
+"""The rating list from PGN files: maximum likelihood, anchors, counted skips, the CLI."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from chessmoe.cli import main
+from chessmoe.elo import trinomial
+from chessmoe.games.pgn import SkipCounter
+from chessmoe.report.ratings import (
+    MatchCount,
+    parse_anchor,
+    rating_table,
+    read_results,
+)
+
+
+def _game(white: str, black: str, result: str) -> str:
+    moves = {"1-0": "1. f3 e5 2. g4 Qh4# 1-0", "0-1": "1. f3 e5 2. g4 Qh4# 0-1",
+             "1/2-1/2": "1. e4 e5 1/2-1/2", "*": "1. e4 *"}[result]
+    if result == "1-0":  # a real white win: the fool's mate the other way round
+        moves = "1. e4 f6 2. d4 g5 3. Qh5# 1-0"
+    return (f'[Event "t"]\n[White "{white}"]\n[Black "{black}"]\n[Result "{result}"]\n\n'
+            f"{moves}\n\n")
+
+
+def _match(center: str, other: str, wins: int, draws: int, losses: int) -> str:
+    """``other``'s games against ``center`` (W/D/L from ``other``'s side), colours alternating."""
+    text = []
+    outcomes = ["w"] * wins + ["d"] * draws + ["l"] * losses
+    for k, outcome in enumerate(outcomes):
+        other_white = k % 2 == 0
+        white, black = (other, center) if other_white else (center, other)
+        if outcome == "d":
+            result = "1/2-1/2"
+        else:
+            white_won = (outcome == "w") == other_white
+            result = "1-0" if white_won else "0-1"
+        text.append(_game(white, black, result))
+    return "".join(text)
+
+
+STAR = {"X": (7, 5, 3), "Y": (2, 6, 8), "Z": (4, 4, 4)}
+
+
+@pytest.fixture
+def star_pgn(tmp_path: Path) -> Path:
+    path = tmp_path / "star.pgn"
+    path.write_text("".join(_match("C", name, *wdl) for name, wdl in STAR.items())
+                    + _game("C", "X", "*"))
+    return path
+
+
+def test_star_tournament_gives_each_match_its_cutechess_elo(star_pgn: Path) -> None:
+    skips = SkipCounter()
+    matches = read_results([star_pgn], skips)
+    assert skips.skipped["unfinished"] == 1  # the '*' game: counted, not rated
+    rows = {r.name: r for r in rating_table(matches, anchor="C")}
+    for name, (w, d, lost) in STAR.items():
+        line = trinomial(w, lost, d)
+        assert rows[name].elo == pytest.approx(line.elo, abs=1e-6)
+        assert rows[name].games == w + d + lost
+        assert rows[name].points == w + d / 2
+    assert rows["C"].elo == 0 and rows["C"].games == 43
+    assert [r.rank for r in rows.values()] == sorted(r.rank for r in rows.values())
+
+
+def test_cli_prints_one_row_per_player_with_the_anchor_value(star_pgn: Path,
+                                                            capsys: pytest.CaptureFixture[str]
+                                                            ) -> None:
+    assert main(["ratings", str(star_pgn), "--anchor", "C=1500"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    header, rows = out[0].split(), [line.split() for line in out[1:5]]
+    assert header[:4] == ["rank", "name", "rating", "error"]
+    by_name = {row[1]: row for row in rows}
+    assert set(by_name) == {"C", "X", "Y", "Z"}
+    expected = 1500 + trinomial(7, 3, 5).elo
+    assert int(by_name["X"][2]) == round(expected)
+    assert by_name["C"][2] == "1500" and by_name["C"][3] == "0"
+    assert [row[0] for row in rows] == ["1", "2", "3", "4"]
+    assert "unfinished 1" in out[-1]
+
+
+def test_a_hand_computed_maximum_likelihood_example() -> None:
+    """A beats B 3-1, B beats C 3-1, C beats A 3-1: by symmetry every rating is 0. With
+    A-B 3-1 and B-C 3-1 only (a chain), each step is 400 log10(3) = 190.85 Elo."""
+    cycle = rating_table([MatchCount("A", "B", 3, 0, 1), MatchCount("B", "C", 3, 0, 1),
+                          MatchCount("C", "A", 3, 0, 1)])
+    assert all(r.elo == pytest.approx(0.0, abs=1e-9) for r in cycle)
+    chain = {r.name: r.elo for r in rating_table(
+        [MatchCount("A", "B", 3, 0, 1), MatchCount("B", "C", 3, 0, 1)], anchor="B")}
+    step = 400 * math.log10(3)
+    assert chain["A"] == pytest.approx(step) and chain["C"] == pytest.approx(-step)
+
+
+def test_ml_ratings_make_expected_points_equal_actual_points() -> None:
+    """The likelihood's stationary condition, checked on an unbalanced real-valued case."""
+    games = [MatchCount("A", "B", 5, 3, 2), MatchCount("B", "C", 4, 4, 1),
+             MatchCount("A", "C", 2, 1, 0), MatchCount("C", "D", 1, 2, 6)]
+    rows = {r.name: r for r in rating_table(games)}
+    for name in rows:
+        expected = 0.0
+        for m in games:
+            if name not in (m.first, m.second):
+                continue
+            other = m.second if name == m.first else m.first
+            d = rows[name].elo - rows[other].elo
+            expected += (m.wins + m.draws + m.losses) / (1 + 10 ** (-d / 400))
+        assert expected == pytest.approx(rows[name].points, abs=1e-6)
+
+
+def test_a_perfect_score_cannot_be_placed_and_says_so() -> None:
+    rows = {r.name: r for r in rating_table([MatchCount("A", "B", 3, 1, 2),
+                                             MatchCount("S", "A", 4, 0, 0)], anchor="B")}
+    assert rows["S"].elo == math.inf and math.isinf(rows["S"].error)
+    assert rows["S"].rank == 1
+
+
+@pytest.mark.parametrize("bad", ["C=abc", "=12", "C=inf"])
+def test_a_bad_anchor_is_one_line_exit_2(star_pgn: Path, bad: str,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ratings", str(star_pgn), "--anchor", bad]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--anchor" in err
+
+
+def test_an_unknown_anchor_or_missing_file_is_one_line(star_pgn: Path, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    assert main(["ratings", str(star_pgn), "--anchor", "Nobody=0"]) == 2
+    assert "Nobody" in capsys.readouterr().err
+    assert main(["ratings", str(tmp_path / "none.pgn")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "none.pgn" in err
+
+
+def test_parse_anchor_without_a_value_rates_it_zero() -> None:
+    assert parse_anchor("stockfish-sl0") == ("stockfish-sl0", 0.0)
+    assert parse_anchor("sf=1320") == ("sf", 1320.0)
