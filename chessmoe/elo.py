@@ -123,7 +123,12 @@ def _fmt1(x: float) -> str:
 
 @dataclass(frozen=True)
 class EloEstimate:
-    """Elo difference with its error margin, LOS (%), draw ratio (fraction), score and games."""
+    """Elo difference with its error margin, LOS (%), draw ratio (fraction), score and games.
+
+    ``margin`` is cutechess's symmetric half-width; the interval it comes from is
+    ``[low, high]`` = the Elo of ``score -+ z stdev``, asymmetric (wider towards the far side of
+    0.5) and infinite where the score bound leaves (0, 1): draw that, not ``elo -+ margin``.
+    """
 
     elo: float
     margin: float
@@ -131,6 +136,8 @@ class EloEstimate:
     draw_ratio: float
     score: float
     games: int
+    low: float = math.nan
+    high: float = math.nan
 
     def line(self) -> str:
         """cutechess's printed result line, so outputs can be compared digit by digit."""
@@ -143,6 +150,13 @@ def _check_counts(counts: Sequence[int]) -> None:
     for c in counts:
         if isinstance(c, bool) or not isinstance(c, int | np.integer) or c < 0:
             raise ValueError(f"counts must be non-negative integers, got {list(counts)}")
+
+
+def _bound(score: float) -> float:
+    """Elo of a score bound, saturating to -+inf beyond (0, 1)."""
+    if math.isnan(score):
+        return math.nan
+    return elo_from_score(min(1.0, max(0.0, score)))
 
 
 def _margin(mu: float, stdev: float, z: float) -> float:
@@ -160,7 +174,8 @@ def trinomial(wins: int, losses: int, draws: int, *, z: float = Z_CUTECHESS) -> 
     stdev = _div(math.sqrt(var), math.sqrt(n))
     los = 100.0 * (0.5 + 0.5 * math.erf(_div(wins - losses, math.sqrt(2.0 * (wins + losses)))))
     return EloEstimate(elo=elo_from_score(mu), margin=_margin(mu, stdev, z), los=los,
-                       draw_ratio=_div(draws, n), score=mu, games=wins + losses + draws)
+                       draw_ratio=_div(draws, n), score=mu, games=wins + losses + draws,
+                       low=_bound(mu - z * stdev), high=_bound(mu + z * stdev))
 
 
 def _pair_moments(counts: Sequence[int]) -> tuple[int, float, float]:
@@ -184,7 +199,8 @@ def pentanomial(counts: Sequence[int], *, z: float = Z_CUTECHESS) -> EloEstimate
     # fastchess's pentanomial LOS: normal approximation of P(mu > 0.5), in percent.
     los = 100.0 * (1.0 - math.erf(-_div(mu - 0.5, math.sqrt(2.0) * stdev))) / 2.0
     return EloEstimate(elo=elo_from_score(mu), margin=_margin(mu, stdev, z), los=los,
-                       draw_ratio=_div(counts[2], pairs), score=mu, games=2 * pairs)
+                       draw_ratio=_div(counts[2], pairs), score=mu, games=2 * pairs,
+                       low=_bound(mu - z * stdev), high=_bound(mu + z * stdev))
 
 
 def _nelo(mu: float, sd: float, stdev_mean: float, z: float) -> tuple[float, float]:

@@ -384,3 +384,22 @@ def test_sprt_bounds_with_alpha_different_from_beta() -> None:
     swapped = sprt(elo0=0, elo1=10, alpha=0.2, beta=0.05, wins=10, losses=10, draws=10)
     assert (swapped.lower, swapped.upper) != (result.lower, result.upper)
     assert swapped.upper == pytest.approx(math.log(0.95 / 0.2))
+
+
+def test_the_interval_is_the_elo_of_the_score_bounds_and_asymmetric() -> None:
+    """60 % over 100 games: [low, high] = Elo(mu -+ z sd); the upper side is wider, and
+    margin is their half-width (cutechess's symmetric number)."""
+    est = trinomial(50, 30, 20)
+    mu, sd = 0.6, math.sqrt((0.5 * 0.4**2 + 0.3 * 0.6**2 + 0.2 * 0.1**2) / 100)
+    assert est.low == pytest.approx(_elo(mu - Z_CUTECHESS * sd), abs=1e-9)
+    assert est.high == pytest.approx(_elo(mu + Z_CUTECHESS * sd), abs=1e-9)
+    assert est.high - est.elo > est.elo - est.low
+    assert est.margin == pytest.approx((est.high - est.low) / 2, abs=1e-9)
+
+
+def test_an_interval_bound_beyond_a_perfect_score_is_infinite() -> None:
+    est = trinomial(3, 0, 1)  # 87.5 %: the upper score bound exceeds 1
+    assert est.high == math.inf and math.isfinite(est.low)
+    assert math.isnan(est.margin)
+    pairs = pentanomial([0, 0, 1, 1, 3])
+    assert pairs.high == math.inf and math.isfinite(pairs.low)

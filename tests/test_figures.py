@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -119,3 +120,36 @@ def test_table2_means_per_batch_and_pools_all_games(tmp_path: Path) -> None:
     assert staged["pooled Elo (95 %)"] == f"{pooled.elo:.1f} +/- {pooled.margin:.1f}"
     markdown = (tmp_path / "table2-elo-gains.md").read_text()  # score 5/12: -400 log10(1.4)
     assert "| Separated Learning | -58.45 | nan | -58.45 | 1 | 12 | 2/6/4 |" in markdown
+
+
+def test_strength_intervals_are_drawn_as_low_high_with_unbounded_sides_dashed() -> None:
+    """A 3-0-1 match has an infinite upper bound: its upper segment is dashed and the lower
+    one ends exactly at the trinomial low bound (asymmetric, not elo - margin)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from chessmoe import elo
+    from chessmoe.report.figures import strength
+
+    rows = pd.DataFrame([{"elo": elo.trinomial(3, 0, 1).elo, "games": 4,
+                          "low": elo.trinomial(3, 0, 1).low, "high": math.inf},
+                         {"elo": elo.trinomial(6, 2, 4).elo, "games": 12,
+                          "low": elo.trinomial(6, 2, 4).low,
+                          "high": elo.trinomial(6, 2, 4).high}])
+    fig, ax = plt.subplots()
+    strength.draw_intervals(ax, [1.0, 2.0], rows, "red", "x")
+    segments = [line for line in ax.get_lines() if len(line.get_xdata()) == 2
+                and line.get_xdata()[0] == line.get_xdata()[1]]
+    dashed = [line for line in segments if line.get_linestyle() == "--"]
+    assert len(dashed) == 1 and dashed[0].get_xdata()[0] == 1.0
+    assert dashed[0].get_ydata()[1] == pytest.approx(rows["elo"][0]
+                                                     + strength.UNBOUNDED_REACH)
+    second = [line for line in segments if line.get_xdata()[0] == 2.0]
+    ends = sorted(float(line.get_ydata()[1]) for line in second)
+    assert ends == pytest.approx([rows["low"][1], rows["high"][1]])
+    assert ends[1] - rows["elo"][1] > rows["elo"][1] - ends[0]  # asymmetric
+    texts = [t.get_text() for t in ax.texts]
+    assert "n=4" in texts and "n=12" in texts
+    plt.close(fig)

@@ -3,8 +3,11 @@
 Everything is read from a tournament's ``summary.json`` (see
 :mod:`chessmoe.play.tournament`): one entry per match with its labels (method, batch size,
 nodes or move time, ablated expert, phase definition) and its cutechess Elo estimate of the
-first engine against the regular network, with the 95 % margin. A panel whose matches were
-not played in the tournament says so instead of drawing nothing.
+first engine against the regular network. Intervals are drawn as they are, ``[low, high]``
+(the Elo of the score's 95 % bounds: asymmetric), not as ``elo +- margin``; a bound that is
+infinite (a score bound beyond 0 or 1, common in small matches) is drawn dashed up to the
+panel's edge with an arrow, and every point says how many games it rests on. A panel whose
+matches were not played in the tournament says so instead of drawing nothing.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from chessmoe.report.figures.style import (
 )
 
 __all__ = [
+    "draw_intervals",
     "fig05_separated_nodes",
     "fig06_ablation",
     "fig07_definitions",
@@ -56,14 +60,19 @@ def load_tournament(directory: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def matches_frame(summary: dict[str, Any]) -> pd.DataFrame:
-    """One row per match: labels, games, W/D/L, Elo and margin."""
+    """One row per match: labels, games, W/D/L, Elo, margin and the interval [low, high]
+    (recomputed from W/D/L as cutechess computes it)."""
     rows = []
     for match in summary["matches"]:
         labels = match["labels"]
+        estimate = (elo.trinomial(match["wins"], match["losses"], match["draws"])
+                    if match["games"] else None)
         rows.append({"name": match["name"], **labels, "games": match["games"],
                      "wins": match["wins"], "draws": match["draws"],
                      "losses": match["losses"], "elo": match["elo"],
-                     "margin": match["margin"], "los": match["los"]})
+                     "margin": match["margin"], "los": match["los"],
+                     "low": estimate.low if estimate else math.nan,
+                     "high": estimate.high if estimate else math.nan})
     frame = pd.DataFrame(rows)
     for column in ("nodes", "movetime", "batch_size", "phase"):
         if column not in frame:
@@ -83,6 +92,44 @@ def _not_played(ax: Axes, what: str, profile: str) -> None:
     ax.set_yticks([])
 
 
+UNBOUNDED_REACH = 400.0  # Elo drawn beyond a point for an infinite bound (dashed, with an arrow)
+
+
+def draw_intervals(ax: Axes, xs: list[float], rows: pd.DataFrame, color: str,
+                   label: str | None, *, bars: bool = False, width: float = 0.6) -> None:
+    """Points (or bars) at each row's Elo with its [low, high] interval; infinite bounds
+    dashed to +-:data:`UNBOUNDED_REACH` with an arrow; ``n=`` games beside each."""
+    for k, (x, (_, row)) in enumerate(zip(xs, rows.iterrows(), strict=True)):
+        y = float(row["elo"]) if _finite(row["elo"]) else math.nan
+        if bars:
+            ax.bar([x], [y if math.isfinite(y) else 0.0], width=width, color=color,
+                   edgecolor="black", label=label if k == 0 else None)
+        if not math.isfinite(y):  # a perfect or zero score: no finite estimate
+            mark = "^" if y == math.inf else "v"
+            ax.plot([x], [0.0], marker=mark, color=color, ms=7, ls="none",
+                    label=None if bars or k else label)
+            ax.annotate(f"{'+' if y > 0 else '-'}inf, n={int(row['games'])}", (x, 0.0),
+                        textcoords="offset points", xytext=(4, 4), fontsize=6, color=color)
+            continue
+        for bound, sign in ((row["low"], -1.0), (row["high"], 1.0)):
+            finite = _finite(bound)
+            end = float(bound) if finite else y + sign * UNBOUNDED_REACH
+            ax.plot([x, x], [y, end], color="black" if bars else color, lw=1.2,
+                    ls="-" if finite else "--")
+            ax.plot([x], [end], marker="_" if finite else ("^" if sign > 0 else "v"),
+                    color="black" if bars else color, ms=7 if finite else 5)
+        if not bars:
+            ax.plot([x], [y], marker="o", color=color, ms=4, ls="none",
+                    label=label if k == 0 else None)
+        ax.annotate(f"n={int(row['games'])}", (x, y), textcoords="offset points",
+                    xytext=(4, -9), fontsize=6, color="#444444")
+    if not bars and len(xs) > 1:
+        line = [(x, float(v)) for x, v in zip(xs, rows["elo"], strict=True) if _finite(v)]
+        if line:
+            ax.plot([p[0] for p in line], [p[1] for p in line], color=color, lw=1.0,
+                    alpha=0.6)
+
+
 def _elo_panel(ax: Axes, frame: pd.DataFrame, x: str, group: str, colors: dict[Any, str],
                label_fmt: str, profile: str, what: str) -> None:
     data = frame[frame[x].notna()] if len(frame) else frame
@@ -94,10 +141,7 @@ def _elo_panel(ax: Axes, frame: pd.DataFrame, x: str, group: str, colors: dict[A
     for value, rows in data.groupby(group):
         rows = rows.sort_values(x)
         xs = [float(v) * (2 ** offsets[value]) for v in rows[x]]
-        ys = [float(v) if _finite(v) else math.nan for v in rows["elo"]]
-        errors = [float(m) if _finite(m) else 0.0 for m in rows["margin"]]
-        ax.errorbar(xs, ys, yerr=errors, marker="o", capsize=3, lw=1.4, ms=4,
-                    color=colors.get(value, "black"), label=label_fmt.format(value))
+        draw_intervals(ax, xs, rows, colors.get(value, "black"), label_fmt.format(value))
     ax.axhline(0, color="black", lw=0.8)
     ax.set_xscale("log", base=2)
     ticks = sorted(float(v) for v in data[x].unique())
@@ -190,12 +234,11 @@ def fig07_definitions(summary: dict[str, Any], out_dir: str | os.PathLike[str]) 
     else:
         order = sorted(rows["definition"], key=lambda d: (d == "lichess", d))
         rows = rows.set_index("definition").loc[order]
-        xs = range(len(rows))
-        errors = [float(m) if _finite(m) else 0.0 for m in rows["margin"]]
-        colors = ["#999999" if d.startswith("movecount") else PHASE_COLORS[1]
-                  for d in rows.index]
-        ax.bar(xs, [float(e) if _finite(e) else 0.0 for e in rows["elo"]], yerr=errors,
-               capsize=4, color=colors, edgecolor="black")
+        xs = list(range(len(rows)))
+        for k, d in enumerate(rows.index):
+            draw_intervals(ax, [float(xs[k])], rows.iloc[[k]],
+                           "#999999" if d.startswith("movecount") else PHASE_COLORS[1], None,
+                           bars=True)
         labels = [f"{d[-1]} phases\n(move count)" if d.startswith("movecount")
                   else "3 phases\n(Lichess)" for d in rows.index]
         ax.set_xticks(list(xs), labels, fontsize=8)
@@ -205,6 +248,10 @@ def fig07_definitions(summary: dict[str, Any], out_dir: str | os.PathLike[str]) 
         ax.set_xlabel(f"batch {int(first['batch_size'])}, "
                       + (f"{int(first['nodes'])} nodes" if _finite(first["nodes"])
                          else f"{int(first['movetime'])} ms"))
+        ax.text(0.01, 0.02, "Each expert trains 2 epochs on its phase's share of the data: with "
+                "k phases each gets about 1/k of the\nregular network's iterations, so 'more "
+                "phases' and 'less training per expert' are confounded here.",
+                transform=ax.transAxes, fontsize=6.5, color="#444444", va="bottom")
     ax.set_title(f"Fig. 7 — Phase definitions: separated experts vs. one network "
                  f"('{profile}' tournament)", fontsize=10)
     return Artefact("fig07-phase-definitions",
