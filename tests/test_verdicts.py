@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -51,3 +52,24 @@ def test_verdict_rules() -> None:
     assert _verdict(-5, 20, +1) == "undecided at this scale"
     assert _verdict(-20, -5, -1) == "supports"
     assert _verdict(math.nan, 1, +1) == "undecided at this scale"
+
+
+def test_claims_table_is_computed_from_the_games_on_disk(tmp_path: Path) -> None:
+    """A tournament directory with a clearly winning staged arm: the claims table (what
+    make figures writes) says 'supports' for it, from the records alone; an empty directory
+    gives a table that says no claim can be assessed."""
+    from chessmoe._io.jsonl import append_record
+    from chessmoe.report.figures import claims
+
+    arm = tmp_path / "t" / "staged-b8-n100"
+    arm.mkdir(parents=True)
+    for record in _arm([(k, 1, 1 if k % 3 else 0.5) for k in range(12)]):
+        append_record(arm / "games-000.jsonl", record.to_json())
+    table = claims.table_claims(tmp_path / "t", tmp_path / "experts", tmp_path / "out")
+    assert table.table is not None
+    row = table.table[table.table["The paper says"].str.startswith("staged")].iloc[0]
+    assert row["Verdict"] == "supports" and "24 games, 12 openings" in row[
+        "We measure (95 % interval)"]
+    (tmp_path / "empty").mkdir()
+    claims.table_claims(tmp_path / "empty", tmp_path / "experts", tmp_path / "out2")
+    assert "No claim can be assessed" in (tmp_path / "out2" / "claims.md").read_text()

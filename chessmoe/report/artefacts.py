@@ -49,13 +49,14 @@ class ResultsLayout:
     experts: str = "small"
     tournament: str = "small"
     search: str = "small-separated"
+    powered: str = "powered"  # the claims' tournament (one setting, many paired openings)
 
 
 LAYOUTS: dict[str, ResultsLayout] = {
     "small": ResultsLayout(),
     "smoke": ResultsLayout(stats="selfplay-sample", stats_compare=(), dataset="sample",
                            dataset_compare=(), experts="smoke", tournament="smoke",
-                           search="smoke-separated"),
+                           search="smoke-separated", powered="smoke"),
 }
 
 
@@ -140,6 +141,18 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
             needs=((f"search/{lay.search}/batches.jsonl", "make results-search"),),
             figures=("fig01-moe-in-mcts", "fig03-minibatch-gating"),
             tables=("extras/batch-purity",)),
+        NotebookJob(
+            notebook="10_claims.ipynb",
+            params=lambda results, out: {
+                "tournament_dir": str(results / "tournaments" / lay.powered),
+                "experts_dir": str(results / "experts" / lay.experts),
+                "figures_dir": str(out)},
+            needs=((f"tournaments/{lay.powered}/spec.json",
+                    f"make tournament PROFILE={lay.powered}"),
+                   *((f"experts/{lay.experts}/{b}/evaluation.json",
+                      f"make experts PROFILE={lay.experts}") for b in ("regular",))),
+            figures=("powered-arms",),
+            tables=("claims",)),
     )
 
 

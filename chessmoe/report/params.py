@@ -231,6 +231,15 @@ class EloExplorerParams:
 
 
 @dataclass
+class ClaimsParams:
+    """``10_claims.ipynb``."""
+
+    tournament_dir: str = "../results/tournaments/powered"
+    experts_dir: str = "../results/experts/small"
+    figures_dir: str = "../figures"
+
+
+@dataclass
 class SetupParams:
     """``09_setup.ipynb``."""
 

@@ -137,7 +137,9 @@ def table1_seed_band(experts: str | os.PathLike[str], test_set: str = "no-phases
     """Table 1 on ``test_set``: the regular network's loss under every trained seed, and each
     mixture's loss (the controls of :mod:`chessmoe.nets.controls`)."""
     root = Path(experts)
-    seeds = []
+    seeds: list[float] = []
+    if not root.is_dir():
+        return seeds, {}
     for bundle in sorted(p for p in root.iterdir() if p.name == "regular"
                          or p.name.startswith("regular-seed")):
         path = bundle / "evaluation.json"

@@ -70,8 +70,9 @@ def table8_setup(results_dir: str | os.PathLike[str], out_dir: str | os.PathLike
             "Backend": f"PyTorch {sw.get('torch')}, numpy {sw.get('numpy')}",
         }
         for key, value in values.items():
-            known = entry.get(key)
-            entry[key] = value if known in (None, value) else f"{known}; {value}"
+            seen = entry[key].split("; ") if key in entry else []
+            if value not in seen:
+                entry[key] = "; ".join([*seen, value])
     frame = pd.DataFrame(rows)
     frame["paper"] = pd.Series(PAPER_TABLE8)
     frame.index.name = "Hardware/Software"
