@@ -28,7 +28,7 @@ SOURCE ?= sample
 PROFILE ?= small
 WORKERS ?= 2
 
-.PHONY: help env test lint typecheck layers nbcheck nbclean unit figures results-stats datasets experts results-search tournament results openings sample bench clean distclean
+.PHONY: fastchess help env test lint typecheck layers nbcheck nbclean unit figures results-stats datasets experts results-search tournament results openings sample bench clean distclean
 
 help: ## List the targets with one line each
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -95,6 +95,20 @@ openings: $(STAMP) ## Regenerate the embedded opening suite with Stockfish
 sample: $(STAMP) ## Regenerate the embedded self-play sample with Stockfish (about 25 min on 2 cores)
 	$(PY) -m chessmoe data selfplay --games 3000 --seed 20261122 --workers $(WORKERS) \
 	  --out chessmoe/data/sample/selfplay-sf15.pgn.gz
+
+FASTCHESS_REPO ?= https://github.com/Disservin/fastchess.git
+FASTCHESS_COMMIT := 74deac23aadc6718fa0f8e24ac95d16392d79444
+FASTCHESS := $(BUILD)/fastchess/fastchess
+
+fastchess: $(FASTCHESS) ## Build the fastchess tournament manager (pinned commit) into build/fastchess
+
+$(FASTCHESS):
+	rm -rf $(BUILD)/fastchess && mkdir -p $(BUILD)
+	git clone --quiet --filter=blob:none $(FASTCHESS_REPO) $(BUILD)/fastchess
+	# the pinned commit is the checksum of the source: a different tree cannot check out under it
+	git -C $(BUILD)/fastchess -c advice.detachedHead=false checkout --quiet $(FASTCHESS_COMMIT)
+	test "$$(git -C $(BUILD)/fastchess rev-parse HEAD)" = "$(FASTCHESS_COMMIT)"
+	$(MAKE) -C $(BUILD)/fastchess -j2 >/dev/null
 
 bench: $(STAMP) ## Run the benchmarks and append them to BENCHMARKS.md
 	$(PY) benchmarks/bench.py --out $(ROOT)/BENCHMARKS.md
