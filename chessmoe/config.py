@@ -65,7 +65,8 @@ class SearchPlan:
 class TournamentPlan:
     """Which tournament to play (chessmoe.play.tournament.DESIGNS names the designs)."""
 
-    design: str = field(metadata={"doc": "smoke | small | powered | paper: the grid of matches"})
+    design: str = field(metadata={
+        "doc": "smoke | small | powered | ratings | paper: the grid of matches"})
     experts: str = field(
         default="",
         metadata={"doc": "which results/experts/<name> it plays (its own profile's by default)"},
@@ -146,6 +147,14 @@ PROFILES: dict[str, Profile] = {
         DataPlan(("lichess-2013-01:5000", "sample"), ("lichess-2013-01:5000", "sample")),
         TrainingPlan(_SMALL_TRAIN, source="lichess-2013-01:5000", definitions=_MOVECOUNT),
         TournamentPlan("powered", experts="small"),
+    ),
+    "ratings": Profile(
+        "ratings",
+        "a round robin of the small engines, the related documents' engines and Stockfish "
+        "anchors, for one rating list (chessmoe ratings)",
+        DataPlan(("lichess-2013-01:5000", "sample"), ("lichess-2013-01:5000", "sample")),
+        TrainingPlan(_SMALL_TRAIN, source="lichess-2013-01:5000", definitions=_MOVECOUNT),
+        TournamentPlan("ratings", experts="small", workers=1),
     ),
     "paper": Profile(
         "paper",

@@ -432,3 +432,41 @@ def test_a_player_who_always_loses_scores_zero_with_both_colours(
     summary = summarise(records)
     assert (summary.wins, summary.draws, summary.losses) == (0, 0, 6)
     assert summary.pentanomial == (3, 0, 0, 0, 0)
+
+
+def test_the_ratings_design_is_a_round_robin_with_stockfish_anchors(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every pair of players once, all on the same openings; the related engines join only
+    when their weights are committed; the anchor is one of the players."""
+    from chessmoe.play.tournament import RATING_ANCHOR, ratings_spec
+
+    experts = tmp_path / "experts"
+    for name in ("regular", "staged"):
+        (experts / name).mkdir(parents=True)
+        (experts / name / "manifest.json").write_text("{}")
+    monkeypatch.setenv("CHESSMOE_RESULTS", str(tmp_path / "results"))
+    (tmp_path / "results" / "experts").mkdir(parents=True)
+    spec = ratings_spec(str(experts))
+    names = {p for m in spec.matches for p in (m.first.name, m.second.name)}
+    assert names == {"regular", "staged", "sf-sl0-n50", "sf-sl0-n200", RATING_ANCHOR[0]}
+    assert len(spec.matches) == 5 * 4 // 2
+    assert {m.group for m in spec.matches} == {"round-robin"}
+    assert len({frozenset((m.first.name, m.second.name)) for m in spec.matches}) == 10
+    (tmp_path / "results" / "related" / "ntuple").mkdir(parents=True)
+    with_ntuple = ratings_spec(str(experts))
+    assert len(with_ntuple.matches) == 6 * 5 // 2
+    assert any(m.first.kind == "ntuple" or m.second.kind == "ntuple"
+               for m in with_ntuple.matches)
+
+
+def test_a_stockfish_player_named_portably_is_found(stockfish: Path) -> None:
+    """``command=("stockfish",)`` resolves through $STOCKFISH, PATH or /usr/games, so a
+    committed spec.json plays on any machine."""
+    from chessmoe.play.match import UciPlayer
+
+    player = UciPlayer(PlayerSpec(name="sf", kind="uci", command=("stockfish",), nodes=10))
+    try:
+        outcome = player.move(chess.Board())
+        assert outcome.move in chess.Board().legal_moves
+    finally:
+        player.close()

@@ -251,7 +251,12 @@ class UciPlayer:
         self.spec = spec
         # A generous timeout per command: past it the game is lost on time.
         budget = (spec.movetime_ms or 0) / 1000 * 10 + 30.0
-        self.engine = chess.engine.SimpleEngine.popen_uci(list(spec.command), timeout=budget)
+        command = list(spec.command)
+        if command[0] == "stockfish":  # the portable name: $STOCKFISH, PATH, /usr/games
+            from chessmoe._io.external import find_stockfish
+
+            command[0] = str(find_stockfish())
+        self.engine = chess.engine.SimpleEngine.popen_uci(command, timeout=budget)
         if spec.options:
             self.engine.configure(dict(spec.options))
         self.limit = chess.engine.Limit(

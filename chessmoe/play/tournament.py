@@ -526,9 +526,55 @@ def smoke_spec(experts_root: str, *, pairs: int = 1) -> TournamentSpec:
                           adjudication=Adjudication(max_plies=40))
 
 
+RATING_ANCHOR = ("sf-elo1350-t100", 1350.0)  # the named player the rating list is fixed to
+
+
+def stockfish_anchors() -> list[PlayerSpec]:
+    """Stockfish 15.1 players spanning the kit's engines: Skill Level 0 at 50 and 200 nodes,
+    and UCI_LimitStrength at UCI_Elo 1350 (its minimum) with 100 ms a move -- the one whose
+    rating means something outside this list (Stockfish calibrates UCI_Elo at a time control,
+    so even it is only roughly 1350 here)."""
+    sl0 = (("Skill Level", 0), ("Threads", 1), ("Hash", 16))
+    return [PlayerSpec(name="sf-sl0-n50", kind="uci", command=("stockfish",), options=sl0,
+                       nodes=50),
+            PlayerSpec(name="sf-sl0-n200", kind="uci", command=("stockfish",), options=sl0,
+                       nodes=200),
+            PlayerSpec(name=RATING_ANCHOR[0], kind="uci", command=("stockfish",),
+                       options=(("UCI_LimitStrength", True), ("UCI_Elo", 1350),
+                                ("Threads", 1), ("Hash", 16)),
+                       nodes=None, movetime_ms=100)]
+
+
+def ratings_spec(experts_root: str, *, pairs: int = 3, backend: str = "onnx"
+                 ) -> TournamentSpec:
+    """One round robin for a rating list anchored to Stockfish: the regular network and the
+    staged mixture (the best method of the small tournament, chosen before this one was
+    played) at the powered setting (batch 8, 100 nodes), the related documents' engines
+    whose trained weights are committed (each at 100 of its own nodes), and three Stockfish
+    anchors (:func:`stockfish_anchors`). Every pairing plays ``pairs`` openings with both
+    colours, all pairings on the same openings. A round robin (not a gauntlet against the
+    anchors only) so that every engine's rating rests on games against all the others."""
+    from chessmoe.play.players import RELATED_KINDS, default_model_dir
+
+    batch, nodes = POWERED_SETTING
+    players = [_mcts(name, _experts(experts_root, name), batch, nodes, None, backend=backend)
+               for name in ("regular", "staged")
+               if (Path(experts_root) / name / "manifest.json").exists()]
+    players += [PlayerSpec(name=kind, kind=kind, nodes=nodes)  # type: ignore[arg-type]
+                for kind in RELATED_KINDS if default_model_dir(kind) is not None]
+    players += stockfish_anchors()
+    matches = [MatchSpec(name=f"{a.name}-vs-{b.name}", first=a, second=b, pairs=pairs,
+                         openings_group="round-robin",
+                         labels=(("kind", "rating"), ("first", a.name), ("second", b.name)))
+               for i, a in enumerate(players) for b in players[i + 1:]]
+    return TournamentSpec("ratings", tuple(matches), openings="embedded", pairs_per_shard=3,
+                          games_at_once=1)
+
+
 DESIGNS: dict[str, Callable[..., TournamentSpec]] = {"smoke": smoke_spec,
                                                        "small": small_spec,
                                                        "powered": powered_spec,
+                                                       "ratings": ratings_spec,
                                                        "paper": paper_spec}
 
 
