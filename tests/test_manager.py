@@ -61,7 +61,7 @@ def test_engine_plays_complete_games_under_fastchess(kind: str, stockfish: Path,
                "-resign", "movecount=5", "score=600",
                "-draw", "movenumber=30", "movecount=4", "score=20",
                "-pgnout", f"file={pgn}", "-log", f"file={log}", "level=warn"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=REPO)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     text = pgn.read_text()
     results = re.findall(r'\[Result "([^"]+)"\]', text)
