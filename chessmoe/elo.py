@@ -255,15 +255,21 @@ def _regularize(counts: Sequence[int]) -> list[float]:
 
 def sprt(*, elo0: float, elo1: float, alpha: float = 0.05, beta: float = 0.05,
          wins: int | None = None, losses: int | None = None, draws: int | None = None,
-         pentanomial: Sequence[int] | None = None, model: str = "normalized") -> SprtResult:
+         pentanomial: Sequence[int] | None = None, model: str = "normalized",
+         exact: bool = False) -> SprtResult:
     """Generalized SPRT of H0: elo = elo0 against H1: elo = elo1 from W/L/D or pentanomial counts.
 
     LLR = N (s1 - s0)(2 mu - s0 - s1) / (2 var) with mu and var the empirical mean and variance
     of a game (trinomial) or pair (pentanomial) score over N games or pairs; the scores s0, s1
     come from the bounds: ``logistic`` s = 1/(1 + 10^(-elo/400)); ``normalized`` (nElo)
     s = 0.5 + nelo * sqrt(var) / (800/ln10), with sqrt(2 var) for pairs. Empty cells count as
-    1e-3 games (fastchess). fastchess >= 1.0 maximises the likelihood exactly instead; both agree
-    to first order in the bounds. No games at all give LLR 0.
+    1e-3 games (fastchess). No games at all give LLR 0.
+
+    ``exact=True``: the generalized LLR of fishtest and fastchess >= 1.0 instead -- each
+    hypothesis's distribution is the maximum-likelihood multinomial over the observed outcome
+    cells under its constraint (mean score s for ``logistic``; t-value (mu - 1/2) / sigma for
+    ``normalized``), and the LLR sums the log ratio of the two over the observations. The two
+    agree to first order in the bounds.
     """
     if not elo0 < elo1:
         raise ValueError(f"SPRT needs elo0 < elo1, got {elo0}, {elo1}")
@@ -292,6 +298,19 @@ def sprt(*, elo0: float, elo1: float, alpha: float = 0.05, beta: float = 0.05,
     n = sum(cells)
     mu = sum(c * s for c, s in zip(cells, scores, strict=True)) / n
     var = sum(c * (s - mu) ** 2 for c, s in zip(cells, scores, strict=True)) / n
+    if exact:
+        observed = [c / n for c in cells]
+        if model == "logistic":
+            h0 = _mle_mean(scores, observed, score_from_elo(elo0))
+            h1 = _mle_mean(scores, observed, score_from_elo(elo1))
+        else:
+            t0, t1 = (sd_factor * e / _NELO_SCALE for e in (elo0, elo1))
+            h0 = _mle_t_value(scores, observed, t0)
+            h1 = _mle_t_value(scores, observed, t1)
+        llr = n * sum(p * (math.log(q1) - math.log(q0))
+                      for p, q0, q1 in zip(observed, h0, h1, strict=True))
+        state = "H1 accepted" if llr >= upper else "H0 accepted" if llr <= lower else "continue"
+        return SprtResult(llr, lower, upper, state)
     if model == "logistic":
         s0, s1 = score_from_elo(elo0), score_from_elo(elo1)
     else:
@@ -300,6 +319,53 @@ def sprt(*, elo0: float, elo1: float, alpha: float = 0.05, beta: float = 0.05,
     llr = n * (s1 - s0) * (2.0 * mu - s0 - s1) / (2.0 * var)
     state = "H1 accepted" if llr >= upper else "H0 accepted" if llr <= lower else "continue"
     return SprtResult(llr, lower, upper, state)
+
+
+def _secular_root(shifted: Sequence[float], probs: Sequence[float]) -> float:
+    """The x with sum p_i a_i / (1 + x a_i) = 0 (a_i of both signs): the left side falls
+    monotonically on (-1/max a, -1/min a), so bisection finds it to machine precision."""
+    low, high = -1.0 / max(shifted), -1.0 / min(shifted)
+
+    def f(x: float) -> float:
+        return sum(p * a / (1.0 + x * a) for a, p in zip(shifted, probs, strict=True))
+
+    width = high - low
+    low, high = low + 1e-12 * width, high - 1e-12 * width
+    for _ in range(200):
+        mid = (low + high) / 2.0
+        if f(mid) > 0.0:
+            low = mid
+        else:
+            high = mid
+        if high - low < 1e-15 * max(1.0, abs(mid)):
+            break
+    return (low + high) / 2.0
+
+
+def _mle_mean(scores: Sequence[float], observed: Sequence[float], s: float) -> list[float]:
+    """Maximum-likelihood cell probabilities with mean score ``s`` given the observed
+    frequencies: q_i = p_i / (1 + x (a_i - s)), x the secular root."""
+    shifted = [a - s for a in scores]
+    x = _secular_root(shifted, observed)
+    return [p / (1.0 + x * a) for a, p in zip(shifted, observed, strict=True)]
+
+
+def _mle_t_value(scores: Sequence[float], observed: Sequence[float], t: float,
+                 ref: float = 0.5) -> list[float]:
+    """Maximum-likelihood cell probabilities with t-value (mu - ref) / sigma = ``t``: a fixed
+    point, each step a mean-constrained problem on scores moved by the current sigma."""
+    q = [1.0 / len(scores)] * len(scores)
+    for _ in range(100):
+        mu = sum(p * a for a, p in zip(scores, q, strict=True))
+        sigma = math.sqrt(sum(p * (a - mu) ** 2 for a, p in zip(scores, q, strict=True)))
+        shifted = [a - ref - t * sigma * (1.0 + ((mu - a) / sigma) ** 2) / 2.0 for a in scores]
+        x = _secular_root(shifted, observed)
+        new = [p / (1.0 + x * a) for a, p in zip(shifted, observed, strict=True)]
+        done = max(abs(u - v) for u, v in zip(new, q, strict=True)) < 1e-12
+        q = new
+        if done:
+            break
+    return q
 
 
 def pairs_from_games(results: Sequence[float]) -> tuple[int, int, int, int, int]:

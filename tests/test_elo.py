@@ -403,3 +403,52 @@ def test_an_interval_bound_beyond_a_perfect_score_is_infinite() -> None:
     assert math.isnan(est.margin)
     pairs = pentanomial([0, 0, 1, 1, 3])
     assert pairs.high == math.inf and math.isfinite(pairs.low)
+
+
+@pytest.mark.parametrize(("model", "elo0", "elo1", "counts", "expected"), [
+    # fishtest's LLR_logistic / LLR_normalized (server/fishtest/stats/LLRcalc.py) on the same
+    # counts; trinomial counts there are (L, D, W)
+    ("logistic", 0, 5, (40, 120, 600, 240, 80), 6.6813666010086585),
+    ("logistic", 0, 10, (300, 100, 600), 9.138726252950878),
+    ("normalized", 0, 5, (20, 60, 300, 120, 40), 2.162885119023245),
+    ("normalized", -2, 6, (80, 100, 120), 1.088372506478952),
+    ("logistic", 0, 2, (5, 0, 30, 0, 1), -0.14036366827289307),
+    ("normalized", 0, 2, (5, 0, 30, 0, 1), -0.08084851877897076),
+])
+def test_exact_gsprt_equals_fishtest(model: str, elo0: float, elo1: float,
+                                     counts: tuple[int, ...], expected: float) -> None:
+    if len(counts) == 5:
+        got = sprt(elo0=elo0, elo1=elo1, pentanomial=counts, model=model, exact=True)
+    else:
+        lost, drawn, won = counts
+        got = sprt(elo0=elo0, elo1=elo1, wins=won, losses=lost, draws=drawn, model=model,
+                   exact=True)
+    assert got.llr == pytest.approx(expected, abs=1e-7)
+
+
+def test_exact_gsprt_stops_a_synthetic_stream_where_fishtest_would() -> None:
+    """Pairs arrive in a repeating pattern (LD, WD, WW and 1-point pairs, mean above 1):
+    fishtest's LLR_logistic(0, 10) first reaches the upper bound log(0.95/0.05) at pair 108
+    (LLR 2.98302263172208, counts [0, 11, 65, 21, 11]); so must ours, not a pair earlier."""
+    pattern = [3, 2, 2, 2, 1, 3, 2, 2, 4, 2]
+    counts = [0, 0, 0, 0, 0]
+    stop = None
+    for n in range(1, 4000):
+        counts[pattern[n % len(pattern)]] += 1
+        result = sprt(elo0=0, elo1=10, pentanomial=counts, model="logistic", exact=True)
+        if result.state != "continue":
+            stop = (n, result.state, result.llr)
+            break
+    assert stop is not None and stop[1] == "H1 accepted"
+    assert stop[0] == 108 and stop[2] == pytest.approx(2.98302263172208, abs=1e-9)
+    assert counts == [0, 11, 65, 21, 11]
+    assert stop[2] >= math.log(0.95 / 0.05) > sprt(
+        elo0=0, elo1=10, model="logistic", exact=True,
+        pentanomial=_counts_after(pattern, stop[0] - 1)).llr
+
+
+def _counts_after(pattern: list[int], n: int) -> list[int]:
+    counts = [0, 0, 0, 0, 0]
+    for k in range(1, n + 1):
+        counts[pattern[k % len(pattern)]] += 1
+    return counts

@@ -393,9 +393,10 @@ def test_sprt_rule_reads_complete_pairs_only() -> None:
 
     rule = SprtRule(elo0=0, elo1=10, alpha=0.05, beta=0.1)
     game = GameRecord("a", "b", "fen", "1-0", "checkmate", "", (), (), (), 0.0)
-    wins = [game.in_match(pair=p, first_score=1.0) for p in range(30) for _ in range(2)]
-    expected = elo.sprt(elo0=0, elo1=10, alpha=0.05, beta=0.1, pentanomial=(0, 0, 0, 0, 30),
-                        model="logistic").state
+    wins = [game.in_match(pair=p, first_score=1.0 if k == 0 or p % 3 else 0.5)
+            for p in range(180) for k in range(2)]  # 120 WW pairs, 60 WD pairs
+    expected = elo.sprt(elo0=0, elo1=10, alpha=0.05, beta=0.1, pentanomial=(0, 0, 0, 60, 120),
+                        model="logistic", exact=True).state
     assert rule.state(wins) == expected == "H1 accepted"
     half = [game.in_match(pair=p, first_score=1.0) for p in range(30)]  # one game a pair
     assert rule.state(half) == "continue"

@@ -500,13 +500,15 @@ def play_match(first: PlayerSpec, second: PlayerSpec, slots: Sequence[GameSlot],
 @dataclass(frozen=True)
 class SprtRule:
     """Stop a match once a pentanomial SPRT of H0: elo0 against H1: elo1 is decided
-    (:func:`chessmoe.elo.sprt` over the match's complete game pairs)."""
+    (:func:`chessmoe.elo.sprt` over the match's complete game pairs; by default the exact
+    generalized LLR fishtest and fastchess compute)."""
 
     elo0: float
     elo1: float
     alpha: float = 0.05
     beta: float = 0.05
     model: str = "logistic"
+    exact: bool = True
 
     def state(self, records: Sequence[GameRecord]) -> str:
         """"H0 accepted", "H1 accepted" or "continue" for these game records."""
@@ -519,7 +521,8 @@ class SprtRule:
         scores = [s for pair in sorted(by_pair) if len(by_pair[pair]) == 2
                   for s in by_pair[pair]]
         return elo.sprt(elo0=self.elo0, elo1=self.elo1, alpha=self.alpha, beta=self.beta,
-                        pentanomial=elo.pairs_from_games(scores), model=self.model).state
+                        pentanomial=elo.pairs_from_games(scores), model=self.model,
+                        exact=self.exact).state
 
     def __call__(self, records: Sequence[GameRecord]) -> bool:
         return self.state(records) != "continue"
