@@ -73,3 +73,43 @@ def test_claims_table_is_computed_from_the_games_on_disk(tmp_path: Path) -> None
     (tmp_path / "empty").mkdir()
     claims.table_claims(tmp_path / "empty", tmp_path / "experts", tmp_path / "out2")
     assert "No claim can be assessed" in (tmp_path / "out2" / "claims.md").read_text()
+
+
+def test_clustered_mean_by_hand() -> None:
+    """Values 1, 0 in cluster a and 1, 1 in cluster b: mean 0.75; residual sums a: 0.25 - 0.75
+    = -0.5, b: +0.5; se^2 = 2/1 * (0.25 + 0.25) / 16 = 1/16."""
+    from chessmoe.report.verdicts import clustered_mean
+
+    mean, se, g = clustered_mean([("a", 1.0), ("a", 0.0), ("b", 1.0), ("b", 1.0)])
+    assert (mean, g) == (0.75, 2) and se == pytest.approx(0.25)
+    # the same four values as independent clusters: the ordinary (n/(n-1)-corrected) se
+    _, independent, _ = clustered_mean([(k, v) for k, v in enumerate((1.0, 0.0, 1.0, 1.0))])
+    assert independent == pytest.approx(math.sqrt(4 / 3 * 0.75) / 4)
+
+
+def test_pooled_estimate_counts_an_opening_replayed_at_many_settings_once() -> None:
+    """Three settings replaying the same two openings with identical results: pooling them as
+    independent would shrink the interval by sqrt(3); clustering by opening does not."""
+    from chessmoe.report.verdicts import pooled_estimate
+
+    one = _arm([(0, 1, 1), (1, 0.5, 0), (2, 1, 0.5), (3, 0.5, 0.5)])
+    single = pooled_estimate("x", [one])
+    tripled = pooled_estimate("x", [one, one, one])
+    assert tripled.pairs == 12 and tripled.openings == 4
+    assert tripled.elo == pytest.approx(single.elo)
+    assert tripled.high - tripled.low == pytest.approx(single.high - single.low, rel=1e-9)
+
+
+def test_t_quantiles_and_their_use_with_few_clusters() -> None:
+    from chessmoe.report.verdicts import pooled_estimate, t975
+
+    assert t975(5) == 2.571 and t975(30) == 2.042
+    assert t975(31) == pytest.approx(2.0395, abs=1e-3)
+    assert t975(120) == pytest.approx(1.9799, abs=1e-3)
+    assert t975(10**6) == pytest.approx(1.95997, abs=1e-4)
+    one = _arm([(0, 1, 1), (1, 0.5, 0), (2, 1, 0.5), (3, 0.5, 0.5), (4, 1, 0.5), (5, 0, 0.5)])
+    e = pooled_estimate("x", [one])  # 6 openings: t with 5 degrees of freedom
+    mean = (1 + 0.25 + 0.75 + 0.5 + 0.75 + 0.25) / 6
+    resid = [1 - mean, 0.25 - mean, 0.75 - mean, 0.5 - mean, 0.75 - mean, 0.25 - mean]
+    se = math.sqrt(6 / 5 * sum(r * r for r in resid)) / 6
+    assert e.high == pytest.approx(-400 * math.log10(1 / (mean + 2.571 * se) - 1), abs=1e-9)

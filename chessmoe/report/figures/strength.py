@@ -258,9 +258,15 @@ def fig07_definitions(summary: dict[str, Any], out_dir: str | os.PathLike[str]) 
                     save_figure(fig, out_dir, "fig07-phase-definitions"), figure=fig)
 
 
-def table2_elo(summary: dict[str, Any], out_dir: str | os.PathLike[str]) -> Artefact:
+def table2_elo(summary: dict[str, Any], out_dir: str | os.PathLike[str],
+               tournament_dir: str | os.PathLike[str] | None = None) -> Artefact:
     """Table 2: each method's mean Elo gain per batch size (over the node and time
-    settings played) and over all its settings, beside the paper's."""
+    settings played) and over all its settings, beside the paper's. With the tournament's
+    directory, a pooled estimate over all of a method's game pairs, clustered by opening
+    (the same opening replayed at several settings is not independent evidence)."""
+    from chessmoe.report import verdicts
+
+    arms = verdicts.load_arms(tournament_dir) if tournament_dir is not None else {}
     frame = matches_frame(summary)
     rows = frame[frame["kind"] == "method"] if "kind" in frame else frame.iloc[0:0]
     batches = sorted(int(b) for b in rows["batch_size"].dropna().unique())
@@ -277,9 +283,13 @@ def table2_elo(summary: dict[str, Any], out_dir: str | os.PathLike[str]) -> Arte
         entry["settings"] = len(mine)
         entry["games"] = int(mine["games"].sum())
         wins, draws, losses = (int(mine[k].sum()) for k in ("wins", "draws", "losses"))
-        pooled = elo.trinomial(wins, losses, draws)
         entry["pooled W/D/L"] = f"{wins}/{draws}/{losses}"
-        entry["pooled Elo (95 %)"] = f"{pooled.elo:.1f} +/- {pooled.margin:.1f}"
+        if arms:
+            pooled = verdicts.pooled_estimate(method, [arms[m] for m in mine["name"]
+                                                       if m in arms])
+            entry["pooled Elo, clustered (95 %)"] = (
+                f"{pooled.elo:+.1f} [{pooled.low:+.1f}, {pooled.high:+.1f}] "
+                f"({pooled.pairs} pairs, {pooled.openings} openings)")
         table[name] = entry
     ours = pd.DataFrame.from_dict(table, orient="index")
     ours.index.name = "Approach"
@@ -293,9 +303,10 @@ def table2_elo(summary: dict[str, Any], out_dir: str | os.PathLike[str]) -> Arte
              + ", ".join(settings) + f"; openings: {summary['openings']}.",
              "Each value is the mean of cutechess Elo estimates of the method against the "
              "regular network over those settings (infinite estimates left out), as the "
-             "paper averages; with few games per setting the means are noisy, so the pooled "
-             "columns add all of a method's games into one cutechess estimate with its 95 % "
-             "interval.",
+             "paper averages; with few games per setting the means are noisy. The pooled "
+             "estimate uses every game pair (one opening, both colours) of the method, with a "
+             "cluster-robust 95 % interval by opening: the same openings are replayed at "
+             "every setting, so they are not independent.",
              "Paper (KingBase experts, 55 settings x 1000 games): see extras/table2-paper."]
     paths = save_table(ours, out_dir, "table2-elo-gains",
                        "Table 2 — Mean Elo gain of each MoE method over the regular network",
