@@ -119,6 +119,10 @@ def table_batch_purity(batches: pd.DataFrame, out_dir: str | os.PathLike[str]) -
                        "Mini-batch purity and expert usage by batch size (recorded searches)",
                        ["Purity: the share of a mini-batch's new leaves in the phase whose "
                         "expert evaluated it (majority vote).",
-                        "Positions: a few plies around the middlegame and endgame starts of "
-                        "the embedded sample's games."], floatfmt=".2f")
+                        "Positions: chosen 4 plies before, at and 4 plies after the "
+                        "middlegame and endgame starts (Lichess division) of the embedded "
+                        "sample's games, i.e. deliberately near a phase change, where "
+                        "mini-batches mix phases most; searches from positions deep inside a "
+                        "phase would show purer batches, so the off-phase shares are an upper "
+                        "range, not the average over a game."], floatfmt=".2f")
     return Artefact("extras/batch-purity", paths, table=table)
