@@ -244,3 +244,24 @@ def test_torch_expansion_runs_on_the_available_device() -> None:
     planes = records_to_planes_torch(records, device=device)
     assert planes.device.type == device
     np.testing.assert_array_equal(planes.cpu().numpy(), records_to_planes(records))
+
+
+def test_a_threefold_repetition_is_stored_as_2_and_sets_plane_13_on_every_path() -> None:
+    """The position after two knight round trips has occurred twice before: its record
+    stores repetition 2, and planes 12 and 13 are all ones from the board, from the record
+    (numpy) and from the record on torch; a fourth occurrence stays capped at 2."""
+    from chessmoe.encoding import board_to_record, records_to_planes, records_to_planes_torch
+
+    shuffle = ("Nf3", "Nf6", "Ng1", "Ng8")
+    twice = _after(*shuffle, *shuffle)
+    record = board_to_record(twice)[None]  # (1,) records
+    assert int(record["repetition"][0]) == 2
+    for planes in (board_to_planes(twice, normalize=False),
+                   records_to_planes(record, normalize=False)[0],
+                   records_to_planes_torch(record, normalize=False)[0].cpu().numpy()):
+        assert planes[12].all() and planes[13].all()
+    thrice = _after(*shuffle, *shuffle, *shuffle)
+    assert int(board_to_record(thrice)["repetition"]) == 2
+    once = board_to_record(_after(*shuffle))[None]
+    assert int(once["repetition"][0]) == 1
+    assert not records_to_planes(once, normalize=False)[0][13].any()
