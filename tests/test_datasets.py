@@ -232,3 +232,51 @@ def test_an_up_to_date_store_is_reused_whatever_the_parts(pgn_file: Path, built:
     calls.clear()
     build(_source(pgn_file), built, shard_size=SHARD, progress=False, force=True)
     assert calls
+
+
+def test_no_game_leaks_between_splits_of_a_multi_piece_build(built: Path) -> None:
+    """The store built from 3 byte-range pieces: every game appears once (no piece parsed a
+    game twice or lost one), every sample of a split's index comes from a game of that split,
+    the three splits' games are disjoint, and together they index every sample once."""
+    store = DatasetStore(built)
+    games = store.games
+    assert not games.duplicated(["source", "offset"]).any()
+    assert games["game"].tolist() == list(range(len(games)))
+    global_game = store.column("game_global")
+    by_split = {split: store.indices(split) for split in ("train", "val", "test")}
+    owners = {}
+    for split, index in by_split.items():
+        game_ids = set(global_game[index].tolist())
+        assert set(games.loc[list(game_ids), "split"]) == {split}
+        owners[split] = game_ids
+    assert not owners["train"] & owners["val"] and not owners["train"] & owners["test"]
+    assert not owners["val"] & owners["test"]
+    together = np.concatenate(list(by_split.values()))
+    assert sorted(together.tolist()) == list(range(len(store)))
+    # each split's phase datasets partition its no-phases dataset, under every definition
+    for name in ("lichess", "movecount3"):
+        phases = phase_definition(name).phase_names
+        parts = np.concatenate([store.indices("val", p, name) for p in phases])
+        assert sorted(parts.tolist()) == by_split["val"].tolist()
+
+
+@pytest.mark.parametrize("definition", ["movecount4", "engine"])
+def test_batches_under_another_definition_carry_its_phases(built: Path,
+                                                           definition: str) -> None:
+    """Batches drawn for a non-default definition report that definition's phase ids (the
+    stored column), weights follow them, and a phase dataset of it holds only that phase."""
+    store = DatasetStore(built)
+    column = PHASE_COLUMNS[definition]
+    names = phase_definition(definition).phase_names
+    last = len(names) - 1
+    index = store.indices("train", names[last], definition)
+    assert len(index) > 0
+    weights = [float(k + 1) for k in range(len(names))]
+    for batch in store.batches(index, 97, definition=definition, weights=weights):
+        assert (batch.phase.numpy() == last).all()
+        assert (batch.weight.numpy() == last + 1).all()
+    train = store.indices("train")
+    expected = store.gather(train[:200])[column]
+    batch = next(store.batches(train[:200], 200, shuffle=False, definition=definition))
+    np.testing.assert_array_equal(batch.phase.numpy(), expected)
+    assert not np.array_equal(expected, store.gather(train[:200])[PHASE_COLUMNS["lichess"]])
