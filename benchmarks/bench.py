@@ -109,6 +109,36 @@ def _fresh_run_on_x4(tmp: Path, path: Path, label: str,
     return timed
 
 
+_PEAK_RSS_SCRIPT = """
+import resource, sys
+from pathlib import Path
+from chessmoe.games.sources import ResolvedSource
+from chessmoe.games.stats import compute
+path = Path(sys.argv[1])
+compute(ResolvedSource(str(path), "rss", (path,), "rss"), Path(sys.argv[2]), progress=False)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def _peak_rss_mb(tmp: Path, path: Path, times: int) -> float:
+    """Peak resident memory (MB) of a fresh process running the statistics pass over the
+    input repeated ``times`` times (flat memory: the 1x and 8x peaks should be close)."""
+    import subprocess
+    import sys
+
+    big = tmp / f"rss{times}.pgn"
+    with open(big, "wb") as handle:
+        data = path.read_bytes()
+        for _ in range(times):
+            handle.write(data)
+    out = tmp / f"rss-out{times}"
+    shutil.rmtree(out, ignore_errors=True)
+    done = subprocess.run([sys.executable, "-c", _PEAK_RSS_SCRIPT, str(big), str(out)],
+                          capture_output=True, text=True, check=True)
+    big.unlink()
+    return int(done.stdout.strip().splitlines()[-1]) / 1024
+
+
 def bench_stats(repeat: int) -> BenchResult:
     """Statistics pass per core vs python-chess parse + replay (target >= 0.7x)."""
     from chessmoe.games.sources import ResolvedSource
@@ -140,6 +170,7 @@ def bench_stats(repeat: int) -> BenchResult:
                                                                 progress=False))
         one_big = min(ours_big(1) for _ in range(2))
         two = min(ours_big(2) for _ in range(2))
+        rss_one, rss_eight = _peak_rss_mb(tmp, path, 1), _peak_rss_mb(tmp, path, 8)
         base, mine = min(base_times), min(our_times)
         base_rate, our_rate = positions_base / base, positions_ours / mine
         ratio = our_rate / base_rate
@@ -154,6 +185,8 @@ def bench_stats(repeat: int) -> BenchResult:
                                     f"{4 * positions_ours / one_big:,.0f} positions/s"),
             ("input x4: 2 processes", f"{two:.2f} s, {4 * positions_ours / two:,.0f} "
                                       f"positions/s ({one_big / two:.2f}x one process)"),
+            ("peak memory, input x1 -> x8 (one process)",
+             f"{rss_one:.0f} MB -> {rss_eight:.0f} MB ({rss_eight / rss_one:.2f}x)"),
         ]
         result.met = ratio >= 0.7
         result.note = (f"Best of {repeat} interleaved runs. The pass parses each game once "
