@@ -108,6 +108,12 @@ _SMALL_TRAIN = TrainConfig(
 # bandwidth); max_lr 0.14 (Table 7) beat 0.07 and 0.035 in a half-epoch trial.
 _MOVECOUNT = ("movecount2", "movecount3", "movecount4", "movecount5")
 
+# The data and training every profile built on the small experts shares (small, powered,
+# ratings): one definition, so they cannot drift apart.
+_SMALL_DATA = DataPlan(("lichess-2013-01:5000", "sample"), ("lichess-2013-01:5000", "sample"))
+_SMALL_TRAINING = TrainingPlan(_SMALL_TRAIN, source="lichess-2013-01:5000",
+                               definitions=_MOVECOUNT)
+
 PROFILES: dict[str, Profile] = {
     "smoke": Profile(
         "smoke",
@@ -135,8 +141,8 @@ PROFILES: dict[str, Profile] = {
         "small",
         "every regime on the Lichess 2013-01 excerpt on a 2-core CPU (~1.5 h of "
         "training, ~40 min of games)",
-        DataPlan(("lichess-2013-01:5000", "sample"), ("lichess-2013-01:5000", "sample")),
-        TrainingPlan(_SMALL_TRAIN, source="lichess-2013-01:5000", definitions=_MOVECOUNT),
+        _SMALL_DATA,
+        _SMALL_TRAINING,
         TournamentPlan("small"),
     ),
     "powered": Profile(
@@ -144,16 +150,16 @@ PROFILES: dict[str, Profile] = {
         "the small experts in a tournament that can decide: 400 games per method, "
         "200 per ablation/definition/routing/gate arm, paired openings (~3 h on 2 "
         "cores)",
-        DataPlan(("lichess-2013-01:5000", "sample"), ("lichess-2013-01:5000", "sample")),
-        TrainingPlan(_SMALL_TRAIN, source="lichess-2013-01:5000", definitions=_MOVECOUNT),
+        _SMALL_DATA,
+        _SMALL_TRAINING,
         TournamentPlan("powered", experts="small"),
     ),
     "ratings": Profile(
         "ratings",
         "a round robin of the small engines, the related documents' engines and Stockfish "
         "anchors, for one rating list (chessmoe ratings)",
-        DataPlan(("lichess-2013-01:5000", "sample"), ("lichess-2013-01:5000", "sample")),
-        TrainingPlan(_SMALL_TRAIN, source="lichess-2013-01:5000", definitions=_MOVECOUNT),
+        _SMALL_DATA,
+        _SMALL_TRAINING,
         TournamentPlan("ratings", experts="small", workers=1),
     ),
     "paper": Profile(
