@@ -116,8 +116,9 @@ def test_table2_means_per_batch_and_pools_all_games(tmp_path: Path) -> None:
     assert np.isnan(staged["batch 32"]) and staged["Average"] == staged["batch 8"]
     assert staged["settings"] == 3 and staged["games"] == 36
     assert staged["pooled W/D/L"] == "23/6/7"
-    pooled = elo.trinomial(23, 7, 6)
-    assert staged["pooled Elo (95 %)"] == f"{pooled.elo:.1f} +/- {pooled.margin:.1f}"
+    # no game records given: no pooled interval (one trinomial over settings that replay the
+    # same openings would count them as independent; the clustered one needs the pairs)
+    assert not any(column.startswith("pooled Elo") for column in table.columns)
     markdown = (tmp_path / "table2-elo-gains.md").read_text()  # score 5/12: -400 log10(1.4)
     assert "| Separated Learning | -58.45 | nan | -58.45 | 1 | 12 | 2/6/4 |" in markdown
 

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from chessmoe.report import stems
+
 __all__ = [
     "LAYOUTS",
     "NOTEBOOK_JOBS",
@@ -65,12 +67,8 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
     from chessmoe.games.sources import source_name
 
     lay = layout or ResultsLayout()
-    training_figures = ("fig04-staged-endgame-loss", "fig14-schedules", "fig16-regular-training",
-                        *(f"fig{n}-{regime}-{phase}-expert" for regime, first in (
-                            ("separated", 17), ("staged", 20), ("weighted", 23))
-                          for n, phase in zip(range(first, first + 3),
-                                              ("opening", "middlegame", "endgame"),
-                                              strict=True)))
+    training_figures = (stems.FIG04_STAGED_ENDGAME_LOSS, stems.FIG14_SCHEDULES,
+                        stems.FIG16_REGULAR_TRAINING, *stems.EXPERT_FIGURES.values())
     stats_target = {"lichess-2013-01-first5000": "make results-stats SOURCE=lichess-2013-01:5000",
                     "selfplay-sample": "make results-stats SOURCE=sample"}
     return (
@@ -82,10 +80,10 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
                 "figures_dir": str(out)},
             needs=tuple((f"stats/{n}/manifest.json", stats_target.get(n, "make results"))
                         for n in (lay.stats, *lay.stats_compare)),
-            figures=("fig02-phase-distribution", "fig08-mixedness", "fig09-pieces",
-                     "fig10-sparse-backrank", "fig11-phase-starts", "fig12-results-by-phase",
-                     "fig13-phase-coverage"),
-            tables=("extras/phase-stats-vs-paper", "extras/phase-label-agreement")),
+            figures=(stems.FIG02_PHASE_DISTRIBUTION, stems.FIG08_MIXEDNESS,
+                     stems.FIG09_PIECES, stems.FIG10_SPARSE_BACKRANK, stems.FIG11_PHASE_STARTS,
+                     stems.FIG12_RESULTS_BY_PHASE, stems.FIG13_PHASE_COVERAGE),
+            tables=(stems.EXTRAS_PHASE_STATS_VS_PAPER, stems.EXTRAS_PHASE_LABEL_AGREEMENT)),
         NotebookJob(
             notebook="02_datasets.ipynb",
             params=lambda results, out: {"results_dir": str(results), "figures_dir": str(out),
@@ -94,9 +92,9 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
             needs=tuple((f"datasets/{source_name(s)}/manifest.json",
                          f"make datasets SOURCE={s}")
                         for s in (lay.dataset, *lay.dataset_compare)),
-            tables=("table3-positions-per-phase", "table4-games-per-phase",
-                    "table6-input-representation", "extras/input-planes",
-                    "extras/dataset-sizes-by-definition",
+            tables=(stems.TABLE3_POSITIONS_PER_PHASE, stems.TABLE4_GAMES_PER_PHASE,
+                    stems.TABLE6_INPUT_REPRESENTATION, stems.EXTRAS_INPUT_PLANES,
+                    stems.EXTRAS_DATASET_SIZES_BY_DEFINITION,
                     *(f"extras/dataset-sizes-{source_name(s)}" for s in lay.dataset_compare))),
         NotebookJob(
             notebook="04_expert_losses.ipynb",
@@ -107,8 +105,8 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
                         for b in ("regular", "separated", "staged", "weighted-a4",
                                   "weighted-a10")),
             figures=training_figures,
-            tables=("table1-expert-losses", "extras/table1-paper", "table5-sample-weights",
-                    "table7-hyperparameters")),
+            tables=(stems.TABLE1_EXPERT_LOSSES, stems.EXTRAS_TABLE1_PAPER,
+                    stems.TABLE5_SAMPLE_WEIGHTS, stems.TABLE7_HYPERPARAMETERS)),
         NotebookJob(
             notebook="06_playing_strength.ipynb",
             params=lambda results, out: {
@@ -116,15 +114,15 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
                 "figures_dir": str(out)},
             needs=((f"tournaments/{lay.tournament}/summary.json",
                     f"make tournament PROFILE={lay.tournament}"),),
-            figures=("fig05-moe-vs-single", "fig06-single-expert-nodes",
-                     "fig07-phase-definitions", "fig26-elo-separated", "fig27-elo-staged",
-                     "fig28-elo-weighted", "fig29-single-expert-movetime"),
-            tables=("table2-elo-gains", "extras/table2-paper")),
+            figures=(stems.FIG05_MOE_VS_SINGLE, stems.FIG06_SINGLE_EXPERT_NODES,
+                     stems.FIG07_PHASE_DEFINITIONS, *stems.METHOD_FIGURES.values(),
+                     stems.FIG29_SINGLE_EXPERT_MOVETIME),
+            tables=(stems.TABLE2_ELO_GAINS, stems.EXTRAS_TABLE2_PAPER)),
         NotebookJob(
             notebook="07_elo_explorer.ipynb",
             params=lambda results, out: {"figures_dir": str(out), "interactive": False},
             needs=(),
-            figures=("extras/elo-explorer",)),
+            figures=(stems.EXTRAS_ELO_EXPLORER,)),
         NotebookJob(
             notebook="09_setup.ipynb",
             params=lambda results, out: {
@@ -132,15 +130,15 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
                 "tournament_dir": str(results / "tournaments" / lay.tournament)},
             needs=((f"tournaments/{lay.tournament}/summary.json",
                     f"make tournament PROFILE={lay.tournament}"),),
-            figures=("fig15-match-command",),
-            tables=("table8-setup",)),
+            figures=(stems.FIG15_MATCH_COMMAND,),
+            tables=(stems.TABLE8_SETUP,)),
         NotebookJob(
             notebook="08_search_gating.ipynb",
             params=lambda results, out: {"search_dir": str(results / "search" / lay.search),
                                          "figures_dir": str(out)},
             needs=((f"search/{lay.search}/batches.jsonl", "make results-search"),),
-            figures=("fig01-moe-in-mcts", "fig03-minibatch-gating"),
-            tables=("extras/batch-purity",)),
+            figures=(stems.FIG01_MOE_IN_MCTS, stems.FIG03_MINIBATCH_GATING),
+            tables=(stems.EXTRAS_BATCH_PURITY,)),
         NotebookJob(
             notebook="10_claims.ipynb",
             params=lambda results, out: {
@@ -151,8 +149,8 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
                     f"make tournament PROFILE={lay.powered}"),
                    *((f"experts/{lay.experts}/{b}/evaluation.json",
                       f"make experts PROFILE={lay.experts}") for b in ("regular",))),
-            figures=("powered-arms",),
-            tables=("claims",)),
+            figures=(stems.POWERED_ARMS,),
+            tables=(stems.CLAIMS,)),
     )
 
 

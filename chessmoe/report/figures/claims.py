@@ -14,13 +14,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from chessmoe.report import verdicts
+from chessmoe.report import stems, verdicts
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 
 __all__ = ["fig_powered_arms", "table_claims"]
 
-CLAIMS_STEM = "claims"
-FOREST_STEM = "powered-arms"
 
 
 def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.PathLike[str],
@@ -43,9 +41,9 @@ def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.P
              "difference is taken opening by opening (a paired design)."]
     if not rows:
         notes.insert(0, "No claim can be assessed yet: the tournament has no complete pair.")
-    paths = save_table(frame.set_index("Topic"), out_dir, CLAIMS_STEM,
+    paths = save_table(frame.set_index("Topic"), out_dir, stems.CLAIMS,
                        "What the committed evidence decides (computed, not typed)", notes)
-    return Artefact(CLAIMS_STEM, paths, table=frame)
+    return Artefact(stems.CLAIMS, paths, table=frame)
 
 
 def fig_powered_arms(tournament_dir: str | os.PathLike[str],
@@ -88,4 +86,4 @@ def fig_powered_arms(tournament_dir: str | os.PathLike[str],
         if any(e.name.startswith("separated-b") for e in estimates):
             ax.legend(fontsize=7, loc="upper right")
     ax.set_title(f"Every arm of the '{name}' tournament against one network", fontsize=10)
-    return Artefact(FOREST_STEM, save_figure(fig, out_dir, FOREST_STEM), figure=fig)
+    return Artefact(stems.POWERED_ARMS, save_figure(fig, out_dir, stems.POWERED_ARMS), figure=fig)

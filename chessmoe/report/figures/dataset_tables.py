@@ -19,6 +19,7 @@ from chessmoe import paper
 from chessmoe.encoding import PLANES, table6
 from chessmoe.games.datasets import DatasetError, dataset_tables
 from chessmoe.phases import PHASE_DEFINITIONS, phase_definition
+from chessmoe.report import stems
 from chessmoe.report.figures.style import Artefact, save_table
 
 __all__ = [
@@ -65,9 +66,9 @@ def table3_positions(manifest: dict[str, Any], out_dir: str | os.PathLike[str], 
              "not one).",
              f"Paper (KingBase Lite 2019), No-Phases / Opening / Middlegame / Endgame: "
              f"{paper_rows}."]
-    paths = save_table(positions, out_dir, "table3-positions-per-phase",
+    paths = save_table(positions, out_dir, stems.TABLE3_POSITIONS_PER_PHASE,
                        "Table 3 — Dataset sizes by phase (positions)", notes)
-    return Artefact("table3-positions-per-phase", paths, table=positions)
+    return Artefact(stems.TABLE3_POSITIONS_PER_PHASE, paths, table=positions)
 
 
 def table4_games(manifest: dict[str, Any], out_dir: str | os.PathLike[str], *,
@@ -79,9 +80,9 @@ def table4_games(manifest: dict[str, Any], out_dir: str | os.PathLike[str], *,
     notes = [*_notes(manifest, name),
              "Paper (KingBase Lite 2019), Train No-Phases / Opening / Middlegame / Endgame: "
              + " / ".join(f"{v:,}" for v in values) + "."]
-    paths = save_table(games, out_dir, "table4-games-per-phase",
+    paths = save_table(games, out_dir, stems.TABLE4_GAMES_PER_PHASE,
                        "Table 4 — Games contributing to each phase dataset", notes)
-    return Artefact("table4-games-per-phase", paths, table=games)
+    return Artefact(stems.TABLE4_GAMES_PER_PHASE, paths, table=games)
 
 
 def table6_input_planes(out_dir: str | os.PathLike[str]) -> Artefact:
@@ -94,16 +95,16 @@ def table6_input_planes(out_dir: str | os.PathLike[str]) -> Artefact:
              "Planes are seen by the side to move (P1); for Black every square plane is "
              "mirrored vertically, the checkerboard never.",
              "Generated from chessmoe.encoding.PLANES, the specification the encoder uses."]
-    paths = save_table(frame, out_dir, "table6-input-representation",
+    paths = save_table(frame, out_dir, stems.TABLE6_INPUT_REPRESENTATION,
                        "Table 6 — Input representation (52 planes of 8x8)", notes)
     planes = pd.DataFrame([(p.index, p.name, p.kind, "yes" if p.constant else "",
                             "" if p.scale == 1 else f"/ {p.scale:g}") for p in PLANES],
                           columns=["plane", "name", "type", "constant", "normalised"]
                           ).set_index("plane")
-    paths += save_table(planes, out_dir, "extras/input-planes",
+    paths += save_table(planes, out_dir, stems.EXTRAS_INPUT_PLANES,
                         "All 52 input planes in order", ["Normalisation applies when "
                                                         "normalize=True (the default)."])
-    return Artefact("table6-input-representation", paths, table=frame)
+    return Artefact(stems.TABLE6_INPUT_REPRESENTATION, paths, table=frame)
 
 
 def definition_sizes(manifest: dict[str, Any], out_dir: str | os.PathLike[str], *,
@@ -120,7 +121,7 @@ def definition_sizes(manifest: dict[str, Any], out_dir: str | os.PathLike[str], 
                          "share_pct": round(100 * n / total, 2) if total else 0.0,
                          "games": counts[phase]["games"]})
     frame = pd.DataFrame(rows).set_index("definition")
-    paths = save_table(frame, out_dir, "extras/dataset-sizes-by-definition",
+    paths = save_table(frame, out_dir, stems.EXTRAS_DATASET_SIZES_BY_DEFINITION,
                        f"Phase dataset sizes under every definition ({split} split)",
                        [f"Source: {manifest['source']['description']}."], floatfmt=".2f")
-    return Artefact("extras/dataset-sizes-by-definition", paths, table=frame)
+    return Artefact(stems.EXTRAS_DATASET_SIZES_BY_DEFINITION, paths, table=frame)

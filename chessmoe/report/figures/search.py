@@ -8,6 +8,7 @@ import os
 import pandas as pd
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
+from chessmoe.report import stems
 from chessmoe.report.figures.style import (
     PHASE_COLORS,
     PHASE_LABELS,
@@ -62,7 +63,7 @@ def fig01_moe_in_mcts(out_dir: str | os.PathLike[str]) -> Artefact:
     ax.text(7.15, 1.7, "answers", ha="left", va="center", fontsize=8, color="#444444")
     ax.set_title("Fig. 1 — A mixture of phase experts inside MCTS: the gate picks which "
                  "network evaluates new leaves", fontsize=10)
-    return Artefact("fig01-moe-in-mcts", save_figure(fig, out_dir, "fig01-moe-in-mcts"),
+    return Artefact(stems.FIG01_MOE_IN_MCTS, save_figure(fig, out_dir, stems.FIG01_MOE_IN_MCTS),
                     figure=fig)
 
 
@@ -108,14 +109,14 @@ def fig03_minibatches(batches: pd.DataFrame, out_dir: str | os.PathLike[str], *,
     right.set_title("(b) purity of mini-batches", fontsize=9)
     fig.suptitle("Fig. 3 — Majority-vote gating of MCTS mini-batches (recorded searches with "
                  "the committed small experts)", fontsize=10)
-    return Artefact("fig03-minibatch-gating",
-                    save_figure(fig, out_dir, "fig03-minibatch-gating"), figure=fig)
+    return Artefact(stems.FIG03_MINIBATCH_GATING,
+                    save_figure(fig, out_dir, stems.FIG03_MINIBATCH_GATING), figure=fig)
 
 
 def table_batch_purity(batches: pd.DataFrame, out_dir: str | os.PathLike[str]) -> Artefact:
     """How pure mini-batches are, per batch size, and which experts evaluated them."""
     table = purity_table(batches)
-    paths = save_table(table, out_dir, "extras/batch-purity",
+    paths = save_table(table, out_dir, stems.EXTRAS_BATCH_PURITY,
                        "Mini-batch purity and expert usage by batch size (recorded searches)",
                        ["Purity: the share of a mini-batch's new leaves in the phase whose "
                         "expert evaluated it (majority vote).",
@@ -125,4 +126,4 @@ def table_batch_purity(batches: pd.DataFrame, out_dir: str | os.PathLike[str]) -
                         "mini-batches mix phases most; searches from positions deep inside a "
                         "phase would show purer batches, so the off-phase shares are an upper "
                         "range, not the average over a game."], floatfmt=".2f")
-    return Artefact("extras/batch-purity", paths, table=table)
+    return Artefact(stems.EXTRAS_BATCH_PURITY, paths, table=table)

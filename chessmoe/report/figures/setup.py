@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from chessmoe.report import stems
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 
 __all__ = ["PAPER_COMMAND", "PAPER_TABLE8", "fig15_match_command", "table8_setup"]
@@ -80,9 +81,9 @@ def table8_setup(results_dir: str | os.PathLike[str], out_dir: str | os.PathLike
              "(stats, datasets, experts, search, tournaments).",
              "The kit runs its small profile on a 2-core CPU without a GPU; the paper trained "
              "and played on 8 V100 GPUs."]
-    paths = save_table(frame, out_dir, "table8-setup",
+    paths = save_table(frame, out_dir, stems.TABLE8_SETUP,
                        "Table 8 — Hardware and software of the experiments", notes)
-    return Artefact("table8-setup", paths, table=frame)
+    return Artefact(stems.TABLE8_SETUP, paths, table=frame)
 
 
 def fig15_match_command(out_dir: str | os.PathLike[str],
@@ -117,5 +118,5 @@ def fig15_match_command(out_dir: str | os.PathLike[str],
                 f"score={rules.get('draw_score')}; openings: {tournament.get('openings')}.",
                 fontsize=8, transform=ax.transAxes)
     ax.set_title("Fig. 15 — Running a match between two approaches", fontsize=10)
-    return Artefact("fig15-match-command", save_figure(fig, out_dir, "fig15-match-command"),
+    return Artefact(stems.FIG15_MATCH_COMMAND, save_figure(fig, out_dir, stems.FIG15_MATCH_COMMAND),
                     figure=fig)

@@ -22,6 +22,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 
 from chessmoe import elo, paper
+from chessmoe.report import stems
 from chessmoe.report.figures.style import (
     PHASE_COLORS,
     Artefact,
@@ -181,7 +182,7 @@ def fig_method(summary: dict[str, Any], out_dir: str | os.PathLike[str], number:
             ax.set_title(f"({next(letters)}) {name}", fontsize=10)
     fig.suptitle(f"Fig. {number} — Relative Elo gain over the regular network "
                  f"('{profile}' tournament)", fontsize=10)
-    stem = f"fig{number}-elo-{methods[0].split('-')[0]}"
+    stem = stems.METHOD_FIGURES[number]
     return Artefact(stem, save_figure(fig, out_dir, stem), figure=fig)
 
 
@@ -199,7 +200,7 @@ def fig05_separated_nodes(summary: dict[str, Any], out_dir: str | os.PathLike[st
     ax.legend(fontsize=8)
     ax.set_title(f"Fig. 5 — MoE (separated learning) vs. one network in MCTS "
                  f"('{profile}' tournament)", fontsize=10)
-    return Artefact("fig05-moe-vs-single", save_figure(fig, out_dir, "fig05-moe-vs-single"),
+    return Artefact(stems.FIG05_MOE_VS_SINGLE, save_figure(fig, out_dir, stems.FIG05_MOE_VS_SINGLE),
                     figure=fig)
 
 
@@ -218,7 +219,7 @@ def fig06_ablation(summary: dict[str, Any], out_dir: str | os.PathLike[str], *,
     batch = int(rows["batch_size"].iloc[0]) if len(rows) else 64
     ax.set_title(f"Fig. {number} — One phase expert, the regular network elsewhere "
                  f"(batch {batch}, '{profile}' tournament)", fontsize=10)
-    stem = "fig06-single-expert-nodes" if number == 6 else "fig29-single-expert-movetime"
+    stem = stems.FIG06_SINGLE_EXPERT_NODES if number == 6 else stems.FIG29_SINGLE_EXPERT_MOVETIME
     return Artefact(stem, save_figure(fig, out_dir, stem), figure=fig)
 
 
@@ -254,8 +255,8 @@ def fig07_definitions(summary: dict[str, Any], out_dir: str | os.PathLike[str]) 
                 transform=ax.transAxes, fontsize=6.5, color="#444444", va="bottom")
     ax.set_title(f"Fig. 7 — Phase definitions: separated experts vs. one network "
                  f"('{profile}' tournament)", fontsize=10)
-    return Artefact("fig07-phase-definitions",
-                    save_figure(fig, out_dir, "fig07-phase-definitions"), figure=fig)
+    return Artefact(stems.FIG07_PHASE_DEFINITIONS,
+                    save_figure(fig, out_dir, stems.FIG07_PHASE_DEFINITIONS), figure=fig)
 
 
 def table2_elo(summary: dict[str, Any], out_dir: str | os.PathLike[str],
@@ -308,10 +309,10 @@ def table2_elo(summary: dict[str, Any], out_dir: str | os.PathLike[str],
              "cluster-robust 95 % interval by opening: the same openings are replayed at "
              "every setting, so they are not independent.",
              "Paper (KingBase experts, 55 settings x 1000 games): see extras/table2-paper."]
-    paths = save_table(ours, out_dir, "table2-elo-gains",
+    paths = save_table(ours, out_dir, stems.TABLE2_ELO_GAINS,
                        "Table 2 — Mean Elo gain of each MoE method over the regular network",
                        notes, floatfmt=".2f")
-    paths += save_table(reference, out_dir, "extras/table2-paper",
+    paths += save_table(reference, out_dir, stems.EXTRAS_TABLE2_PAPER,
                         "Table 2 as printed in the paper", ["Not computed here."],
                         floatfmt=".2f")
-    return Artefact("table2-elo-gains", paths, table=ours)
+    return Artefact(stems.TABLE2_ELO_GAINS, paths, table=ours)

@@ -19,6 +19,7 @@ from matplotlib.axes import Axes
 
 from chessmoe import paper
 from chessmoe.nets.recipes import TEST_SETS, learning_rate, momentum, table5
+from chessmoe.report import stems
 from chessmoe.report.figures.style import (
     NO_PHASE_COLOR,
     PHASE_COLORS,
@@ -155,9 +156,7 @@ def fig_training_curves(runs: ExpertRuns, out_dir: str | os.PathLike[str], numbe
     axes[0, 0].legend(fontsize=8, loc="upper right")
     fig.suptitle(f"Fig. {number} — {title} ({runs.profile} profile); dashed: regular "
                  "run's final values; dotted: stage changes", fontsize=10)
-    regime = bundles[0].split("-")[0]
-    phase = {"phase0": "opening", "phase1": "middlegame", "phase2": "endgame"}.get(expert)
-    stem = f"fig{number:02d}-{regime}" + (f"-{phase}-expert" if phase else "-training")
+    stem = stems.FIG16_REGULAR_TRAINING if number == 16 else stems.EXPERT_FIGURES[number]
     return Artefact(stem, save_figure(fig, out_dir, stem), figure=fig)
 
 
@@ -174,8 +173,8 @@ def fig04_staged_endgame(runs: ExpertRuns, out_dir: str | os.PathLike[str]) -> A
     ax.set_title(f"Fig. 4 — Staged learning, endgame expert ({runs.profile} profile)\n"
                  "dashed: regular run's final loss; dotted: a new training stage starts",
                  fontsize=10)
-    return Artefact("fig04-staged-endgame-loss",
-                    save_figure(fig, out_dir, "fig04-staged-endgame-loss"), figure=fig)
+    return Artefact(stems.FIG04_STAGED_ENDGAME_LOSS,
+                    save_figure(fig, out_dir, stems.FIG04_STAGED_ENDGAME_LOSS), figure=fig)
 
 
 def fig14_schedules(runs: ExpertRuns, out_dir: str | os.PathLike[str], bundle: str = "regular",
@@ -204,7 +203,7 @@ def fig14_schedules(runs: ExpertRuns, out_dir: str | os.PathLike[str], bundle: s
         ax.legend(fontsize=8)
     fig.suptitle(f"Fig. 14 — Schedules of the {bundle} run ({runs.profile} profile, "
                  f"{total} iterations, max lr {config['max_lr']})", fontsize=10)
-    return Artefact("fig14-schedules", save_figure(fig, out_dir, "fig14-schedules"),
+    return Artefact(stems.FIG14_SCHEDULES, save_figure(fig, out_dir, stems.FIG14_SCHEDULES),
                     figure=fig)
 
 
@@ -246,13 +245,13 @@ def table1_losses(runs: ExpertRuns, out_dir: str | os.PathLike[str]) -> Artefact
         "No-phases improvement of each mixture over the regular network: "
         + (", ".join(f"{k} {v:+.4f}" for k, v in mixture_gain.items()) or "n/a") + ".",
     ]
-    paths = save_table(ours, out_dir, "table1-expert-losses",
+    paths = save_table(ours, out_dir, stems.TABLE1_EXPERT_LOSSES,
                        "Table 1 — Loss of each expert and of the mixture on the four test sets",
                        notes)
-    paths += save_table(reference, out_dir, "extras/table1-paper",
+    paths += save_table(reference, out_dir, stems.EXTRAS_TABLE1_PAPER,
                         "Table 1 as printed in the paper (KingBase, RISEv3.3, 7 epochs)",
                         ["For comparison with table1-expert-losses; not computed here."])
-    return Artefact("table1-expert-losses", paths, table=ours)
+    return Artefact(stems.TABLE1_EXPERT_LOSSES, paths, table=ours)
 
 
 def table5_weights(out_dir: str | os.PathLike[str], definition: str = "lichess") -> Artefact:
@@ -260,11 +259,11 @@ def table5_weights(out_dir: str | os.PathLike[str], definition: str = "lichess")
     frame = table5(definition=definition)
     frame.index = [f"a = {a:g}, {phase}" for a, phase in frame.index]
     frame.index.name = "a, expert main phase"
-    paths = save_table(frame, out_dir, "table5-sample-weights",
+    paths = save_table(frame, out_dir, stems.TABLE5_SAMPLE_WEIGHTS,
                        "Table 5 — Sample weights of weighted learning",
                        ["Computed by chessmoe.nets.recipes.phase_weights: w_main = 3a/(a+2), "
                         "w_other = 3/(a+2)."], floatfmt=".4g")
-    return Artefact("table5-sample-weights", paths, table=frame)
+    return Artefact(stems.TABLE5_SAMPLE_WEIGHTS, paths, table=frame)
 
 
 def table7_hyperparameters(runs: ExpertRuns, out_dir: str | os.PathLike[str]) -> Artefact:
@@ -292,8 +291,8 @@ def table7_hyperparameters(runs: ExpertRuns, out_dir: str | os.PathLike[str]) ->
     frame = pd.DataFrame({"this kit": {k: str(v) for k, v in used.items()},
                           "paper": {k: str(v) for k, v in paper.TABLE7.items()}})
     frame.index.name = "Hyperparameter"
-    paths = save_table(frame, out_dir, "table7-hyperparameters",
+    paths = save_table(frame, out_dir, stems.TABLE7_HYPERPARAMETERS,
                        f"Table 7 — Hyper-parameters ({runs.profile} profile as run, and the "
                        "paper's)", ["Read from results/experts/<profile>/regular/baseline/"
                                     "config.json; every run of the profile used the same."])
-    return Artefact("table7-hyperparameters", paths, table=frame)
+    return Artefact(stems.TABLE7_HYPERPARAMETERS, paths, table=frame)
