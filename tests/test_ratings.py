@@ -140,3 +140,32 @@ def test_an_unknown_anchor_or_missing_file_is_one_line(star_pgn: Path, tmp_path:
 def test_parse_anchor_without_a_value_rates_it_zero() -> None:
     assert parse_anchor("stockfish-sl0") == ("stockfish-sl0", 0.0)
     assert parse_anchor("sf=1320") == ("sf", 1320.0)
+
+
+def test_the_tournament_rating_list_reads_game_records(tmp_path: Path) -> None:
+    """A kit tournament directory (match folders of JSONL game records): W/D/L per match
+    from its first engine's side, and the table/figure anchored at the named player."""
+    from chessmoe._io.jsonl import append_record
+    from chessmoe.play.records import GameRecord
+    from chessmoe.report.figures import ratings as figures
+    from chessmoe.report.ratings import tournament_results
+
+    game = GameRecord("a", "b", "fen", "1-0", "checkmate", "", (), (), (), 0.0)
+    for first, scores in (("x", [1, 1, 0.5, 0]), ("y", [0, 0, 0.5, 0.5])):
+        for k, score in enumerate(scores):
+            record = game.in_match(pair=k // 2, first=first, second="anchor",
+                                   first_score=float(score))
+            append_record(tmp_path / f"{first}-vs-anchor" / "games-000.jsonl",
+                          record.to_json())
+    (tmp_path / "empty-match").mkdir()
+    matches = {m.first: m for m in tournament_results(tmp_path)}
+    assert (matches["x"].wins, matches["x"].draws, matches["x"].losses) == (2, 1, 1)
+    assert (matches["y"].wins, matches["y"].draws, matches["y"].losses) == (0, 2, 2)
+    rows = {r.name: r for r in figures.rating_rows(tmp_path, "anchor", 1000.0)}
+    assert rows["x"].elo == pytest.approx(1000 + trinomial(2, 1, 1).elo)
+    assert rows["y"].elo == pytest.approx(1000 + trinomial(0, 2, 2).elo)
+    table = figures.table_rating_list(tmp_path, tmp_path / "out", "anchor", 1000.0)
+    assert table.table is not None and list(table.table["Player"]) == ["x", "anchor", "y"]
+    figures.fig_rating_list(tmp_path, tmp_path / "out", "anchor", 1000.0)
+    assert (tmp_path / "out" / "rating-list.png").stat().st_size > 0
+    assert figures.rating_rows(tmp_path, "nobody", 0.0) == []

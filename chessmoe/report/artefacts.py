@@ -52,13 +52,14 @@ class ResultsLayout:
     tournament: str = "small"
     search: str = "small-separated"
     powered: str = "powered"  # the claims' tournament (one setting, many paired openings)
+    ratings: str = "ratings"  # the round robin with Stockfish anchors
 
 
 LAYOUTS: dict[str, ResultsLayout] = {
     "small": ResultsLayout(),
     "smoke": ResultsLayout(stats="selfplay-sample", stats_compare=(), dataset="sample",
                            dataset_compare=(), experts="smoke", tournament="smoke",
-                           search="smoke-separated", powered="smoke"),
+                           search="smoke-separated", powered="smoke", ratings="smoke"),
 }
 
 
@@ -151,6 +152,15 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
                       f"make experts PROFILE={lay.experts}") for b in ("regular",))),
             figures=(stems.POWERED_ARMS,),
             tables=(stems.CLAIMS,)),
+        NotebookJob(
+            notebook="11_ratings.ipynb",
+            params=lambda results, out: {
+                "tournament_dir": str(results / "tournaments" / lay.ratings),
+                "figures_dir": str(out)},
+            needs=((f"tournaments/{lay.ratings}/spec.json",
+                    f"make tournament PROFILE={lay.ratings}"),),
+            figures=(stems.RATING_LIST,),
+            tables=(stems.RATING_LIST_TABLE,)),
     )
 
 

@@ -240,6 +240,16 @@ class ClaimsParams:
 
 
 @dataclass
+class RatingsParams:
+    """``11_ratings.ipynb``."""
+
+    tournament_dir: str = "../results/tournaments/ratings"
+    anchor: str = "sf-elo1350-t100"
+    anchor_elo: float = 1350.0
+    figures_dir: str = "../figures"
+
+
+@dataclass
 class SetupParams:
     """``09_setup.ipynb``."""
 

@@ -20,13 +20,14 @@ import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from chessmoe._io.errors import KitError
 from chessmoe.elo import rating_list
 from chessmoe.games.pgn import PgnFilters, SkipCounter, iter_games
 
 __all__ = ["MatchCount", "RatingRow", "format_table", "parse_anchor", "rating_table",
-           "read_results"]
+           "read_results", "tournament_results"]
 
 _SCORE = {"1-0": (1, 0, 0), "1/2-1/2": (0, 1, 0), "0-1": (0, 0, 1)}
 
@@ -88,6 +89,25 @@ def read_results(paths: Sequence[str | os.PathLike[str]],
                 w, lost = lost, w
             tally.setdefault(key, Counter()).update({"w": w, "d": d, "l": lost})
     return [MatchCount(a, b, c["w"], c["d"], c["l"]) for (a, b), c in tally.items()]
+
+
+def tournament_results(directory: str | os.PathLike[str]) -> list[MatchCount]:
+    """W/D/L of every match of a kit tournament directory (``<match>/games-*.jsonl``), from
+    each match's first engine's side; a match with no game yet is left out."""
+    from chessmoe.play.match import load_records
+
+    out = []
+    root = Path(directory)
+    for match in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
+        records = load_records(sorted(match.glob("games-*.jsonl")))
+        named = [r for r in records if r.first and r.second and r.first_score is not None]
+        if not named:
+            continue
+        wins = sum(r.first_score == 1.0 for r in named)
+        draws = sum(r.first_score == 0.5 for r in named)
+        out.append(MatchCount(str(named[0].first), str(named[0].second), wins, draws,
+                              len(named) - wins - draws))
+    return out
 
 
 def parse_anchor(text: str) -> tuple[str, float]:
