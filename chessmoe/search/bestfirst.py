@@ -43,6 +43,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import chess
+import numpy as np
+import numpy.typing as npt
 
 from chessmoe.search.mcts import Limits, RootChild, SearchResult
 
@@ -55,7 +57,7 @@ __all__ = [
     "priority_h",
 ]
 
-ValueFn = Callable[[Sequence[chess.Board]], Sequence[float]]
+ValueFn = Callable[[Sequence[chess.Board]], "Sequence[float] | npt.NDArray[np.float64]"]
 """Boards -> one value each, White's point of view (one call per expansion: a batch)."""
 
 _CP_SCALE = 111.714640912
@@ -229,12 +231,14 @@ class BestFirst:
         subtree = [1] * len(nodes)
         for index in range(len(nodes) - 1, 0, -1):
             subtree[nodes[index].parent] += subtree[index]
-        children = sorted(
-            (RootChild(move=nodes[c].move, visits=subtree[c] - 1 if nodes[c].expanded else 0,
-                       q=self.to_unit(values[c], white),
-                       prior=1.0 / len(root.children))
-             for c in root.children if nodes[c].move is not None),
-            key=lambda child: (-child.visits, -(child.q or 0.0)))
+        children: list[RootChild] = []
+        for c in root.children:
+            move = nodes[c].move
+            if move is not None:
+                children.append(RootChild(
+                    move=move, visits=subtree[c] - 1 if nodes[c].expanded else 0,
+                    q=self.to_unit(values[c], white), prior=1.0 / len(root.children)))
+        children.sort(key=lambda child: (-child.visits, -(child.q or 0.0)))
         expanded_depths = [n.depth for n in nodes if n.expanded]
         if best is not None:
             value = self.to_unit(values[best], white)

@@ -171,9 +171,9 @@ def naive_eval(board: chess.Board, *, claim_draw: bool = False) -> float:
             own = king if color == chess.WHITE else chess.square_mirror(king)
             score += sign * king_table[own]
     for checker in board.checkers():
-        piece = board.piece_at(checker)
-        if piece is not None:
-            score += CHECK_BONUS if piece.color == chess.WHITE else -CHECK_BONUS
+        checking = board.piece_at(checker)
+        if checking is not None:
+            score += CHECK_BONUS if checking.color == chess.WHITE else -CHECK_BONUS
     return score
 
 
@@ -228,7 +228,8 @@ class MaisNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         z = self.body(x).flatten(1)
-        return self.out(self.hidden(z)).squeeze(1) * OUTPUT_SCALE
+        value: torch.Tensor = self.out(self.hidden(z)).squeeze(1) * OUTPUT_SCALE
+        return value
 
 
 def predict(model: MaisNet, boards: Sequence[chess.Board]) -> np.ndarray:
@@ -238,7 +239,7 @@ def predict(model: MaisNet, boards: Sequence[chess.Board]) -> np.ndarray:
     model.eval()
     with torch.no_grad():
         values = model(torch.from_numpy(encode_batch(boards)))
-    return values.double().numpy()
+    return np.asarray(values.double().numpy(), dtype=np.float64)
 
 
 def predict_planes(model: MaisNet, planes: np.ndarray, batch: int = 1024) -> np.ndarray:
@@ -275,7 +276,7 @@ def fit(model: MaisNet, optimizer: torch.optim.Optimizer, planes: np.ndarray,
             index = order[start:start + batch_size]
             optimizer.zero_grad()
             loss = nn.functional.mse_loss(model(x[index]) / OUTPUT_SCALE, y[index])
-            loss.backward()
+            loss.backward()  # type: ignore[no-untyped-call]
             optimizer.step()
             total += float(loss.detach()) * len(index)
         losses.append(total / max(1, len(x)))

@@ -210,11 +210,12 @@ def validation_set(source: Path, games: int, max_positions: int,
                    gamma: float = GAMMA) -> tuple[np.ndarray, np.ndarray]:
     """Positions after each move of the first ``games`` kept games of ``source``, with their
     Q targets along the real game: ``(int8 [N, 6, 8, 8], float64 [N])``."""
-    from chessmoe.games.pgn import SkipCounter, iter_games, no_games_error
+    from chessmoe.games.pgn import GameRecord, SkipCounter, iter_games, no_games_error
 
     planes: list[np.ndarray] = []
     targets: list[float] = []
     skips = SkipCounter()
+    game: GameRecord[Any]
     for game in iter_games(source, skips=skips, max_games=games * 4):
         board = chess.Board(game.start_fen) if game.start_fen else chess.Board()
         positions = []
@@ -298,9 +299,8 @@ def _save_state(out_dir: Path, model: MaisNet, optimizer: Any, pool_x: np.ndarra
     import torch
 
     state = out_dir / "state"
-    with atomic_path(state / "pool.npz", suffix=".npz") as tmp:
-        with open(tmp, "wb") as handle:
-            np.savez(handle, x=pool_x, y=pool_y)
+    with atomic_path(state / "pool.npz", suffix=".npz") as tmp, open(tmp, "wb") as handle:
+        np.savez(handle, x=pool_x, y=pool_y)
     with atomic_path(state / "optimizer.pt") as tmp:
         torch.save({"optimizer": optimizer.state_dict(), "torch_rng": torch_rng.get_state()},
                    tmp)
@@ -376,7 +376,7 @@ def train_run(out_dir: Path, config: MaisTrainConfig, *, data_dir: Path | None =
         new_x = np.concatenate([x, mirror_planes(x)])
         new_y = np.concatenate([y, -y])
         fresh_mae = mean_absolute_error(model, new_x, new_y)
-        replay = int(round(config.replay_fraction * len(pool_y)))
+        replay = round(config.replay_fraction * len(pool_y))
         pick = rng.choice(len(pool_y), size=replay, replace=False) if replay else \
             np.zeros(0, dtype=np.int64)
         fit_x = np.concatenate([new_x, pool_x[pick]])
@@ -407,10 +407,11 @@ def train_run(out_dir: Path, config: MaisTrainConfig, *, data_dir: Path | None =
 def _measure_nps(model: MaisNet, source: Path, config: MaisTrainConfig) -> dict[str, Any]:
     """Search speed: positions evaluated per second over a few real-game positions (after
     up to 20 plies of the validation source's first games)."""
-    from chessmoe.games.pgn import iter_games
+    from chessmoe.games.pgn import GameRecord, iter_games
 
     player = MaisPlayer(model)
     boards: list[chess.Board] = []
+    game: GameRecord[Any]
     for game in iter_games(source, max_games=config.nps_positions * 10 + 20):
         board = chess.Board(game.start_fen) if game.start_fen else chess.Board()
         for move in game.moves[:min(20, len(game.moves) // 2)]:
