@@ -174,7 +174,7 @@ def naive_eval(board: chess.Board, *, claim_draw: bool = False) -> float:
         checking = board.piece_at(checker)
         if checking is not None:
             score += CHECK_BONUS if checking.color == chess.WHITE else -CHECK_BONUS
-    return score
+    return float(score)
 
 
 def q_targets(naive: Sequence[float], gamma: float = GAMMA) -> list[float]:
