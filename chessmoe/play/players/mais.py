@@ -1,0 +1,458 @@
+"""The MAIS 202 engine: a self-play value network steering a best-first search.
+
+Document: related-selfplay-value-search.md. The network and its targets are in
+:mod:`chessmoe.nets.related.mais`, the search in :mod:`chessmoe.search.bestfirst`; this module
+plays the self-play games that train the network and joins network and search into a player.
+
+Self-play training, as the document describes it:
+
+* games from the standard start, each move chosen the way the document trains -- without the
+  tree search: every legal move's resulting position is evaluated (one batch) and the best
+  for the side to move is played, after each prediction ``y`` got ``y * u``, ``u`` uniform in
+  ``[-rf, rf]``, added (the document's "random value within +-rf % of itself"), with
+  ``rf = 1 / ln(game number)``. For game 1, where ``ln 1 = 0``, ``rf`` is 2 (the value the
+  document's own code uses there); game 2 gets ``1 / ln 2 = 1.44`` by the formula;
+* a mate in 1 is always played; a game ends when it is over (draws by claim included) or at
+  ``max_plies`` (then its last position's Q is its naive evaluation: no bootstrap);
+* every position after a move, with its Q target (:func:`~chessmoe.nets.related.mais.q_targets`),
+  plus its mirror (colours swapped, board flipped, target negated);
+* batches of 10 games: the network is fitted for 5 epochs on the batch's positions plus a
+  random 10 % of the positions of earlier batches (the replay against forgetting).
+
+Validation (``metrics.jsonl``, one record per batch, keyed by games played):
+``val_mae`` is the mean absolute error on a fixed set of positions from real games (the
+Lichess excerpt when found, else the kit's embedded sample), their Q targets computed along
+the real game exactly as for self-play; ``fresh_mae`` is the error on the batch's new
+self-play positions before the network is fitted on them (held out at that moment: the
+document's 10 % validation split, without discarding training data).
+
+The run is resumable: weights, optimizer, replay pool and random states are saved after every
+batch (``state/``, not meant for version control) and a restarted run continues after the last
+finished batch.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import chess
+import numpy as np
+
+from chessmoe._io.errors import KitError
+from chessmoe._io.fsutil import atomic_path, atomic_write_json, atomic_write_text
+from chessmoe._io.jsonl import append_record, read_records
+from chessmoe._io.provenance import provenance
+from chessmoe.nets.related.mais import (
+    GAMMA,
+    MaisNet,
+    encode_batch,
+    fit,
+    load_weights,
+    mean_absolute_error,
+    naive_eval,
+    predict,
+    q_targets,
+    save_weights,
+)
+from chessmoe.play.engine import Searcher
+from chessmoe.search.bestfirst import BestFirst, BestFirstConfig
+from chessmoe.search.mcts import Limits, SearchResult
+
+__all__ = [
+    "PROFILES",
+    "MaisPlayer",
+    "MaisTrainConfig",
+    "SelfPlayGame",
+    "build_searcher",
+    "exploration_rf",
+    "mirror_planes",
+    "self_play_game",
+    "train",
+    "train_run",
+]
+
+WEIGHTS = "weights.pt"
+_LICHESS = "lichess_db_standard_rated_2013-01_first5000.pgn"
+
+
+@dataclass(frozen=True)
+class MaisTrainConfig:
+    """One self-play training run (the document's values unless a profile reduces them)."""
+
+    profile: str
+    games: int  # self-play games in all
+    games_per_batch: int = 10
+    epochs: int = 5
+    replay_fraction: float = 0.1
+    gamma: float = GAMMA
+    max_plies: int = 200  # games capped in length (the document plays them out)
+    learning_rate: float = 1e-3  # Keras' Adam default
+    batch_size: int = 32  # Keras' fit default
+    validation_games: int = 40
+    validation_max_positions: int = 3000
+    nps_positions: int = 8  # positions searched to measure the search's speed
+    nps_nodes: int = 2000  # node budget of each of those searches
+    seed: int = 20261123
+    reduced: tuple[str, ...] = field(default_factory=tuple)  # what differs from the document
+
+
+PROFILES: dict[str, MaisTrainConfig] = {
+    "smoke": MaisTrainConfig(
+        profile="smoke", games=4, games_per_batch=2, max_plies=16, epochs=1,
+        validation_games=2, validation_max_positions=60, nps_positions=1, nps_nodes=60,
+        reduced=("4 games in batches of 2 (document: 10 per batch, 1200+ games)",
+                 "games capped at 16 plies", "1 epoch per batch (document: 5)")),
+    "small": MaisTrainConfig(
+        profile="small", games=200, max_plies=160,
+        reduced=("200 self-play games (document: about 300 until the validation MAE "
+                 "flattens, 1200 for the model it played with)",
+                 "games capped at 160 plies (document: played to the end, often 200+ moves)",
+                 "single process on a shared 2-core CPU")),
+}
+
+
+def exploration_rf(game_number: int) -> float:
+    """The document's ``rf = 1 / ln(game number)``; 2 for game 1 (``ln 1 = 0``)."""
+    if game_number < 1:
+        raise ValueError("game numbers start at 1")
+    return 2.0 if game_number == 1 else 1.0 / math.log(game_number)
+
+
+def mirror_planes(planes: np.ndarray) -> np.ndarray:
+    """The encoding of each position's mirror (ranks flipped, colours swapped),
+    ``[N, 6, 8, 8] -> [N, 6, 8, 8]``: equal to encoding ``board.mirror()``."""
+    return np.ascontiguousarray(-planes[:, :, ::-1, :])
+
+
+@dataclass(frozen=True)
+class SelfPlayGame:
+    """One self-play game: the positions after each move (encoded, ``int8 [T, 6, 8, 8]``),
+    their naive evaluations and Q targets (White's view), and how it ended."""
+
+    planes: np.ndarray
+    naive: list[float]
+    targets: list[float]
+    moves: list[str]  # UCI
+    result: str  # "1-0", "0-1", "1/2-1/2", or "*" when capped
+    termination: str
+
+
+def _mate_in_one(board: chess.Board) -> chess.Move | None:
+    for move in board.legal_moves:
+        board.push(move)
+        mate = board.is_checkmate()
+        board.pop()
+        if mate:
+            return move
+    return None
+
+
+def self_play_game(value_fn: Callable[[Sequence[chess.Board]], np.ndarray], game_number: int,
+                   rng: np.random.Generator, *, max_plies: int,
+                   gamma: float = GAMMA) -> SelfPlayGame:
+    """Play one game against itself the document's training way (see the module doc)."""
+    rf = exploration_rf(game_number)
+    board = chess.Board()
+    positions: list[chess.Board] = []
+    moves: list[str] = []
+    while not board.is_game_over(claim_draw=True) and len(moves) < max_plies:
+        move = _mate_in_one(board)
+        if move is None:
+            legal = list(board.legal_moves)
+            children = []
+            for candidate in legal:
+                board.push(candidate)
+                children.append(board.copy(stack=False))
+                board.pop()
+            values = np.asarray(value_fn(children), dtype=np.float64)
+            noisy = values + values * rng.uniform(-rf, rf, size=len(values))
+            side = 1.0 if board.turn == chess.WHITE else -1.0
+            move = legal[int(np.argmax(side * noisy))]
+        board.push(move)
+        moves.append(move.uci())
+        positions.append(board.copy(stack=False))
+    over = board.is_game_over(claim_draw=True)
+    naive = [naive_eval(p) for p in positions[:-1]]
+    naive.append(naive_eval(board, claim_draw=True))
+    outcome = board.outcome(claim_draw=True)
+    return SelfPlayGame(
+        planes=encode_batch(positions).astype(np.int8), naive=naive,
+        targets=q_targets(naive, gamma), moves=moves,
+        result=board.result(claim_draw=True) if over else "*",
+        termination=outcome.termination.name.lower() if outcome is not None else "max_plies")
+
+
+# --- validation positions ---------------------------------------------------------------
+
+
+def _validation_source(data_dir: Path | None) -> Path:
+    candidates = ([data_dir / _LICHESS, data_dir] if data_dir is not None else []) + [
+        Path("data") / _LICHESS, Path("/work/shared/data") / _LICHESS]
+    for path in candidates:
+        if path.is_file():
+            return path
+    if data_dir is not None:
+        raise KitError(f"no {_LICHESS} under {data_dir} (run `make sample` or pass the "
+                       "directory holding it)")
+    from chessmoe.games.sources import sample_path
+
+    return sample_path()
+
+
+def validation_set(source: Path, games: int, max_positions: int,
+                   gamma: float = GAMMA) -> tuple[np.ndarray, np.ndarray]:
+    """Positions after each move of the first ``games`` kept games of ``source``, with their
+    Q targets along the real game: ``(int8 [N, 6, 8, 8], float64 [N])``."""
+    from chessmoe.games.pgn import GameRecord, SkipCounter, iter_games, no_games_error
+
+    planes: list[np.ndarray] = []
+    targets: list[float] = []
+    skips = SkipCounter()
+    game: GameRecord[Any]
+    for game in iter_games(source, skips=skips, max_games=games * 4):
+        board = chess.Board(game.start_fen) if game.start_fen else chess.Board()
+        positions = []
+        for move in game.moves:
+            board.push(move)
+            positions.append(board.copy(stack=False))
+        naive = [naive_eval(p) for p in positions[:-1]] + [naive_eval(board, claim_draw=True)]
+        planes.append(encode_batch(positions).astype(np.int8))
+        targets.extend(q_targets(naive, gamma))
+        if len(planes) >= games:
+            break
+    if not planes:
+        raise no_games_error(str(source), skips)
+    x = np.concatenate(planes)[:max_positions]
+    return x, np.asarray(targets[:max_positions], dtype=np.float64)
+
+
+# --- the player -----------------------------------------------------------------------------
+
+
+class MaisPlayer:
+    """The document's engine: best-first search over the trained network (one batch per
+    expansion)."""
+
+    def __init__(self, model: MaisNet, config: BestFirstConfig | None = None) -> None:
+        self.model = model
+        self.search = BestFirst(lambda boards: predict(model, boards), config)
+
+    def play(self, board: chess.Board, limits: Limits, stop: threading.Event | None = None,
+             on_progress: Callable[[SearchResult], None] | None = None) -> SearchResult:
+        return self.search.search(board, limits, stop=stop, on_progress=on_progress)
+
+    def new_game(self) -> None:
+        self.search.new_game()
+
+
+def build_searcher(model_dir: Path | None, *, threads: int = 1) -> Searcher:
+    """A :class:`MaisPlayer` with the weights of ``model_dir`` (a run directory)."""
+    import torch
+
+    if model_dir is None:
+        raise KitError("no trained MAIS weights: run `python -m chessmoe related train mais` "
+                       "or set Model_Directory")
+    path = Path(model_dir) / WEIGHTS
+    if not path.is_file():
+        raise KitError(f"{path} not found: train with `python -m chessmoe related train mais "
+                       f"--out {model_dir}`")
+    torch.set_num_threads(max(1, threads))
+    return MaisPlayer(load_weights(path))
+
+
+# --- training -----------------------------------------------------------------------------
+
+
+def train(out_dir: Path, *, profile: str, data_dir: Path | None) -> Path:
+    """Train at ``profile`` (``smoke`` or ``small``) into ``out_dir``; resumable."""
+    if profile not in PROFILES:
+        raise KitError(f"unknown profile {profile!r}: one of {', '.join(PROFILES)}")
+    return train_run(out_dir, PROFILES[profile], data_dir=data_dir)
+
+
+def _config_json(config: MaisTrainConfig, source: Path) -> dict[str, Any]:
+    data = asdict(config)
+    data["reduced"] = list(config.reduced)
+    data.update({
+        "engine": "mais",
+        "document": "related-selfplay-value-search.md",
+        "network": "6 x conv3x3(32, padding, ReLU), dense 64 linear, dense 1 linear; "
+                   "input 6 signed one-hot planes (+1 White, -1 Black)",
+        "search": asdict(BestFirstConfig()),
+        "validation_source": source.name,
+        "validation": "val_mae: fixed positions of real games, Q targets along the game; "
+                      "fresh_mae: the batch's new self-play positions before fitting",
+    })
+    return data
+
+
+def _save_state(out_dir: Path, model: MaisNet, optimizer: Any, pool_x: np.ndarray,
+                pool_y: np.ndarray, rng: np.random.Generator, torch_rng: Any,
+                batches_done: int) -> None:
+    import torch
+
+    state = out_dir / "state"
+    with atomic_path(state / "pool.npz", suffix=".npz") as tmp, open(tmp, "wb") as handle:
+        np.savez(handle, x=pool_x, y=pool_y)
+    with atomic_path(state / "optimizer.pt") as tmp:
+        torch.save({"optimizer": optimizer.state_dict(), "torch_rng": torch_rng.get_state()},
+                   tmp)
+    save_weights(model, out_dir / WEIGHTS)
+    atomic_write_json(state / "progress.json", {"batches_done": batches_done,
+                                                "numpy_rng": rng.bit_generator.state})
+
+
+def train_run(out_dir: Path, config: MaisTrainConfig, *, data_dir: Path | None = None,
+              progress: bool = True) -> Path:
+    """Self-play training per the module doc; continues after the last finished batch."""
+    import torch
+    from tqdm import tqdm
+
+    torch.set_num_threads(1)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    source = _validation_source(data_dir)
+    config_path = out_dir / "config.json"
+    wanted = _config_json(config, source)
+    if config_path.exists():
+        previous = json.loads(config_path.read_text())
+        fixed = {k: v for k, v in wanted.items() if k != "games"}
+        if {k: previous.get(k) for k in fixed} != fixed:
+            raise KitError(f"{out_dir} holds a run with another configuration; use a new --out")
+    atomic_write_json(config_path, wanted)
+    atomic_write_text(out_dir / ".gitignore", "state/\n")
+
+    torch.manual_seed(config.seed)
+    model = MaisNet()
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
+    torch_rng = torch.Generator().manual_seed(config.seed)
+    rng = np.random.default_rng(config.seed)
+    pool_x = np.zeros((0, 6, 8, 8), dtype=np.int8)
+    pool_y = np.zeros(0, dtype=np.float64)
+    batches_done = 0
+    progress_path = out_dir / "state" / "progress.json"
+    if progress_path.exists():
+        saved = json.loads(progress_path.read_text())
+        batches_done = int(saved["batches_done"])
+        rng.bit_generator.state = saved["numpy_rng"]
+        model.load_state_dict(torch.load(out_dir / WEIGHTS, weights_only=True))
+        opt = torch.load(out_dir / "state" / "optimizer.pt", weights_only=True)
+        optimizer.load_state_dict(opt["optimizer"])
+        torch_rng.set_state(opt["torch_rng"])
+        with np.load(out_dir / "state" / "pool.npz") as pool:
+            pool_x, pool_y = pool["x"], pool["y"]
+    metrics_path = out_dir / "metrics.jsonl"
+    kept = [r for r in read_records(metrics_path).records if r.get("batch", 0) <= batches_done]
+    atomic_write_text(metrics_path, "".join(json.dumps(r, sort_keys=True) + "\n" for r in kept))
+
+    val_x, val_y = validation_set(source, config.validation_games,
+                                  config.validation_max_positions, config.gamma)
+    if batches_done == 0:
+        append_record(metrics_path, {"batch": 0, "games": 0, "val_mae": mean_absolute_error(
+            model, val_x, val_y), "positions_validation": len(val_y)})
+    batches = math.ceil(config.games / config.games_per_batch)
+
+    def value_fn(boards: Sequence[chess.Board]) -> np.ndarray:
+        return predict(model, boards)
+
+    bar = tqdm(range(batches_done, batches), desc="mais self-play", unit="batch",
+               disable=not progress, initial=batches_done, total=batches)
+    started = time.perf_counter()
+    for batch in bar:
+        tick = time.perf_counter()
+        first = batch * config.games_per_batch + 1
+        last = min(config.games, first + config.games_per_batch - 1)
+        games = [self_play_game(value_fn, n, rng, max_plies=config.max_plies,
+                                gamma=config.gamma) for n in range(first, last + 1)]
+        x = np.concatenate([g.planes for g in games])
+        y = np.concatenate([np.asarray(g.targets) for g in games])
+        new_x = np.concatenate([x, mirror_planes(x)])
+        new_y = np.concatenate([y, -y])
+        fresh_mae = mean_absolute_error(model, new_x, new_y)
+        replay = round(config.replay_fraction * len(pool_y))
+        pick = rng.choice(len(pool_y), size=replay, replace=False) if replay else \
+            np.zeros(0, dtype=np.int64)
+        fit_x = np.concatenate([new_x, pool_x[pick]])
+        fit_y = np.concatenate([new_y, pool_y[pick]])
+        losses = fit(model, optimizer, fit_x, fit_y, epochs=config.epochs,
+                     batch_size=config.batch_size, generator=torch_rng)
+        pool_x = np.concatenate([pool_x, new_x])
+        pool_y = np.concatenate([pool_y, new_y])
+        val_mae = mean_absolute_error(model, val_x, val_y)
+        results = [g.result for g in games]
+        record = {
+            "batch": batch + 1, "games": last, "val_mae": val_mae, "fresh_mae": fresh_mae,
+            "loss": losses[-1], "positions_new": len(new_y), "positions_replay": replay,
+            "pool": len(pool_y), "rf_first": exploration_rf(first),
+            "white_wins": results.count("1-0"), "black_wins": results.count("0-1"),
+            "draws": results.count("1/2-1/2"), "capped": results.count("*"),
+            "mean_plies": float(np.mean([len(g.moves) for g in games])),
+            "seconds": time.perf_counter() - tick,
+        }
+        append_record(metrics_path, record)
+        _save_state(out_dir, model, optimizer, pool_x, pool_y, rng, torch_rng, batch + 1)
+        bar.set_postfix(val_mae=f"{val_mae:.0f}", fresh=f"{fresh_mae:.0f}")
+    bar.close()
+    _write_summary(out_dir, config, model, source, time.perf_counter() - started)
+    return out_dir
+
+
+def _measure_nps(model: MaisNet, source: Path, config: MaisTrainConfig) -> dict[str, Any]:
+    """Search speed: positions evaluated per second over a few real-game positions (after
+    up to 20 plies of the validation source's first games)."""
+    from chessmoe.games.pgn import GameRecord, iter_games
+
+    player = MaisPlayer(model)
+    boards: list[chess.Board] = []
+    game: GameRecord[Any]
+    for game in iter_games(source, max_games=config.nps_positions * 10 + 20):
+        board = chess.Board(game.start_fen) if game.start_fen else chess.Board()
+        for move in game.moves[:min(20, len(game.moves) // 2)]:
+            board.push(move)
+        if not board.is_game_over():
+            boards.append(board)
+        if len(boards) >= config.nps_positions:
+            break
+    nodes = 0
+    seconds = 0.0
+    for board in boards:
+        result = player.play(board, Limits(nodes=config.nps_nodes))
+        nodes += result.nodes
+        seconds += result.seconds
+    return {"nps": nodes / seconds if seconds > 0 else 0.0, "nps_positions": len(boards),
+            "nps_nodes_per_search": config.nps_nodes, "nps_threads": 1,
+            "nps_document": 750.0}
+
+
+def _write_summary(out_dir: Path, config: MaisTrainConfig, model: MaisNet, source: Path,
+                   seconds: float) -> None:
+    records = [r for r in read_records(out_dir / "metrics.jsonl").records]
+    records.sort(key=lambda r: r["batch"])
+    played = [r for r in records if r["batch"] > 0]
+    summary: dict[str, Any] = {
+        "engine": "mais", "profile": config.profile,
+        "games": played[-1]["games"] if played else 0,
+        "val_mae_start": records[0]["val_mae"] if records else None,
+        "val_mae_end": records[-1]["val_mae"] if records else None,
+        "val_mae_best": min((r["val_mae"] for r in records), default=None),
+        "fresh_mae_first": played[0]["fresh_mae"] if played else None,
+        "fresh_mae_last": played[-1]["fresh_mae"] if played else None,
+        "results": {k: sum(r[k] for r in played)
+                    for k in ("white_wins", "black_wins", "draws", "capped")},
+        "validation_source": source.name,
+        "train_seconds_this_invocation": seconds,
+        "weights": WEIGHTS,
+        "weights_bytes": (out_dir / WEIGHTS).stat().st_size if (out_dir / WEIGHTS).exists()
+        else 0,
+    }
+    summary.update(_measure_nps(model, source, config))
+    atomic_write_json(out_dir / "summary.json", summary)
+    atomic_write_json(out_dir / "provenance.json", provenance(config=config.profile))
+

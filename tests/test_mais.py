@@ -1,0 +1,349 @@
+"""The MAIS engine (related-selfplay-value-search.md): the search priority, best-first search
+with minimax over expanded children, the network's input and targets, self-play training
+(resumable) and the UCI player."""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+
+from chessmoe.nets.related.mais import (
+    MATE_SCORE,
+    PIECE_VALUES,
+    encode,
+    encode_batch,
+    load_weights,
+    naive_eval,
+    q_targets,
+)
+from chessmoe.play.players.mais import (
+    PROFILES,
+    build_searcher,
+    exploration_rf,
+    mirror_planes,
+    self_play_game,
+    train_run,
+)
+from chessmoe.play.uci import EngineOptions, UciEngine, wait_for
+from chessmoe.search.bestfirst import BestFirst, priority, priority_f, priority_h
+from chessmoe.search.mcts import Limits
+
+# --- the priority ---------------------------------------------------------------------------
+
+
+def test_priority_values_by_hand() -> None:
+    assert priority_f(0.0) == pytest.approx(-1.0)  # -exp(ln 1)
+    assert priority_f(1.0) == pytest.approx(-0.5)  # -exp(-ln 2)
+    assert priority_f(-1.0) == pytest.approx(-2.0)  # -exp(ln 2)
+    assert priority_f(-4.0) == pytest.approx(-5.0)
+    # P = f(y * (-1)**w) * 0.3**d; w = 1 when White chooses the move into the node
+    assert priority(1.0, False, 0) == pytest.approx(-0.5)
+    assert priority(1.0, True, 0) == pytest.approx(-2.0)
+    assert priority(0.0, True, 1) == pytest.approx(-0.3)
+    assert priority(-1.0, False, 2) == pytest.approx(-2.0 * 0.09)
+    assert priority(-1.0, True, 2) == pytest.approx(-0.5 * 0.09)
+
+
+def test_priority_is_increasing_in_x_and_in_depth() -> None:
+    xs = np.linspace(-2000, 2000, 4001)
+    fs = [priority_f(float(x)) for x in xs]
+    assert all(a < b for a, b in zip(fs, fs[1:], strict=False))
+    assert all(f < 0 for f in fs)
+    for y in (-300.0, -1.0, 0.0, 2.5, 800.0):
+        for white in (True, False):
+            ps = [priority(y, white, d) for d in range(6)]
+            assert all(a < b for a, b in zip(ps, ps[1:], strict=False)), (y, white)
+    # White expands its best-looking move first, Black its own (lowest y) first
+    assert priority(100.0, True, 1) < priority(-100.0, True, 1)
+    assert priority(-100.0, False, 1) < priority(100.0, False, 1)
+
+
+def test_h_is_odd_and_continuous_at_zero() -> None:
+    assert priority_h(0.0) == 0.0
+    for x in (1e-12, 0.3, 1.0, 7.5, 1e6):
+        assert priority_h(-x) == pytest.approx(-priority_h(x))
+        assert priority_h(x) == pytest.approx(math.log(x + 1))
+    assert abs(priority_h(1e-12)) < 1e-11 and abs(priority_h(-1e-12)) < 1e-11
+
+
+# --- the search -----------------------------------------------------------------------------
+
+
+def material(boards: Sequence[chess.Board]) -> list[float]:
+    """A toy value function: material, White's view."""
+    out = []
+    for board in boards:
+        score = 0.0
+        for piece in board.piece_map().values():
+            value = PIECE_VALUES.get(piece.piece_type, 0.0)
+            score += value if piece.color == chess.WHITE else -value
+        out.append(score)
+    return out
+
+
+def _mate_in_one(board: chess.Board) -> bool:
+    for move in board.legal_moves:
+        board.push(move)
+        mate = board.is_checkmate()
+        board.pop()
+        if mate:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("fen", ["6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
+                                 "3r2k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1"])
+def test_mate_in_one_is_always_played(fen: str) -> None:
+    def hates_mate(boards: Sequence[chess.Board]) -> list[float]:
+        # rates every position as excellent for the side that did not just move
+        return [5000.0 if b.turn == chess.WHITE else -5000.0 for b in boards]
+
+    board = chess.Board(fen)
+    result = BestFirst(hates_mate).search(board, Limits(nodes=500))
+    assert result.move is not None
+    board.push(result.move)
+    assert board.is_checkmate()
+    assert result.value == 1.0
+
+
+def test_best_first_finds_a_mate_in_two() -> None:
+    board = chess.Board("7k/8/5K2/8/8/8/8/R7 w - - 0 1")
+    assert not _mate_in_one(board)
+    result = BestFirst(material).search(board, Limits(nodes=3000))
+    assert result.move is not None and result.value == 1.0
+    board.push(result.move)
+    for reply in list(board.legal_moves):  # every defence meets a mate in 1
+        board.push(reply)
+        assert _mate_in_one(board), reply
+        board.pop()
+
+
+def test_minimax_chooses_only_among_expanded_children() -> None:
+    e4 = chess.E4
+
+    def lure(boards: Sequence[chess.Board]) -> list[float]:
+        # 1.e4 looks best (expanded first) but every reply refutes it; the rest look level
+        out = []
+        for b in boards:
+            pawn = b.piece_at(e4) == chess.Piece(chess.PAWN, chess.WHITE)
+            out.append((10.0 if b.turn == chess.BLACK else -100.0) if pawn else 0.0)
+        return out
+
+    # the root's 20 children and e4's 20 replies fit; the next expansion does not
+    result = BestFirst(lure).search(chess.Board(), Limits(nodes=45))
+    assert result.nodes == 40 and result.simulations == 2
+    assert result.move == chess.Move.from_uci("e2e4")  # the only expanded root child
+    expanded = [c for c in result.children if c.visits > 0]
+    assert [c.move.uci() for c in expanded] == ["e2e4"]
+    assert result.value < 0  # its minimax value: the refutation
+
+
+def test_without_any_expanded_child_every_child_is_a_candidate() -> None:
+    result = BestFirst(material).search(chess.Board(), Limits(nodes=20))
+    assert result.nodes == 20 and result.move in chess.Board().legal_moves
+
+
+@pytest.mark.parametrize("nodes", [5, 30, 100, 400])
+def test_the_node_limit_is_honoured(nodes: int) -> None:
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    result = BestFirst(material).search(board, Limits(nodes=nodes))
+    if nodes < 27:  # the root (27 moves) is always expanded, and only the root
+        assert result.nodes == 27 and result.simulations == 1
+        return
+    assert result.nodes <= nodes
+    assert result.nodes > nodes - 45  # stopped only when the next expansion would not fit
+    assert result.move in board.legal_moves
+
+
+def test_stop_and_movetime_end_the_search() -> None:
+    stop = threading.Event()
+    calls = []
+
+    def slow(boards: Sequence[chess.Board]) -> list[float]:
+        calls.append(len(boards))
+        if len(calls) == 3:
+            stop.set()
+        return material(boards)
+
+    result = BestFirst(slow).search(chess.Board(), Limits(), stop=stop)
+    assert len(calls) == 3 and result.move in chess.Board().legal_moves
+
+    def sleepy(boards: Sequence[chess.Board]) -> list[float]:
+        time.sleep(0.02)
+        return material(boards)
+
+    start = time.perf_counter()
+    result = BestFirst(sleepy).search(chess.Board(), Limits(movetime_ms=150))
+    assert time.perf_counter() - start < 0.6 and result.batches >= 2
+
+
+# --- input, evaluation and targets ----------------------------------------------------------
+
+
+def _random_positions(count: int, seed: int = 3) -> list[chess.Board]:
+    rng = np.random.default_rng(seed)
+    out = []
+    board = chess.Board()
+    while len(out) < count:
+        if board.is_game_over():
+            board = chess.Board()
+        moves = list(board.legal_moves)
+        board.push(moves[int(rng.integers(len(moves)))])
+        out.append(board.copy())
+    return out
+
+
+def test_one_hot_input_signs_and_planes() -> None:
+    planes = encode(chess.Board())
+    assert planes.shape == (6, 8, 8)
+    assert (planes[0, 1] == 1).all() and (planes[0, 6] == -1).all()  # pawns, ranks 2 and 7
+    assert planes[5, 0, 4] == 1 and planes[5, 7, 4] == -1  # kings on e1 / e8
+    assert planes[4, 0, 3] == 1 and planes[4, 7, 3] == -1  # queens on d1 / d8
+    for board in _random_positions(60):
+        x = encode(board)
+        for square in chess.SQUARES:
+            cell = x[:, chess.square_rank(square), chess.square_file(square)]
+            piece = board.piece_at(square)
+            if piece is None:
+                assert not cell.any()
+            else:
+                assert np.count_nonzero(cell) == 1
+                assert cell[piece.piece_type - 1] == (1 if piece.color == chess.WHITE else -1)
+    boards = _random_positions(10)
+    assert np.array_equal(encode_batch(boards), np.stack([encode(b) for b in boards]))
+
+
+def test_mirroring_invariants() -> None:
+    for board in _random_positions(80, seed=5):
+        mirrored = board.mirror()
+        assert np.array_equal(encode(mirrored), mirror_planes(encode(board)[None])[0])
+        assert naive_eval(mirrored) == pytest.approx(-naive_eval(board))
+
+
+def test_naive_eval_and_q_targets_of_a_three_position_game() -> None:
+    board = chess.Board()
+    naive = []
+    for san in ("e4", "e5", "Qh5"):
+        board.push_san(san)
+        naive.append(naive_eval(board))
+    # e2-e4: pawn table -25 -> +25; e7-e5 mirrors it; Qd1-h5: queen table 0 -> -5 (rank 5)
+    assert naive == [50.0, 0.0, -5.0]
+    q = q_targets(naive, 0.9)
+    assert q == pytest.approx([50 + 0.9 * (0 + 0.9 * -5), 0 + 0.9 * -5, -5])
+    assert q == pytest.approx([45.95, -4.5, -5.0])
+    mate = chess.Board("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
+    mate.push_san("Rd8#")
+    assert naive_eval(mate) == MATE_SCORE
+
+
+def test_exploration_noise_by_game_number() -> None:
+    assert exploration_rf(1) == 2.0
+    assert exploration_rf(2) == pytest.approx(1 / math.log(2))
+    assert exploration_rf(3) == pytest.approx(0.9102, abs=1e-4)
+    assert exploration_rf(300) == pytest.approx(0.1753, abs=1e-4)
+    with pytest.raises(ValueError):
+        exploration_rf(0)
+
+
+def test_self_play_plays_mate_in_one_and_labels_positions() -> None:
+    # a value function that only likes material never aims for mate; the rule still mates
+    game = self_play_game(lambda b: np.asarray(material(b)), 5, np.random.default_rng(0),
+                          max_plies=40)
+    assert len(game.moves) == len(game.targets) == len(game.planes) == len(game.naive)
+    assert game.targets == pytest.approx(q_targets(game.naive, 0.9))
+    board = chess.Board()
+    mates = 0
+    for uci in game.moves:
+        assert not board.is_game_over()
+        if _mate_in_one(board):  # whenever a mate in 1 exists, it is the move played
+            assert _gives_mate(board, chess.Move.from_uci(uci))
+            mates += 1
+        board.push_uci(uci)
+    assert mates == (1 if board.is_checkmate() else 0)
+
+
+def _gives_mate(board: chess.Board, move: chess.Move) -> bool:
+    board.push(move)
+    mate = board.is_checkmate()
+    board.pop()
+    return mate
+
+
+# --- training and the player ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # validation positions: the Lichess excerpt when present, else the embedded sample
+    out = tmp_path_factory.mktemp("mais") / "run"
+    train_run(out, replace(PROFILES["smoke"], games=2), progress=False)
+    return out
+
+
+def test_training_writes_a_loadable_run_and_resumes(smoke_run: Path) -> None:
+    def records() -> list[dict[str, float]]:
+        lines = (smoke_run / "metrics.jsonl").read_text().splitlines()
+        return [json.loads(line) for line in lines]
+
+    first = records()
+    assert [r["batch"] for r in first] == [0, 1] and first[1]["games"] == 2
+    weights_before = load_weights(smoke_run / "weights.pt").state_dict()
+    train_run(smoke_run, PROFILES["smoke"], progress=False)
+    second = records()
+    assert [r["batch"] for r in second] == [0, 1, 2] and second[2]["games"] == 4
+    assert second[:2] == first  # batch 1 was not played again
+    train_run(smoke_run, PROFILES["smoke"], progress=False)
+    assert records() == second  # nothing left to play
+    weights_after = load_weights(smoke_run / "weights.pt").state_dict()
+    assert any(not np.allclose(weights_before[k], weights_after[k]) for k in weights_after)
+    config = json.loads((smoke_run / "config.json").read_text())
+    summary = json.loads((smoke_run / "summary.json").read_text())
+    assert config["games_per_batch"] == 2 and config["reduced"]
+    assert summary["games"] == 4 and summary["nps"] > 0
+    assert (smoke_run / "provenance.json").exists()
+    assert (smoke_run / ".gitignore").read_text() == "state/\n"
+    player = build_searcher(smoke_run)
+    board = chess.Board()
+    result = player.play(board, Limits(nodes=100))
+    assert result.move in board.legal_moves and -1.0 <= result.value <= 1.0
+
+
+def _bestmoves(out: str) -> list[str]:
+    return [ln for ln in out.splitlines() if ln.startswith("bestmove")]
+
+
+def test_uci_every_go_ends_in_one_bestmove(smoke_run: Path) -> None:
+    import io
+
+    out = io.StringIO()
+    engine = UciEngine(EngineOptions(Model_Directory=str(smoke_run)), out=out, engine="mais")
+    for line in ("uci", "isready", "ucinewgame", "position startpos moves e2e4",
+                 "go nodes 150"):
+        engine.handle(line)
+    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 1, 20)
+    engine.handle("position startpos moves e2e4 e7e5")
+    engine.handle("go movetime 100")
+    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 2, 20)
+    engine.handle("go infinite")
+    time.sleep(0.2)
+    assert len(_bestmoves(out.getvalue())) == 2  # infinite: no answer before stop
+    engine.handle("stop")
+    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 3, 20)
+    engine.handle("position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
+    engine.handle("go nodes 300")
+    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 4, 20)
+    engine._wait()
+    moves = _bestmoves(out.getvalue())
+    assert len(moves) == 4 and moves[-1] == "bestmove d1d8"
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert chess.Move.from_uci(moves[0].split()[1]) in board.legal_moves
