@@ -53,7 +53,10 @@ Evaluate = Callable[[chess.Board], float]
 """Static evaluation: centipawns from the side to move's point of view."""
 
 MATE_SCORE = 100_000.0  # a mate in n plies scores MATE_SCORE - n (side to move: negative)
-MAX_CHECK_PLIES = 6  # quiescence plies in which a side in check searches all evasions
+MAX_CHECK_PLIES = 2  # quiescence plies in which a side in check searches all evasions
+DELTA_MARGIN = 200.0  # centipawns: delta pruning's safety margin
+_CP_VALUE = {chess.PAWN: 100.0, chess.KNIGHT: 300.0, chess.BISHOP: 300.0, chess.ROOK: 500.0,
+             chess.QUEEN: 900.0, chess.KING: 0.0}
 _CP_SCALE = 111.714640912  # chessmoe.play.engine's mapping (Lc0's), repeated here
 _CP_SHAPE = 1.5620688421
 _PIECE_ORDER = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5,
@@ -106,18 +109,36 @@ def ordered_moves(board: chess.Board, moves: list[chess.Move],
     return sorted(moves, key=key)
 
 
+def _gain(board: chess.Board, move: chess.Move) -> float:
+    """The nominal material a capture or promotion wins (centipawns)."""
+    if board.is_en_passant(move):
+        gain = _CP_VALUE[chess.PAWN]
+    else:
+        victim = board.piece_type_at(move.to_square)
+        gain = _CP_VALUE[victim] if victim else 0.0
+    if move.promotion:
+        gain += _CP_VALUE[move.promotion] - _CP_VALUE[chess.PAWN]
+    return gain
+
+
 def _noisy(board: chess.Board, move: chess.Move) -> bool:
     return board.is_capture(move) or move.promotion is not None
 
 
 class AlphaBeta:
     """One search at a time over ``evaluate``; ``quiescence=False`` scores depth-0 nodes
-    with the static evaluation directly (tests compare it with plain minimax)."""
+    with the static evaluation directly (tests compare it with plain minimax).
+
+    ``delta_margin`` (centipawns; ``None``: off) is delta pruning in the quiescence search:
+    a capture is skipped when the stand-pat score plus the captured piece's nominal value
+    (100/300/300/500/900; a promotion adds the new piece less a pawn) plus the margin
+    cannot reach alpha."""
 
     def __init__(self, evaluate: Evaluate, *, quiescence: bool = True,
-                 max_depth: int = 64) -> None:
+                 delta_margin: float | None = DELTA_MARGIN, max_depth: int = 64) -> None:
         self.evaluate = evaluate
         self.quiescence = quiescence
+        self.delta_margin = delta_margin
         self.max_depth = max_depth
         self.nodes = 0
         self.seldepth = 0
@@ -160,11 +181,12 @@ class AlphaBeta:
         """Quiescence: ``(value, pv, terminal)`` from the side to move."""
         self._count(ply)
         in_check = board.is_check()
+        best_pv: list[chess.Move] = []
         if in_check and checks < MAX_CHECK_PLIES:
             moves = list(board.legal_moves)
             if not moves:
                 return -(MATE_SCORE - ply), [], True
-            best, best_pv, best_terminal = -math.inf, [], False
+            best, best_terminal = -math.inf, False
         else:
             if in_check and not any(board.legal_moves):
                 return -(MATE_SCORE - ply), [], True
@@ -173,9 +195,12 @@ class AlphaBeta:
             stand = float(self.evaluate(board))
             if stand >= beta:
                 return stand, [], False
-            best, best_pv, best_terminal = stand, [], False
+            best, best_terminal = stand, False
             alpha = max(alpha, stand)
             moves = [m for m in board.legal_moves if _noisy(board, m)]
+            if self.delta_margin is not None:
+                floor = alpha - stand - self.delta_margin
+                moves = [m for m in moves if _gain(board, m) > floor]
         for move in ordered_moves(board, moves):
             board.push(move)
             try:

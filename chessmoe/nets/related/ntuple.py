@@ -28,8 +28,9 @@ best move, each legal move's child is searched ``d - 1`` plies plus quiescence a
 through its principal leaf ``l_i``; ``S`` holds the moves whose leaf scores better (for the
 side to move) than the desired move's leaf ``l_best`` and::
 
-    w_o += 1/|S| sum_{i in S} (phi_o(l_best) - phi_o(l_i)),  phi_o(s) = alpha/(alpha^2+(1-alpha)^2) phi(s)
-    w_e += 1/|S| sum_{i in S} (phi_e(l_best) - phi_e(l_i)),  phi_e(s) = (1-alpha)/(...) phi(s)
+    w_o += 1/|S| sum_{i in S} (phi_o(l_best) - phi_o(l_i))
+    w_e += 1/|S| sum_{i in S} (phi_e(l_best) - phi_e(l_i))
+    phi_o(s) = alpha / (alpha^2 + (1 - alpha)^2) phi(s),  phi_e(s) = (1 - alpha) / (...) phi(s)
 
 (with the side to move's sign, since ``phi`` is White's). The final weights are the average
 of every intermediate weight vector (one per training position); training stops when the
@@ -381,7 +382,8 @@ def comparison_update(best: Features, better: Sequence[Features], side: float) -
     open_tuple = np.bincount(inverse, weights=np.concatenate(open_values), minlength=len(unique))
     end_tuple = np.bincount(inverse, weights=np.concatenate(end_values), minlength=len(unique))
     return Update(scale * open_linear, scale * end_linear, unique.astype(np.int64),
-                  scale * open_tuple, scale * end_tuple)
+                  (scale * open_tuple).astype(np.float64),
+                  (scale * end_tuple).astype(np.float64))
 
 
 class Averager:

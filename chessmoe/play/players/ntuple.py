@@ -48,7 +48,7 @@ EXCERPT = "lichess_db_standard_rated_2013-01_first5000.pgn"
 PROFILES: dict[str, TrainConfig] = {
     "smoke": TrainConfig(positions=12, held_out=6, depth=1, iterations=1, label_nodes=500,
                          per_game=3),
-    "small": TrainConfig(positions=3000, held_out=400, depth=2, iterations=3,
+    "small": TrainConfig(positions=2000, held_out=300, depth=1, iterations=3,
                          label_nodes=20000),
 }
 
@@ -79,7 +79,8 @@ def build_searcher(model_dir: Path | None, *, threads: int = 1) -> Searcher:
     if model_dir is None:
         return NtupleSearcher(NtupleEvaluator(NtupleWeights.initial()), "untrained")
     weights, config = load_weights(Path(model_dir))
-    tuples = bool(config.get("train", {}).get("tuples", True))  # type: ignore[union-attr]
+    train_config = config.get("train")
+    tuples = bool(train_config.get("tuples", True)) if isinstance(train_config, dict) else True
     return NtupleSearcher(NtupleEvaluator(weights, tuples=tuples), str(model_dir))
 
 
