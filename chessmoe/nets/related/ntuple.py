@@ -1,0 +1,666 @@
+"""Comparison training of a tapered linear evaluation with 2-tuple networks.
+
+After ``related-comparison-training-ntuple.md`` (Tseng, Chen, Wu): an evaluation linear in
+features whose weights are a blend of opening and endgame weights by the tapered phase
+``alpha(s)`` (``FACTS.md`` 1.4, :func:`chessmoe.phases.tapered_alpha`; 1 with full material,
+0 once the non-pawn material is <= 3915)::
+
+    eval(s) = alpha(s) * w_o . phi(s) + (1 - alpha(s)) * w_e . phi(s)      (document Eq. 2)
+
+``phi(s)`` is from White's point of view (White's terms minus Black's) and has two parts:
+
+* linear terms (:data:`LINEAR_FEATURES`): material (P, N, B, R, Q) and a few of the
+  document's "basic" Stockfish terms: bishop pair, doubled / isolated / passed pawns and
+  the passed pawns' advance, mobility of N, B, R, Q (attacked squares not held by own
+  pieces), rooks on open / half-open files, the king's pawn shield;
+* 2-tuple networks (document 3.4): for a side X, one look-up table per pair (X's piece type
+  ``a``, piece kind ``b`` = own/opponent x type), 6 x 12 = 72 tables, indexed by the squares
+  of the two pieces seen from X's side (Black's board flipped vertically). Left-right
+  symmetry shares entries: when the first piece stands on files e-h both squares are
+  mirrored, so the first square takes 32 values; the second square keeps 64 columns: the
+  document's 63, plus the first piece's own square, which holds the piece paired with
+  itself (a left-right-symmetric piece-square table). White's pairs count +1, Black's -1,
+  so a colour-flipped position evaluates to minus the original.
+
+Training is the document's comparison training with an averaged perceptron (its Eq. 3 and
+the tapered update of section 3.1): for a position ``s`` whose desired move is Stockfish's
+best move, each legal move's child is searched ``d - 1`` plies plus quiescence and compared
+through its principal leaf ``l_i``; ``S`` holds the moves whose leaf scores better (for the
+side to move) than the desired move's leaf ``l_best`` and::
+
+    w_o += 1/|S| sum_{i in S} (phi_o(l_best) - phi_o(l_i))
+    w_e += 1/|S| sum_{i in S} (phi_e(l_best) - phi_e(l_i))
+    phi_o(s) = alpha / (alpha^2 + (1 - alpha)^2) phi(s),  phi_e(s) = (1 - alpha) / (...) phi(s)
+
+(with the side to move's sign, since ``phi`` is White's). The final weights are the average
+of every intermediate weight vector (one per training position); training stops when the
+held-out agreement with Stockfish's move stops improving. Initial weights: material as the
+document's Table I (Q 2600, R 1300, B 850, N 800, P 200) for both phases, everything else 0.
+For play, the weights are scaled by the document's material constraint
+``gamma = 16488 / (2 Q_o + 4 R_o + 4 B_o + 4 N_o)`` and rounded to integers (3.3); internal
+units are converted to centipawns with :data:`CP_PER_UNIT` (a pawn of 200 = 100 cp).
+
+The d-ply search is not imported from :mod:`chessmoe.search` (a higher layer): the trainer
+takes a ``leaf_search`` callable, which :mod:`chessmoe.play.players.ntuple` wires to
+:func:`chessmoe.search.alphabeta.principal_leaf`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Final, Protocol
+
+import chess
+import numpy as np
+import numpy.typing as npt
+
+from chessmoe._io.errors import KitError
+from chessmoe._io.fsutil import atomic_path, atomic_write_json
+from chessmoe._io.jsonl import JsonlLog, append_record
+from chessmoe.phases import tapered_alpha
+
+__all__ = [
+    "CP_PER_UNIT",
+    "INITIAL_MATERIAL",
+    "LINEAR_FEATURES",
+    "N_TUPLES",
+    "TUPLE_SIZE",
+    "Averager",
+    "ComparisonStats",
+    "Features",
+    "LabelledPosition",
+    "LeafLike",
+    "LeafSearch",
+    "NtupleEvaluator",
+    "NtupleWeights",
+    "TrainConfig",
+    "TrainOutcome",
+    "Update",
+    "comparison_update",
+    "config_record",
+    "evaluate_agreement",
+    "extract",
+    "label_positions",
+    "load_weights",
+    "sample_positions",
+    "save_weights",
+    "train_comparison",
+    "tuple_indices",
+]
+
+F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+
+LINEAR_FEATURES: Final = (
+    "pawn", "knight", "bishop", "rook", "queen",
+    "bishop_pair", "doubled_pawns", "isolated_pawns", "passed_pawns", "passed_pawn_advance",
+    "knight_mobility", "bishop_mobility", "rook_mobility", "queen_mobility",
+    "rook_open_file", "rook_half_open_file", "king_pawn_shield",
+)
+N_LINEAR: Final = len(LINEAR_FEATURES)
+INITIAL_MATERIAL: Final = {"queen": 2600.0, "rook": 1300.0, "bishop": 850.0, "knight": 800.0,
+                           "pawn": 200.0}  # document Table I
+NPM_CONSTANT: Final = 16488.0  # document 3.3: Stockfish's non-pawn material of both sides
+CP_PER_UNIT: Final = 0.5  # internal units -> centipawns (a pawn of 200 is 100 cp)
+N_TUPLES: Final = 6 * 12  # own piece type x (own/opponent x piece type)
+TUPLE_SIZE: Final = N_TUPLES * 32 * 64  # 147,456 entries per phase
+
+
+# --- features ------------------------------------------------------------------------------
+
+
+_BASE: Final = np.arange(6)[:, None] * (12 * 32 * 64) + (
+    ((np.arange(64) >> 3) * 4 + np.minimum(np.arange(64) & 7, 7 - (np.arange(64) & 7))) * 64
+)[None, :]  # [a, s1] -> table row offset of X's piece type a on (seen) square s1
+_SECOND: Final = np.where(((np.arange(64) & 7) >= 4)[:, None], np.arange(64)[None, :] ^ 7,
+                          np.arange(64)[None, :])  # [s1, s2] -> column (mirrored with s1)
+
+
+def tuple_indices(board: chess.BaseBoard) -> tuple[I64, F64]:
+    """The 2-tuple entries a position uses: ``(index (n*n,), sign (n*n,))`` for its n pieces:
+    every ordered pair (X's piece i, piece j) seen from X = i's colour (Black's board
+    flipped vertically), +1 for White's pieces, -1 for Black's. The pair of a piece with
+    itself lands in the column of its own square, which no two-piece pair uses: a
+    left-right-symmetric piece-square table (Stockfish's ``psq`` term) for free."""
+    squares: list[int] = []
+    types: list[int] = []
+    white: list[bool] = []
+    for color in (chess.WHITE, chess.BLACK):
+        for piece_type in range(6):
+            for square in chess.scan_forward(board.pieces_mask(piece_type + 1, color)):
+                squares.append(square)
+                types.append(piece_type)
+                white.append(color)
+    if not squares:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    sq = np.asarray(squares, dtype=np.int64)
+    pt = np.asarray(types, dtype=np.int64)
+    is_white = np.asarray(white, dtype=bool)
+    flip = np.where(is_white, 0, 56)  # (n,)
+    seen_first = sq ^ flip  # (n,)
+    seen_second = sq[None, :] ^ flip[:, None]  # (n, n): j's square seen from i's side
+    kind = (is_white[None, :] != is_white[:, None]) * 6 + pt[None, :]  # (n, n)
+    index = (_BASE[pt, seen_first][:, None] + kind * (32 * 64)
+             + _SECOND[seen_first[:, None], seen_second])
+    sign = np.broadcast_to(np.where(is_white, 1.0, -1.0)[:, None], index.shape)
+    return index.ravel(), sign.ravel()
+
+
+def _forward_masks() -> tuple[list[list[int]], list[list[int]]]:
+    """Per colour and square: the passed-pawn span (own file and both neighbours, every rank
+    ahead) and the king's pawn shield (the king's file and neighbours, two ranks ahead)."""
+    passed: list[list[int]] = [[0] * 64, [0] * 64]
+    shield: list[list[int]] = [[0] * 64, [0] * 64]
+    for color in (chess.WHITE, chess.BLACK):
+        for square in range(64):
+            file, rank = chess.square_file(square), chess.square_rank(square)
+            ahead = range(rank + 1, 8) if color else range(rank - 1, -1, -1)
+            near = [r for r in ((rank + 1, rank + 2) if color else (rank - 1, rank - 2))
+                    if 0 <= r < 8]
+            for f in (file - 1, file, file + 1):
+                if 0 <= f < 8:
+                    for r in ahead:
+                        passed[color][square] |= chess.BB_SQUARES[chess.square(f, r)]
+                    for r in near:
+                        shield[color][square] |= chess.BB_SQUARES[chess.square(f, r)]
+    return passed, shield
+
+
+_PASSED, _SHIELD = _forward_masks()
+_ADJACENT: Final = [(chess.BB_FILES[f - 1] if f > 0 else 0) | (chess.BB_FILES[f + 1] if f < 7
+                                                                else 0) for f in range(8)]
+
+
+def _side_terms(board: chess.BaseBoard, color: chess.Color) -> list[float]:
+    """The linear terms of one side (``LINEAR_FEATURES`` order)."""
+    us = board.occupied_co[color]
+    pawns = board.pawns & us
+    their_pawns = board.pawns & board.occupied_co[not color]
+    out = [float((board.pieces_mask(t, color)).bit_count()) for t in range(1, 6)]
+    out.append(1.0 if out[2] >= 2 else 0.0)
+    doubled = isolated = passed = advance = 0
+    for f in range(8):
+        on_file = (pawns & chess.BB_FILES[f]).bit_count()
+        if on_file > 1:
+            doubled += on_file - 1
+        if on_file and not pawns & _ADJACENT[f]:
+            isolated += on_file
+    for square in chess.scan_forward(pawns):
+        if not their_pawns & _PASSED[color][square]:
+            passed += 1
+            rank = chess.square_rank(square)
+            advance += (rank - 1) if color else (6 - rank)
+    out += [float(doubled), float(isolated), float(passed), float(advance)]
+    for piece_type in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
+        total = 0
+        for square in chess.scan_forward(board.pieces_mask(piece_type, color)):
+            total += (board.attacks_mask(square) & ~us).bit_count()
+        out.append(float(total))
+    open_files = half_open = 0
+    for square in chess.scan_forward(board.rooks & us):
+        file_mask = chess.BB_FILES[chess.square_file(square)]
+        if not pawns & file_mask:
+            if their_pawns & file_mask:
+                half_open += 1
+            else:
+                open_files += 1
+    out += [float(open_files), float(half_open)]
+    king = board.king(color)
+    out.append(float((pawns & _SHIELD[color][king]).bit_count()) if king is not None else 0.0)
+    return out
+
+
+@dataclass(frozen=True)
+class Features:
+    """phi(s) of one position, White's point of view: ``linear`` (N_LINEAR,) dense terms,
+    ``tuple_index`` (K,) entries of the 2-tuple tables with ``tuple_sign`` (K,) +-1, and the
+    tapered phase ``alpha`` (1 = opening)."""
+
+    linear: F64
+    tuple_index: I64
+    tuple_sign: F64
+    alpha: float
+
+
+def extract(board: chess.BaseBoard, *, tuples: bool = True) -> Features:
+    """The features of ``board`` (``tuples=False``: no 2-tuple entries)."""
+    linear = np.asarray(_side_terms(board, chess.WHITE)) - np.asarray(
+        _side_terms(board, chess.BLACK))
+    if tuples:
+        index, sign = tuple_indices(board)
+    else:
+        index, sign = np.zeros(0, dtype=np.int64), np.zeros(0)
+    return Features(linear, index, sign, tapered_alpha(board))
+
+
+# --- weights -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NtupleWeights:
+    """Opening and endgame weights: ``*_linear`` (N_LINEAR,), ``*_tuple`` (TUPLE_SIZE,)."""
+
+    open_linear: F64
+    end_linear: F64
+    open_tuple: F64
+    end_tuple: F64
+
+    @staticmethod
+    def initial() -> NtupleWeights:
+        """The document's start: Table I material in both phases, every other weight 0."""
+        linear = np.zeros(N_LINEAR)
+        for name, value in INITIAL_MATERIAL.items():
+            linear[LINEAR_FEATURES.index(name)] = value
+        return NtupleWeights(linear.copy(), linear.copy(), np.zeros(TUPLE_SIZE),
+                             np.zeros(TUPLE_SIZE))
+
+    def copy(self) -> NtupleWeights:
+        return NtupleWeights(self.open_linear.copy(), self.end_linear.copy(),
+                             self.open_tuple.copy(), self.end_tuple.copy())
+
+    def white_eval(self, f: Features) -> float:
+        """alpha * w_o . phi + (1 - alpha) * w_e . phi (internal units, White's view)."""
+        opening = float(self.open_linear @ f.linear)
+        endgame = float(self.end_linear @ f.linear)
+        if len(f.tuple_index):
+            opening += float(f.tuple_sign @ self.open_tuple[f.tuple_index])
+            endgame += float(f.tuple_sign @ self.end_tuple[f.tuple_index])
+        return f.alpha * opening + (1.0 - f.alpha) * endgame
+
+    def gamma(self) -> float:
+        """The document's material constraint 16488 / (2 Q_o + 4 R_o + 4 B_o + 4 N_o)."""
+        w = {name: self.open_linear[LINEAR_FEATURES.index(name)]
+             for name in ("queen", "rook", "bishop", "knight")}
+        total = 2 * w["queen"] + 4 * (w["rook"] + w["bishop"] + w["knight"])
+        if not total > 0:
+            raise KitError("n-tuple weights: non-positive opening material, no scale")
+        return NPM_CONSTANT / float(total)
+
+    def for_play(self) -> NtupleWeights:
+        """round(gamma * w) for every weight (the document's integer weights in search)."""
+        g = self.gamma()
+        return NtupleWeights(*(np.round(g * a) for a in (
+            self.open_linear, self.end_linear, self.open_tuple, self.end_tuple)))
+
+
+class NtupleEvaluator:
+    """``board -> centipawns`` for the side to move, with the integer play weights."""
+
+    def __init__(self, weights: NtupleWeights, *, tuples: bool = True,
+                 constrained: bool = True) -> None:
+        self.weights = weights.for_play() if constrained else weights
+        self.tuples = tuples
+        self.calls = 0
+
+    def __call__(self, board: chess.Board) -> float:
+        self.calls += 1
+        value = self.weights.white_eval(extract(board, tuples=self.tuples)) * CP_PER_UNIT
+        return value if board.turn == chess.WHITE else -value
+
+
+_WEIGHT_KEYS: Final = ("open_linear", "end_linear", "open_tuple", "end_tuple")
+
+
+def save_weights(run_dir: Path, weights: NtupleWeights, config: dict[str, object]) -> None:
+    """``weights.npz`` (float32, compressed; the feature names beside them) and
+    ``config.json``, each written atomically (weights first: config marks a complete run)."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    arrays = {key: getattr(weights, key).astype(np.float32) for key in _WEIGHT_KEYS}
+    with atomic_path(run_dir / "weights.npz") as tmp, open(tmp, "wb") as handle:
+        np.savez_compressed(handle, linear_features=np.asarray(LINEAR_FEATURES), **arrays)
+    atomic_write_json(run_dir / "config.json", config)
+
+
+def load_weights(run_dir: Path) -> tuple[NtupleWeights, dict[str, object]]:
+    """Weights and config of a run directory (no pickles; shapes and names checked)."""
+    path = run_dir / "weights.npz"
+    if not path.is_file() or not (run_dir / "config.json").is_file():
+        raise KitError(f"{run_dir}: no n-tuple weights (weights.npz and config.json); train "
+                       "with 'chessmoe related train ntuple'")
+    config = json.loads((run_dir / "config.json").read_text())
+    with np.load(path, allow_pickle=False) as data:
+        names = tuple(str(x) for x in data["linear_features"])
+        if names != LINEAR_FEATURES:
+            raise KitError(f"{path}: features {names} differ from this kit's {LINEAR_FEATURES}")
+        arrays = [np.asarray(data[key], dtype=np.float64) for key in _WEIGHT_KEYS]
+    for key, array, size in zip(_WEIGHT_KEYS, arrays, (N_LINEAR, N_LINEAR, TUPLE_SIZE,
+                                                       TUPLE_SIZE), strict=True):
+        if array.shape != (size,) or not np.all(np.isfinite(array)):
+            raise KitError(f"{path}: {key} has shape {array.shape} or non-finite values")
+    return NtupleWeights(*arrays), config
+
+
+# --- comparison training -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Update:
+    """One perceptron step: dense linear deltas (N_LINEAR,) per phase and sparse tuple
+    deltas at ``tuple_index`` (M,) per phase."""
+
+    open_linear: F64
+    end_linear: F64
+    tuple_index: I64
+    open_tuple: F64
+    end_tuple: F64
+
+
+def _phase_factors(alpha: float) -> tuple[float, float]:
+    norm = alpha * alpha + (1.0 - alpha) * (1.0 - alpha)
+    return alpha / norm, (1.0 - alpha) / norm
+
+
+def comparison_update(best: Features, better: Sequence[Features], side: float) -> Update:
+    """The document's tapered update for one position: ``1/|S| sum (phi_o(l_best) -
+    phi_o(l_i))`` and the same with ``phi_e``, times ``side`` (+1 White to move, -1 Black)
+    because ``phi`` is White's view and the comparison is the side to move's."""
+    if not better:
+        raise ValueError("no move scored better than the desired one: nothing to update")
+    scale = side / len(better)
+    n = float(len(better))
+    bo, be = _phase_factors(best.alpha)
+    open_linear = n * bo * best.linear
+    end_linear = n * be * best.linear
+    index = [best.tuple_index]
+    open_values = [n * bo * best.tuple_sign]
+    end_values = [n * be * best.tuple_sign]
+    for other in better:
+        fo, fe = _phase_factors(other.alpha)
+        open_linear = open_linear - fo * other.linear
+        end_linear = end_linear - fe * other.linear
+        index.append(other.tuple_index)
+        open_values.append(-fo * other.tuple_sign)
+        end_values.append(-fe * other.tuple_sign)
+    all_index = np.concatenate(index)
+    unique, inverse = np.unique(all_index, return_inverse=True)
+    open_tuple = np.bincount(inverse, weights=np.concatenate(open_values), minlength=len(unique))
+    end_tuple = np.bincount(inverse, weights=np.concatenate(end_values), minlength=len(unique))
+    return Update(scale * open_linear, scale * end_linear, unique.astype(np.int64),
+                  (scale * open_tuple).astype(np.float64),
+                  (scale * end_tuple).astype(np.float64))
+
+
+class Averager:
+    """Averaged perceptron: current weights ``w`` and ``u = sum_t t * delta_t``, so the mean
+    of ``w(0) .. w(t)`` is ``w - u / (t + 1)`` without storing the history."""
+
+    def __init__(self, start: NtupleWeights, learning_rate: float = 1.0) -> None:
+        self.current = start.copy()
+        self.weighted = NtupleWeights(np.zeros(N_LINEAR), np.zeros(N_LINEAR),
+                                      np.zeros(TUPLE_SIZE), np.zeros(TUPLE_SIZE))
+        self.steps = 0
+        self.learning_rate = learning_rate
+
+    def step(self, update: Update | None) -> None:
+        """Advance one training position (``None``: the desired move already won)."""
+        self.steps += 1
+        if update is None:
+            return
+        t, lr = float(self.steps), self.learning_rate
+        for name in ("open_linear", "end_linear"):
+            delta = lr * getattr(update, name)
+            getattr(self.current, name)[:] += delta
+            getattr(self.weighted, name)[:] += t * delta
+        for name in ("open_tuple", "end_tuple"):
+            delta = lr * getattr(update, name)
+            getattr(self.current, name)[update.tuple_index] += delta
+            getattr(self.weighted, name)[update.tuple_index] += t * delta
+
+    def average(self) -> NtupleWeights:
+        c = float(self.steps + 1)
+        return NtupleWeights(*(getattr(self.current, k) - getattr(self.weighted, k) / c
+                               for k in _WEIGHT_KEYS))
+
+
+class LeafLike(Protocol):
+    """What the trainer needs of a principal leaf (:class:`chessmoe.search.alphabeta.Leaf`)."""
+
+    @property
+    def board(self) -> chess.Board: ...
+    @property
+    def value(self) -> float: ...
+    @property
+    def terminal(self) -> bool: ...
+
+
+LeafSearch = Callable[[chess.Board, Callable[[chess.Board], float], int], LeafLike]
+"""``(board, evaluate, depth) -> principal leaf`` of a depth-ply + quiescence search."""
+
+
+@dataclass(frozen=True)
+class LabelledPosition:
+    """A training position (FEN) and its desired move (UCI), Stockfish's best move."""
+
+    fen: str
+    move: str
+
+
+@dataclass(frozen=True)
+class ComparisonStats:
+    """One pass over positions: how often the desired move's leaf scored best (a tie of k
+    moves counts 1/k), how many updates were made and how many positions were skipped (the
+    desired move's leaf is terminal or the position has no comparable move)."""
+
+    positions: int
+    agree: float
+    updates: int
+    skipped: int
+
+    @property
+    def agreement(self) -> float:
+        return self.agree / self.positions if self.positions else math.nan
+
+
+def _compare(position: LabelledPosition, weights: NtupleWeights, config: TrainConfig,
+             leaf_search: LeafSearch) -> tuple[float, Update | None, bool]:
+    """``(agreement credit, update or None, skipped)`` for one position, comparing every
+    move's principal leaf after a ``depth - 1``-ply + quiescence search.
+
+    The credit is 1 when the desired move's leaf alone scores best, ``1/k`` when it ties with
+    ``k - 1`` others (the chance a tie-break picks it), 0 when a move scores better."""
+    board = chess.Board(position.fen)
+    desired = chess.Move.from_uci(position.move)
+    side = 1.0 if board.turn == chess.WHITE else -1.0
+    tuples = config.tuples
+
+    def evaluate(b: chess.Board) -> float:
+        value = weights.white_eval(extract(b, tuples=tuples))
+        return value if b.turn == chess.WHITE else -value
+
+    leaves: list[tuple[chess.Move, float, LeafLike]] = []
+    for move in board.legal_moves:
+        board.push(move)
+        leaf = leaf_search(board, evaluate, config.depth - 1)
+        board.pop()
+        leaves.append((move, -leaf.value, leaf))
+    best = next((item for item in leaves if item[0] == desired), None)
+    if best is None:
+        raise KitError(f"label {position.move} is not legal in {position.fen}")
+    better = [item for item in leaves if item[0] != desired and item[1] > best[1]]
+    tied = [item for item in leaves if item[0] != desired and item[1] == best[1]]
+    credit = 0.0 if better else 1.0 / (1 + len(tied))
+    if config.ties_update:
+        better += tied
+    if not better:
+        return credit, None, False
+    comparable = [extract(item[2].board, tuples=tuples) for item in better
+                  if not item[2].terminal]
+    if best[2].terminal or not comparable:
+        return credit, None, True
+    update = comparison_update(extract(best[2].board, tuples=tuples), comparable, side)
+    return credit, update, False
+
+
+def evaluate_agreement(positions: Sequence[LabelledPosition], weights: NtupleWeights,
+                       config: TrainConfig, leaf_search: LeafSearch) -> ComparisonStats:
+    """Agreement with the desired moves under ``weights`` (no update; ties share credit)."""
+    agree = 0.0
+    skipped = 0
+    for position in positions:
+        credit, _, skip = _compare(position, weights, config, leaf_search)
+        agree += credit
+        skipped += skip
+    return ComparisonStats(len(positions), agree, 0, skipped)
+
+
+# --- data: positions and Stockfish labels -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """A comparison-training run. ``depth`` is the document's d (1..4): each move is
+    compared through the leaf of a (d-1)-ply + quiescence search of its child."""
+
+    positions: int = 3000
+    held_out: int = 400
+    depth: int = 1
+    iterations: int = 4
+    patience: int = 1
+    learning_rate: float = 1.0
+    tuples: bool = True
+    # S takes the moves scoring better than the desired one, and (ties_update) those scoring
+    # the same: from material-only weights most quiet moves tie, and the document's strict
+    # "better" alone would learn nothing from them
+    ties_update: bool = True
+    label_nodes: int = 20000  # Stockfish nodes per label (the document: 200,000)
+    min_ply: int = 8  # positions from this ply of a game on
+    per_game: int = 4  # at most this many positions per game
+    held_out_every: int = 10  # every n-th game gives held-out positions
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.depth <= 4:
+            raise KitError(f"training depth d must be 1..4, got {self.depth}")
+        if self.positions < 1 or self.held_out < 1 or self.iterations < 0:
+            raise KitError("positions and held_out must be positive, iterations >= 0")
+
+
+def sample_positions(games: Iterator[tuple[int, list[str]]], config: TrainConfig
+                     ) -> tuple[list[str], list[str]]:
+    """FENs for training and held-out positions from ``(game ordinal, FEN after each ply)``:
+    up to ``per_game`` random plies >= ``min_ply`` per game with at least two legal moves,
+    games split by ordinal (every ``held_out_every``-th game is held out)."""
+    rng = random.Random(config.seed)
+    train: list[str] = []
+    held: list[str] = []
+    for ordinal, fens in games:
+        if len(train) >= config.positions and len(held) >= config.held_out:
+            break
+        target = held if ordinal % config.held_out_every == 0 else train
+        wanted = config.held_out if target is held else config.positions
+        plies = list(range(config.min_ply, len(fens)))
+        rng.shuffle(plies)
+        taken: list[int] = []
+        for k in plies:
+            if len(taken) >= config.per_game or len(target) + len(taken) >= wanted:
+                break
+            board = chess.Board(fens[k])
+            if not board.is_game_over() and board.legal_moves.count() >= 2:
+                taken.append(k)
+        target.extend(fens[k] for k in sorted(taken))
+    return train, held
+
+
+def label_positions(fens: Sequence[str], cache: Path, *, stockfish: Path, nodes: int,
+                    progress: bool = True) -> dict[str, str]:
+    """Stockfish's best move for each FEN at ``nodes`` nodes, cached in ``cache`` (JSONL,
+    one record per FEN and node count) so a rerun labels only what is missing."""
+    import chess.engine
+    from tqdm import tqdm
+
+    log = JsonlLog(cache, key="key")
+    labels = {r["fen"]: r["move"] for r in log if r.get("nodes") == nodes}
+    missing = [fen for fen in dict.fromkeys(fens) if fen not in labels]
+    if missing:
+        engine = chess.engine.SimpleEngine.popen_uci(str(stockfish))
+        try:
+            for fen in tqdm(missing, desc="stockfish labels", disable=not progress):
+                result = engine.play(chess.Board(fen), chess.engine.Limit(nodes=nodes),
+                                     game=object())
+                if result.move is None:
+                    raise KitError(f"Stockfish gave no move for {fen}")
+                labels[fen] = result.move.uci()
+                append_record(cache, {"key": f"{nodes}:{fen}", "fen": fen, "nodes": nodes,
+                                      "move": labels[fen]})
+        finally:
+            engine.quit()
+    return {fen: labels[fen] for fen in fens}
+
+
+# --- the training loop ---------------------------------------------------------------------
+
+
+@dataclass
+class TrainOutcome:
+    """The weights kept (best held-out agreement) and the per-iteration metrics."""
+
+    weights: NtupleWeights
+    metrics: list[dict[str, float]] = field(default_factory=list)
+    best_iteration: int = 0
+
+
+def train_comparison(train_set: Sequence[LabelledPosition],
+                     held_out: Sequence[LabelledPosition], config: TrainConfig,
+                     leaf_search: LeafSearch, *,
+                     on_iteration: Callable[[dict[str, float]], None] | None = None,
+                     progress: bool = True) -> TrainOutcome:
+    """Comparison training from the initial weights; iteration 0 is the start's agreement.
+
+    Every iteration passes over ``train_set`` in a seeded order, updating after each
+    position; its averaged weights are scored on ``held_out`` and the best are kept; training
+    stops after ``patience`` iterations without a better held-out agreement."""
+    from tqdm import tqdm
+
+    start = NtupleWeights.initial()
+    averager = Averager(start, config.learning_rate)
+    rng = random.Random(config.seed)
+    began = time.monotonic()
+    base = evaluate_agreement(held_out, start, config, leaf_search)
+    record: dict[str, float] = {"iteration": 0, "held_out_agreement": base.agreement,
+                                "held_out": base.positions, "seconds": 0.0}
+    metrics = [record]
+    if on_iteration:
+        on_iteration(record)
+    best, best_weights, best_iteration, stale = base.agreement, start.copy(), 0, 0
+    order = list(range(len(train_set)))
+    for iteration in range(1, config.iterations + 1):
+        rng.shuffle(order)
+        agree = 0.0
+        updates = skipped = 0
+        for k in tqdm(order, desc=f"iteration {iteration}", disable=not progress):
+            ok, update, skip = _compare(train_set[k], averager.current, config, leaf_search)
+            averager.step(update)
+            agree += ok
+            updates += update is not None
+            skipped += skip
+        averaged = averager.average()
+        held = evaluate_agreement(held_out, averaged, config, leaf_search)
+        record = {"iteration": iteration, "train_agreement": agree / len(train_set),
+                  "updates": updates, "skipped": skipped,
+                  "held_out_agreement": held.agreement, "held_out": held.positions,
+                  "gamma": averaged.gamma(), "seconds": round(time.monotonic() - began, 2)}
+        metrics.append(record)
+        if on_iteration:
+            on_iteration(record)
+        if held.agreement > best:
+            best, best_weights, best_iteration, stale = held.agreement, averaged, iteration, 0
+        else:
+            stale += 1
+            if stale >= config.patience:
+                break
+    return TrainOutcome(best_weights, metrics, best_iteration)
+
+
+def config_record(config: TrainConfig, **extra: object) -> dict[str, object]:
+    """``config.json`` of a run: the training config, the feature layout and ``extra``."""
+    return {"kind": "ntuple", "train": asdict(config), "linear_features": list(LINEAR_FEATURES),
+            "tuples": {"count": N_TUPLES, "size": TUPLE_SIZE,
+                       "layout": "(own type a, own/opp x type b, first square folded to 32 "
+                                 "by left-right mirror, second square 64)"},
+            "cp_per_unit": CP_PER_UNIT, **extra}

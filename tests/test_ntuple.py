@@ -1,0 +1,414 @@
+"""The comparison-training n-tuple engine: tapered blend, 2-tuple symmetry, the perceptron
+update, the alpha-beta search against plain minimax, limits, training and UCI."""
+
+from __future__ import annotations
+
+import io
+import math
+import threading
+import time
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+
+from chessmoe.nets.related.ntuple import (
+    N_LINEAR,
+    TUPLE_SIZE,
+    Averager,
+    Features,
+    LabelledPosition,
+    NtupleEvaluator,
+    NtupleWeights,
+    TrainConfig,
+    _compare,
+    comparison_update,
+    extract,
+    load_weights,
+    save_weights,
+    tuple_indices,
+)
+from chessmoe.phases import tapered_alpha
+from chessmoe.search.alphabeta import MATE_SCORE, MAX_CHECK_PLIES, AlphaBeta, principal_leaf
+from chessmoe.search.mcts import Limits
+
+MIDDLEGAME = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 9"
+TACTICAL = "r2qk2r/ppp2ppp/2n1bn2/2bpp3/4P3/2NP1N2/PPP1BPPP/R1BQ1RK1 w kq - 0 7"
+SPARSE = "4k3/1p3pp1/2n5/3r4/4P3/2N2B2/5PPP/3R2K1 b - - 0 30"
+
+
+def _random_weights(seed: int = 1) -> NtupleWeights:
+    rng = np.random.default_rng(seed)
+    return NtupleWeights(rng.normal(0, 50, N_LINEAR), rng.normal(0, 50, N_LINEAR),
+                         rng.normal(0, 20, TUPLE_SIZE), rng.normal(0, 20, TUPLE_SIZE))
+
+
+def _phase_eval(weights: NtupleWeights, f: Features, phase: str) -> float:
+    lin, tup = ((weights.open_linear, weights.open_tuple) if phase == "open"
+                else (weights.end_linear, weights.end_tuple))
+    return float(lin @ f.linear + f.tuple_sign @ tup[f.tuple_index])
+
+
+# --- evaluation -----------------------------------------------------------------------------
+
+
+def test_tapered_blend_is_pure_opening_at_alpha_1_and_pure_endgame_at_alpha_0() -> None:
+    w = _random_weights()
+    start = extract(chess.Board(MIDDLEGAME))  # NPM 16488 - 2 x 826 >= 15258: alpha 1
+    assert start.alpha == 1.0
+    assert w.white_eval(start) == pytest.approx(_phase_eval(w, start, "open"))
+    assert w.white_eval(start) != pytest.approx(_phase_eval(w, start, "end"))
+    ending = extract(chess.Board("8/5k2/8/3RP3/8/8/5K2/8 w - - 0 1"))  # NPM 1282: alpha 0
+    assert ending.alpha == 0.0
+    assert w.white_eval(ending) == pytest.approx(_phase_eval(w, ending, "end"))
+    assert w.white_eval(ending) != pytest.approx(_phase_eval(w, ending, "open"))
+    middle = extract(chess.Board(SPARSE))  # NPM 3 x 764... in between
+    a = tapered_alpha(chess.Board(SPARSE))
+    assert 0.0 < middle.alpha == a < 1.0
+    assert w.white_eval(middle) == pytest.approx(
+        a * _phase_eval(w, middle, "open") + (1 - a) * _phase_eval(w, middle, "end"))
+
+
+def test_initial_evaluation_is_material_in_centipawns_for_the_side_to_move() -> None:
+    evaluator = NtupleEvaluator(NtupleWeights.initial())
+    board = chess.Board("4k3/8/8/8/8/8/4P3/4K2R w - - 0 1")  # White: rook + pawn
+    gamma = NtupleWeights.initial().gamma()
+    assert gamma == pytest.approx(16488 / 17000)
+    expected = (round(gamma * 1300) + round(gamma * 200)) * 0.5
+    assert evaluator(board) == pytest.approx(expected)
+    board.turn = chess.BLACK
+    assert evaluator(board) == pytest.approx(-expected)
+
+
+def test_two_tuples_share_entries_between_a_position_and_its_left_right_mirror() -> None:
+    for fen in (SPARSE, "8/2k5/1p6/8/5N2/8/1K4Q1/8 w - - 0 1"):
+        board = chess.Board(fen)
+        mirrored = board.transform(chess.flip_horizontal)
+        index, sign = tuple_indices(board)
+        m_index, m_sign = tuple_indices(mirrored)
+        assert sorted(zip(index.tolist(), sign.tolist(), strict=True)) == sorted(
+            zip(m_index.tolist(), m_sign.tolist(), strict=True))
+        w = _random_weights(3)
+        assert w.white_eval(extract(board)) == pytest.approx(w.white_eval(extract(mirrored)))
+        # colours swapped (board flipped vertically): the same entries with the other sign
+        c_index, c_sign = tuple_indices(board.mirror())
+        assert sorted(zip(c_index.tolist(), (-c_sign).tolist(), strict=True)) == sorted(
+            zip(index.tolist(), sign.tolist(), strict=True))
+        assert w.white_eval(extract(board.mirror())) == pytest.approx(
+            -w.white_eval(extract(board)))
+
+
+def test_two_tuples_tell_apart_positions_that_are_not_mirrors() -> None:
+    board = chess.Board("8/2k5/8/8/5N2/8/1K6/8 w - - 0 1")
+    moved = chess.Board("8/2k5/8/8/8/5N2/1K6/8 w - - 0 1")  # the knight one rank lower
+    assert sorted(tuple_indices(board)[0].tolist()) != sorted(tuple_indices(moved)[0].tolist())
+    n = 3
+    assert len(tuple_indices(board)[0]) == n * n  # every ordered pair, self pairs included
+
+
+# --- comparison training ------------------------------------------------------------------
+
+
+def _features(linear: dict[int, float], index: list[int], sign: list[float],
+              alpha: float) -> Features:
+    vector = np.zeros(N_LINEAR)
+    for k, v in linear.items():
+        vector[k] = v
+    return Features(vector, np.asarray(index, dtype=np.int64), np.asarray(sign), alpha)
+
+
+def test_comparison_update_has_the_documents_tapered_deltas() -> None:
+    best = _features({0: 1.0}, [5], [1.0], alpha=1.0)
+    other = _features({1: 1.0}, [5, 7], [1.0, -1.0], alpha=0.5)
+    # phi_o = alpha / (alpha^2 + (1-alpha)^2) phi: 1 for best, 0.5/0.5 = 1 for other
+    # phi_e = (1-alpha) / (...) phi: 0 for best, 1 for other
+    up = comparison_update(best, [other], side=1.0)
+    assert up.open_linear[:3].tolist() == [1.0, -1.0, 0.0]
+    assert up.end_linear[:3].tolist() == [0.0, -1.0, 0.0]
+    assert up.tuple_index.tolist() == [5, 7]
+    assert up.open_tuple.tolist() == [0.0, 1.0]
+    assert up.end_tuple.tolist() == [-1.0, 1.0]
+    # two moves in S, Black to move: the mean of the differences, sign flipped
+    third = _features({2: 2.0}, [], [], alpha=0.0)
+    up2 = comparison_update(best, [other, third], side=-1.0)
+    assert up2.open_linear[:3].tolist() == [-1.0, 0.5, 0.0]
+    assert up2.end_linear[:3].tolist() == [0.0, 0.5, 1.0]  # third: phi_e = 1 * 2, halved
+    assert up2.open_tuple.tolist() == [-0.5, -0.5] and up2.end_tuple.tolist() == [0.5, -0.5]
+
+
+def test_averaged_perceptron_is_the_mean_of_every_intermediate_weight_vector() -> None:
+    start = NtupleWeights.initial()
+    avg = Averager(start)
+    best = _features({0: 1.0}, [3], [1.0], alpha=1.0)
+    other = _features({1: 1.0}, [4], [1.0], alpha=1.0)
+    update = comparison_update(best, [other], 1.0)
+    history = [start.open_linear.copy()]
+    for step in (update, None, update):
+        avg.step(step)
+        history.append(avg.current.open_linear.copy())
+    assert np.allclose(avg.average().open_linear, np.mean(history, axis=0))
+    assert avg.average().open_tuple[3] == pytest.approx((0 + 1 + 1 + 2) / 4)
+
+
+def test_one_training_update_raises_the_desired_move_against_the_preferred_one() -> None:
+    weights = NtupleWeights.initial()
+    config = TrainConfig(depth=1)
+    # material-only: Nf3 and a3 score the same; Stockfish's move is Nf3
+    position = LabelledPosition(chess.STARTING_FEN, "g1f3")
+    board = chess.Board()
+
+    def leaf_value(w: NtupleWeights, move: str) -> float:
+        def evaluate(b: chess.Board) -> float:
+            v = w.white_eval(extract(b))
+            return v if b.turn else -v
+        board.push_uci(move)
+        leaf = principal_leaf(board, evaluate, 0)
+        board.pop()
+        return -leaf.value
+
+    before = leaf_value(weights, "g1f3") - leaf_value(weights, "a2a3")
+    assert before == 0.0
+    credit, update, skipped = _compare(position, weights, config, principal_leaf)
+    assert update is not None and not skipped and credit == pytest.approx(1 / 20)
+    averager = Averager(weights)
+    averager.step(update)
+    after = leaf_value(averager.current, "g1f3") - leaf_value(averager.current, "a2a3")
+    assert after > before
+    credit_after, _, _ = _compare(position, averager.current, config, principal_leaf)
+    assert credit_after == 1.0  # Nf3 alone scores best now
+
+
+def test_weights_round_trip_and_bad_files_are_refused(tmp_path: Path) -> None:
+    w = _random_weights(2)
+    save_weights(tmp_path, w, {"train": {"tuples": True}})
+    loaded, config = load_weights(tmp_path)
+    assert config == {"train": {"tuples": True}}
+    assert np.allclose(loaded.open_tuple, w.open_tuple.astype(np.float32))
+    np.savez(tmp_path / "weights.npz", linear_features=np.asarray(["x"]),
+             open_linear=np.zeros(1), end_linear=np.zeros(1), open_tuple=np.zeros(1),
+             end_tuple=np.zeros(1))
+    from chessmoe._io.errors import KitError
+
+    with pytest.raises(KitError):
+        load_weights(tmp_path)
+
+
+# --- alpha-beta -----------------------------------------------------------------------------
+
+
+def _toy_eval(board: chess.Board) -> float:
+    """Material plus a square-dependent term (few ties), side to move."""
+    values = {1: 100, 2: 300, 3: 320, 4: 500, 5: 900, 6: 0}
+    score = 0.0
+    for square, piece in board.piece_map().items():
+        v = values[piece.piece_type] + ((square * 7 + piece.piece_type * 13) % 11)
+        score += v if piece.color else -v
+    return score if board.turn else -score
+
+
+def _minimax(board: chess.Board, depth: int, ply: int, evaluate) -> float:  # type: ignore[no-untyped-def]
+    moves = list(board.legal_moves)
+    if not moves:
+        return -(MATE_SCORE - ply) if board.is_check() else 0.0
+    if board.halfmove_clock >= 100 or board.is_insufficient_material():
+        return 0.0
+    if depth == 0:
+        return float(evaluate(board))
+    best = -math.inf
+    for move in moves:
+        board.push(move)
+        best = max(best, -_minimax(board, depth - 1, ply + 1, evaluate))
+        board.pop()
+    return best
+
+
+def _qminimax(board: chess.Board, ply: int, checks: int, evaluate) -> float:  # type: ignore[no-untyped-def]
+    """Quiescence without pruning, same rules as the search's."""
+    if board.is_check() and checks < MAX_CHECK_PLIES:
+        moves = list(board.legal_moves)
+        if not moves:
+            return -(MATE_SCORE - ply)
+        best = -math.inf
+    else:
+        if board.is_check() and not any(board.legal_moves):
+            return -(MATE_SCORE - ply)
+        if board.is_insufficient_material():
+            return 0.0
+        best = float(evaluate(board))
+        moves = [m for m in board.legal_moves if board.is_capture(m) or m.promotion]
+    in_check = board.is_check()
+    for move in moves:
+        board.push(move)
+        best = max(best, -_qminimax(board, ply + 1, checks + in_check, evaluate))
+        board.pop()
+    return best
+
+
+def _full(board: chess.Board, depth: int, ply: int, evaluate) -> float:  # type: ignore[no-untyped-def]
+    if depth == 0:
+        return _qminimax(board, ply, 0, evaluate)
+    moves = list(board.legal_moves)
+    if not moves:
+        return -(MATE_SCORE - ply) if board.is_check() else 0.0
+    best = -math.inf
+    for move in moves:
+        board.push(move)
+        best = max(best, -_full(board, depth - 1, ply + 1, evaluate))
+        board.pop()
+    return best
+
+
+@pytest.mark.parametrize(("fen", "depth"), [(MIDDLEGAME, 2), (TACTICAL, 2), (SPARSE, 3)])
+def test_alpha_beta_equals_plain_minimax(fen: str, depth: int) -> None:
+    board = chess.Board(fen)
+    search = AlphaBeta(_toy_eval, quiescence=False)
+    value, pv, _ = search.search_depth(board, depth)
+    assert value == _minimax(board.copy(), depth, 0, _toy_eval)
+    assert len(pv) == depth
+    # the PV really reaches the value
+    end = board.copy()
+    for move in pv:
+        end.push(move)
+    assert _toy_eval(end) * (1 if depth % 2 == 0 else -1) == value
+    # pruning visits fewer nodes than the full tree
+    assert search.nodes < sum(1 for _ in board.legal_moves) ** depth
+
+
+def test_alpha_beta_with_quiescence_equals_unpruned_quiescence_minimax() -> None:
+    evaluator = NtupleEvaluator(_random_weights(4))
+    for fen in ("4k3/8/4p3/3p4/8/8/3Q4/4K3 w - - 0 1", "r3k3/8/8/3n4/4P3/2B5/8/4K2R w - - 0 1",
+                "4k3/1p3pp1/2n5/3r4/4P3/2N5/5PPP/3R2K1 b - - 0 30"):
+        board = chess.Board(fen)
+        value, _, _ = AlphaBeta(evaluator, delta_margin=None).search_depth(board, 1)
+        assert value == pytest.approx(_full(board.copy(), 1, 0, evaluator))
+
+
+def test_quiescence_takes_a_hanging_piece_and_leaves_a_defended_one() -> None:
+    hanging = chess.Board("4k3/8/8/3r4/8/8/3Q4/4K3 w - - 0 1")  # Qxd5 wins a rook
+    material = NtupleEvaluator(NtupleWeights.initial())
+    result = AlphaBeta(material).play(hanging, Limits(nodes=400))
+    assert result.move == chess.Move.from_uci("d2d5")
+    # the pawn on d5 is defended by the e6 pawn: taking it loses the queen
+    defended = chess.Board("4k3/8/4p3/3p4/8/8/3Q4/4K3 w - - 0 1")
+    greedy, _, _ = AlphaBeta(material, quiescence=False).search_depth(defended, 1)
+    quiet, pv, _ = AlphaBeta(material).search_depth(defended, 1)
+    assert greedy > 0  # depth 1 without quiescence thinks Qxd5 wins a pawn
+    assert pv[0] != chess.Move.from_uci("d2d5") and quiet < greedy
+    # the principal leaf of Qxd5 is after the recapture
+    board = defended.copy()
+    board.push_uci("d2d5")
+    leaf = principal_leaf(board, material, 0)
+    assert leaf.pv == (chess.Move.from_uci("e6d5"),) and not leaf.board.queens
+
+
+def test_finds_mate_in_one() -> None:
+    board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
+    result = AlphaBeta(NtupleEvaluator(NtupleWeights.initial())).play(board, Limits(nodes=3000))
+    assert result.move == chess.Move.from_uci("a1a8")
+    assert result.value == 1.0
+    assert result.children[0].move == result.move
+
+
+def test_honours_the_node_limit_and_movetime() -> None:
+    evaluator = NtupleEvaluator(NtupleWeights.initial())
+    board = chess.Board(MIDDLEGAME)
+    for nodes in (1, 50, 300):
+        result = AlphaBeta(evaluator).play(board, Limits(nodes=nodes))
+        assert result.nodes <= nodes and result.move in board.legal_moves
+    began = time.monotonic()
+    result = AlphaBeta(evaluator).play(board, Limits(movetime_ms=300))
+    assert time.monotonic() - began < 1.5 and result.move in board.legal_moves
+    assert result.depth >= 1
+
+
+def test_a_stop_event_ends_the_search_promptly() -> None:
+    evaluator = NtupleEvaluator(NtupleWeights.initial())
+    board = chess.Board(MIDDLEGAME)
+    stop = threading.Event()
+    stop.set()
+    result = AlphaBeta(evaluator).play(board, Limits(movetime_ms=60_000), stop=stop)
+    assert result.nodes == 0 and result.move in board.legal_moves
+    stop = threading.Event()
+    threading.Timer(0.3, stop.set).start()
+    began = time.monotonic()
+    result = AlphaBeta(evaluator).play(board, Limits(movetime_ms=60_000), stop=stop)
+    assert time.monotonic() - began < 2.0 and result.move in board.legal_moves
+
+
+# --- training and play ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory: pytest.TempPathFactory, stockfish: Path) -> Path:
+    from chessmoe._io.errors import KitError
+    from chessmoe.play.players.ntuple import find_excerpt, train
+
+    try:
+        excerpt = find_excerpt(None)
+    except KitError as error:
+        pytest.skip(str(error))
+    out = tmp_path_factory.mktemp("ntuple")
+    return train(out / "run", profile="smoke", data_dir=excerpt.parent)
+
+
+@pytest.mark.stockfish
+def test_train_smoke_writes_a_loadable_run(smoke_run: Path) -> None:
+    import json
+
+    from chessmoe.play.players import build_searcher
+    from chessmoe.play.players.ntuple import PROFILES, train
+
+    for name in ("weights.npz", "config.json", "metrics.jsonl", "provenance.json",
+                 "labels.jsonl", "untrained/weights.npz"):
+        assert (smoke_run / name).is_file(), name
+    weights, config = load_weights(smoke_run)
+    assert config["profile"] == "smoke"
+    metrics = [json.loads(line) for line in (smoke_run / "metrics.jsonl").read_text().splitlines()]
+    assert [m["iteration"] for m in metrics] == [0, 1]
+    assert 0.0 <= metrics[1]["held_out_agreement"] <= 1.0 and metrics[1]["updates"] > 0
+    assert not np.allclose(weights.open_linear, NtupleWeights.initial().open_linear)
+    untrained, _ = load_weights(smoke_run / "untrained")
+    assert np.array_equal(untrained.open_linear, NtupleWeights.initial().open_linear)
+    board = chess.Board(MIDDLEGAME)
+    result = build_searcher("ntuple", smoke_run).play(board, Limits(nodes=100))
+    assert result.move in board.legal_moves and result.nodes <= 100
+    # a rerun labels nothing again: the cache is reused as it is
+    labels = (smoke_run / "labels.jsonl").read_bytes()
+    assert len(labels.splitlines()) == PROFILES["smoke"].positions + PROFILES["smoke"].held_out
+    train(smoke_run, profile="smoke", data_dir=None)
+    assert (smoke_run / "labels.jsonl").read_bytes() == labels
+
+
+@pytest.mark.stockfish
+def test_uci_dialogue_with_the_ntuple_player(smoke_run: Path) -> None:
+    from chessmoe.play.uci import EngineOptions, UciEngine, wait_for
+
+    out = io.StringIO()
+    engine = UciEngine(EngineOptions(Model_Directory=str(smoke_run), Nodes=200), out=out,
+                       engine="ntuple")
+
+    def bestmoves() -> list[str]:
+        return [ln for ln in out.getvalue().splitlines() if ln.startswith("bestmove")]
+
+    engine.handle("uci")
+    engine.handle("isready")
+    assert out.getvalue().splitlines()[-1] == "readyok"
+    gos = ["go nodes 150", "go movetime 200", "go", "go infinite"]
+    for count, go in enumerate(gos, start=1):
+        engine.handle("position startpos moves e2e4 e7e5")
+        engine.handle(go)
+        if go == "go infinite":
+            assert wait_for(lambda: "info depth" in out.getvalue(), 10.0)
+            time.sleep(0.2)
+            assert len(bestmoves()) == count - 1
+            engine.handle("stop")
+        assert wait_for(lambda n=count: len(bestmoves()) >= n, 20.0), out.getvalue()[-300:]
+        engine._wait()
+        assert len(bestmoves()) == count
+    board = chess.Board()
+    board.push_uci("e2e4")
+    board.push_uci("e7e5")
+    for line in bestmoves():
+        assert chess.Move.from_uci(line.split()[1]) in board.legal_moves
+    assert not any("error" in ln for ln in out.getvalue().splitlines())
