@@ -4,6 +4,7 @@ with minimax over expanded children, the network's input and targets, self-play 
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import threading
@@ -56,12 +57,12 @@ def test_priority_values_by_hand() -> None:
 def test_priority_is_increasing_in_x_and_in_depth() -> None:
     xs = np.linspace(-2000, 2000, 4001)
     fs = [priority_f(float(x)) for x in xs]
-    assert all(a < b for a, b in zip(fs, fs[1:], strict=False))
+    assert all(a < b for a, b in itertools.pairwise(fs))
     assert all(f < 0 for f in fs)
     for y in (-300.0, -1.0, 0.0, 2.5, 800.0):
         for white in (True, False):
             ps = [priority(y, white, d) for d in range(6)]
-            assert all(a < b for a, b in zip(ps, ps[1:], strict=False)), (y, white)
+            assert all(a < b for a, b in itertools.pairwise(ps)), (y, white)
     # White expands its best-looking move first, Black its own (lowest y) first
     assert priority(100.0, True, 1) < priority(-100.0, True, 1)
     assert priority(-100.0, False, 1) < priority(100.0, False, 1)
@@ -296,6 +297,8 @@ def test_training_writes_a_loadable_run_and_resumes(smoke_run: Path) -> None:
 
     first = records()
     assert [r["batch"] for r in first] == [0, 1] and first[1]["games"] == 2
+    assert all(r["val_mae"] > 0 and -1 <= r["val_corr"] <= 1 for r in first)
+    assert first[1]["positions_new"] == 2 * 2 * 16  # 2 games capped at 16 plies, mirrored
     weights_before = load_weights(smoke_run / "weights.pt").state_dict()
     train_run(smoke_run, PROFILES["smoke"], progress=False)
     second = records()

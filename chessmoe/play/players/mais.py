@@ -58,6 +58,7 @@ from chessmoe.nets.related.mais import (
     mean_absolute_error,
     naive_eval,
     predict,
+    predict_planes,
     q_targets,
     save_weights,
 )
@@ -293,6 +294,18 @@ def _config_json(config: MaisTrainConfig, source: Path) -> dict[str, Any]:
     return data
 
 
+def _validation(model: MaisNet, planes: np.ndarray, targets: np.ndarray) -> dict[str, float]:
+    """The network on the validation positions: mean absolute error, correlation with the
+    targets (``nan`` for constant predictions) and mean signed error (bias), centipawns."""
+    predicted = predict_planes(model, planes)
+    error = predicted - targets
+    spread = float(np.std(predicted)) * float(np.std(targets))
+    corr = (float(np.mean((predicted - predicted.mean()) * (targets - targets.mean())))
+            / spread if spread > 0 else float("nan"))
+    return {"val_mae": float(np.mean(np.abs(error))), "val_corr": corr,
+            "val_bias": float(np.mean(error))}
+
+
 def _save_state(out_dir: Path, model: MaisNet, optimizer: Any, pool_x: np.ndarray,
                 pool_y: np.ndarray, rng: np.random.Generator, torch_rng: Any,
                 batches_done: int) -> None:
@@ -355,8 +368,8 @@ def train_run(out_dir: Path, config: MaisTrainConfig, *, data_dir: Path | None =
     val_x, val_y = validation_set(source, config.validation_games,
                                   config.validation_max_positions, config.gamma)
     if batches_done == 0:
-        append_record(metrics_path, {"batch": 0, "games": 0, "val_mae": mean_absolute_error(
-            model, val_x, val_y), "positions_validation": len(val_y)})
+        append_record(metrics_path, {"batch": 0, "games": 0, **_validation(model, val_x, val_y),
+                                     "positions_validation": len(val_y)})
     batches = math.ceil(config.games / config.games_per_batch)
 
     def value_fn(boards: Sequence[chess.Board]) -> np.ndarray:
@@ -385,10 +398,10 @@ def train_run(out_dir: Path, config: MaisTrainConfig, *, data_dir: Path | None =
                      batch_size=config.batch_size, generator=torch_rng)
         pool_x = np.concatenate([pool_x, new_x])
         pool_y = np.concatenate([pool_y, new_y])
-        val_mae = mean_absolute_error(model, val_x, val_y)
+        validation = _validation(model, val_x, val_y)
         results = [g.result for g in games]
         record = {
-            "batch": batch + 1, "games": last, "val_mae": val_mae, "fresh_mae": fresh_mae,
+            "batch": batch + 1, "games": last, **validation, "fresh_mae": fresh_mae,
             "loss": losses[-1], "positions_new": len(new_y), "positions_replay": replay,
             "pool": len(pool_y), "rf_first": exploration_rf(first),
             "white_wins": results.count("1-0"), "black_wins": results.count("0-1"),
@@ -398,9 +411,9 @@ def train_run(out_dir: Path, config: MaisTrainConfig, *, data_dir: Path | None =
         }
         append_record(metrics_path, record)
         _save_state(out_dir, model, optimizer, pool_x, pool_y, rng, torch_rng, batch + 1)
-        bar.set_postfix(val_mae=f"{val_mae:.0f}", fresh=f"{fresh_mae:.0f}")
+        bar.set_postfix(val_mae=f"{validation['val_mae']:.0f}", fresh=f"{fresh_mae:.0f}")
     bar.close()
-    _write_summary(out_dir, config, model, source, time.perf_counter() - started)
+    _write_summary(out_dir, config, model, source, val_y, time.perf_counter() - started)
     return out_dir
 
 
@@ -432,7 +445,7 @@ def _measure_nps(model: MaisNet, source: Path, config: MaisTrainConfig) -> dict[
 
 
 def _write_summary(out_dir: Path, config: MaisTrainConfig, model: MaisNet, source: Path,
-                   seconds: float) -> None:
+                   val_y: np.ndarray, seconds: float) -> None:
     records = [r for r in read_records(out_dir / "metrics.jsonl").records]
     records.sort(key=lambda r: r["batch"])
     played = [r for r in records if r["batch"] > 0]
@@ -442,6 +455,9 @@ def _write_summary(out_dir: Path, config: MaisTrainConfig, model: MaisNet, sourc
         "val_mae_start": records[0]["val_mae"] if records else None,
         "val_mae_end": records[-1]["val_mae"] if records else None,
         "val_mae_best": min((r["val_mae"] for r in records), default=None),
+        "val_mae_zero_predictor": float(np.mean(np.abs(val_y))),
+        "val_corr_end": records[-1].get("val_corr") if records else None,
+        "val_bias_end": records[-1].get("val_bias") if records else None,
         "fresh_mae_first": played[0]["fresh_mae"] if played else None,
         "fresh_mae_last": played[-1]["fresh_mae"] if played else None,
         "results": {k: sum(r[k] for r in played)
