@@ -433,3 +433,16 @@ def test_versus_plays_paired_openings_and_summarises(tmp_path: Path) -> None:
     assert (tmp_path / "m" / "games.pgn").read_text().count("[Event ") == 2
     speed = searcher_speed("ntuple", tmp_path / "w", [MIDDLEGAME], nodes=50)
     assert speed["nodes"] == 50 and speed["nodes_per_second"] > 0
+
+
+def test_a_training_update_with_black_to_move_raises_blacks_desired_move() -> None:
+    board = chess.Board()
+    board.push_uci("e2e4")
+    position = LabelledPosition(board.fen(), "g8f6")
+    weights = NtupleWeights.initial()
+    config = TrainConfig(depth=1)
+    credit, update, _ = _compare(position, weights, config, principal_leaf)
+    assert update is not None and credit < 1.0
+    averager = Averager(weights)
+    averager.step(update)
+    assert _compare(position, averager.current, config, principal_leaf)[0] == 1.0
