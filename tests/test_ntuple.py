@@ -412,3 +412,37 @@ def test_uci_dialogue_with_the_ntuple_player(smoke_run: Path) -> None:
     for line in bestmoves():
         assert chess.Move.from_uci(line.split()[1]) in board.legal_moves
     assert not any("error" in ln for ln in out.getvalue().splitlines())
+
+
+def test_versus_plays_paired_openings_and_summarises(tmp_path: Path) -> None:
+    import json
+
+    from chessmoe.play.match import Adjudication, PlayerSpec
+    from chessmoe.play.versus import Headline, searcher_speed, versus
+
+    save_weights(tmp_path / "w", NtupleWeights.initial(), {"train": {"tuples": True}})
+    first = PlayerSpec(name="a", kind="ntuple", experts=str(tmp_path / "w"), nodes=20)
+    second = PlayerSpec(name="b", kind="ntuple", experts=str(tmp_path / "w"), nodes=20)
+    summary = versus(first, second, tmp_path / "m", pairs=1, seed=3,
+                     headline=Headline("x", 0.6525), rules=Adjudication(max_plies=60))
+    assert summary.games == 2 and summary.wins + summary.draws + summary.losses == 2
+    assert sum(summary.terminations.values()) == 2
+    assert summary.mean_nodes_first is not None and summary.mean_nodes_first <= 20
+    data = json.loads((tmp_path / "m" / "summary.json").read_text())
+    assert data["document"]["score"] == 0.6525 and data["openings"]["pairs"] == 1
+    assert (tmp_path / "m" / "games.pgn").read_text().count("[Event ") == 2
+    speed = searcher_speed("ntuple", tmp_path / "w", [MIDDLEGAME], nodes=50)
+    assert speed["nodes"] == 50 and speed["nodes_per_second"] > 0
+
+
+def test_a_training_update_with_black_to_move_raises_blacks_desired_move() -> None:
+    board = chess.Board()
+    board.push_uci("e2e4")
+    position = LabelledPosition(board.fen(), "g8f6")
+    weights = NtupleWeights.initial()
+    config = TrainConfig(depth=1)
+    credit, update, _ = _compare(position, weights, config, principal_leaf)
+    assert update is not None and credit < 1.0
+    averager = Averager(weights)
+    averager.step(update)
+    assert _compare(position, averager.current, config, principal_leaf)[0] == 1.0

@@ -1,0 +1,123 @@
+"""One two-engine match with its summary: the related documents' experiment shape.
+
+The related documents report single head-to-head results (e.g. the n-tuple document's
+"CT8 vs ORI2: 65.25 %"). :func:`versus` plays such a match with paired openings
+(:func:`chessmoe.play.openings.schedule`: every opening twice, colours swapped) through
+:func:`chessmoe.play.match.play_match` (resumable ``games.jsonl``), writes ``games.pgn`` and a
+``summary.json``: the first engine's wins, draws, losses, score, cutechess Elo with its
+margin and LOS (:func:`chessmoe.elo.trinomial`), the pentanomial Elo of the game pairs,
+how games ended, the engines' mean nodes per move, and the document's number to set beside
+it, with provenance.
+"""
+
+from __future__ import annotations
+
+import collections
+import statistics
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from chessmoe._io.fsutil import atomic_write_json
+from chessmoe._io.provenance import provenance
+from chessmoe.elo import pairs_from_games, pentanomial, trinomial
+from chessmoe.play.match import Adjudication, PlayerSpec, play_match, write_pgn
+from chessmoe.play.openings import read_epd, resolve_suite, schedule
+from chessmoe.search.mcts import Limits
+
+__all__ = ["Headline", "MatchSummary", "searcher_speed", "versus"]
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A document's reported result to compare with: what, and its score (fraction)."""
+
+    what: str
+    score: float
+
+
+@dataclass(frozen=True)
+class MatchSummary:
+    """The first engine's result against the second."""
+
+    first: str
+    second: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    score: float
+    elo: float
+    elo_margin: float
+    los: float
+    pentanomial: tuple[int, int, int, int, int]
+    pentanomial_elo: float
+    pentanomial_margin: float
+    terminations: dict[str, int]
+    mean_nodes_first: float | None
+    mean_nodes_second: float | None
+    line: str
+
+
+def _mean_nodes(values: list[float]) -> float | None:
+    return round(statistics.fmean(values), 1) if values else None
+
+
+def versus(first: PlayerSpec, second: PlayerSpec, out_dir: str | Path, *, pairs: int,
+           seed: int = 0, suite: str = "embedded", headline: Headline | None = None,
+           rules: Adjudication | None = None, event: str = "chessmoe related match"
+           ) -> MatchSummary:
+    """Play ``pairs`` opening pairs of ``first`` against ``second`` into ``out_dir``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    suite_path = resolve_suite(suite)
+    slots = schedule(read_epd(suite_path), pairs, seed)
+    records = play_match(first, second, slots, out / "games.jsonl", rules=rules, event=event)
+    write_pgn(records, out / "games.pgn")
+    scores = [r.first_score for r in records if r.first_score is not None]
+    wins = sum(s == 1.0 for s in scores)
+    losses = sum(s == 0.0 for s in scores)
+    draws = len(scores) - wins - losses
+    estimate = trinomial(wins, losses, draws)
+    counts = pairs_from_games(scores) if len(scores) % 2 == 0 else (0, 0, 0, 0, 0)
+    penta = pentanomial(counts)
+    nodes: dict[bool, list[float]] = {True: [], False: []}
+    for r in records:
+        white_is_first = bool(r.first_is_white)
+        for side_nodes, is_first in ((r.nodes_white, white_is_first),
+                                     (r.nodes_black, not white_is_first)):
+            nodes[is_first].extend(float(n) for n in (side_nodes or ()) if n is not None)
+    summary = MatchSummary(
+        first=first.name, second=second.name, games=len(scores), wins=wins, draws=draws,
+        losses=losses, score=round(estimate.score, 4), elo=round(estimate.elo, 1),
+        elo_margin=round(estimate.margin, 1), los=round(estimate.los, 1),
+        pentanomial=counts, pentanomial_elo=round(penta.elo, 1),
+        pentanomial_margin=round(penta.margin, 1),
+        terminations=dict(collections.Counter(r.termination for r in records)),
+        mean_nodes_first=_mean_nodes(nodes[True]), mean_nodes_second=_mean_nodes(nodes[False]),
+        line=estimate.line())
+    atomic_write_json(out / "summary.json", {
+        **asdict(summary),
+        "players": {"first": first.to_dict(), "second": second.to_dict()},
+        "openings": {"suite": suite, "file": suite_path.name, "pairs": pairs, "seed": seed},
+        "document": asdict(headline) if headline else None,
+        "provenance": provenance()})
+    return summary
+
+
+def searcher_speed(kind: str, model_dir: str | Path | None, fens: list[str], *,
+                   nodes: int) -> dict[str, float]:
+    """Nodes per second of a related engine: one search of ``nodes`` nodes per FEN, total
+    nodes over total wall time (single thread, this machine)."""
+    import chess
+
+    from chessmoe.play.players import build_searcher
+
+    searcher = build_searcher(kind, model_dir)
+    total_nodes = 0
+    began = time.perf_counter()
+    for fen in fens:
+        total_nodes += searcher.play(chess.Board(fen), Limits(nodes=nodes)).nodes
+    seconds = time.perf_counter() - began
+    return {"positions": len(fens), "nodes": total_nodes, "seconds": round(seconds, 3),
+            "nodes_per_second": round(total_nodes / seconds, 1) if seconds > 0 else 0.0}
