@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import functools
 from dataclasses import replace
+from typing import Any
 
 import chess
 import numpy as np
 import torch
 
-from chessmoe.games.pgn import iter_games
+from chessmoe.games.pgn import GameRecord, iter_games
 from chessmoe.games.sources import sample_path
 from chessmoe.nets.related.deepchess import (
     COMPARATOR_SCHEDULE,
@@ -110,7 +111,8 @@ def test_batch_equals_single() -> None:
 
 
 def test_extract_positions_skips_the_opening_and_captures() -> None:
-    games = [g for g in iter_games(sample_path(), max_games=40) if g.result in ("1-0", "0-1")]
+    every: list[GameRecord[Any]] = list(iter_games(sample_path(), max_games=40))
+    games = [g for g in every if g.result in ("1-0", "0-1")]
     games = games[:6]
     expected_bits = []
     for game in games:
@@ -154,7 +156,8 @@ def _toy_positions(count: int, seed: int) -> PositionSet:
     """Random-play positions labelled by material: "White won" when White is ahead."""
     rng = np.random.default_rng(seed)
     values = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
-    boards, white = [], []
+    boards: list[chess.Board] = []
+    white: list[bool] = []
     while len(boards) < count:
         board = chess.Board()
         for _ in range(int(rng.integers(20, 60))):
@@ -196,7 +199,9 @@ def test_layerwise_pretraining_reduces_reconstruction_loss() -> None:
     net = DeepChessNet(Shape(pos2vec=(INPUT_BITS, 32, 16), head=(16,)))
     gen = torch.Generator().manual_seed(0)
     for layer, width in enumerate((32, 16)):
-        inputs = net.tower.layers[layer].in_features
+        encoder = net.tower.layers[layer]
+        assert isinstance(encoder, torch.nn.Linear)
+        inputs = encoder.in_features
         decoder = torch.nn.Linear(width, inputs)
         before = [p.detach().clone() for p in net.tower.layers[:layer].parameters()]
         params = list(net.tower.layers[layer].parameters()) + list(decoder.parameters())

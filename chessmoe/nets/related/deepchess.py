@@ -347,7 +347,7 @@ def pretrain_layer(tower: Pos2Vec, layer: int, bits: np.ndarray, decoder: nn.Lin
     for start in range(0, len(codes), schedule.batch_size):
         x = codes[order[start:start + schedule.batch_size]]
         optimizer.zero_grad()
-        loss = (decoder(torch.relu(encoder(x))) - x).pow(2).sum(dim=1).mean()
+        loss: torch.Tensor = (decoder(torch.relu(encoder(x))) - x).pow(2).sum(dim=1).mean()
         loss.backward()  # type: ignore[no-untyped-call]
         optimizer.step()
         total += float(loss.detach()) * len(x)
