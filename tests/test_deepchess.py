@@ -4,6 +4,9 @@ comparator, alpha-beta over positions, training and the UCI player."""
 from __future__ import annotations
 
 import functools
+import threading
+import time
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -36,6 +39,9 @@ from chessmoe.nets.related.deepchess import (
     random_pairs,
     split_by_game,
 )
+from chessmoe.nets.related.mais import naive_eval
+from chessmoe.search.alphabeta_compare import CompareAlphaBeta, Outcome
+from chessmoe.search.mcts import Limits
 
 # --- the 773 bits ---------------------------------------------------------------------------
 
@@ -240,3 +246,138 @@ def test_comparator_learns_and_is_nearly_antisymmetric() -> None:
     assert pa == 1.0 - comparator.probability(b_board, a_board)
     assert comparator.better(a_board, b_board) and not comparator.better(b_board, a_board)
     assert comparator.embeddings == 2 and comparator.evaluations == 1
+
+
+# --- alpha-beta over positions ----------------------------------------------------------------
+
+
+def _numeric_better(a: chess.Board, b: chess.Board) -> bool:
+    return naive_eval(a) > naive_eval(b)
+
+
+def _minimax(board: chess.Board, depth: int) -> float:
+    """Plain minimax of the naive evaluation (White's view), no pruning; mates and draws as
+    the evaluation scores them."""
+    if depth == 0 or board.is_game_over():
+        return naive_eval(board)
+    values = []
+    for move in board.legal_moves:
+        board.push(move)
+        values.append(_minimax(board, depth - 1))
+        board.pop()
+    return max(values) if board.turn == chess.WHITE else min(values)
+
+
+def _game_positions() -> list[chess.Board]:
+    out = []
+    every: list[GameRecord[Any]] = list(iter_games(sample_path(), max_games=12))
+    for game, ply in zip(every[:6], (12, 20, 26, 34, 15, 41), strict=False):
+        board = chess.Board()
+        for move in game.moves[:ply]:
+            board.push(move)
+        if not board.is_game_over():
+            out.append(board)
+    return out
+
+
+def test_compare_search_chooses_like_plain_minimax_at_depth_2() -> None:
+    positions = _game_positions()
+    assert len(positions) >= 5
+    for board in positions:
+        search = CompareAlphaBeta(_numeric_better, max_depth=2)
+        result = search.play(board, Limits())
+        assert result.move is not None and result.depth == 2
+        scores = {}
+        for move in board.legal_moves:
+            board.push(move)
+            scores[move] = _minimax(board, 1)
+            board.pop()
+        side = 1.0 if board.turn == chess.WHITE else -1.0
+        best = max(side * v for v in scores.values())
+        assert side * scores[result.move] == best, board.fen()
+        if sum(side * v == best for v in scores.values()) == 1:
+            assert result.move == max(scores, key=lambda m: side * scores[m])
+        value, line = search.search_depth(board, 2)
+        assert value.board is not None and naive_eval(value.board) == _minimax(board, 2)
+        assert line[0] in scores and len(line) == 2
+        full = sum(1 for _ in _leaves(board, 2))
+        assert 0 < result.nodes < full  # pruning happened
+
+
+def _leaves(board: chess.Board, depth: int) -> Iterator[None]:
+    if depth == 0 or board.is_game_over():
+        yield None
+        return
+    for move in list(board.legal_moves):
+        board.push(move)
+        yield from _leaves(board, depth - 1)
+        board.pop()
+
+
+def test_mate_in_one_is_found_whatever_the_comparator_says() -> None:
+    def perverse(a: chess.Board, b: chess.Board) -> bool:
+        return naive_eval(a) < naive_eval(b)
+
+    for fen, mate in (("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", "a1a8"),
+                      ("r5k1/8/8/8/8/8/5PPP/6K1 b - - 0 1", "a8a1"),
+                      ("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+                       "h5f7")):
+        for depth in (1, 2, 3):
+            result = CompareAlphaBeta(perverse, max_depth=depth).play(chess.Board(fen),
+                                                                       Limits())
+            assert result.move == chess.Move.from_uci(mate)
+            assert result.value == 1.0
+
+
+def test_terminal_positions_and_draw_comparison() -> None:
+    search = CompareAlphaBeta(_numeric_better, max_depth=2)
+    mated = search.play(chess.Board("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1"), Limits())
+    assert mated.move is None and mated.value == -1.0
+    stalemate = search.play(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"), Limits())
+    assert stalemate.move is None and stalemate.value == 0.0
+    up = Outcome("position", 2, chess.Board("4k3/8/8/8/8/8/4Q3/4K3 w - - 0 1"))
+    down = Outcome("position", 2, chess.Board("4k3/4q3/8/8/8/8/8/4K3 w - - 0 1"))
+    draw = Outcome("draw", 1)
+    assert search.gt(up, draw) and search.gt(draw, down) and not search.gt(draw, up)
+    assert search.gt(Outcome("white_mates", 1), Outcome("white_mates", 3))
+    assert search.gt(Outcome("black_mates", 4), Outcome("black_mates", 2))
+    assert search.gt(down, Outcome("black_mates", 9)) and search.gt(Outcome("white_mates", 9), up)
+
+
+def test_compare_search_honours_nodes_movetime_and_stop() -> None:
+    board = _game_positions()[1]
+    search = CompareAlphaBeta(_numeric_better, max_depth=4)
+    limited = search.play(board, Limits(nodes=60))
+    assert limited.nodes == 60 and limited.move in list(board.legal_moves)
+    assert limited.depth >= 1
+
+    def slow(a: chess.Board, b: chess.Board) -> bool:
+        time.sleep(0.002)
+        return _numeric_better(a, b)
+
+    tick = time.monotonic()
+    timed = CompareAlphaBeta(slow, max_depth=6).play(board, Limits(movetime_ms=150))
+    assert time.monotonic() - tick < 0.6 and timed.move in list(board.legal_moves)
+    stop = threading.Event()
+    stop.set()
+    stopped = CompareAlphaBeta(_numeric_better, max_depth=6).play(board, Limits(), stop=stop)
+    assert stopped.move in list(board.legal_moves) and stopped.nodes == 0
+    later = threading.Event()
+    threading.Timer(0.2, later.set).start()
+    tick = time.monotonic()
+    CompareAlphaBeta(slow, max_depth=8).play(board, Limits(), stop=later)
+    assert time.monotonic() - tick < 0.8
+
+
+def test_network_comparator_plugs_in_with_embedding_cache() -> None:
+    torch.manual_seed(3)
+    comparator = Comparator(DeepChessNet(Shape(pos2vec=(INPUT_BITS, 16, 8), head=(8,))))
+    search = CompareAlphaBeta(comparator.better, max_depth=2, confidence=comparator.probability,
+                              prepare=comparator.prepare)
+    board = _game_positions()[0]
+    result = search.play(board, Limits())
+    assert result.move in list(board.legal_moves) and -1.0 <= result.value <= 1.0
+    assert comparator.embeddings > 0
+    again = comparator.embeddings
+    search.play(board, Limits())
+    assert comparator.embeddings == again  # every position met again was cached
