@@ -4,16 +4,21 @@ comparator, alpha-beta over positions, training and the UCI player."""
 from __future__ import annotations
 
 import functools
+import io
+import json
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import chess
 import numpy as np
+import pytest
 import torch
 
+from chessmoe._io.errors import KitError
 from chessmoe.games.pgn import GameRecord, iter_games
 from chessmoe.games.sources import sample_path
 from chessmoe.nets.related.deepchess import (
@@ -32,6 +37,7 @@ from chessmoe.nets.related.deepchess import (
     encode,
     encode_batch,
     extract_positions,
+    load_weights,
     pair_accuracy,
     pair_probabilities,
     piece_bit,
@@ -40,6 +46,8 @@ from chessmoe.nets.related.deepchess import (
     split_by_game,
 )
 from chessmoe.nets.related.mais import naive_eval
+from chessmoe.play.players.deepchess import PROFILES, build_searcher, train_run
+from chessmoe.play.uci import EngineOptions, UciEngine, wait_for
 from chessmoe.search.alphabeta_compare import CompareAlphaBeta, Outcome
 from chessmoe.search.mcts import Limits
 
@@ -381,3 +389,84 @@ def test_network_comparator_plugs_in_with_embedding_cache() -> None:
     again = comparator.embeddings
     search.play(board, Limits())
     assert comparator.embeddings == again  # every position met again was cached
+
+
+# --- training and the player ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("deepchess") / "run"
+    config = replace(PROFILES["smoke"], comparator_epochs=1)
+    train_run(out, config, source=sample_path(), progress=False)
+    return out
+
+
+def _records(run: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+
+
+def test_training_writes_a_loadable_run_and_resumes(smoke_run: Path) -> None:
+    first = _records(smoke_run)
+    # 2 tower layers x 1 autoencoder epoch, then 1 comparator epoch
+    assert [(r["phase"], r.get("layer")) for r in first] == [
+        ("pos2vec", 1), ("pos2vec", 2), ("comparator", None)]
+    assert 0.0 <= first[-1]["held_out_accuracy"] <= 1.0
+    assert first[-1]["lr"] == pytest.approx(0.01) and first[0]["lr"] == pytest.approx(0.005)
+    shape = Shape(pos2vec=(INPUT_BITS, 24, 12), head=(12,))
+    before = load_weights(smoke_run / "weights.pt", shape).state_dict()
+    train_run(smoke_run, PROFILES["smoke"], source=sample_path(), progress=False)
+    second = _records(smoke_run)
+    assert second[:3] == first and [r["step"] for r in second] == [1, 2, 3, 4]
+    assert second[3]["lr"] == pytest.approx(0.01 * 0.99)
+    train_run(smoke_run, PROFILES["smoke"], source=sample_path(), progress=False)
+    assert _records(smoke_run) == second
+    after = load_weights(smoke_run / "weights.pt", shape).state_dict()
+    assert any(not torch.equal(before[k], after[k]) for k in after)
+    config = json.loads((smoke_run / "config.json").read_text())
+    summary = json.loads((smoke_run / "summary.json").read_text())
+    assert config["pos2vec"] == [INPUT_BITS, 24, 12] and config["split"] == "by game"
+    assert config["reduced"]
+    assert summary["document_train_accuracy"] == 0.982 and summary["nps"] > 0
+    assert summary["comparator_epochs"] == 2 and summary["games"] == 40
+    assert summary["held_out_games"] == 8 and summary["train_games"] == 32
+    assert (smoke_run / "provenance.json").exists()
+    assert (smoke_run / ".gitignore").read_text() == "state/\n"
+    with pytest.raises(KitError):
+        train_run(smoke_run, replace(PROFILES["smoke"], positions_per_game=3),
+                  source=sample_path(), progress=False)
+    player = build_searcher(smoke_run)
+    board = chess.Board()
+    result = player.play(board, Limits(nodes=80))
+    assert result.move in list(board.legal_moves) and result.nodes <= 80
+
+
+def _bestmoves(out: str) -> list[str]:
+    return [ln for ln in out.splitlines() if ln.startswith("bestmove")]
+
+
+def test_uci_every_go_ends_in_one_bestmove(smoke_run: Path) -> None:
+    out = io.StringIO()
+    engine = UciEngine(EngineOptions(Model_Directory=str(smoke_run)), out=out,
+                       engine="deepchess")
+    for line in ("uci", "isready", "ucinewgame", "position startpos moves e2e4",
+                 "go nodes 150"):
+        engine.handle(line)
+    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 1, 20)
+    engine.handle("position startpos moves e2e4 e7e5")
+    engine.handle("go movetime 100")
+    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 2, 20)
+    engine.handle("go infinite")
+    time.sleep(0.3)
+    assert len(_bestmoves(out.getvalue())) == 2  # infinite: no answer before stop
+    engine.handle("stop")
+    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 3, 20)
+    engine.handle("position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
+    engine.handle("go nodes 300")
+    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 4, 20)
+    engine._wait()
+    moves = _bestmoves(out.getvalue())
+    assert len(moves) == 4 and moves[-1] == "bestmove d1d8"
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert chess.Move.from_uci(moves[0].split()[1]) in list(board.legal_moves)
