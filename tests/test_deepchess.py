@@ -206,6 +206,7 @@ def test_shapes_full_and_distilled() -> None:
     assert COMPARATOR_SCHEDULE.rate(1) == 0.01 * 0.99
 
 
+@pytest.mark.slow
 def test_layerwise_pretraining_reduces_reconstruction_loss() -> None:
     torch.manual_seed(0)
     torch.set_num_threads(1)
@@ -227,6 +228,7 @@ def test_layerwise_pretraining_reduces_reconstruction_loss() -> None:
         assert all(torch.equal(a, b) for a, b in zip(before, after, strict=True))
 
 
+@pytest.mark.slow
 def test_comparator_learns_and_is_nearly_antisymmetric() -> None:
     torch.manual_seed(1)
     torch.set_num_threads(1)
@@ -288,6 +290,7 @@ def _game_positions() -> list[chess.Board]:
     return out
 
 
+@pytest.mark.slow
 def test_compare_search_chooses_like_plain_minimax_at_depth_2() -> None:
     positions = _game_positions()
     assert len(positions) >= 5
