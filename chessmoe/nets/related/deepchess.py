@@ -1,0 +1,477 @@
+"""DeepChess (related-deepchess.md): the 773-bit position, Pos2Vec and the siamese comparator.
+
+What the document fixes, and where it lives here:
+
+* input: 773 bits per position (:func:`encode`, :func:`encode_batch`): 768 piece bits (two
+  sides x six piece types x 64 squares), one side-to-move bit (White to move = 1) and four
+  castling bits (White king side, White queen side, Black king side, Black queen side). The
+  piece bit of colour ``c`` (White 0, Black 1), type ``t`` (pawn 1 .. king 6) on python-chess
+  square ``s`` (a1 = 0 .. h8 = 63) is at index ``c * 384 + (t - 1) * 64 + s``
+  (:func:`piece_bit`). The bits are read from python-chess' 64-bit bitboards with one
+  ``numpy.unpackbits`` per batch, not square by square.
+* Pos2Vec (:class:`Pos2Vec`): a tower of fully connected ReLU layers 773-600-400-200-100, no
+  regularisation, pre-trained layer by layer as autoencoders (773-600-773, then 600-400-600 on
+  the first layer's codes, and so on; :func:`pretrain_layer`), learning rate 0.005 multiplied
+  by 0.98 after every epoch.
+* the comparator (:class:`DeepChessNet`): two weight-shared Pos2Vec towers side by side, their
+  two 100-vectors concatenated (200 inputs) into ReLU layers 400-200-100 and a 2-way softmax
+  saying which of the two positions comes from the game White won (:func:`comparator_epoch`,
+  cross entropy, learning rate 0.01 multiplied by 0.99 after every epoch), initialised with
+  the pre-trained towers. Class 0 means "the first position is the White win".
+* training pairs (:func:`random_pairs`): one position of a game White won with one of a game
+  Black won, in both orders, drawn anew every epoch; positions are sampled from the games
+  (:func:`extract_positions`) outside the first 5 moves (10 plies) and never right after a
+  capture.
+* the distilled network (:data:`DISTILLED`): towers 773-100-100-100 and a head 100-100-2.
+
+Not fixed by the document, chosen here: the autoencoders' reconstruction loss (squared error
+summed over the features; the decoder is linear), the optimiser (SGD with momentum,
+:class:`Schedule`), the mini-batch size. Every layer size is a parameter (:class:`Shape`), so
+tests can train a tiny network in seconds.
+
+:class:`Comparator` is what the search uses: ``better(a, b)`` is "``a`` is better for White than
+``b``". It caches each position's tower embedding (keyed by its pieces, side to move and
+castling rights), so a position met again costs only the small head, and it averages the two
+orders (``P(a > b) = (p(a, b) + 1 - p(b, a)) / 2``), which makes the answer exactly
+antisymmetric even where the trained network is only nearly so.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import chess
+import numpy as np
+import torch
+from torch import nn
+
+from chessmoe._io.fsutil import atomic_path
+
+__all__ = [
+    "CASTLING_BITS",
+    "COMPARATOR_SCHEDULE",
+    "DISTILLED",
+    "FULL",
+    "INPUT_BITS",
+    "PIECE_BITS",
+    "POS2VEC_SCHEDULE",
+    "SIDE_TO_MOVE_BIT",
+    "Comparator",
+    "DeepChessNet",
+    "PairBatch",
+    "Pos2Vec",
+    "PositionSet",
+    "Schedule",
+    "Shape",
+    "board_key",
+    "comparator_epoch",
+    "encode",
+    "encode_batch",
+    "extract_positions",
+    "load_weights",
+    "pair_accuracy",
+    "pair_probabilities",
+    "piece_bit",
+    "pretrain_layer",
+    "random_pairs",
+    "save_weights",
+    "split_by_game",
+]
+
+PIECE_BITS = 768
+SIDE_TO_MOVE_BIT = 768
+CASTLING_BITS: tuple[chess.Bitboard, ...] = (chess.BB_H1, chess.BB_A1, chess.BB_H8, chess.BB_A8)
+"""The rook squares whose castling right sets bits 769..772, in that order."""
+INPUT_BITS = 773
+
+_COLORS = (chess.WHITE, chess.BLACK)
+
+
+def piece_bit(color: chess.Color, piece_type: chess.PieceType, square: chess.Square) -> int:
+    """Index of the bit that is set when ``color``'s ``piece_type`` stands on ``square``."""
+    return (0 if color == chess.WHITE else 1) * 384 + (piece_type - 1) * 64 + square
+
+
+def _words(board: chess.Board) -> list[int]:
+    """The 12 piece bitboards in encoding order, then the side to move and castling as a word."""
+    words = [board.pieces_mask(piece_type, color)
+             for color in _COLORS for piece_type in chess.PIECE_TYPES]
+    state = 1 if board.turn == chess.WHITE else 0
+    rights = board.castling_rights
+    for index, rook in enumerate(CASTLING_BITS):
+        if rights & rook:
+            state |= 2 << index
+    words.append(state)
+    return words
+
+
+def encode_batch(boards: Sequence[chess.Board]) -> np.ndarray:
+    """The 773 bits of each board, ``uint8 [N, 773]`` (0 or 1)."""
+    words = np.array([_words(board) for board in boards], dtype=np.uint64).reshape(-1, 13)
+    return _unpack(words)
+
+
+def _unpack(words: np.ndarray) -> np.ndarray:
+    # little-endian bytes, little-endian bit order: bit k of word w lands at column 64 w + k
+    raw = words.astype("<u8").view(np.uint8).reshape(len(words), 13 * 8)
+    bits = np.unpackbits(raw, axis=1, bitorder="little")
+    out: np.ndarray = np.ascontiguousarray(bits[:, :INPUT_BITS])
+    return out
+
+
+def encode(board: chess.Board) -> np.ndarray:
+    """The 773 bits of one board, ``uint8 [773]``."""
+    row: np.ndarray = encode_batch([board])[0]
+    return row
+
+
+def board_key(board: chess.Board) -> tuple[int, ...]:
+    """What the 773 bits see of a position, as a hashable key (the embedding cache's)."""
+    return (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+            board.occupied_co[chess.WHITE], int(board.turn), board.castling_rights)
+
+
+# --- the networks ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Layer sizes: the tower's (input first) and the head's hidden layers (before the 2-way
+    output)."""
+
+    pos2vec: tuple[int, ...] = (INPUT_BITS, 600, 400, 200, 100)
+    head: tuple[int, ...] = (400, 200, 100)
+
+    def __post_init__(self) -> None:
+        if len(self.pos2vec) < 2 or self.pos2vec[0] != INPUT_BITS:
+            raise ValueError(f"the tower starts with {INPUT_BITS} inputs and has a layer")
+
+
+FULL = Shape()
+"""The document's network: Pos2Vec 773-600-400-200-100, head 400-200-100-2."""
+DISTILLED = Shape(pos2vec=(INPUT_BITS, 100, 100, 100), head=(100, 100))
+"""The document's smaller ("distilled") network: Pos2Vec 773-100-100-100, head 100-100-2."""
+
+
+class Pos2Vec(nn.Module):
+    """Fully connected ReLU layers ``pos2vec[0] -> ... -> pos2vec[-1]``; input ``float32
+    [N, 773]``, output ``[N, pos2vec[-1]]``."""
+
+    def __init__(self, sizes: tuple[int, ...]) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in itertools.pairwise(sizes))
+
+    def forward(self, x: torch.Tensor, upto: int | None = None) -> torch.Tensor:
+        """The codes after the first ``upto`` layers (all by default)."""
+        for layer in list(self.layers)[:upto]:
+            x = torch.relu(layer(x))
+        return x
+
+
+class DeepChessNet(nn.Module):
+    """Two weight-shared :class:`Pos2Vec` towers and the comparing head.
+
+    ``forward(a, b)`` takes two ``float32 [N, 773]`` batches and returns logits ``[N, 2]``;
+    softmax class 0 = "``a`` is the position of the game White won"."""
+
+    def __init__(self, shape: Shape = FULL) -> None:
+        super().__init__()
+        self.shape = shape
+        self.tower = Pos2Vec(shape.pos2vec)
+        sizes = (2 * shape.pos2vec[-1], *shape.head)
+        layers: list[nn.Module] = []
+        for a, b in itertools.pairwise(sizes):
+            layers += [nn.Linear(a, b), nn.ReLU()]
+        layers.append(nn.Linear(sizes[-1], 2))
+        self.head = nn.Sequential(*layers)
+
+    def compare(self, ea: torch.Tensor, eb: torch.Tensor) -> torch.Tensor:
+        """Logits ``[N, 2]`` from two embeddings ``[N, pos2vec[-1]]``."""
+        out: torch.Tensor = self.head(torch.cat([ea, eb], dim=1))
+        return out
+
+    def forward(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return self.compare(self.tower(a), self.tower(b))
+
+
+# --- positions and pairs ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PositionSet:
+    """Positions sampled from decided games: ``bits uint8 [N, 773]``, ``game int32 [N]`` (the
+    game's index in the source's kept decided games), ``white_won bool [N]``."""
+
+    bits: np.ndarray
+    game: np.ndarray
+    white_won: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.game)
+
+    def subset(self, mask: np.ndarray) -> PositionSet:
+        return PositionSet(self.bits[mask], self.game[mask], self.white_won[mask])
+
+    @property
+    def games(self) -> int:
+        return len(np.unique(self.game))
+
+
+def extract_positions(source: str | os.PathLike[str], *, games: int, per_game: int,
+                      seed: int, skip_plies: int = 10) -> PositionSet:
+    """Up to ``per_game`` random positions of each of the first ``games`` decided games of a
+    PGN (read with :func:`chessmoe.games.pgn.iter_games`): positions after ply ``skip_plies``
+    or later (not in the first 5 moves) whose last move was not a capture."""
+    from chessmoe.games.pgn import GameRecord, SkipCounter, iter_games, no_games_error
+
+    rng = np.random.default_rng(seed)
+    words: list[list[int]] = []
+    game_ids: list[int] = []
+    white: list[bool] = []
+    skips = SkipCounter()
+    record: GameRecord[Any]
+    kept = 0
+    for record in iter_games(source, skips=skips):
+        if record.result not in ("1-0", "0-1"):
+            continue
+        board = chess.Board(record.start_fen) if record.start_fen else chess.Board()
+        candidates: list[list[int]] = []
+        for ply, move in enumerate(record.moves, start=1):
+            capture = board.is_capture(move)
+            board.push(move)
+            if ply >= skip_plies and not capture:
+                candidates.append(_words(board))
+        if candidates:
+            take = rng.choice(len(candidates), size=min(per_game, len(candidates)),
+                              replace=False)
+            for index in sorted(take.tolist()):
+                words.append(candidates[index])
+                game_ids.append(kept)
+                white.append(record.result == "1-0")
+            kept += 1
+        if kept >= games:
+            break
+    if not words:
+        raise no_games_error(str(source), skips)
+    return PositionSet(bits=_unpack(np.array(words, dtype=np.uint64)),
+                       game=np.asarray(game_ids, dtype=np.int32),
+                       white_won=np.asarray(white, dtype=bool))
+
+
+def split_by_game(positions: PositionSet, held_out: float, seed: int
+                  ) -> tuple[PositionSet, PositionSet]:
+    """``(train, held out)``: every position of a game lands on the same side; about
+    ``held_out`` of the games (at least one of each result when there are two) are held out."""
+    rng = np.random.default_rng(seed)
+    chosen: list[int] = []
+    for won in (True, False):
+        ids = np.unique(positions.game[positions.white_won == won])
+        if len(ids) >= 2:
+            count = max(1, round(held_out * len(ids)))
+            chosen.extend(rng.choice(ids, size=count, replace=False).tolist())
+    mask = np.isin(positions.game, np.asarray(chosen, dtype=np.int32))
+    return positions.subset(~mask), positions.subset(mask)
+
+
+@dataclass(frozen=True)
+class PairBatch:
+    """Pairs of position indices ``first, second int64 [M]`` and labels ``int64 [M]``
+    (0: ``first`` is the White win, 1: ``second`` is)."""
+
+    first: np.ndarray
+    second: np.ndarray
+    label: np.ndarray
+
+
+def random_pairs(positions: PositionSet, pairs: int, rng: np.random.Generator) -> PairBatch:
+    """``pairs`` random (White win, Black win) pairs, each in both orders (``2 * pairs``
+    rows, shuffled)."""
+    white = np.flatnonzero(positions.white_won)
+    black = np.flatnonzero(~positions.white_won)
+    if len(white) == 0 or len(black) == 0:
+        raise ValueError("pairs need positions of games won by each side")
+    w = rng.choice(white, size=pairs)
+    b = rng.choice(black, size=pairs)
+    first = np.concatenate([w, b])
+    second = np.concatenate([b, w])
+    label = np.concatenate([np.zeros(pairs, dtype=np.int64), np.ones(pairs, dtype=np.int64)])
+    order = rng.permutation(2 * pairs)
+    return PairBatch(first[order].astype(np.int64), second[order].astype(np.int64),
+                     label[order])
+
+
+# --- training -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """SGD with momentum; the learning rate starts at ``lr`` and is multiplied by ``decay``
+    after every epoch (the epoch's rate is ``lr * decay ** epoch``)."""
+
+    lr: float
+    decay: float
+    momentum: float = 0.9
+    batch_size: int = 64
+
+    def rate(self, epoch: int) -> float:
+        return self.lr * self.decay ** epoch
+
+
+POS2VEC_SCHEDULE = Schedule(lr=0.005, decay=0.98)
+COMPARATOR_SCHEDULE = Schedule(lr=0.01, decay=0.99)
+
+
+def _set_rate(optimizer: torch.optim.Optimizer, rate: float) -> None:
+    for group in optimizer.param_groups:
+        group["lr"] = rate
+
+
+def pretrain_layer(tower: Pos2Vec, layer: int, bits: np.ndarray, decoder: nn.Linear,
+                   optimizer: torch.optim.Optimizer, schedule: Schedule, epoch: int,
+                   generator: torch.Generator) -> float:
+    """One epoch of the autoencoder of tower layer ``layer`` (0-based): its input is the
+    codes of the layers below it (kept fixed), it reconstructs them through ``decoder``
+    (linear), loss the squared error summed over the features, averaged over positions.
+    Returns the epoch's mean loss."""
+    with torch.no_grad():
+        codes = tower(torch.from_numpy(bits.astype(np.float32)), upto=layer)
+    encoder = tower.layers[layer]
+    _set_rate(optimizer, schedule.rate(epoch))
+    order = torch.randperm(len(codes), generator=generator)
+    total = 0.0
+    for start in range(0, len(codes), schedule.batch_size):
+        x = codes[order[start:start + schedule.batch_size]]
+        optimizer.zero_grad()
+        loss: torch.Tensor = (decoder(torch.relu(encoder(x))) - x).pow(2).sum(dim=1).mean()
+        loss.backward()  # type: ignore[no-untyped-call]
+        optimizer.step()
+        total += float(loss.detach()) * len(x)
+    return total / max(1, len(codes))
+
+
+def comparator_epoch(net: DeepChessNet, positions: PositionSet, pairs: PairBatch,
+                     optimizer: torch.optim.Optimizer, schedule: Schedule, epoch: int,
+                     generator: torch.Generator) -> float:
+    """One epoch of the whole network on ``pairs`` (cross entropy); the mean loss."""
+    net.train()
+    _set_rate(optimizer, schedule.rate(epoch))
+    x = torch.from_numpy(positions.bits.astype(np.float32))
+    first = torch.from_numpy(pairs.first)
+    second = torch.from_numpy(pairs.second)
+    label = torch.from_numpy(pairs.label)
+    order = torch.randperm(len(label), generator=generator)
+    total = 0.0
+    for start in range(0, len(label), schedule.batch_size):
+        index = order[start:start + schedule.batch_size]
+        optimizer.zero_grad()
+        loss = nn.functional.cross_entropy(net(x[first[index]], x[second[index]]),
+                                           label[index])
+        loss.backward()  # type: ignore[no-untyped-call]
+        optimizer.step()
+        total += float(loss.detach()) * len(index)
+    net.eval()
+    return total / max(1, len(label))
+
+
+def pair_probabilities(net: DeepChessNet, positions: PositionSet, pairs: PairBatch,
+                       batch: int = 4096) -> np.ndarray:
+    """The network's softmax P(class 0: the first position is the White win), ``[M]``."""
+    net.eval()
+    out = []
+    with torch.no_grad():
+        embedded = net.tower(torch.from_numpy(positions.bits.astype(np.float32)))
+        for start in range(0, len(pairs.label), batch):
+            a = embedded[torch.from_numpy(pairs.first[start:start + batch])]
+            b = embedded[torch.from_numpy(pairs.second[start:start + batch])]
+            out.append(torch.softmax(net.compare(a, b), dim=1)[:, 0].double().numpy())
+    return np.concatenate(out) if out else np.zeros(0)
+
+
+def pair_accuracy(net: DeepChessNet, positions: PositionSet, pairs: PairBatch) -> float:
+    """The share of ``pairs`` whose White win the network picks (softmax > 0.5)."""
+    if len(pairs.label) == 0:
+        return float("nan")
+    picked = (pair_probabilities(net, positions, pairs) <= 0.5).astype(np.int64)
+    return float(np.mean(picked == pairs.label))
+
+
+# --- the comparator the search uses ---------------------------------------------------------
+
+
+class Comparator:
+    """``better(a, b)``: is ``a`` better for White than ``b``, by the network (both orders
+    averaged); tower embeddings and answers are cached per position."""
+
+    def __init__(self, net: DeepChessNet, *, cache_size: int = 200_000) -> None:
+        self.net = net.eval()
+        self.cache_size = cache_size
+        self._embedding: dict[tuple[int, ...], torch.Tensor] = {}
+        self._answers: dict[tuple[tuple[int, ...], tuple[int, ...]], float] = {}
+        self.evaluations = 0  # head evaluations (pairs of orders) made
+        self.embeddings = 0  # tower evaluations made
+
+    def clear(self) -> None:
+        self._embedding.clear()
+        self._answers.clear()
+
+    def _embed(self, boards: Sequence[chess.Board], keys: Sequence[tuple[int, ...]]
+               ) -> list[torch.Tensor]:
+        missing = [i for i, key in enumerate(keys) if key not in self._embedding]
+        if missing:
+            if len(self._embedding) + len(missing) > self.cache_size:
+                self._embedding.clear()
+            bits = encode_batch([boards[i] for i in missing])
+            with torch.no_grad():
+                codes = self.net.tower(torch.from_numpy(bits.astype(np.float32)))
+            self.embeddings += len(missing)
+            for row, i in enumerate(missing):
+                self._embedding[keys[i]] = codes[row:row + 1]
+        return [self._embedding[key] for key in keys]
+
+    def prepare(self, boards: Sequence[chess.Board]) -> None:
+        """Embed ``boards`` in one batch ahead of their comparisons."""
+        self._embed(boards, [board_key(b) for b in boards])
+
+    def probability(self, a: chess.Board, b: chess.Board) -> float:
+        """P(``a`` is better for White than ``b``) = (p(a, b) + 1 - p(b, a)) / 2."""
+        ka, kb = board_key(a), board_key(b)
+        cached = self._answers.get((ka, kb))
+        if cached is not None:
+            return cached
+        ea, eb = self._embed([a, b], [ka, kb])
+        with torch.no_grad():
+            p = torch.softmax(self.net.compare(torch.cat([ea, eb]), torch.cat([eb, ea])),
+                              dim=1)[:, 0]
+        self.evaluations += 1
+        value = 0.5 * (float(p[0]) + 1.0 - float(p[1]))
+        if len(self._answers) >= self.cache_size:
+            self._answers.clear()
+        self._answers[(ka, kb)] = value
+        self._answers[(kb, ka)] = 1.0 - value
+        return value
+
+    def better(self, a: chess.Board, b: chess.Board) -> bool:
+        return self.probability(a, b) > 0.5
+
+    def as_better(self) -> Callable[[chess.Board, chess.Board], bool]:
+        return self.better
+
+
+def save_weights(net: DeepChessNet, path: str | os.PathLike[str]) -> None:
+    """Write the network's ``state_dict`` atomically (tensors only: safe to load)."""
+    with atomic_path(path) as tmp:
+        torch.save(net.state_dict(), tmp)
+
+
+def load_weights(path: str | os.PathLike[str], shape: Shape = FULL) -> DeepChessNet:
+    """A :class:`DeepChessNet` of ``shape`` with the weights at ``path``
+    (``torch.load(weights_only=True)``)."""
+    net = DeepChessNet(shape)
+    net.load_state_dict(torch.load(Path(path), map_location="cpu", weights_only=True))
+    net.eval()
+    return net

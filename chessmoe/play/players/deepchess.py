@@ -1,0 +1,426 @@
+"""The DeepChess engine: a position comparator steering an alpha-beta search over positions.
+
+Document: related-deepchess.md. The encoding, the networks and their training steps are in
+:mod:`chessmoe.nets.related.deepchess`, the search in :mod:`chessmoe.search.alphabeta_compare`;
+this module runs the training the document describes and joins network and search into a
+player.
+
+Training (:func:`train_run`), in the document's order:
+
+1. positions: up to ``positions_per_game`` random positions of each decided game of the
+   source (the Lichess excerpt when found, else the kit's embedded sample), not in the first
+   5 moves and not right after a capture; the games (not the positions) are split into a
+   training and a held-out part, so no game feeds both;
+2. Pos2Vec: each tower layer in turn trained as an autoencoder on the codes of the layers
+   below it, ``pos2vec_epochs`` epochs per layer, learning rate 0.005 x 0.98 per epoch;
+3. the comparator: both towers (shared weights, initialised by step 2) and the head trained
+   together on ``pairs_per_epoch`` new random (White win, Black win) pairs per epoch, each in
+   both orders, learning rate 0.01 x 0.99 per epoch, cross entropy.
+
+``metrics.jsonl`` has one record per epoch: ``phase`` ``pos2vec`` (``layer``, ``loss``) or
+``comparator`` (``loss``, ``train_accuracy`` on ``eval_pairs`` new pairs of training positions,
+``held_out_accuracy`` on ``eval_pairs`` fixed pairs of held-out positions). ``summary.json``
+puts the last and best accuracies beside the document's 98.2 % (training) and 98.0 %
+(validation) and measures the search's speed (leaves per second).
+
+The run is resumable: weights, optimiser, the autoencoder decoder in training, the positions
+and random states are saved after every epoch (``state/``, not for version control); a
+restarted run continues after the last finished epoch.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import chess
+import numpy as np
+
+from chessmoe._io.errors import KitError
+from chessmoe._io.fsutil import atomic_path, atomic_write_json, atomic_write_text
+from chessmoe._io.jsonl import append_record, read_records
+from chessmoe._io.provenance import provenance
+from chessmoe.nets.related.deepchess import (
+    COMPARATOR_SCHEDULE,
+    DISTILLED,
+    FULL,
+    INPUT_BITS,
+    POS2VEC_SCHEDULE,
+    Comparator,
+    DeepChessNet,
+    PositionSet,
+    Schedule,
+    Shape,
+    comparator_epoch,
+    extract_positions,
+    load_weights,
+    pair_accuracy,
+    pretrain_layer,
+    random_pairs,
+    save_weights,
+    split_by_game,
+)
+from chessmoe.play.engine import Searcher
+from chessmoe.search.alphabeta_compare import CompareAlphaBeta
+from chessmoe.search.mcts import Limits, SearchResult
+
+__all__ = [
+    "PROFILES",
+    "DeepChessPlayer",
+    "DeepChessTrainConfig",
+    "build_searcher",
+    "train",
+    "train_run",
+]
+
+WEIGHTS = "weights.pt"
+_LICHESS = "lichess_db_standard_rated_2013-01_first5000.pgn"
+DOCUMENT_ACCURACY = {"train": 0.982, "validation": 0.980}
+
+
+@dataclass(frozen=True)
+class DeepChessTrainConfig:
+    """One training run (the document's values unless a profile reduces them)."""
+
+    profile: str
+    games: int  # decided games read from the source
+    pos2vec: tuple[int, ...] = FULL.pos2vec
+    head: tuple[int, ...] = FULL.head
+    positions_per_game: int = 10
+    held_out_games: float = 0.1  # share of the games held out (by game)
+    pos2vec_epochs: int = 200  # per layer
+    comparator_epochs: int = 100
+    pairs_per_epoch: int = 1_000_000  # new pairs per epoch (each in both orders)
+    eval_pairs: int = 5000
+    pos2vec_schedule: Schedule = POS2VEC_SCHEDULE
+    comparator_schedule: Schedule = COMPARATOR_SCHEDULE
+    search_depth: int = 3
+    nps_positions: int = 8
+    nps_nodes: int = 1000
+    seed: int = 20261123
+    reduced: tuple[str, ...] = field(default_factory=tuple)  # what differs from the document
+
+    @property
+    def shape(self) -> Shape:
+        return Shape(pos2vec=tuple(self.pos2vec), head=tuple(self.head))
+
+
+PROFILES: dict[str, DeepChessTrainConfig] = {
+    "smoke": DeepChessTrainConfig(
+        profile="smoke", games=40, pos2vec=(INPUT_BITS, 24, 12), head=(12,),
+        positions_per_game=5, held_out_games=0.2, pos2vec_epochs=1, comparator_epochs=2,
+        pairs_per_epoch=300, eval_pairs=200, search_depth=2, nps_positions=1, nps_nodes=50,
+        reduced=("tiny network 773-24-12 / head 12-2", "40 games, 5 positions each",
+                 "1 autoencoder epoch per layer, 2 comparator epochs of 300 pairs")),
+    "small": DeepChessTrainConfig(
+        profile="small", games=5000, pos2vec=DISTILLED.pos2vec, head=DISTILLED.head,
+        pos2vec_epochs=4, comparator_epochs=20, pairs_per_epoch=40_000,
+        reduced=("the document's distilled network (Pos2Vec 773-100-100-100, head 100-100-2) "
+                 "instead of 773-600-400-200-100 / 400-200-100-2",
+                 "the decided games of the Lichess excerpt (about 4,700 human games of "
+                 "January 2013) instead of 640K CCRL engine games",
+                 "about 45K positions instead of 2M + 200K validation",
+                 "4 autoencoder epochs per layer instead of 200",
+                 "20 comparator epochs of 40K pairs (80K rows) instead of 100 epochs of 1M",
+                 "SGD momentum 0.9 and mini-batches of 64 (the document names neither)",
+                 "single process on a shared 2-core CPU")),
+}
+
+
+# --- the player -----------------------------------------------------------------------------
+
+
+class DeepChessPlayer:
+    """The document's engine: alpha-beta over positions, leaves compared by the network
+    (tower embeddings cached per position, leaves of a node embedded in one batch)."""
+
+    def __init__(self, net: DeepChessNet, *, depth: int = 3) -> None:
+        self.comparator = Comparator(net)
+        self.search = CompareAlphaBeta(self.comparator.better, max_depth=depth,
+                                       confidence=self.comparator.probability,
+                                       prepare=self.comparator.prepare)
+
+    def play(self, board: chess.Board, limits: Limits, stop: threading.Event | None = None,
+             on_progress: Callable[[SearchResult], None] | None = None) -> SearchResult:
+        return self.search.play(board, limits, stop=stop, on_progress=on_progress)
+
+    def new_game(self) -> None:
+        self.comparator.clear()
+
+
+def build_searcher(model_dir: Path | None, *, threads: int = 1) -> Searcher:
+    """A :class:`DeepChessPlayer` with the weights and shape of ``model_dir`` (a run)."""
+    import torch
+
+    if model_dir is None:
+        raise KitError("no trained DeepChess weights: run `python -m chessmoe related train "
+                       "deepchess` or set Model_Directory")
+    path = Path(model_dir) / WEIGHTS
+    config_path = Path(model_dir) / "config.json"
+    if not path.is_file() or not config_path.is_file():
+        raise KitError(f"{path} or its config.json not found: train with `python -m chessmoe "
+                       f"related train deepchess --out {model_dir}`")
+    config = json.loads(config_path.read_text())
+    shape = Shape(pos2vec=tuple(config["pos2vec"]), head=tuple(config["head"]))
+    torch.set_num_threads(max(1, threads))
+    return DeepChessPlayer(load_weights(path, shape), depth=int(config["search_depth"]))
+
+
+# --- training -------------------------------------------------------------------------------
+
+
+def train(out_dir: Path, *, profile: str, data_dir: Path | None) -> Path:
+    """Train at ``profile`` (``smoke`` or ``small``) into ``out_dir``; resumable."""
+    if profile not in PROFILES:
+        raise KitError(f"unknown profile {profile!r}: one of {', '.join(PROFILES)}")
+    return train_run(out_dir, PROFILES[profile], data_dir=data_dir)
+
+
+def _source(data_dir: Path | None) -> Path:
+    candidates = ([data_dir / _LICHESS, data_dir] if data_dir is not None else []) + [
+        Path("data") / _LICHESS, Path("/work/shared/data") / _LICHESS]
+    for path in candidates:
+        if path.is_file():
+            return path
+    if data_dir is not None:
+        raise KitError(f"no {_LICHESS} under {data_dir} (run `make sample` or pass the "
+                       "directory holding it)")
+    from chessmoe.games.sources import sample_path
+
+    return sample_path()
+
+
+def _config_json(config: DeepChessTrainConfig, source: Path) -> dict[str, Any]:
+    data = asdict(config)
+    data["reduced"] = list(config.reduced)
+    data["pos2vec"] = list(config.pos2vec)
+    data["head"] = list(config.head)
+    data.update({
+        "engine": "deepchess",
+        "document": "related-deepchess.md",
+        "network": f"Pos2Vec {'-'.join(map(str, config.pos2vec))} (ReLU) x 2 shared, head "
+                   f"{2 * config.pos2vec[-1]}-{'-'.join(map(str, config.head))}-2 softmax",
+        "input": "773 bits: 2 sides x 6 types x 64 squares, side to move (White 1), 4 "
+                 "castling rights",
+        "source": source.name,
+        "split": "by game",
+        "document_accuracy": DOCUMENT_ACCURACY,
+    })
+    return data
+
+
+def _steps(config: DeepChessTrainConfig) -> list[tuple[str, int, int]]:
+    """Every epoch of the run in order: ``(phase, layer, epoch)`` (layer -1: comparator)."""
+    layers = len(config.pos2vec) - 1
+    steps = [("pos2vec", layer, epoch) for layer in range(layers)
+             for epoch in range(config.pos2vec_epochs)]
+    steps += [("comparator", -1, epoch) for epoch in range(config.comparator_epochs)]
+    return steps
+
+
+def _positions(out_dir: Path, config: DeepChessTrainConfig, source: Path) -> PositionSet:
+    """The run's positions, extracted once and kept in ``state/positions.npz``."""
+    path = out_dir / "state" / "positions.npz"
+    if path.exists():
+        with np.load(path) as data:
+            return PositionSet(data["bits"], data["game"], data["white_won"])
+    positions = extract_positions(source, games=config.games,
+                                  per_game=config.positions_per_game, seed=config.seed)
+    with atomic_path(path, suffix=".npz") as tmp, open(tmp, "wb") as handle:
+        np.savez_compressed(handle, bits=positions.bits, game=positions.game,
+                            white_won=positions.white_won)
+    return positions
+
+
+def train_run(out_dir: Path, config: DeepChessTrainConfig, *, data_dir: Path | None = None,
+              source: Path | None = None, progress: bool = True) -> Path:
+    """The training of the module doc; continues after the last finished epoch."""
+    import torch
+    from tqdm import tqdm
+
+    torch.set_num_threads(1)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    source = source if source is not None else _source(data_dir)
+    config_path = out_dir / "config.json"
+    wanted = _config_json(config, source)
+    if config_path.exists():
+        previous = json.loads(config_path.read_text())
+        fixed = {k: v for k, v in wanted.items()
+                 if k not in ("comparator_epochs", "pos2vec_epochs")}
+        if {k: previous.get(k) for k in fixed} != fixed:
+            raise KitError(f"{out_dir} holds a run with another configuration; use a new --out")
+        if previous.get("pos2vec_epochs") != config.pos2vec_epochs \
+                and (out_dir / "state" / "progress.json").exists():
+            raise KitError(f"{out_dir}: the autoencoder epochs cannot change after the start")
+    atomic_write_json(config_path, wanted)
+    atomic_write_text(out_dir / ".gitignore", "state/\n")
+
+    positions = _positions(out_dir, config, source)
+    train_set, held_set = split_by_game(positions, config.held_out_games, config.seed)
+    held_pairs = random_pairs(held_set, config.eval_pairs // 2,
+                              np.random.default_rng(config.seed + 1))
+
+    torch.manual_seed(config.seed)
+    net = DeepChessNet(config.shape)
+    rng = np.random.default_rng(config.seed)
+    torch_rng = torch.Generator().manual_seed(config.seed)
+    steps = _steps(config)
+    done = 0
+    saved_optimizer: dict[str, Any] | None = None
+    saved_decoder: dict[str, Any] | None = None
+    progress_path = out_dir / "state" / "progress.json"
+    if progress_path.exists():
+        saved = json.loads(progress_path.read_text())
+        done = int(saved["steps_done"])
+        rng.bit_generator.state = saved["numpy_rng"]
+        net.load_state_dict(torch.load(out_dir / WEIGHTS, weights_only=True))
+        state = torch.load(out_dir / "state" / "optimizer.pt", weights_only=True)
+        torch_rng.set_state(state["torch_rng"])
+        if 0 < done < len(steps) and steps[done - 1][:2] == steps[done][:2]:
+            saved_optimizer = state["optimizer"]  # resuming inside a layer or phase
+            saved_decoder = state.get("decoder")
+    metrics_path = out_dir / "metrics.jsonl"
+    kept = [r for r in read_records(metrics_path).records if r.get("step", 0) <= done]
+    atomic_write_text(metrics_path, "".join(json.dumps(r, sort_keys=True) + "\n" for r in kept))
+
+    optimizer: torch.optim.Optimizer | None = None
+    decoder: torch.nn.Linear | None = None
+    current: tuple[str, int] | None = None
+    bar = tqdm(total=len(steps), initial=done, desc="deepchess", unit="epoch",
+               disable=not progress)
+    started = time.perf_counter()
+    for index in range(done, len(steps)):
+        phase, layer, epoch = steps[index]
+        tick = time.perf_counter()
+        if current != (phase, layer):  # a new layer or phase: fresh optimiser (and decoder)
+            current = (phase, layer)
+            schedule = config.pos2vec_schedule if phase == "pos2vec" else \
+                config.comparator_schedule
+            if phase == "pos2vec":
+                encoder = net.tower.layers[layer]
+                assert isinstance(encoder, torch.nn.Linear)
+                decoder = torch.nn.Linear(encoder.out_features, encoder.in_features)
+                params = list(encoder.parameters()) + list(decoder.parameters())
+            else:
+                decoder = None
+                params = list(net.parameters())
+            optimizer = torch.optim.SGD(params, lr=schedule.lr, momentum=schedule.momentum)
+            if saved_optimizer is not None:  # resuming inside this layer or phase
+                optimizer.load_state_dict(saved_optimizer)
+                if decoder is not None and saved_decoder is not None:
+                    decoder.load_state_dict(saved_decoder)
+                saved_optimizer = saved_decoder = None
+        assert optimizer is not None
+        record: dict[str, Any] = {"step": index + 1, "phase": phase, "epoch": epoch + 1}
+        if phase == "pos2vec":
+            assert decoder is not None
+            record["layer"] = layer + 1
+            record["lr"] = config.pos2vec_schedule.rate(epoch)
+            record["loss"] = pretrain_layer(net.tower, layer, train_set.bits, decoder,
+                                            optimizer, config.pos2vec_schedule, epoch,
+                                            torch_rng)
+        else:
+            pairs = random_pairs(train_set, config.pairs_per_epoch, rng)
+            record["lr"] = config.comparator_schedule.rate(epoch)
+            record["loss"] = comparator_epoch(net, train_set, pairs, optimizer,
+                                              config.comparator_schedule, epoch, torch_rng)
+            record["pairs"] = len(pairs.label)
+            record["train_accuracy"] = pair_accuracy(
+                net, train_set, random_pairs(train_set, config.eval_pairs // 2, rng))
+            record["held_out_accuracy"] = pair_accuracy(net, held_set, held_pairs)
+        record["seconds"] = time.perf_counter() - tick
+        append_record(metrics_path, record)
+        _save_state(out_dir, net, optimizer, decoder, rng, torch_rng, index + 1)
+        bar.update(1)
+        bar.set_postfix({k: f"{record[k]:.3f}" for k in ("loss", "held_out_accuracy")
+                         if k in record})
+    bar.close()
+    _write_summary(out_dir, config, net, source, positions, train_set, held_set,
+                   time.perf_counter() - started)
+    return out_dir
+
+
+def _save_state(out_dir: Path, net: DeepChessNet, optimizer: Any, decoder: Any,
+                rng: np.random.Generator, torch_rng: Any, steps_done: int) -> None:
+    import torch
+
+    with atomic_path(out_dir / "state" / "optimizer.pt") as tmp:
+        state = {"optimizer": optimizer.state_dict(), "torch_rng": torch_rng.get_state()}
+        if decoder is not None:
+            state["decoder"] = decoder.state_dict()
+        torch.save(state, tmp)
+    save_weights(net, out_dir / WEIGHTS)
+    atomic_write_json(out_dir / "state" / "progress.json",
+                      {"steps_done": steps_done, "numpy_rng": rng.bit_generator.state})
+
+
+def _measure_nps(net: DeepChessNet, source: Path, config: DeepChessTrainConfig
+                 ) -> dict[str, Any]:
+    """Search speed: leaves per second over a few real-game positions (after up to 20 plies
+    of the source's first games), each searched with ``nps_nodes`` leaves."""
+    from chessmoe.games.pgn import GameRecord, iter_games
+
+    player = DeepChessPlayer(net, depth=config.search_depth)
+    boards: list[chess.Board] = []
+    game: GameRecord[Any]
+    for game in iter_games(source, max_games=config.nps_positions * 10 + 20):
+        board = chess.Board(game.start_fen) if game.start_fen else chess.Board()
+        for move in game.moves[:min(20, len(game.moves) // 2)]:
+            board.push(move)
+        if not board.is_game_over():
+            boards.append(board)
+        if len(boards) >= config.nps_positions:
+            break
+    leaves = comparisons = 0
+    seconds = depth = 0.0
+    for board in boards:
+        player.new_game()
+        result = player.play(board, Limits(nodes=config.nps_nodes))
+        leaves += result.nodes
+        comparisons += result.simulations
+        seconds += result.seconds
+        depth += result.depth
+    return {"nps": leaves / seconds if seconds > 0 else 0.0,
+            "comparisons_per_second": comparisons / seconds if seconds > 0 else 0.0,
+            "nps_unit": "leaves (horizon positions and terminal results) per second",
+            "nps_positions": len(boards), "nps_nodes_per_search": config.nps_nodes,
+            "nps_mean_finished_depth": depth / max(1, len(boards)), "nps_threads": 1}
+
+
+def _write_summary(out_dir: Path, config: DeepChessTrainConfig, net: DeepChessNet,
+                   source: Path, positions: PositionSet, train_set: PositionSet,
+                   held_set: PositionSet, seconds: float) -> None:
+    records = sorted(read_records(out_dir / "metrics.jsonl").records, key=lambda r: r["step"])
+    comparator = [r for r in records if r["phase"] == "comparator"]
+    pretrain = [r for r in records if r["phase"] == "pos2vec"]
+    summary: dict[str, Any] = {
+        "engine": "deepchess", "profile": config.profile, "source": source.name,
+        "positions": len(positions), "games": positions.games,
+        "train_positions": len(train_set), "train_games": train_set.games,
+        "held_out_positions": len(held_set), "held_out_games": held_set.games,
+        "white_won_share": float(np.mean(positions.white_won)),
+        "pos2vec_loss_first_last": {
+            str(layer): [rs[0]["loss"], rs[-1]["loss"]]
+            for layer in range(1, len(config.pos2vec))
+            if (rs := [r for r in pretrain if r["layer"] == layer])},
+        "comparator_epochs": len(comparator),
+        "train_accuracy_last": comparator[-1]["train_accuracy"] if comparator else None,
+        "held_out_accuracy_last": comparator[-1]["held_out_accuracy"] if comparator else None,
+        "held_out_accuracy_best": max((r["held_out_accuracy"] for r in comparator),
+                                      default=None),
+        "document_train_accuracy": DOCUMENT_ACCURACY["train"],
+        "document_validation_accuracy": DOCUMENT_ACCURACY["validation"],
+        "train_seconds_this_invocation": seconds,
+        "weights": WEIGHTS,
+        "weights_bytes": (out_dir / WEIGHTS).stat().st_size if (out_dir / WEIGHTS).exists()
+        else 0,
+    }
+    summary.update(_measure_nps(net, source, config))
+    atomic_write_json(out_dir / "summary.json", summary)
+    atomic_write_json(out_dir / "provenance.json", provenance(config=config.profile))

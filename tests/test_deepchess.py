@@ -1,0 +1,475 @@
+"""The DeepChess engine (related-deepchess.md): the 773-bit encoding, Pos2Vec and the siamese
+comparator, alpha-beta over positions, training and the UCI player."""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import chess
+import numpy as np
+import pytest
+import torch
+
+from chessmoe._io.errors import KitError
+from chessmoe.games.pgn import GameRecord, iter_games
+from chessmoe.games.sources import sample_path
+from chessmoe.nets.related.deepchess import (
+    COMPARATOR_SCHEDULE,
+    DISTILLED,
+    INPUT_BITS,
+    PIECE_BITS,
+    POS2VEC_SCHEDULE,
+    SIDE_TO_MOVE_BIT,
+    Comparator,
+    DeepChessNet,
+    PairBatch,
+    PositionSet,
+    Shape,
+    comparator_epoch,
+    encode,
+    encode_batch,
+    extract_positions,
+    load_weights,
+    pair_accuracy,
+    pair_probabilities,
+    piece_bit,
+    pretrain_layer,
+    random_pairs,
+    split_by_game,
+)
+from chessmoe.nets.related.mais import naive_eval
+from chessmoe.play.players.deepchess import PROFILES, build_searcher, train_run
+from chessmoe.play.uci import EngineOptions, UciEngine, wait_for
+from chessmoe.search.alphabeta_compare import CompareAlphaBeta, Outcome
+from chessmoe.search.mcts import Limits
+
+# --- the 773 bits ---------------------------------------------------------------------------
+
+_FENS = [
+    chess.STARTING_FEN,
+    "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+    "8/8/4k3/8/2P5/8/5K2/8 b - - 0 60",
+    "r3k2r/8/8/8/8/8/8/R3K2R b Kq - 3 30",
+]
+
+
+def test_piece_bits_are_the_pieces() -> None:
+    for fen in _FENS:
+        board = chess.Board(fen)
+        bits = encode(board)
+        assert bits.shape == (INPUT_BITS,)
+        assert bits.dtype == np.uint8
+        assert int(bits[:PIECE_BITS].sum()) == len(board.piece_map())
+        for square, piece in board.piece_map().items():
+            assert bits[piece_bit(piece.color, piece.piece_type, square)] == 1
+
+
+def test_piece_bit_layout_by_hand() -> None:
+    bits = encode(chess.Board())
+    assert bits[0 * 384 + 0 * 64 + chess.E2] == 1  # white pawn e2
+    assert bits[0 * 384 + 5 * 64 + chess.E1] == 1  # white king e1
+    assert bits[1 * 384 + 4 * 64 + chess.D8] == 1  # black queen d8
+    assert bits[1 * 384 + 1 * 64 + chess.G8] == 1  # black knight g8
+    assert bits[0 * 384 + 0 * 64 + chess.E4] == 0
+
+
+def test_side_to_move_bit() -> None:
+    board = chess.Board()
+    assert encode(board)[SIDE_TO_MOVE_BIT] == 1
+    board.push_san("e4")
+    assert encode(board)[SIDE_TO_MOVE_BIT] == 0
+    board.push_san("e5")
+    assert encode(board)[SIDE_TO_MOVE_BIT] == 1
+
+
+def _castling(board: chess.Board) -> list[int]:
+    return [int(b) for b in encode(board)[SIDE_TO_MOVE_BIT + 1:]]
+
+
+def test_castling_bits_follow_the_rights() -> None:
+    board = chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
+    assert _castling(board) == [1, 1, 1, 1]
+    board.push_san("Ke2")  # a king move clears both White rights
+    assert not board.has_castling_rights(chess.WHITE)
+    assert _castling(board) == [0, 0, 1, 1]
+    board.push_san("Rh7")  # the h8 rook leaves: Black keeps queen side only
+    assert _castling(board) == [0, 0, 0, 1]
+    assert _castling(chess.Board("r3k2r/8/8/8/8/8/8/R3K2R b Kq - 3 30")) == [1, 0, 0, 1]
+    for fen in _FENS:
+        b = chess.Board(fen)
+        expected = [b.has_kingside_castling_rights(chess.WHITE),
+                    b.has_queenside_castling_rights(chess.WHITE),
+                    b.has_kingside_castling_rights(chess.BLACK),
+                    b.has_queenside_castling_rights(chess.BLACK)]
+        assert _castling(b) == [int(e) for e in expected]
+
+
+def test_batch_equals_single() -> None:
+    boards = [chess.Board(fen) for fen in _FENS]
+    batch = encode_batch(boards)
+    assert batch.shape == (len(_FENS), INPUT_BITS)
+    for row, board in zip(batch, boards, strict=True):
+        assert np.array_equal(row, encode(board))
+    assert encode_batch([]).shape == (0, INPUT_BITS)
+
+
+# --- positions, pairs, split ------------------------------------------------------------------
+
+
+def test_extract_positions_skips_the_opening_and_captures() -> None:
+    every: list[GameRecord[Any]] = list(iter_games(sample_path(), max_games=40))
+    games = [g for g in every if g.result in ("1-0", "0-1")]
+    games = games[:6]
+    expected_bits = []
+    for game in games:
+        board = chess.Board()
+        for ply, move in enumerate(game.moves, start=1):
+            capture = board.is_capture(move)
+            board.push(move)
+            if ply >= 10 and not capture:
+                expected_bits.append(encode(board))
+    everything = extract_positions(sample_path(), games=6, per_game=10_000, seed=1)
+    assert len(everything) == len(expected_bits)
+    assert np.array_equal(everything.bits, np.stack(expected_bits))
+    assert everything.games == 6
+    for game_id, game in enumerate(games):
+        wins = everything.white_won[everything.game == game_id]
+        assert wins.all() if game.result == "1-0" else not wins.any()
+    some = extract_positions(sample_path(), games=6, per_game=3, seed=1)
+    assert len(some) == 18 and np.bincount(some.game).tolist() == [3] * 6
+    rows = {row.tobytes() for row in everything.bits}
+    assert all(row.tobytes() in rows for row in some.bits)
+
+
+def test_split_is_by_game_and_pairs_hold_one_win_each() -> None:
+    positions = extract_positions(sample_path(), games=30, per_game=5, seed=2)
+    train, held = split_by_game(positions, 0.2, seed=3)
+    assert len(train) + len(held) == len(positions)
+    assert not set(train.game.tolist()) & set(held.game.tolist())
+    assert held.white_won.any() and (~held.white_won).any()
+    pairs = random_pairs(train, 50, np.random.default_rng(4))
+    assert len(pairs.label) == 100 and pairs.label.sum() == 50
+    white_first = train.white_won[pairs.first]
+    assert np.array_equal(white_first, pairs.label == 0)
+    assert np.array_equal(train.white_won[pairs.second], pairs.label == 1)
+
+
+# --- networks and training --------------------------------------------------------------------
+
+
+@functools.cache
+def _toy_positions(count: int, seed: int) -> PositionSet:
+    """Random-play positions labelled by material: "White won" when White is ahead."""
+    rng = np.random.default_rng(seed)
+    values = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
+    boards: list[chess.Board] = []
+    white: list[bool] = []
+    while len(boards) < count:
+        board = chess.Board()
+        for _ in range(int(rng.integers(20, 60))):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            captures = [m for m in moves if board.is_capture(m)]
+            pool = captures if captures and rng.random() < 0.7 else moves
+            board.push(pool[int(rng.integers(len(pool)))])
+        balance = sum(v * (len(board.pieces(t, chess.WHITE)) - len(board.pieces(t, chess.BLACK)))
+                      for t, v in values.items())
+        if balance != 0:
+            boards.append(board)
+            white.append(balance > 0)
+    return PositionSet(encode_batch(boards), np.arange(count, dtype=np.int32),
+                       np.asarray(white))
+
+
+def test_shapes_full_and_distilled() -> None:
+    net = DeepChessNet()
+    sizes = [layer.out_features for layer in net.tower.layers]
+    assert sizes == [600, 400, 200, 100]
+    head = [m.out_features for m in net.head if isinstance(m, torch.nn.Linear)]
+    assert head == [400, 200, 100, 2]
+    assert net.head[0].in_features == 200
+    small = DeepChessNet(DISTILLED)
+    assert [layer.out_features for layer in small.tower.layers] == [100, 100, 100]
+    assert [m.out_features for m in small.head if isinstance(m, torch.nn.Linear)] == [100, 100, 2]
+    x = torch.from_numpy(encode_batch([chess.Board()] * 3).astype(np.float32))
+    assert net(x, x).shape == (3, 2)
+    assert POS2VEC_SCHEDULE.rate(2) == 0.005 * 0.98 ** 2
+    assert COMPARATOR_SCHEDULE.rate(1) == 0.01 * 0.99
+
+
+@pytest.mark.slow
+def test_layerwise_pretraining_reduces_reconstruction_loss() -> None:
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    positions = _toy_positions(300, seed=6)
+    net = DeepChessNet(Shape(pos2vec=(INPUT_BITS, 32, 16), head=(16,)))
+    gen = torch.Generator().manual_seed(0)
+    for layer, width in enumerate((32, 16)):
+        encoder = net.tower.layers[layer]
+        assert isinstance(encoder, torch.nn.Linear)
+        inputs = encoder.in_features
+        decoder = torch.nn.Linear(width, inputs)
+        before = [p.detach().clone() for p in net.tower.layers[:layer].parameters()]
+        params = list(net.tower.layers[layer].parameters()) + list(decoder.parameters())
+        opt = torch.optim.SGD(params, lr=0.05, momentum=0.9)
+        losses = [pretrain_layer(net.tower, layer, positions.bits, decoder, opt,
+                                 POS2VEC_SCHEDULE, epoch, gen) for epoch in range(8)]
+        assert losses[-1] < 0.7 * losses[0]
+        after = list(net.tower.layers[:layer].parameters())
+        assert all(torch.equal(a, b) for a, b in zip(before, after, strict=True))
+
+
+@pytest.mark.slow
+def test_comparator_learns_and_is_nearly_antisymmetric() -> None:
+    torch.manual_seed(1)
+    torch.set_num_threads(1)
+    train = _toy_positions(800, seed=6)
+    held = _toy_positions(100, seed=7)
+    net = DeepChessNet(Shape(pos2vec=(INPUT_BITS, 32, 16), head=(16,)))
+    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+    gen = torch.Generator().manual_seed(1)
+    rng = np.random.default_rng(1)
+    probe = random_pairs(held, 200, np.random.default_rng(9))
+    first_accuracy = pair_accuracy(net, held, probe)
+    schedule = replace(COMPARATOR_SCHEDULE, lr=0.05, batch_size=32)
+    for epoch in range(30):
+        comparator_epoch(net, train, random_pairs(train, 600, rng), opt, schedule, epoch, gen)
+    accuracy = pair_accuracy(net, held, probe)
+    assert accuracy > 0.75 and accuracy > first_accuracy + 0.2
+    p = pair_probabilities(net, held, probe)
+    swapped = pair_probabilities(net, held, PairBatch(probe.second, probe.first,
+                                                      1 - probe.label))
+    assert float(np.mean(np.abs(p - (1.0 - swapped)))) < 0.05
+    comparator = Comparator(net)
+    a_board = chess.Board("4k3/8/8/8/8/8/4Q3/4K3 w - - 0 1")  # White a queen up
+    b_board = chess.Board("4k3/4q3/8/8/8/8/8/4K3 w - - 0 1")  # Black a queen up
+    pa = comparator.probability(a_board, b_board)
+    assert pa == 1.0 - comparator.probability(b_board, a_board)
+    assert comparator.better(a_board, b_board) and not comparator.better(b_board, a_board)
+    assert comparator.embeddings == 2 and comparator.evaluations == 1
+
+
+# --- alpha-beta over positions ----------------------------------------------------------------
+
+
+def _numeric_better(a: chess.Board, b: chess.Board) -> bool:
+    return naive_eval(a) > naive_eval(b)
+
+
+def _minimax(board: chess.Board, depth: int) -> float:
+    """Plain minimax of the naive evaluation (White's view), no pruning; mates and draws as
+    the evaluation scores them."""
+    if depth == 0 or board.is_game_over():
+        return naive_eval(board)
+    values = []
+    for move in board.legal_moves:
+        board.push(move)
+        values.append(_minimax(board, depth - 1))
+        board.pop()
+    return max(values) if board.turn == chess.WHITE else min(values)
+
+
+def _game_positions() -> list[chess.Board]:
+    out = []
+    every: list[GameRecord[Any]] = list(iter_games(sample_path(), max_games=12))
+    for game, ply in zip(every[:6], (12, 20, 26, 34, 15, 41), strict=False):
+        board = chess.Board()
+        for move in game.moves[:ply]:
+            board.push(move)
+        if not board.is_game_over():
+            out.append(board)
+    return out
+
+
+@pytest.mark.slow
+def test_compare_search_chooses_like_plain_minimax_at_depth_2() -> None:
+    positions = _game_positions()
+    assert len(positions) >= 5
+    for board in positions:
+        search = CompareAlphaBeta(_numeric_better, max_depth=2)
+        result = search.play(board, Limits())
+        assert result.move is not None and result.depth == 2
+        scores = {}
+        for move in board.legal_moves:
+            board.push(move)
+            scores[move] = _minimax(board, 1)
+            board.pop()
+        side = 1.0 if board.turn == chess.WHITE else -1.0
+        best = max(side * v for v in scores.values())
+        assert side * scores[result.move] == best, board.fen()
+        if sum(side * v == best for v in scores.values()) == 1:
+            assert result.move == max(scores, key=lambda m: side * scores[m])
+        value, line = search.search_depth(board, 2)
+        assert value.board is not None and naive_eval(value.board) == _minimax(board, 2)
+        assert line[0] in scores and len(line) == 2
+        full = sum(1 for _ in _leaves(board, 2))
+        assert 0 < result.nodes < full  # pruning happened
+
+
+def _leaves(board: chess.Board, depth: int) -> Iterator[None]:
+    if depth == 0 or board.is_game_over():
+        yield None
+        return
+    for move in list(board.legal_moves):
+        board.push(move)
+        yield from _leaves(board, depth - 1)
+        board.pop()
+
+
+def test_mate_in_one_is_found_whatever_the_comparator_says() -> None:
+    def perverse(a: chess.Board, b: chess.Board) -> bool:
+        return naive_eval(a) < naive_eval(b)
+
+    for fen, mate in (("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", "a1a8"),
+                      ("r5k1/8/8/8/8/8/5PPP/6K1 b - - 0 1", "a8a1"),
+                      ("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+                       "h5f7")):
+        for depth in (1, 2, 3):
+            result = CompareAlphaBeta(perverse, max_depth=depth).play(chess.Board(fen),
+                                                                       Limits())
+            assert result.move == chess.Move.from_uci(mate)
+            assert result.value == 1.0
+
+
+def test_terminal_positions_and_draw_comparison() -> None:
+    search = CompareAlphaBeta(_numeric_better, max_depth=2)
+    mated = search.play(chess.Board("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1"), Limits())
+    assert mated.move is None and mated.value == -1.0
+    stalemate = search.play(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"), Limits())
+    assert stalemate.move is None and stalemate.value == 0.0
+    up = Outcome("position", 2, chess.Board("4k3/8/8/8/8/8/4Q3/4K3 w - - 0 1"))
+    down = Outcome("position", 2, chess.Board("4k3/4q3/8/8/8/8/8/4K3 w - - 0 1"))
+    draw = Outcome("draw", 1)
+    assert search.gt(up, draw) and search.gt(draw, down) and not search.gt(draw, up)
+    assert search.gt(Outcome("white_mates", 1), Outcome("white_mates", 3))
+    assert search.gt(Outcome("black_mates", 4), Outcome("black_mates", 2))
+    assert search.gt(down, Outcome("black_mates", 9)) and search.gt(Outcome("white_mates", 9), up)
+
+
+def test_compare_search_honours_nodes_movetime_and_stop() -> None:
+    board = _game_positions()[1]
+    search = CompareAlphaBeta(_numeric_better, max_depth=4)
+    limited = search.play(board, Limits(nodes=60))
+    assert limited.nodes == 60 and limited.move in list(board.legal_moves)
+    assert limited.depth >= 1
+
+    def slow(a: chess.Board, b: chess.Board) -> bool:
+        time.sleep(0.002)
+        return _numeric_better(a, b)
+
+    tick = time.monotonic()
+    timed = CompareAlphaBeta(slow, max_depth=6).play(board, Limits(movetime_ms=150))
+    assert time.monotonic() - tick < 0.6 and timed.move in list(board.legal_moves)
+    stop = threading.Event()
+    stop.set()
+    stopped = CompareAlphaBeta(_numeric_better, max_depth=6).play(board, Limits(), stop=stop)
+    assert stopped.move in list(board.legal_moves) and stopped.nodes == 0
+    later = threading.Event()
+    threading.Timer(0.2, later.set).start()
+    tick = time.monotonic()
+    CompareAlphaBeta(slow, max_depth=8).play(board, Limits(), stop=later)
+    assert time.monotonic() - tick < 0.8
+
+
+def test_network_comparator_plugs_in_with_embedding_cache() -> None:
+    torch.manual_seed(3)
+    comparator = Comparator(DeepChessNet(Shape(pos2vec=(INPUT_BITS, 16, 8), head=(8,))))
+    search = CompareAlphaBeta(comparator.better, max_depth=2, confidence=comparator.probability,
+                              prepare=comparator.prepare)
+    board = _game_positions()[0]
+    result = search.play(board, Limits())
+    assert result.move in list(board.legal_moves) and -1.0 <= result.value <= 1.0
+    assert comparator.embeddings > 0
+    again = comparator.embeddings
+    search.play(board, Limits())
+    assert comparator.embeddings == again  # every position met again was cached
+
+
+# --- training and the player ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("deepchess") / "run"
+    config = replace(PROFILES["smoke"], comparator_epochs=1)
+    train_run(out, config, source=sample_path(), progress=False)
+    return out
+
+
+def _records(run: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+
+
+def test_training_writes_a_loadable_run_and_resumes(smoke_run: Path) -> None:
+    first = _records(smoke_run)
+    # 2 tower layers x 1 autoencoder epoch, then 1 comparator epoch
+    assert [(r["phase"], r.get("layer")) for r in first] == [
+        ("pos2vec", 1), ("pos2vec", 2), ("comparator", None)]
+    assert 0.0 <= first[-1]["held_out_accuracy"] <= 1.0
+    assert first[-1]["lr"] == pytest.approx(0.01) and first[0]["lr"] == pytest.approx(0.005)
+    shape = Shape(pos2vec=(INPUT_BITS, 24, 12), head=(12,))
+    before = load_weights(smoke_run / "weights.pt", shape).state_dict()
+    train_run(smoke_run, PROFILES["smoke"], source=sample_path(), progress=False)
+    second = _records(smoke_run)
+    assert second[:3] == first and [r["step"] for r in second] == [1, 2, 3, 4]
+    assert second[3]["lr"] == pytest.approx(0.01 * 0.99)
+    train_run(smoke_run, PROFILES["smoke"], source=sample_path(), progress=False)
+    assert _records(smoke_run) == second
+    after = load_weights(smoke_run / "weights.pt", shape).state_dict()
+    assert any(not torch.equal(before[k], after[k]) for k in after)
+    config = json.loads((smoke_run / "config.json").read_text())
+    summary = json.loads((smoke_run / "summary.json").read_text())
+    assert config["pos2vec"] == [INPUT_BITS, 24, 12] and config["split"] == "by game"
+    assert config["reduced"]
+    assert summary["document_train_accuracy"] == 0.982 and summary["nps"] > 0
+    assert summary["comparator_epochs"] == 2 and summary["games"] == 40
+    assert summary["held_out_games"] == 8 and summary["train_games"] == 32
+    assert (smoke_run / "provenance.json").exists()
+    assert (smoke_run / ".gitignore").read_text() == "state/\n"
+    with pytest.raises(KitError):
+        train_run(smoke_run, replace(PROFILES["smoke"], positions_per_game=3),
+                  source=sample_path(), progress=False)
+    player = build_searcher(smoke_run)
+    board = chess.Board()
+    result = player.play(board, Limits(nodes=80))
+    assert result.move in list(board.legal_moves) and result.nodes <= 80
+
+
+def _bestmoves(out: str) -> list[str]:
+    return [ln for ln in out.splitlines() if ln.startswith("bestmove")]
+
+
+def test_uci_every_go_ends_in_one_bestmove(smoke_run: Path) -> None:
+    out = io.StringIO()
+    engine = UciEngine(EngineOptions(Model_Directory=str(smoke_run)), out=out,
+                       engine="deepchess")
+    for line in ("uci", "isready", "ucinewgame", "position startpos moves e2e4",
+                 "go nodes 150"):
+        engine.handle(line)
+    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 1, 20)
+    engine.handle("position startpos moves e2e4 e7e5")
+    engine.handle("go movetime 100")
+    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 2, 20)
+    engine.handle("go infinite")
+    time.sleep(0.3)
+    assert len(_bestmoves(out.getvalue())) == 2  # infinite: no answer before stop
+    engine.handle("stop")
+    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 3, 20)
+    engine.handle("position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
+    engine.handle("go nodes 300")
+    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 4, 20)
+    engine._wait()
+    moves = _bestmoves(out.getvalue())
+    assert len(moves) == 4 and moves[-1] == "bestmove d1d8"
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert chess.Move.from_uci(moves[0].split()[1]) in list(board.legal_moves)
