@@ -1,6 +1,6 @@
 """Game phases: the Lichess definition (the paper's gate), move-count phases, tapered phase.
 
-Everything follows ``FACTS.md`` section 1:
+Everything follows ``docs/phases.md`` (the rules in this project's words):
 
 * :func:`lichess_phase` labels one position (Markov, "position-only"): endgame if
   the majors+minors count ``m <= 6``; middlegame if ``m <= 10`` or a back rank is

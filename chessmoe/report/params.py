@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, TypeVar, Union
 
 __all__ = [
+    "SCRATCH",
     "DatasetsParams",
     "EloExplorerParams",
     "ExpertLossesParams",
@@ -38,6 +39,8 @@ __all__ = [
     "TournamentParams",
     "TrainExpertsParams",
     "assert_artefacts",
+    "is_committed_figures",
+    "output_dir",
     "parameters",
     "snapshot",
 ]
@@ -124,6 +127,36 @@ def assert_artefacts(paths: Iterable[str | Path]) -> list[Path]:
     return [Path(p) for p in paths]
 
 
+# --- where a notebook writes -----------------------------------------------------------------
+
+#: Scratch folder of interactive runs, relative to a notebook (``notebooks/``): a run with
+#: changed parameters writes here, never over the committed ``figures/``.
+SCRATCH: str = "../build/explore"
+
+
+def is_committed_figures(path: str | Path) -> bool:
+    """True when ``path`` is the repository's committed ``figures/`` folder (a folder named
+    ``figures`` beside ``chessmoe/`` and ``results/``)."""
+    resolved = Path(path).resolve()
+    root = resolved.parent
+    return (resolved.name == "figures" and (root / "chessmoe").is_dir()
+            and (root / "results").is_dir())
+
+
+def output_dir(figures_dir: str | Path, notebook: str) -> Path:
+    """The folder a notebook writes its artefacts into.
+
+    ``make figures`` passes a staging folder, which is used as given (the figures runner alone
+    replaces ``figures/``). A notebook run by hand that names the committed ``figures/`` is sent
+    to ``build/explore/<notebook stem>/`` beside it instead, so exploring never overwrites a
+    committed artefact.
+    """
+    path = Path(figures_dir)
+    if is_committed_figures(path):
+        return path.resolve().parent / "build" / "explore" / Path(notebook).stem
+    return path
+
+
 # --- parameter declarations of the notebooks -----------------------------------------------
 
 
@@ -134,7 +167,7 @@ class PhaseStatsParams:
     stats_dir: str = "../results/stats/lichess-2013-01-first5000"
     compare_dirs: list[str] = field(default_factory=lambda: [
         "../results/stats/selfplay-sample"])
-    figures_dir: str = "../figures"
+    figures_dir: str = f"{SCRATCH}/01_phase_statistics"
     table: str = "lichess"
     max_move: int = 80
     positions_split: str = "test"
@@ -226,7 +259,7 @@ class EloExplorerParams:
     level: float = 0.95
     elo0: float = 0.0
     elo1: float = 10.0
-    figures_dir: str = "../figures"
+    figures_dir: str = f"{SCRATCH}/07_elo_explorer"
     interactive: bool = True
 
 

@@ -4,7 +4,7 @@ Every function reads a :class:`PhaseStats` (the frames of one ``results/stats/<n
 directory), draws or tabulates one paper artefact, saves it under the paper's
 numbering and returns an :class:`~chessmoe.report.figures.style.Artefact`.
 
-Labelling conventions (see ``FACTS.md`` section 1):
+Labelling conventions (see ``docs/phases.md``):
 
 * *position-only* phase (``phase_T``): the Lichess phase of each position alone,
   the label the phase datasets use (Fig. 13 b);
