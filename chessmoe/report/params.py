@@ -252,6 +252,7 @@ class PlayingStrengthParams:
 class EloExplorerParams:
     """``07_elo_explorer.ipynb``."""
 
+    mode: str = "wdl"
     wins: int = 60
     draws: int = 30
     losses: int = 40
@@ -259,6 +260,10 @@ class EloExplorerParams:
     level: float = 0.95
     elo0: float = 0.0
     elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    what_if_games: int = 1000
+    results_dir: str = "../results"
     figures_dir: str = f"{SCRATCH}/07_elo_explorer"
     interactive: bool = True
 
