@@ -216,7 +216,8 @@ class EloExplorerWidget:
                                        layout={"width": "640px"})
         self.mode = widgets.ToggleButtons(options=[("W/D/L (cutechess)", "wdl"),
                                                    ("game pairs (fastchess)", "pentanomial")],
-                                          value=first.mode, description="counts from")
+                                          value=first.mode, description="counts from",
+                                          style={"button_width": "200px"})
         self.wins = widgets.IntText(value=wins, description="W (wins)")
         self.draws = widgets.IntText(value=draws, description="D (draws)")
         self.losses = widgets.IntText(value=losses, description="L (losses)")
@@ -229,7 +230,8 @@ class EloExplorerWidget:
         self.alpha = widgets.FloatText(value=alpha, description="alpha")
         self.beta = widgets.FloatText(value=beta, description="beta")
         self.what_if = widgets.IntSlider(value=what_if_games, min=10, max=20000, step=10,
-                                         description="what if games",
+                                         description="what if: games",
+                                         style={"description_width": "initial"},
                                          layout={"width": "500px"})
         self.text = widgets.HTML()
         self.image = widgets.Image(format="png")

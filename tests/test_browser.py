@@ -1,0 +1,37 @@
+"""The explorers in a real browser: Voila serves the notebook on localhost, Chromium changes an
+input and the plot image changes. Skipped with the reason when chromium, chromedriver, voila or
+selenium are absent (.ci/run installs them)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests import browser
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(browser.missing() is not None,
+                                 reason=str(browser.missing()))]
+
+
+def test_the_elo_explorer_redraws_its_plot_in_chromium() -> None:
+    from selenium.webdriver.common.by import By
+
+    with browser.voila("07_elo_explorer.ipynb") as url, browser.chromium() as driver:
+        driver.get(url)
+        browser.wait_for(driver, "img.widget-image")
+        page = driver.page_source
+        assert "explore_elo.explore(" not in page  # Voila shows no code cells
+        assert "&lt;Figure size" not in page and "<Figure size" not in driver.find_element(
+            By.TAG_NAME, "body").text
+        before = browser.image_sources(driver)
+        assert before and all(src.startswith("blob:") for src in before)
+        assert "+53.9 +/- 53.3 Elo" in driver.find_element(By.TAG_NAME, "body").text
+        browser.set_text_input(driver, "W (wins)", "13")
+        deadline = time.monotonic() + 20
+        while browser.image_sources(driver) == before and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert browser.image_sources(driver) != before
+        body = driver.find_element(By.TAG_NAME, "body").text
+        assert "W 13, D 30, L 40" in body
