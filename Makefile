@@ -25,7 +25,7 @@ TORCH_SPEC ?= torch==2.13.0
 
 # The browser explorers `make explore` serves (one Voila server each, ports EXPLORE_PORT, +1, ...).
 EXPLORE_PORT ?= 8866
-EXPLORERS := 07_elo_explorer.ipynb
+EXPLORERS := 07_elo_explorer.ipynb 12_phase_explorer.ipynb
 
 # Parameters of the data targets.
 SOURCE ?= sample

@@ -142,3 +142,13 @@ if __name__ == "__main__":  # refresh docs/ screenshots
         time.sleep(2)
         save_small_png(element_png(driver, ".widget-vbox"), ROOT / "docs" / "elo-explorer.png")
     print("saved docs/elo-explorer.png")
+    with voila("12_phase_explorer.ipynb") as url, chromium(height=1100) as driver:
+        driver.get(url)
+        wait_for(driver, ".widget-vbox svg")
+        time.sleep(2)
+        save_small_png(element_png(driver, ".widget-vbox"), ROOT / "docs" / "phase-explorer.png")
+        from selenium.webdriver.common.by import By
+
+        first = driver.find_elements(By.CSS_SELECTOR, ".jp-RenderedHTMLCommon")[2]
+        save_small_png(bytes(first.screenshot_as_png), ROOT / "docs" / "phase-positions.png")
+    print("saved docs/phase-explorer.png, docs/phase-positions.png")

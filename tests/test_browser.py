@@ -35,3 +35,23 @@ def test_the_elo_explorer_redraws_its_plot_in_chromium() -> None:
         assert browser.image_sources(driver) != before
         body = driver.find_element(By.TAG_NAME, "body").text
         assert "W 13, D 30, L 40" in body
+
+
+def test_the_phase_explorer_redraws_its_board_in_chromium() -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    with browser.voila("12_phase_explorer.ipynb") as url, browser.chromium() as driver:
+        driver.get(url)
+        box = browser.wait_for(driver, ".widget-vbox svg")
+        assert "xp.PhaseExplorerWidget(" not in driver.page_source  # no code cells
+        text = driver.find_element(By.TAG_NAME, "body").text
+        assert "Mixedness crosses 150" in text and "Phase (whole-game division)" in text
+        before = box.get_attribute("outerHTML")
+        Select(driver.find_element(By.CSS_SELECTOR, ".widget-dropdown select")).select_by_index(3)
+        deadline = time.monotonic() + 20
+        while (driver.find_element(By.CSS_SELECTOR, ".widget-vbox svg").get_attribute(
+                "outerHTML") == before and time.monotonic() < deadline):
+            time.sleep(0.2)
+        assert driver.find_element(By.CSS_SELECTOR, ".widget-vbox svg").get_attribute(
+            "outerHTML") != before

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import chess
+import nbformat
 import pytest
 
 from chessmoe import phases
@@ -96,3 +100,18 @@ def test_the_replayer_widget_follows_game_ply_and_table(games: list[xp.SampleGam
     widget.game.value = 1
     assert widget.ply.max == len(games[1].moves) and widget.ply.value <= widget.ply.max
     assert "Phase (whole-game division)" in widget.facts.value
+
+
+@pytest.mark.slow
+def test_the_notebook_parameters_match_and_it_runs(tmp_path: Path) -> None:
+    from chessmoe.report import params, runner
+    from tests.test_notebooks import _parameters_cell
+
+    notebook = Path(__file__).resolve().parents[1] / "notebooks" / "12_phase_explorer.ipynb"
+    assert _parameters_cell(notebook) == vars(params.PhaseExplorerParams())
+    runner.execute(notebook, tmp_path / "run.ipynb", {"games": 12, "ply": 10})
+    executed = nbformat.read(tmp_path / "run.ipynb", as_version=4)
+    outputs = json.dumps([c.get("outputs", []) for c in executed.cells])
+    assert "12 games read" in outputs and '"error"' not in outputs
+    assert "Mixedness crosses 150" in outputs and "<svg" in outputs
+    assert "application/vnd.jupyter.widget-view+json" in outputs

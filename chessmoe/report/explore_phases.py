@@ -37,6 +37,7 @@ __all__ = [
     "SampleGame",
     "board_svg",
     "borderline_examples",
+    "example_html",
     "facts_table",
     "load_sample_games",
     "mixedness_table",
@@ -303,6 +304,22 @@ def mixedness_table(board: chess.Board, table: str = "lichess") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def example_html(example: Example, *, size: int = 240) -> str:
+    """An example as HTML: its board(s) side by side, then the facts table (for notebooks)."""
+    import html
+
+    shown = [f for f in (example.before, example.after) if f is not None]
+    captions = (["before", f"after {example.move} (ply {example.ply})"] if len(shown) == 2
+                else [f"after {example.move} (ply {example.ply})"])
+    boards = "".join(
+        f"<figure style='display:inline-block;margin:4px'>{board_svg(f.fen, size=size)}"
+        f"<figcaption>{html.escape(c)}</figcaption></figure>"
+        for f, c in zip(shown, captions, strict=True))
+    table = facts_table(shown, captions).to_html(escape=True)
+    return (f"<h4>{html.escape(example.title)}</h4><p>{html.escape(example.game)}</p>"
+            f"<div>{boards}</div>{table}")
+
+
 # --- the widget ----------------------------------------------------------------------------
 
 
@@ -323,7 +340,8 @@ class PhaseExplorerWidget:
         self.game = widgets.Dropdown(options=[(g.label, i) for i, g in enumerate(self.games)],
                                      value=game, description="game", layout={"width": "640px"})
         self.table = widgets.Dropdown(options=list(phases.MIXEDNESS_TABLES), value=table,
-                                      description="mixedness table")
+                                      description="mixedness table",
+                                      style={"description_width": "initial"})
         self.ply = widgets.IntSlider(value=ply, min=0, max=len(self.games[game].moves),
                                      description="ply", layout={"width": "640px"})
         self.board = widgets.HTML()

@@ -32,6 +32,7 @@ __all__ = [
     "EloExplorerParams",
     "ExpertLossesParams",
     "ParameterError",
+    "PhaseExplorerParams",
     "PhaseStatsParams",
     "PlayingStrengthParams",
     "SearchGatingParams",
@@ -173,6 +174,17 @@ class PhaseStatsParams:
     positions_split: str = "test"
     games_split: str = "train"
     distribution_split: str = "all"
+
+
+@dataclass
+class PhaseExplorerParams:
+    """``12_phase_explorer.ipynb``."""
+
+    pgn: str = ""
+    games: int = 30
+    table: str = "lichess"
+    game: int = 0
+    ply: int = 30
 
 
 @dataclass
