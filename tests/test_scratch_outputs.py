@@ -66,3 +66,18 @@ def test_a_hand_run_aimed_at_figures_leaves_them_untouched(tiny_results: Path,  
     scratch = repo / "build" / "explore" / "01_phase_statistics"
     written = sorted(str(p.relative_to(scratch)) for p in scratch.rglob("*") if p.is_file())
     assert written == sorted(job.artefact_files())
+
+
+def test_phase_tables_are_shown_with_human_column_names() -> None:
+    import pandas as pd
+
+    from chessmoe.report.figures import phase_stats as ps
+
+    table = pd.DataFrame({"differ_pct": [1.5], "opening_pct_position_only": [30.0],
+                          "endgame_pct_division": [20.0]},
+                         index=pd.Index(["sample / lichess"], name="source / table"))
+    shown = ps.readable_columns(table)
+    assert list(shown.columns) == ["Phases differ (%)", "Opening, position only (%)",
+                                   "Endgame, division (%)"]
+    assert shown.index.name == "Source / table" and shown.iloc[0, 0] == 1.5
+    assert table.columns[0] == "differ_pct"  # the saved artefact keeps its names
