@@ -33,15 +33,20 @@ def test_the_committed_figures_folder_is_redirected_to_scratch(tmp_path: Path) -
     assert params.output_dir(elsewhere, "01_phase_statistics.ipynb") == elsewhere
 
 
-def test_notebook_defaults_write_to_scratch_not_figures() -> None:
-    for notebook, cls in (("01_phase_statistics.ipynb", params.PhaseStatsParams),
-                          ("07_elo_explorer.ipynb", params.EloExplorerParams)):
-        default = cls().figures_dir
-        assert default == f"../build/explore/{Path(notebook).stem}"
-        assert not params.is_committed_figures(NOTEBOOKS / default)
-        source = nbformat.read(NOTEBOOKS / notebook, as_version=4)
+def test_every_figure_notebook_defaults_to_scratch_and_guards_figures() -> None:
+    for job in artefacts.NOTEBOOK_JOBS:
+        stem = Path(job.notebook).stem
+        source = nbformat.read(NOTEBOOKS / job.notebook, as_version=4)
         cell = next(c for c in source.cells if "parameters" in c.metadata.get("tags", []))
-        assert f'figures_dir = "{default}"' in cell.source
+        assert f'figures_dir = "../build/explore/{stem}"' in cell.source, job.notebook
+        assert not params.is_committed_figures(NOTEBOOKS / "../build/explore" / stem)
+        code = "\n".join(c.source for c in source.cells if c.cell_type == "code")
+        assert f'nb.output_dir(p.figures_dir, "{job.notebook}")' in code, job.notebook
+        assert "Path(p.figures_dir)" not in code, job.notebook
+    for cls, stem in ((params.PhaseStatsParams, "01_phase_statistics"),
+                      (params.EloExplorerParams, "07_elo_explorer"),
+                      (params.ClaimsParams, "10_claims"), (params.SetupParams, "09_setup")):
+        assert cls().figures_dir == f"../build/explore/{stem}"
 
 
 def test_notebooks_cite_docs_in_the_repository_not_shared_files() -> None:

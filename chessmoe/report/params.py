@@ -201,7 +201,7 @@ class DatasetsParams:
     workers: int = 1
     results_dir: str = "../results"
     data_dir: str = "../data"
-    figures_dir: str = "../figures"
+    figures_dir: str = f"{SCRATCH}/02_datasets"
 
 
 @dataclass
@@ -225,7 +225,7 @@ class ExpertLossesParams:
     """``04_expert_losses.ipynb``."""
 
     experts_dir: str = "../results/experts/small"
-    figures_dir: str = "../figures"
+    figures_dir: str = f"{SCRATCH}/04_expert_losses"
 
 
 @dataclass
@@ -233,7 +233,7 @@ class SearchGatingParams:
     """``08_search_gating.ipynb``."""
 
     search_dir: str = "../results/search/small-separated"
-    figures_dir: str = "../figures"
+    figures_dir: str = f"{SCRATCH}/08_search_gating"
     batch_size: int = 8
     live_search: bool = False
     live_fen: str = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R1BQKB1R w KQ - 0 8"
@@ -257,7 +257,7 @@ class PlayingStrengthParams:
     """``06_playing_strength.ipynb``."""
 
     tournament_dir: str = "../results/tournaments/small"
-    figures_dir: str = "../figures"
+    figures_dir: str = f"{SCRATCH}/06_playing_strength"
 
 
 @dataclass
@@ -286,7 +286,7 @@ class ClaimsParams:
 
     tournament_dir: str = "../results/tournaments/powered"
     experts_dir: str = "../results/experts/small"
-    figures_dir: str = "../figures"
+    figures_dir: str = f"{SCRATCH}/10_claims"
 
 
 @dataclass
@@ -296,7 +296,7 @@ class RatingsParams:
     tournament_dir: str = "../results/tournaments/ratings"
     anchor: str = "sf-elo1350-t100"
     anchor_elo: float = 1350.0
-    figures_dir: str = "../figures"
+    figures_dir: str = f"{SCRATCH}/11_ratings"
 
 
 @dataclass
@@ -305,6 +305,6 @@ class SetupParams:
 
     results_dir: str = "../results"
     tournament_dir: str = "../results/tournaments/small"
-    figures_dir: str = "../figures"
+    figures_dir: str = f"{SCRATCH}/09_setup"
 
 
