@@ -72,6 +72,56 @@ def voila(notebook: str) -> Iterator[str]:
 
 
 @contextmanager
+def jupyterlab(root: Path) -> Iterator[str]:
+    """JupyterLab on a free localhost port over ``root`` (no token; config, workspaces and
+    runtime files kept under ``root``); yields its URL."""
+    port = _free_port()
+    jupyter = Path(sys.executable).parent / "jupyter"
+    env = os.environ | {"PYTHONPATH": str(ROOT), "JUPYTER_CONFIG_DIR": str(root / ".cfg"),
+                        "JUPYTERLAB_WORKSPACES_DIR": str(root / ".ws"),
+                        "JUPYTER_RUNTIME_DIR": str(root / ".rt")}
+    process = subprocess.Popen(
+        [str(jupyter), "lab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
+         "--IdentityProvider.token=", "--ServerApp.password=", f"--ServerApp.root_dir={root}",
+         "--allow-root"], cwd=root, env=env, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.3)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def lab_run_all(driver: Any, timeout: float = 60) -> None:
+    """JupyterLab's Run > Run All Cells (retried until the menu answers)."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.common.by import By
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            driver.find_element(By.XPATH, "//div[contains(@class,'lm-MenuBar-itemLabel') "
+                                          "and text()='Run']").click()
+            time.sleep(0.5)
+            driver.find_element(By.XPATH, "//div[contains(@class,'lm-Menu-itemLabel') "
+                                          "and text()='Run All Cells']").click()
+            return
+        except WebDriverException:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(1)
+
+
+@contextmanager
 def chromium(width: int = 1250, height: int = 1500) -> Iterator[Any]:
     """A headless Chromium driven by chromedriver."""
     from selenium import webdriver

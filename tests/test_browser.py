@@ -4,7 +4,9 @@ selenium are absent (.ci/run installs them)."""
 
 from __future__ import annotations
 
+import shutil
 import time
+from pathlib import Path
 
 import pytest
 
@@ -55,3 +57,26 @@ def test_the_phase_explorer_redraws_its_board_in_chromium() -> None:
             time.sleep(0.2)
         assert driver.find_element(By.CSS_SELECTOR, ".widget-vbox svg").get_attribute(
             "outerHTML") != before
+
+
+def test_the_elo_explorer_draws_its_plot_in_jupyterlab(tmp_path: Path) -> None:
+    """The original bug: in JupyterLab each update printed <Figure size ...> instead of a plot.
+    The notebook runs from a copy, so JupyterLab's autosave cannot touch the repository."""
+    from selenium.webdriver.common.by import By
+
+    (tmp_path / "notebooks").mkdir()
+    shutil.copy(browser.ROOT / "notebooks" / "07_elo_explorer.ipynb", tmp_path / "notebooks")
+    (tmp_path / "results").symlink_to(browser.ROOT / "results")
+    with browser.jupyterlab(tmp_path) as url, browser.chromium() as driver:
+        driver.get(url + "lab/tree/notebooks/07_elo_explorer.ipynb")
+        browser.wait_for(driver, ".jp-Notebook", 90)
+        browser.lab_run_all(driver)
+        browser.wait_for(driver, "img.widget-image", 120)
+        before = browser.image_sources(driver)
+        browser.set_text_input(driver, "W (wins)", "13")
+        deadline = time.monotonic() + 20
+        while browser.image_sources(driver) == before and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert browser.image_sources(driver) != before
+        body = driver.find_element(By.TAG_NAME, "body").text
+        assert "W 13, D 30, L 40" in body and "<Figure size" not in body
