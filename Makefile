@@ -23,12 +23,16 @@ PY := $(ENV_DIR)/bin/python
 STAMP := $(ENV_DIR)/.chessmoe-installed
 TORCH_SPEC ?= torch==2.13.0
 
+# The browser explorers `make explore` serves (one Voila server each, ports EXPLORE_PORT, +1, ...).
+EXPLORE_PORT ?= 8866
+EXPLORERS := 07_elo_explorer.ipynb 12_phase_explorer.ipynb
+
 # Parameters of the data targets.
 SOURCE ?= sample
 PROFILE ?= small
 WORKERS ?= 2
 
-.PHONY: fastchess help env test lint typecheck layers nbcheck nbclean unit figures results-stats datasets experts results-search tournament results openings sample bench clean distclean
+.PHONY: explore fastchess help env test lint typecheck layers nbcheck nbclean unit figures results-stats datasets experts results-search tournament results openings sample bench clean distclean
 
 help: ## List the targets with one line each
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -68,6 +72,16 @@ test: lint typecheck layers nbcheck unit ## Lint, type-check, notebook hygiene a
 figures: $(STAMP) ## Regenerate every paper figure/table from committed results/ (papermill)
 	$(PY) -m chessmoe notebooks figures --kernel $(KERNEL) --build $(BUILD)/notebooks \
 	  --results $(ROOT)/results --figures $(ROOT)/figures
+
+explore: $(STAMP) ## Serve the explorers in the browser with Voila on localhost (Ctrl-C stops them)
+	@mkdir -p $(BUILD); port=$(EXPLORE_PORT); trap 'kill $$(jobs -p) 2>/dev/null; wait; exit 0' INT TERM; \
+	for nb in $(EXPLORERS); do \
+	  echo "$$nb: http://localhost:$$port/"; \
+	  PYTHONPATH=$(ROOT) $(ENV_DIR)/bin/voila notebooks/$$nb --no-browser --port=$$port \
+	    --Voila.ip=127.0.0.1 >$(BUILD)/voila-$$port.log 2>&1 & \
+	  port=$$((port + 1)); \
+	done; \
+	echo "Voila logs: $(BUILD)/voila-*.log. Stop with Ctrl-C."; wait
 
 results-stats: $(STAMP) ## Recompute phase statistics: SOURCE=sample|lichess-2013-01:5000|kingbase|PATH
 	$(PY) -m chessmoe stats --source "$(SOURCE)" --results $(ROOT)/results --workers $(WORKERS)

@@ -16,8 +16,8 @@
 * :func:`rating_list` -- maximum-likelihood logistic ratings of several engines (draws count as
   half wins) with 95 % intervals from the inverse Fisher information.
 
-The formulas come from the documented behaviour of cutechess and fastchess (see the project's
-FACTS.md, section 8); the code is this project's own.
+The formulas come from the documented behaviour of cutechess and fastchess (restated in
+docs/elo.md); the code is this project's own.
 """
 
 from __future__ import annotations

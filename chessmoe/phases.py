@@ -1,6 +1,6 @@
 """Game phases: the Lichess definition (the paper's gate), move-count phases, tapered phase.
 
-Everything follows ``FACTS.md`` section 1:
+Everything follows ``docs/phases.md`` (the rules in this project's words):
 
 * :func:`lichess_phase` labels one position (Markov, "position-only"): endgame if
   the majors+minors count ``m <= 6``; middlegame if ``m <= 10`` or a back rank is
@@ -40,6 +40,7 @@ __all__ = [
     "MoveCountPhases",
     "Phase",
     "PhaseDefinition",
+    "WindowScore",
     "backrank_sparse",
     "division_batch",
     "lichess_division",
@@ -54,6 +55,7 @@ __all__ = [
     "phase_definition",
     "tapered_alpha",
     "tapered_alpha_batch",
+    "window_scores",
 ]
 
 U64 = npt.NDArray[np.uint64]
@@ -179,6 +181,45 @@ def mixedness(board: chess.BaseBoard, table: str = "lichess") -> int:
         if occupied & mask:
             total += row[5 * (white & mask).bit_count() + (black & mask).bit_count()]
     return total
+
+
+@dataclass(frozen=True)
+class WindowScore:
+    """One 2x2 window of the mixedness sum: its lower-left square (``file`` 0-6 = a-g,
+    ``rank`` 1-7 = the window's ``y``), its white and black pieces and its score."""
+
+    file: int
+    rank: int
+    white: int
+    black: int
+    score: int
+
+    @property
+    def squares(self) -> tuple[int, int, int, int]:
+        """The window's four squares (python-chess square indices)."""
+        low = chess.square(self.file, self.rank - 1)
+        return (low, low + 1, low + 8, low + 9)
+
+    @property
+    def name(self) -> str:
+        """``e4-f5``: the window's lower-left and upper-right squares."""
+        low, _, _, high = self.squares
+        return f"{chess.square_name(low)}-{chess.square_name(high)}"
+
+
+def window_scores(board: chess.BaseBoard, table: str = "lichess") -> list[WindowScore]:
+    """The 49 windows of :func:`mixedness` with their scores (empty windows score 0); their
+    scores sum to the mixedness. For teaching: which windows make the number."""
+    _check_table(table)
+    white = board.occupied_co[chess.WHITE]
+    black = board.occupied_co[chess.BLACK]
+    out = []
+    for k, mask in enumerate(_WINDOW_MASKS):
+        w, b = (white & mask).bit_count(), (black & mask).bit_count()
+        rank = k // 7 + 1
+        score = int(_LUT[table][rank - 1, w, b]) if w + b else 0
+        out.append(WindowScore(file=k % 7, rank=rank, white=w, black=b, score=score))
+    return out
 
 
 def majors_minors(board: chess.BaseBoard) -> int:

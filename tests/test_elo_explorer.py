@@ -47,13 +47,13 @@ def test_the_interval_shrinks_as_the_same_result_gets_more_games() -> None:
         ex.interval_curve(0, 0, 0)
 
 
-def test_the_widget_recomputes_when_a_count_changes(capsys: pytest.CaptureFixture[str]
-                                                    ) -> None:
+def test_the_widget_recomputes_text_and_png_when_a_count_changes() -> None:
     pytest.importorskip("ipywidgets")
-    box = ex.explorer_widget()
-    wins, draws, losses = box.children[0].children
-    capsys.readouterr()
-    wins.value, draws.value, losses.value = 13, 1, 1
-    printed = capsys.readouterr().out
-    assert "Elo difference: 381.7 +/- nan, LOS: 99.9 %, DrawRatio: 6.7 %" in printed
-    assert "SPRT: LLR" in printed
+    widget = ex.EloExplorerWidget(wins=60, draws=30, losses=40)
+    first = bytes(widget.image.value)
+    assert first[:8] == b"\x89PNG\r\n\x1a\n" and len(first) > 5000
+    assert "+53.9 +/- 53.3 Elo, 95 % interval [+1.9, +108.4]" in widget.text.value
+    assert "significant at 95 %" in widget.text.value
+    widget.wins.value, widget.draws.value, widget.losses.value = 13, 1, 1
+    assert "+381.7 +/- inf Elo, 95 % interval [+203.1, +inf]" in widget.text.value
+    assert bytes(widget.image.value) != first and bytes(widget.image.value)[:4] == b"\x89PNG"

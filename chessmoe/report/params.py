@@ -27,10 +27,12 @@ from pathlib import Path
 from typing import Any, TypeVar, Union
 
 __all__ = [
+    "SCRATCH",
     "DatasetsParams",
     "EloExplorerParams",
     "ExpertLossesParams",
     "ParameterError",
+    "PhaseExplorerParams",
     "PhaseStatsParams",
     "PlayingStrengthParams",
     "SearchGatingParams",
@@ -38,6 +40,8 @@ __all__ = [
     "TournamentParams",
     "TrainExpertsParams",
     "assert_artefacts",
+    "is_committed_figures",
+    "output_dir",
     "parameters",
     "snapshot",
 ]
@@ -124,6 +128,36 @@ def assert_artefacts(paths: Iterable[str | Path]) -> list[Path]:
     return [Path(p) for p in paths]
 
 
+# --- where a notebook writes -----------------------------------------------------------------
+
+#: Scratch folder of interactive runs, relative to a notebook (``notebooks/``): a run with
+#: changed parameters writes here, never over the committed ``figures/``.
+SCRATCH: str = "../build/explore"
+
+
+def is_committed_figures(path: str | Path) -> bool:
+    """True when ``path`` is the repository's committed ``figures/`` folder (a folder named
+    ``figures`` beside ``chessmoe/`` and ``results/``)."""
+    resolved = Path(path).resolve()
+    root = resolved.parent
+    return (resolved.name == "figures" and (root / "chessmoe").is_dir()
+            and (root / "results").is_dir())
+
+
+def output_dir(figures_dir: str | Path, notebook: str) -> Path:
+    """The folder a notebook writes its artefacts into.
+
+    ``make figures`` passes a staging folder, which is used as given (the figures runner alone
+    replaces ``figures/``). A notebook run by hand that names the committed ``figures/`` is sent
+    to ``build/explore/<notebook stem>/`` beside it instead, so exploring never overwrites a
+    committed artefact.
+    """
+    path = Path(figures_dir)
+    if is_committed_figures(path):
+        return path.resolve().parent / "build" / "explore" / Path(notebook).stem
+    return path
+
+
 # --- parameter declarations of the notebooks -----------------------------------------------
 
 
@@ -134,12 +168,23 @@ class PhaseStatsParams:
     stats_dir: str = "../results/stats/lichess-2013-01-first5000"
     compare_dirs: list[str] = field(default_factory=lambda: [
         "../results/stats/selfplay-sample"])
-    figures_dir: str = "../figures"
+    figures_dir: str = f"{SCRATCH}/01_phase_statistics"
     table: str = "lichess"
     max_move: int = 80
     positions_split: str = "test"
     games_split: str = "train"
     distribution_split: str = "all"
+
+
+@dataclass
+class PhaseExplorerParams:
+    """``12_phase_explorer.ipynb``."""
+
+    pgn: str = ""
+    games: int = 30
+    table: str = "lichess"
+    game: int = 0
+    ply: int = 30
 
 
 @dataclass
@@ -156,7 +201,7 @@ class DatasetsParams:
     workers: int = 1
     results_dir: str = "../results"
     data_dir: str = "../data"
-    figures_dir: str = "../figures"
+    figures_dir: str = f"{SCRATCH}/02_datasets"
 
 
 @dataclass
@@ -180,7 +225,7 @@ class ExpertLossesParams:
     """``04_expert_losses.ipynb``."""
 
     experts_dir: str = "../results/experts/small"
-    figures_dir: str = "../figures"
+    figures_dir: str = f"{SCRATCH}/04_expert_losses"
 
 
 @dataclass
@@ -188,7 +233,7 @@ class SearchGatingParams:
     """``08_search_gating.ipynb``."""
 
     search_dir: str = "../results/search/small-separated"
-    figures_dir: str = "../figures"
+    figures_dir: str = f"{SCRATCH}/08_search_gating"
     batch_size: int = 8
     live_search: bool = False
     live_fen: str = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R1BQKB1R w KQ - 0 8"
@@ -212,13 +257,14 @@ class PlayingStrengthParams:
     """``06_playing_strength.ipynb``."""
 
     tournament_dir: str = "../results/tournaments/small"
-    figures_dir: str = "../figures"
+    figures_dir: str = f"{SCRATCH}/06_playing_strength"
 
 
 @dataclass
 class EloExplorerParams:
     """``07_elo_explorer.ipynb``."""
 
+    mode: str = "wdl"
     wins: int = 60
     draws: int = 30
     losses: int = 40
@@ -226,7 +272,11 @@ class EloExplorerParams:
     level: float = 0.95
     elo0: float = 0.0
     elo1: float = 10.0
-    figures_dir: str = "../figures"
+    alpha: float = 0.05
+    beta: float = 0.05
+    what_if_games: int = 1000
+    results_dir: str = "../results"
+    figures_dir: str = f"{SCRATCH}/07_elo_explorer"
     interactive: bool = True
 
 
@@ -236,7 +286,7 @@ class ClaimsParams:
 
     tournament_dir: str = "../results/tournaments/powered"
     experts_dir: str = "../results/experts/small"
-    figures_dir: str = "../figures"
+    figures_dir: str = f"{SCRATCH}/10_claims"
 
 
 @dataclass
@@ -246,7 +296,7 @@ class RatingsParams:
     tournament_dir: str = "../results/tournaments/ratings"
     anchor: str = "sf-elo1350-t100"
     anchor_elo: float = 1350.0
-    figures_dir: str = "../figures"
+    figures_dir: str = f"{SCRATCH}/11_ratings"
 
 
 @dataclass
@@ -255,6 +305,6 @@ class SetupParams:
 
     results_dir: str = "../results"
     tournament_dir: str = "../results/tournaments/small"
-    figures_dir: str = "../figures"
+    figures_dir: str = f"{SCRATCH}/09_setup"
 
 

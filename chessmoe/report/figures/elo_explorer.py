@@ -3,22 +3,31 @@
 :func:`describe` turns W/D/L (or pentanomial pair counts) and a confidence level into the
 cutechess line, the interval, LOS, normalised Elo and an SPRT verdict; :func:`interval_curve`
 scales the same result to other numbers of games; :func:`explorer_figure` draws both for a
-notebook or a file, and :func:`explorer_widget` wraps them in ipywidgets for JupyterLab.
+notebook or a file. :class:`EloExplorerWidget` is the browser explorer (JupyterLab and the
+Voila page): it shows :func:`chessmoe.report.explore_elo.explore`'s record as text and the
+figure of :func:`result_figure` as a PNG image widget, which renders in any browser.
 """
 
 from __future__ import annotations
 
+import html
+import io
+import math
 import os
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 
 from chessmoe import elo
+from chessmoe.report import explore_elo
+from chessmoe.report.explore_elo import EloExplorerResult
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure
 
-__all__ = ["describe", "explorer_figure", "explorer_widget", "interval_curve"]
+__all__ = ["EloExplorerWidget", "describe", "explorer_figure", "explorer_widget", "figure_png",
+           "interval_curve", "result_figure", "result_html"]
 
 
 def _estimate(wins: int, draws: int, losses: int, pentanomial: Sequence[int] | None,
@@ -105,47 +114,173 @@ def explorer_figure(wins: int, draws: int, losses: int, *, level: float = 0.95,
     return Artefact(stem, paths, figure=fig)
 
 
-def explorer_widget() -> Any:
-    """An ipywidgets explorer: counts, confidence level and SPRT bounds in, the verdict and
-    the interval curve out (for JupyterLab; returns the widget box)."""
-    import ipywidgets as widgets
-    from IPython.display import display
+def result_figure(result: EloExplorerResult) -> Figure:
+    """(a) each estimate's interval drawn as [low, high] (infinite bounds as arrows at the
+    edge) with the 'what if' interval; (b) the SPRT log-likelihood path against its bounds."""
+    fig = new_figure(10, 3.8)
+    left, right = fig.subplots(1, 2, width_ratios=(1.1, 1))
+    rows = [(f"{e.model}\n{e.counts}", e, "#1f78b4" if i == 0 else "#33a02c")
+            for i, e in enumerate(x for x in (result.trinomial, result.pentanomial)
+                                  if x is not None)]
+    what = result.what_if.estimate
+    rows.append((f"what if {result.what_if.games} games\n(same proportions)", what, "#999999"))
+    finite = [v for _, e, _ in rows for v in (e.low, e.high, e.elo) if math.isfinite(v)]
+    span = max([abs(v) for v in finite] + [50.0]) * 1.25
+    for y, (_label, est, color) in enumerate(rows):
+        low = est.low if math.isfinite(est.low) else -span
+        high = est.high if math.isfinite(est.high) else span
+        left.plot([low, high], [y, y], color=color, lw=6, solid_capstyle="butt")
+        if math.isfinite(est.elo):
+            left.plot([est.elo], [y], "o", color="black", ms=5)
+        for bound, edge in ((est.low, -span), (est.high, span)):
+            if math.isinf(bound):
+                left.annotate("", xy=(edge, y), xytext=(edge * 0.85, y),
+                              arrowprops={"arrowstyle": "->", "color": color})
+        left.text(0.99, y + 0.28, est.text(result.level), ha="right", fontsize=7.5,
+                  transform=left.get_yaxis_transform())
+    left.axvline(0, color="black", lw=0.8)
+    left.set_xlim(-span, span)
+    left.set_ylim(-0.6, len(rows) - 0.2)
+    left.set_yticks(range(len(rows)), [r[0] for r in rows], fontsize=8)
+    left.invert_yaxis()
+    left.set_xlabel(f"Elo difference ({result.level * 100:g} % interval [low, high])")
+    left.set_title("(a) the intervals", fontsize=9)
+    fig.suptitle(result.verdict, fontsize=10)
+    path = result.sprt
+    right.plot(path.games, path.llr, color="black", lw=1.5, label="LLR (same proportions)")
+    right.axhline(path.upper, color="#33a02c", ls="--", lw=1.2,
+                  label=f"accept H1 (elo {path.elo1:g}): {path.upper:.2f}")
+    right.axhline(path.lower, color="#e31a1c", ls="--", lw=1.2,
+                  label=f"accept H0 (elo {path.elo0:g}): {path.lower:.2f}")
+    right.axvline(result.primary.games, color="#d95f02", ls=":", lw=1.2,
+                  label=f"this match ({result.primary.games} games)")
+    right.set_xscale("log")
+    right.set_xlabel("games")
+    right.set_ylabel("log-likelihood ratio")
+    right.legend(fontsize=7, loc="best")
+    right.set_title(f"(b) SPRT path, alpha {path.alpha:g}, beta {path.beta:g}", fontsize=9)
+    right.text(0.02, 0.02, path.decision, transform=right.transAxes, fontsize=7.5)
+    return fig
 
-    wins = widgets.IntText(value=60, description="wins")
-    draws = widgets.IntText(value=30, description="draws")
-    losses = widgets.IntText(value=40, description="losses")
-    penta = [widgets.IntText(value=0, description=name, layout={"width": "160px"})
-             for name in ("LL", "LD", "WL+DD", "WD", "WW")]
-    level = widgets.FloatSlider(value=0.95, min=0.5, max=0.999, step=0.005,
-                                description="confidence", readout_format=".3f")
-    elo0 = widgets.FloatText(value=0.0, description="SPRT elo0")
-    elo1 = widgets.FloatText(value=10.0, description="SPRT elo1")
-    out = widgets.Output()
 
-    def update(*_: Any) -> None:
-        with out:
-            out.clear_output(wait=True)
-            counts = [p.value for p in penta]
-            try:
-                info = describe(wins.value, draws.value, losses.value, level=level.value,
-                                pentanomial=counts if sum(counts) else None,
-                                elo0=elo0.value, elo1=elo1.value)
-            except ValueError as error:
-                print(f"error: {error}")
-                return
-            print(info["line"])
-            print(f"{info['level']:.1%} interval: [{info['low']:.1f}, {info['high']:.1f}]"
-                  f"   normalised Elo {info['normalized_elo']:.1f} +/- "
-                  f"{info['normalized_margin']:.1f}")
-            sprt = info["sprt"]
-            print(f"SPRT: LLR {sprt['llr']:.3f} in [{sprt['lower']:.3f}, {sprt['upper']:.3f}]"
-                  f" -> {sprt['state']}")
-            if wins.value + draws.value + losses.value > 0:
-                display(explorer_figure(wins.value, draws.value, losses.value,
-                                        level=level.value).figure)
+def figure_png(fig: Figure, dpi: int = 80) -> bytes:
+    """The figure as PNG bytes (what the browser page shows in an image widget)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
 
-    for control in (wins, draws, losses, level, elo0, elo1, *penta):
-        control.observe(update, names="value")
-    update()
-    return widgets.VBox([widgets.HBox([wins, draws, losses]), widgets.HBox(penta),
-                         widgets.HBox([level, elo0, elo1]), out])
+
+def result_html(result: EloExplorerResult) -> str:
+    """The explorer's text: each estimate with its source, the notes, the verdict, SPRT."""
+    rows = "".join(
+        f"<tr><td>{html.escape(e.model)}</td><td>{html.escape(e.counts)}</td>"
+        f"<td>{html.escape(e.source)}</td><td>{html.escape(e.text(result.level))}</td>"
+        f"<td>{e.los:.1f} %</td></tr>"
+        for e in (result.trinomial, result.pentanomial) if e is not None)
+    notes = "".join(f"<li>{html.escape(n)}</li>" for n in result.notes)
+    sprt = result.sprt
+    what = result.what_if
+    return (f"<p><b>{html.escape(result.verdict)}</b></p>"
+            "<table><tr><th>model</th><th>counts (in the order shown)</th><th>counts are</th>"
+            f"<th>Elo (z = {result.z:.4f})</th><th>LOS</th></tr>{rows}</table>"
+            f"<ul>{notes}</ul>"
+            f"<p>SPRT H0 elo {sprt.elo0:g} vs H1 elo {sprt.elo1:g} (alpha {sprt.alpha:g}, beta "
+            f"{sprt.beta:g}): LLR {sprt.llr_now:.3f} in [{sprt.lower:.3f}, {sprt.upper:.3f}] "
+            f"-> {html.escape(sprt.state)}; at the same proportions "
+            f"{html.escape(sprt.decision)}.</p>"
+            f"<p>What if {what.games} games at the same score: "
+            f"{html.escape(what.estimate.text(result.level))}. {html.escape(what.verdict)}</p>")
+
+
+class EloExplorerWidget:
+    """The browser explorer: mode, counts, level, SPRT settings, 'what if' games and presets
+    in; the text (:attr:`text`) and the figure as PNG (:attr:`image`) out.
+
+    Every control is an attribute so tests can drive the callbacks headlessly; :attr:`box` is
+    what a notebook displays. Initial values come from the notebook's parameters.
+    """
+
+    def __init__(self, *, mode: str = "wdl", wins: int = 60, draws: int = 30, losses: int = 40,
+                 pairs: Sequence[int] = (), level: float = 0.95, elo0: float = 0.0,
+                 elo1: float = 10.0, alpha: float = 0.05, beta: float = 0.05,
+                 what_if_games: int = 1000, results_dir: str | os.PathLike[str] | None = None
+                 ) -> None:
+        import ipywidgets as widgets
+
+        given = list(pairs) if len(pairs) == 5 else [0] * 5
+        self.presets = explore_elo.presets(results_dir, mode=mode, wins=wins, draws=draws,
+                                           losses=losses, pairs=given)
+        first = self.presets[0]
+        self.preset = widgets.Dropdown(options=[(p.label, i) for i, p in enumerate(self.presets)],
+                                       value=0, description="preset",
+                                       layout={"width": "640px"})
+        self.mode = widgets.ToggleButtons(options=[("W/D/L (cutechess)", "wdl"),
+                                                   ("game pairs (fastchess)", "pentanomial")],
+                                          value=first.mode, description="counts from",
+                                          style={"button_width": "200px"})
+        self.wins = widgets.IntText(value=wins, description="W (wins)")
+        self.draws = widgets.IntText(value=draws, description="D (draws)")
+        self.losses = widgets.IntText(value=losses, description="L (losses)")
+        self.pairs = [widgets.IntText(value=v, description=name, layout={"width": "150px"})
+                      for name, v in zip(explore_elo.PAIR_NAMES, given, strict=True)]
+        self.level = widgets.FloatSlider(value=level, min=0.5, max=0.999, step=0.005,
+                                         description="confidence", readout_format=".3f")
+        self.elo0 = widgets.FloatText(value=elo0, description="SPRT elo0")
+        self.elo1 = widgets.FloatText(value=elo1, description="SPRT elo1")
+        self.alpha = widgets.FloatText(value=alpha, description="alpha")
+        self.beta = widgets.FloatText(value=beta, description="beta")
+        self.what_if = widgets.IntSlider(value=what_if_games, min=10, max=20000, step=10,
+                                         description="what if: games",
+                                         style={"description_width": "initial"},
+                                         layout={"width": "500px"})
+        self.text = widgets.HTML()
+        self.image = widgets.Image(format="png")
+        self.result: EloExplorerResult | None = None
+        self._loading = False
+        self.preset.observe(self._load_preset, names="value")
+        for control in (self.mode, self.wins, self.draws, self.losses, self.level, self.elo0,
+                        self.elo1, self.alpha, self.beta, self.what_if, *self.pairs):
+            control.observe(self.update, names="value")
+        self.box = widgets.VBox([
+            self.preset, self.mode,
+            widgets.HBox([self.wins, self.draws, self.losses]), widgets.HBox(self.pairs),
+            widgets.HBox([self.level, self.what_if]),
+            widgets.HBox([self.elo0, self.elo1, self.alpha, self.beta]),
+            self.text, self.image])
+        self.update()
+
+    def _load_preset(self, *_: Any) -> None:
+        chosen = self.presets[self.preset.value]
+        self._loading = True
+        try:
+            self.mode.value = chosen.mode
+            self.wins.value, self.draws.value, self.losses.value = (
+                chosen.wins, chosen.draws, chosen.losses)
+            for control, value in zip(self.pairs, chosen.pairs, strict=True):
+                control.value = value
+        finally:
+            self._loading = False
+        self.update()
+
+    def update(self, *_: Any) -> None:
+        """Recompute the record, the text and the PNG from the controls."""
+        if self._loading:
+            return
+        try:
+            result = explore_elo.explore(
+                self.mode.value, wins=self.wins.value, draws=self.draws.value,
+                losses=self.losses.value, pairs=[c.value for c in self.pairs],
+                level=self.level.value, elo0=self.elo0.value, elo1=self.elo1.value,
+                alpha=self.alpha.value, beta=self.beta.value, what_if_games=self.what_if.value)
+        except ValueError as error:
+            self.result = None
+            self.text.value = f"<p style='color:#b00'>error: {html.escape(str(error))}</p>"
+            return
+        self.result = result
+        self.text.value = result_html(result)
+        self.image.value = figure_png(result_figure(result))
+
+
+def explorer_widget(**initial: Any) -> Any:
+    """The explorer's widget box (see :class:`EloExplorerWidget` for the arguments)."""
+    return EloExplorerWidget(**initial).box

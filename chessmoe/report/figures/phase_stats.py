@@ -4,7 +4,7 @@ Every function reads a :class:`PhaseStats` (the frames of one ``results/stats/<n
 directory), draws or tabulates one paper artefact, saves it under the paper's
 numbering and returns an :class:`~chessmoe.report.figures.style.Artefact`.
 
-Labelling conventions (see ``FACTS.md`` section 1):
+Labelling conventions (see ``docs/phases.md``):
 
 * *position-only* phase (``phase_T``): the Lichess phase of each position alone,
   the label the phase datasets use (Fig. 13 b);
@@ -48,6 +48,7 @@ __all__ = [
     "label_agreement_table",
     "load_stats",
     "paper_comparison",
+    "readable_columns",
     "summary_metrics",
 ]
 
@@ -453,3 +454,20 @@ def label_agreement_table(stats_list: list[PhaseStats], split: str = "all") -> p
     table = pd.concat(frames)
     table.index.name = "source / table"
     return table
+
+
+def readable_columns(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with human column names for display (``differ_pct`` -> ``Phases differ (%)``,
+    ``opening_pct_position_only`` -> ``Opening, position only (%)``); the saved artefact keeps
+    its machine-readable names."""
+    def name(column: str) -> str:
+        if column == "differ_pct":
+            return "Phases differ (%)"
+        phase, _, labelling = column.partition("_pct_")
+        if labelling:
+            return f"{phase.capitalize()}, {labelling.replace('_', ' ')} (%)"
+        return column.replace("_", " ")
+    out = table.rename(columns=name)
+    if out.index.name:
+        out.index.name = out.index.name.capitalize()
+    return out

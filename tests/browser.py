@@ -1,0 +1,204 @@
+"""Driving the Voila explorers in a real browser (Debian's chromium + chromedriver).
+
+Used by tests/test_browser.py and by ``python -m tests.browser`` to refresh the screenshots
+under docs/.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+
+
+def missing() -> str | None:
+    """Why the browser test cannot run here (None when it can)."""
+    if not CHROMIUM.exists():
+        return f"{CHROMIUM} is absent (apt-get install chromium)"
+    if not CHROMEDRIVER.exists():
+        return f"{CHROMEDRIVER} is absent (apt-get install chromium-driver)"
+    voila = Path(sys.executable).parent / "voila"
+    if not voila.exists() and shutil.which("voila") is None:
+        return "voila is not installed (pip install voila)"
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (pip install selenium)"
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def voila(notebook: str) -> Iterator[str]:
+    """Serve ``notebooks/<notebook>`` with Voila on a free localhost port; yields its URL."""
+    port = _free_port()
+    voila_bin = Path(sys.executable).parent / "voila"
+    command = [str(voila_bin if voila_bin.exists() else shutil.which("voila")),
+               str(ROOT / "notebooks" / notebook), "--no-browser", f"--port={port}",
+               "--Voila.ip=127.0.0.1"]
+    env = os.environ | {"PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.3)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@contextmanager
+def jupyterlab(root: Path) -> Iterator[str]:
+    """JupyterLab on a free localhost port over ``root`` (no token; config, workspaces and
+    runtime files kept under ``root``); yields its URL."""
+    port = _free_port()
+    jupyter = Path(sys.executable).parent / "jupyter"
+    env = os.environ | {"PYTHONPATH": str(ROOT), "JUPYTER_CONFIG_DIR": str(root / ".cfg"),
+                        "JUPYTERLAB_WORKSPACES_DIR": str(root / ".ws"),
+                        "JUPYTER_RUNTIME_DIR": str(root / ".rt")}
+    process = subprocess.Popen(
+        [str(jupyter), "lab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
+         "--IdentityProvider.token=", "--ServerApp.password=", f"--ServerApp.root_dir={root}",
+         "--allow-root"], cwd=root, env=env, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.3)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def lab_run_all(driver: Any, timeout: float = 60) -> None:
+    """JupyterLab's Run > Run All Cells (retried until the menu answers)."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.common.by import By
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            driver.find_element(By.XPATH, "//div[contains(@class,'lm-MenuBar-itemLabel') "
+                                          "and text()='Run']").click()
+            time.sleep(0.5)
+            driver.find_element(By.XPATH, "//div[contains(@class,'lm-Menu-itemLabel') "
+                                          "and text()='Run All Cells']").click()
+            return
+        except WebDriverException:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(1)
+
+
+@contextmanager
+def chromium(width: int = 1250, height: int = 1500) -> Iterator[Any]:
+    """A headless Chromium driven by chromedriver."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                 "--disable-gpu", f"--window-size={width},{height}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def set_text_input(driver: Any, label: str, value: str) -> None:
+    """Type ``value`` into the ipywidgets text box labelled ``label`` and commit it."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    box = driver.find_element(
+        By.XPATH, f"//label[normalize-space()='{label}']/following-sibling::input")
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys(value, Keys.ENTER)
+
+
+def wait_for(driver: Any, css: str, timeout: float = 60) -> Any:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout).until(
+        expected_conditions.presence_of_element_located((By.CSS_SELECTOR, css)))
+
+
+def image_sources(driver: Any) -> list[str]:
+    from selenium.webdriver.common.by import By
+
+    return [str(i.get_attribute("src")) for i in driver.find_elements(By.CSS_SELECTOR,
+                                                                       "img.widget-image")]
+
+
+def element_png(driver: Any, css: str) -> bytes:
+    """A screenshot of the first element matching ``css`` (the explorer's widget box)."""
+    from selenium.webdriver.common.by import By
+
+    element = driver.find_element(By.CSS_SELECTOR, css)
+    driver.execute_script("arguments[0].scrollIntoView();", element)
+    return bytes(element.screenshot_as_png)
+
+
+def save_small_png(data: bytes, path: Path) -> None:
+    """Save a screenshot with a 64-colour palette (small enough to commit)."""
+    import io
+
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(data)).convert("RGB")
+    image.quantize(colors=64).save(path, optimize=True)
+
+
+if __name__ == "__main__":  # refresh docs/ screenshots
+    with voila("07_elo_explorer.ipynb") as url, chromium() as driver:
+        driver.get(url)
+        wait_for(driver, "img.widget-image")
+        time.sleep(2)
+        save_small_png(element_png(driver, ".widget-vbox"), ROOT / "docs" / "elo-explorer.png")
+    print("saved docs/elo-explorer.png")
+    with voila("12_phase_explorer.ipynb") as url, chromium(height=1100) as driver:
+        driver.get(url)
+        wait_for(driver, ".widget-vbox svg")
+        time.sleep(2)
+        save_small_png(element_png(driver, ".widget-vbox"), ROOT / "docs" / "phase-explorer.png")
+        from selenium.webdriver.common.by import By
+
+        first = driver.find_elements(By.CSS_SELECTOR, ".jp-RenderedHTMLCommon")[2]
+        save_small_png(bytes(first.screenshot_as_png), ROOT / "docs" / "phase-positions.png")
+    print("saved docs/phase-explorer.png, docs/phase-positions.png")

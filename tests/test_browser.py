@@ -1,0 +1,82 @@
+"""The explorers in a real browser: Voila serves the notebook on localhost, Chromium changes an
+input and the plot image changes. Skipped with the reason when chromium, chromedriver, voila or
+selenium are absent (.ci/run installs them)."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tests import browser
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(browser.missing() is not None,
+                                 reason=str(browser.missing()))]
+
+
+def test_the_elo_explorer_redraws_its_plot_in_chromium() -> None:
+    from selenium.webdriver.common.by import By
+
+    with browser.voila("07_elo_explorer.ipynb") as url, browser.chromium() as driver:
+        driver.get(url)
+        browser.wait_for(driver, "img.widget-image")
+        page = driver.page_source
+        assert "explore_elo.explore(" not in page  # Voila shows no code cells
+        assert "&lt;Figure size" not in page and "<Figure size" not in driver.find_element(
+            By.TAG_NAME, "body").text
+        before = browser.image_sources(driver)
+        assert before and all(src.startswith("blob:") for src in before)
+        assert "+53.9 +/- 53.3 Elo" in driver.find_element(By.TAG_NAME, "body").text
+        browser.set_text_input(driver, "W (wins)", "13")
+        deadline = time.monotonic() + 20
+        while browser.image_sources(driver) == before and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert browser.image_sources(driver) != before
+        body = driver.find_element(By.TAG_NAME, "body").text
+        assert "W 13, D 30, L 40" in body
+
+
+def test_the_phase_explorer_redraws_its_board_in_chromium() -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    with browser.voila("12_phase_explorer.ipynb") as url, browser.chromium() as driver:
+        driver.get(url)
+        box = browser.wait_for(driver, ".widget-vbox svg")
+        assert "xp.PhaseExplorerWidget(" not in driver.page_source  # no code cells
+        text = driver.find_element(By.TAG_NAME, "body").text
+        assert "Mixedness crosses 150" in text and "Phase (whole-game division)" in text
+        before = box.get_attribute("outerHTML")
+        Select(driver.find_element(By.CSS_SELECTOR, ".widget-dropdown select")).select_by_index(3)
+        deadline = time.monotonic() + 20
+        while (driver.find_element(By.CSS_SELECTOR, ".widget-vbox svg").get_attribute(
+                "outerHTML") == before and time.monotonic() < deadline):
+            time.sleep(0.2)
+        assert driver.find_element(By.CSS_SELECTOR, ".widget-vbox svg").get_attribute(
+            "outerHTML") != before
+
+
+def test_the_elo_explorer_draws_its_plot_in_jupyterlab(tmp_path: Path) -> None:
+    """The original bug: in JupyterLab each update printed <Figure size ...> instead of a plot.
+    The notebook runs from a copy, so JupyterLab's autosave cannot touch the repository."""
+    from selenium.webdriver.common.by import By
+
+    (tmp_path / "notebooks").mkdir()
+    shutil.copy(browser.ROOT / "notebooks" / "07_elo_explorer.ipynb", tmp_path / "notebooks")
+    (tmp_path / "results").symlink_to(browser.ROOT / "results")
+    with browser.jupyterlab(tmp_path) as url, browser.chromium() as driver:
+        driver.get(url + "lab/tree/notebooks/07_elo_explorer.ipynb")
+        browser.wait_for(driver, ".jp-Notebook", 90)
+        browser.lab_run_all(driver)
+        browser.wait_for(driver, "img.widget-image", 120)
+        before = browser.image_sources(driver)
+        browser.set_text_input(driver, "W (wins)", "13")
+        deadline = time.monotonic() + 20
+        while browser.image_sources(driver) == before and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert browser.image_sources(driver) != before
+        body = driver.find_element(By.TAG_NAME, "body").text
+        assert "W 13, D 30, L 40" in body and "<Figure size" not in body
