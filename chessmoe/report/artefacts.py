@@ -96,7 +96,7 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
             tables=(stems.TABLE3_POSITIONS_PER_PHASE, stems.TABLE4_GAMES_PER_PHASE,
                     stems.TABLE6_INPUT_REPRESENTATION, stems.EXTRAS_INPUT_PLANES,
                     stems.EXTRAS_DATASET_SIZES_BY_DEFINITION,
-                    *(f"extras/dataset-sizes-{source_name(s)}" for s in lay.dataset_compare))),
+                    *(stems.dataset_sizes(source_name(s)) for s in lay.dataset_compare))),
         NotebookJob(
             notebook="04_expert_losses.ipynb",
             params=lambda results, out: {"experts_dir": str(results / "experts" / lay.experts),

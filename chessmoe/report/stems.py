@@ -74,3 +74,8 @@ EXPERT_FIGURES: Final = {
 }
 #: Fig. 26-28: each method's Elo by setting, by figure number.
 METHOD_FIGURES: Final = {26: FIG26_ELO_SEPARATED, 27: FIG27_ELO_STAGED, 28: FIG28_ELO_WEIGHTED}
+
+
+def dataset_sizes(source_name: str) -> str:
+    """The stem of the dataset-size table of one compared source (notebook 02)."""
+    return f"extras/dataset-sizes-{source_name}"

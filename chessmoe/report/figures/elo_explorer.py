@@ -22,7 +22,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from chessmoe import elo
-from chessmoe.report import explore_elo
+from chessmoe.report import explore_elo, stems
 from chessmoe.report.explore_elo import EloExplorerResult
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure
 
@@ -83,7 +83,7 @@ def interval_curve(wins: int, draws: int, losses: int, *, level: float = 0.95,
 
 def explorer_figure(wins: int, draws: int, losses: int, *, level: float = 0.95,
                     out_dir: str | os.PathLike[str] | None = None,
-                    stem: str = "extras/elo-explorer") -> Artefact:
+                    stem: str = stems.EXTRAS_ELO_EXPLORER) -> Artefact:
     """(a) Elo and its interval as the same result is scaled to more games; (b) LOS."""
     curve = interval_curve(wins, draws, losses, level=level)
     info = describe(wins, draws, losses, level=level)

@@ -26,6 +26,7 @@ import pandas as pd
 
 from chessmoe import paper
 from chessmoe.games.stats import TABLE_COLUMNS, load
+from chessmoe.report import stems
 from chessmoe.report.figures.style import (
     PHASE_COLORS,
     PHASE_LABELS,
@@ -163,8 +164,8 @@ def fig02_phase_distribution(stats: PhaseStats, out_dir: str | os.PathLike[str],
     bottom.legend(loc="center right", framealpha=0.9)
     fig.suptitle(f"Fig. 2 — Lichess phases by move number ({table} table)\n"
                  f"{_source_note(stats, split)}", fontsize=10)
-    return Artefact("fig02-phase-distribution",
-                    save_figure(fig, out_dir, "fig02-phase-distribution"), figure=fig)
+    return Artefact(stems.FIG02_PHASE_DISTRIBUTION,
+                    save_figure(fig, out_dir, stems.FIG02_PHASE_DISTRIBUTION), figure=fig)
 
 
 # --- Fig. 8, 9, 10: per-move-number features --------------------------------------------
@@ -198,7 +199,7 @@ def fig08_mixedness(stats: PhaseStats, out_dir: str | os.PathLike[str], *,
     ax.legend()
     ax.set_title(f"Fig. 8 — Mixedness by move number\n{_source_note(stats, split)}",
                  fontsize=10)
-    return Artefact("fig08-mixedness", save_figure(fig, out_dir, "fig08-mixedness"),
+    return Artefact(stems.FIG08_MIXEDNESS, save_figure(fig, out_dir, stems.FIG08_MIXEDNESS),
                     figure=fig)
 
 
@@ -221,7 +222,7 @@ def fig09_pieces(stats: PhaseStats, out_dir: str | os.PathLike[str], *, split: s
     ax.legend()
     ax.set_title(f"Fig. 9 — Major and minor pieces by move number\n"
                  f"{_source_note(stats, split)}", fontsize=10)
-    return Artefact("fig09-pieces", save_figure(fig, out_dir, "fig09-pieces"), figure=fig)
+    return Artefact(stems.FIG09_PIECES, save_figure(fig, out_dir, stems.FIG09_PIECES), figure=fig)
 
 
 def fig10_sparse_backrank(stats: PhaseStats, out_dir: str | os.PathLike[str], *,
@@ -237,8 +238,8 @@ def fig10_sparse_backrank(stats: PhaseStats, out_dir: str | os.PathLike[str], *,
     ax.set_ylim(0, 101)
     ax.set_title(f"Fig. 10 — Sparse back rank by move number\n{_source_note(stats, split)}",
                  fontsize=10)
-    return Artefact("fig10-sparse-backrank",
-                    save_figure(fig, out_dir, "fig10-sparse-backrank"), figure=fig)
+    return Artefact(stems.FIG10_SPARSE_BACKRANK,
+                    save_figure(fig, out_dir, stems.FIG10_SPARSE_BACKRANK), figure=fig)
 
 
 # --- Fig. 11: phase start moves ------------------------------------------------------------
@@ -268,7 +269,7 @@ def fig11_phase_starts(stats: PhaseStats, out_dir: str | os.PathLike[str], *,
     ax.legend(fontsize=8)
     ax.set_title(f"Fig. 11 — Phase start moves (Lichess division, {table} table)\n"
                  f"{_source_note(stats, split)}", fontsize=10)
-    return Artefact("fig11-phase-starts", save_figure(fig, out_dir, "fig11-phase-starts"),
+    return Artefact(stems.FIG11_PHASE_STARTS, save_figure(fig, out_dir, stems.FIG11_PHASE_STARTS),
                     figure=fig)
 
 
@@ -321,8 +322,8 @@ def fig12_results_by_phase(stats: PhaseStats, out_dir: str | os.PathLike[str], *
                  + f" %; paper (KingBase) {ref['draws_pct']:.2f} / "
                  f"{ref['draws_reaching_middlegame_pct']:.2f} / "
                  f"{ref['draws_reaching_endgame_pct']:.2f} %", fontsize=9)
-    return Artefact("fig12-results-by-phase",
-                    save_figure(fig, out_dir, "fig12-results-by-phase"), figure=fig,
+    return Artefact(stems.FIG12_RESULTS_BY_PHASE,
+                    save_figure(fig, out_dir, stems.FIG12_RESULTS_BY_PHASE), figure=fig,
                     table=frame)
 
 
@@ -374,8 +375,8 @@ def fig13_phase_coverage(stats: PhaseStats, out_dir: str | os.PathLike[str], *,
     frame = pd.DataFrame({"games_pct": games_pct, "positions_pct_position_only": pos_only,
                           "positions_pct_division": division, "paper_games_pct": paper_games,
                           "paper_positions_pct": paper_pos}, index=list(PHASE_LABELS))
-    return Artefact("fig13-phase-coverage",
-                    save_figure(fig, out_dir, "fig13-phase-coverage"), figure=fig,
+    return Artefact(stems.FIG13_PHASE_COVERAGE,
+                    save_figure(fig, out_dir, stems.FIG13_PHASE_COVERAGE), figure=fig,
                     table=frame)
 
 
