@@ -40,6 +40,7 @@ def test_the_elo_explorer_redraws_its_plot_in_chromium() -> None:
 
 
 def test_the_phase_explorer_redraws_its_board_in_chromium() -> None:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
@@ -51,12 +52,21 @@ def test_the_phase_explorer_redraws_its_board_in_chromium() -> None:
         assert "Mixedness crosses 150" in text and "Phase (whole-game division)" in text
         before = box.get_attribute("outerHTML")
         Select(driver.find_element(By.CSS_SELECTOR, ".widget-dropdown select")).select_by_index(3)
+
+        def board() -> str:
+            # the widget replaces the svg element while redrawing: a stale handle is re-read
+            for _ in range(50):
+                try:
+                    return str(driver.find_element(By.CSS_SELECTOR, ".widget-vbox svg")
+                               .get_attribute("outerHTML"))
+                except StaleElementReferenceException:
+                    time.sleep(0.1)
+            raise AssertionError("the board never settled")
+
         deadline = time.monotonic() + 20
-        while (driver.find_element(By.CSS_SELECTOR, ".widget-vbox svg").get_attribute(
-                "outerHTML") == before and time.monotonic() < deadline):
+        while board() == before and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert driver.find_element(By.CSS_SELECTOR, ".widget-vbox svg").get_attribute(
-            "outerHTML") != before
+        assert board() != before
 
 
 def test_the_elo_explorer_draws_its_plot_in_jupyterlab(tmp_path: Path) -> None:
