@@ -10,6 +10,7 @@ import chess
 import chess.engine
 import pytest
 
+import chessmoe
 from chessmoe.play.engine import cp_to_value, value_to_cp
 from chessmoe.play.uci import EngineOptions, UciEngine, wait_for
 
@@ -50,7 +51,7 @@ class Dialogue:
 def test_scripted_dialogue() -> None:
     d = Dialogue()
     lines = d.say("uci")
-    assert lines[0].startswith("id name chessmoe") and lines[-1] == "uciok"
+    assert lines[0] == f"id name chessmoe {chessmoe.__version__}" and lines[-1] == "uciok"
     for name in ("Batch_Size", "Nodes", "Simulations", "Fixed_Movetime", "Model_Directory",
                  "Phase_Definition", "Routing", "Threads"):
         assert any(f"option name {name} type" in line for line in lines), name

@@ -392,6 +392,7 @@ def test_uci_dialogue_with_the_ntuple_player(smoke_run: Path) -> None:
         return [ln for ln in out.getvalue().splitlines() if ln.startswith("bestmove")]
 
     engine.handle("uci")
+    assert out.getvalue().splitlines()[0].startswith("id name chessmoe ntuple ")
     engine.handle("isready")
     assert out.getvalue().splitlines()[-1] == "readyok"
     gos = ["go nodes 150", "go movetime 200", "go", "go infinite"]

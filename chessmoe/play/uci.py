@@ -138,7 +138,9 @@ class UciEngine:
 
     # -- commands --
     def _cmd_uci(self, _: str) -> None:
-        self.send(f"id name chessmoe {chessmoe.__version__}")
+        # a GUI lists engines by this name: the related players say which engine they are
+        suffix = "" if self.engine == "moe" else f" {self.engine}"
+        self.send(f"id name chessmoe{suffix} {chessmoe.__version__}")
         self.send("id author chessmoe developers")
         defaults = EngineOptions()
         for name in EngineOptions.__dataclass_fields__:
