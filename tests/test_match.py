@@ -439,7 +439,7 @@ def test_the_ratings_design_is_a_round_robin_with_stockfish_anchors(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every pair of players once, all on the same openings; the related engines join only
     when their weights are committed; the anchor is one of the players."""
-    from chessmoe.play.tournament import RATING_ANCHOR, ratings_spec
+    from chessmoe.play.tournament import RATING_ANCHOR, RATING_CHECK, ratings_spec
 
     experts = tmp_path / "experts"
     for name in ("regular", "staged"):
@@ -449,15 +449,19 @@ def test_the_ratings_design_is_a_round_robin_with_stockfish_anchors(
     (tmp_path / "results" / "experts").mkdir(parents=True)
     spec = ratings_spec(str(experts))
     names = {p for m in spec.matches for p in (m.first.name, m.second.name)}
-    assert names == {"regular", "staged", "sf-sl0-n50", "sf-sl0-n200", RATING_ANCHOR[0]}
-    assert len(spec.matches) == 5 * 4 // 2
+    assert names == {"regular", "staged", "sf-sl0-n50", "sf-sl0-n200", RATING_ANCHOR[0],
+                     RATING_CHECK[0]}
+    assert len(spec.matches) == 6 * 5 // 2
     assert {m.group for m in spec.matches} == {"round-robin"}
-    assert len({frozenset((m.first.name, m.second.name)) for m in spec.matches}) == 10
+    assert len({frozenset((m.first.name, m.second.name)) for m in spec.matches}) == 15
     (tmp_path / "results" / "related" / "ntuple").mkdir(parents=True)
     with_ntuple = ratings_spec(str(experts))
-    assert len(with_ntuple.matches) == 6 * 5 // 2
+    assert len(with_ntuple.matches) == 7 * 6 // 2
     assert any(m.first.kind == "ntuple" or m.second.kind == "ntuple"
                for m in with_ntuple.matches)
+    # a new player only adds pairings: every earlier match keeps its name and its players,
+    # so a committed round robin resumes
+    assert set(spec.matches) <= set(with_ntuple.matches)
 
 
 def test_a_stockfish_player_named_portably_is_found(stockfish: Path) -> None:

@@ -169,3 +169,16 @@ def test_the_tournament_rating_list_reads_game_records(tmp_path: Path) -> None:
     figures.fig_rating_list(tmp_path, tmp_path / "out", "anchor", 1000.0)
     assert (tmp_path / "out" / "rating-list.png").stat().st_size > 0
     assert figures.rating_rows(tmp_path, "nobody", 0.0) == []
+
+
+def test_the_scale_check_says_whether_the_nominal_rating_is_inside_the_interval() -> None:
+    from chessmoe.report.figures.ratings import check_note
+    from chessmoe.report.ratings import RatingRow
+
+    near = RatingRow(1, "sf-elo1500-t100", 1460.0, 80.0, 1380.0, 1540.0, 5.0, 12)
+    far = RatingRow(1, "sf-elo1500-t100", 1700.0, 80.0, 1620.0, 1780.0, 11.0, 12)
+    check = ("sf-elo1500-t100", 1500.0)
+    assert "1460 [1380, 1540] over 12 games" in str(check_note([near], check))
+    assert "inside the interval" in str(check_note([near], check))
+    assert "outside the interval" in str(check_note([far], check))
+    assert check_note([], check) is None  # not played yet: no note

@@ -527,22 +527,30 @@ def smoke_spec(experts_root: str, *, pairs: int = 1) -> TournamentSpec:
 
 
 RATING_ANCHOR = ("sf-elo1350-t100", 1350.0)  # the named player the rating list is fixed to
+RATING_CHECK = ("sf-elo1500-t100", 1500)  # a second UCI_Elo level: where the list puts it
 
 
 def stockfish_anchors() -> list[PlayerSpec]:
     """Stockfish 15.1 players spanning the kit's engines: Skill Level 0 at 50 and 200 nodes,
-    and UCI_LimitStrength at UCI_Elo 1350 (its minimum) with 100 ms a move -- the one whose
-    rating means something outside this list (Stockfish calibrates UCI_Elo at a time control,
-    so even it is only roughly 1350 here)."""
+    and UCI_LimitStrength at UCI_Elo 1350 (its minimum) and 1500, with 100 ms a move. The
+    1350 player is the anchor (Stockfish calibrates UCI_Elo at a time control, so even it is
+    only roughly 1350 here); where the list then places the 1500 player checks how far
+    Stockfish's own scale holds at 100 ms. Players are only ever appended to this list, so a
+    committed round robin resumes with the new pairings added."""
     sl0 = (("Skill Level", 0), ("Threads", 1), ("Hash", 16))
+
+    def limited(name: str, elo: int) -> PlayerSpec:
+        return PlayerSpec(name=name, kind="uci", command=("stockfish",),
+                          options=(("UCI_LimitStrength", True), ("UCI_Elo", elo),
+                                   ("Threads", 1), ("Hash", 16)),
+                          nodes=None, movetime_ms=100)
+
     return [PlayerSpec(name="sf-sl0-n50", kind="uci", command=("stockfish",), options=sl0,
                        nodes=50),
             PlayerSpec(name="sf-sl0-n200", kind="uci", command=("stockfish",), options=sl0,
                        nodes=200),
-            PlayerSpec(name=RATING_ANCHOR[0], kind="uci", command=("stockfish",),
-                       options=(("UCI_LimitStrength", True), ("UCI_Elo", 1350),
-                                ("Threads", 1), ("Hash", 16)),
-                       nodes=None, movetime_ms=100)]
+            limited(RATING_ANCHOR[0], 1350),
+            limited(RATING_CHECK[0], RATING_CHECK[1])]
 
 
 def ratings_spec(experts_root: str, *, pairs: int = 3, backend: str = "onnx"

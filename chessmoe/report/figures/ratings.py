@@ -14,11 +14,12 @@ import os
 
 import pandas as pd
 
+from chessmoe.play.tournament import RATING_CHECK
 from chessmoe.report import stems
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 from chessmoe.report.ratings import RatingRow, rating_table, tournament_results
 
-__all__ = ["fig_rating_list", "rating_rows", "table_rating_list"]
+__all__ = ["check_note", "fig_rating_list", "rating_rows", "table_rating_list"]
 
 
 def rating_rows(tournament_dir: str | os.PathLike[str], anchor: str, anchor_elo: float
@@ -36,8 +37,25 @@ def _fmt(x: float) -> str:
                                         if x == -math.inf else f"{x:.0f}")
 
 
+def check_note(rows: list[RatingRow], check: tuple[str, float]) -> str | None:
+    """Where the list puts a second Stockfish UCI_Elo level beside its nominal rating (a
+    check on the anchor's scale), or None while that player has no games."""
+    name, nominal = check
+    row = next((r for r in rows if r.name == name), None)
+    if row is None:
+        return None
+    inside = row.low <= nominal <= row.high
+    return (f"Scale check: {name} (nominal UCI_Elo {nominal:.0f}) is placed at {_fmt(row.elo)} "
+            f"[{_fmt(row.low)}, {_fmt(row.high)}] over {row.games} games: its nominal rating is "
+            + ("inside the interval, so Stockfish's own scale is not contradicted between the "
+               "two levels at 100 ms a move." if inside else
+               "outside the interval, so at 100 ms a move Stockfish's UCI_Elo steps do not "
+               "keep their nominal size on this list."))
+
+
 def table_rating_list(tournament_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str],
-                      anchor: str, anchor_elo: float) -> Artefact:
+                      anchor: str, anchor_elo: float,
+                      check: tuple[str, float] | None = RATING_CHECK) -> Artefact:
     rows = rating_rows(tournament_dir, anchor, anchor_elo)
     frame = pd.DataFrame([{"Rank": r.rank, "Player": r.name, "Rating": _fmt(r.elo),
                            "95 % interval": f"[{_fmt(r.low)}, {_fmt(r.high)}]",
@@ -50,6 +68,9 @@ def table_rating_list(tournament_dir: str | os.PathLike[str], out_dir: str | os.
              "recognisable scale, it does not make these human ratings.",
              "Same list from the PGNs: chessmoe ratings results/tournaments/ratings/*/games.pgn "
              f"--anchor {anchor}={anchor_elo:.0f}"]
+    checked = check_note(rows, check) if check else None
+    if checked:
+        notes.append(checked)
     if not rows:
         notes.insert(0, "No games with the anchor yet.")
     paths = save_table(frame.set_index("Rank"), out_dir, stems.RATING_LIST_TABLE,
