@@ -59,7 +59,7 @@ def table_rating_list(tournament_dir: str | os.PathLike[str], out_dir: str | os.
     rows = rating_rows(tournament_dir, anchor, anchor_elo)
     frame = pd.DataFrame([{"Rank": r.rank, "Player": r.name, "Rating": _fmt(r.elo),
                            "95 % interval": f"[{_fmt(r.low)}, {_fmt(r.high)}]",
-                           "Points": r.points, "Games": r.games} for r in rows],
+                           "Points": f"{r.points:g}", "Games": r.games} for r in rows],
                          columns=["Rank", "Player", "Rating", "95 % interval", "Points",
                                   "Games"])
     notes = [f"Maximum-likelihood logistic Elo from every game of the round robin, anchored "
