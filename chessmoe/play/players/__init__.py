@@ -25,7 +25,8 @@ from typing import Literal, get_args
 from chessmoe._io.errors import KitError
 from chessmoe.play.engine import Searcher
 
-__all__ = ["RELATED_KINDS", "RelatedKind", "build_searcher", "default_model_dir", "train"]
+__all__ = ["RELATED_KINDS", "RelatedKind", "build_searcher", "default_model_dir", "run_files",
+           "train"]
 
 RelatedKind = Literal["deepchess", "ntuple", "mais"]
 RELATED_KINDS: tuple[str, ...] = get_args(RelatedKind)
@@ -56,6 +57,20 @@ def default_model_dir(kind: str) -> Path | None:
         return None
     path = results / "related" / kind
     return path if path.is_dir() else None
+
+
+def run_files(kind: str, model_dir: Path | None, *names: str) -> list[Path]:
+    """The files ``names`` of a trained run of engine ``kind`` in ``model_dir``; a
+    :class:`KitError` saying how to train one when there is no run or a file is missing."""
+    train = f"python -m chessmoe related train {kind}"
+    if model_dir is None:
+        raise KitError(f"no trained {kind} weights: run `{train}` or set Model_Directory")
+    paths = [Path(model_dir) / name for name in names]
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing:
+        raise KitError(f"{' and '.join(missing)} not found: train with `{train} --out "
+                       f"{model_dir}`")
+    return paths
 
 
 def build_searcher(kind: str, model_dir: str | Path | None = None, *,

@@ -157,14 +157,9 @@ def build_searcher(model_dir: Path | None, *, threads: int = 1) -> Searcher:
     """A :class:`DeepChessPlayer` with the weights and shape of ``model_dir`` (a run)."""
     import torch
 
-    if model_dir is None:
-        raise KitError("no trained DeepChess weights: run `python -m chessmoe related train "
-                       "deepchess` or set Model_Directory")
-    path = Path(model_dir) / WEIGHTS
-    config_path = Path(model_dir) / "config.json"
-    if not path.is_file() or not config_path.is_file():
-        raise KitError(f"{path} or its config.json not found: train with `python -m chessmoe "
-                       f"related train deepchess --out {model_dir}`")
+    from chessmoe.play.players import run_files
+
+    path, config_path = run_files("deepchess", model_dir, WEIGHTS, "config.json")
     config = json.loads(config_path.read_text())
     shape = Shape(pos2vec=tuple(config["pos2vec"]), head=tuple(config["head"]))
     torch.set_num_threads(max(1, threads))

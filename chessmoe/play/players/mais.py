@@ -257,13 +257,9 @@ def build_searcher(model_dir: Path | None, *, threads: int = 1) -> Searcher:
     """A :class:`MaisPlayer` with the weights of ``model_dir`` (a run directory)."""
     import torch
 
-    if model_dir is None:
-        raise KitError("no trained MAIS weights: run `python -m chessmoe related train mais` "
-                       "or set Model_Directory")
-    path = Path(model_dir) / WEIGHTS
-    if not path.is_file():
-        raise KitError(f"{path} not found: train with `python -m chessmoe related train mais "
-                       f"--out {model_dir}`")
+    from chessmoe.play.players import run_files
+
+    (path,) = run_files("mais", model_dir, WEIGHTS)
     torch.set_num_threads(max(1, threads))
     return MaisPlayer(load_weights(path))
 

@@ -1,0 +1,38 @@
+"""The seam of the related engines (chessmoe.play.players): unknown kinds and missing runs are
+one clear KitError each, naming what is missing and how to train it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chessmoe._io.errors import KitError
+from chessmoe.play.players import build_searcher, run_files
+
+
+@pytest.mark.parametrize("kind", ["deepchess", "mais"])
+def test_an_empty_run_directory_names_the_missing_file_and_the_command(
+        kind: str, tmp_path: Path) -> None:
+    with pytest.raises(KitError) as error:
+        build_searcher(kind, tmp_path)
+    message = str(error.value)
+    assert str(tmp_path) in message and "not found" in message
+    assert f"python -m chessmoe related train {kind} --out {tmp_path}" in message
+    assert "\n" not in message
+
+
+def test_run_files_returns_the_files_in_order_or_says_there_is_no_run(tmp_path: Path) -> None:
+    for name in ("weights.pt", "config.json"):
+        (tmp_path / name).write_text("x")
+    assert run_files("x", tmp_path, "config.json", "weights.pt") == [
+        tmp_path / "config.json", tmp_path / "weights.pt"]
+    with pytest.raises(KitError, match="no trained x weights"):
+        run_files("x", None, "weights.pt")
+    with pytest.raises(KitError, match=r"missing\.bin not found"):
+        run_files("x", tmp_path, "weights.pt", "missing.bin")
+
+
+def test_an_unknown_engine_lists_the_known_ones() -> None:
+    with pytest.raises(KitError, match="unknown engine 'alphazero': one of moe, deepchess"):
+        build_searcher("alphazero")
