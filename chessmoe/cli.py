@@ -173,7 +173,11 @@ def _analyse(args: argparse.Namespace) -> int:
             print(f"chessmoe analyse: move {uci!r} in {board.fen()}: {error}", file=sys.stderr)
             return 2
     options = _engine_options(args)
-    evaluator, description = options.evaluator_spec().build()
+    try:
+        evaluator, description = options.evaluator_spec().build()
+    except ValueError as error:  # e.g. a phase the bundle has no expert for
+        print(f"chessmoe analyse: {error}", file=sys.stderr)
+        return 2
     print(description)
     player = Player(evaluator, SearchConfig(batch_size=options.Batch_Size))
     result = player.play(board, Limits(nodes=options.Nodes or None,
@@ -197,6 +201,21 @@ def _analyse(args: argparse.Namespace) -> int:
     return 0
 
 
+def _count(least: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least ``least`` (argparse prints the one line)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{value} is below {least}")
+        return value
+
+    return parse
+
+
 def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--experts", type=Path, default=None,
                         help="expert bundle (default: the kit's committed small experts, "
@@ -207,11 +226,11 @@ def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--routing", default="majority", choices=("majority", "split", "soft"))
     parser.add_argument("--gate", default=None,
                         help="phase definition of the gate (default: the bundle's)")
-    parser.add_argument("--single-expert", type=int, default=None,
+    parser.add_argument("--single-expert", type=_count(0), default=None,
                         help="use only this phase's expert, the baseline elsewhere")
-    parser.add_argument("--batch-size", type=int, default=8)
-    parser.add_argument("--nodes", type=int, default=800)
-    parser.add_argument("--movetime", type=int, default=None, help="ms per move")
+    parser.add_argument("--batch-size", type=_count(1), default=8)
+    parser.add_argument("--nodes", type=_count(1), default=800)
+    parser.add_argument("--movetime", type=_count(1), default=None, help="ms per move")
     parser.add_argument("--device", default="auto")
 
 
@@ -290,7 +309,10 @@ def _notebooks(args: argparse.Namespace) -> int:
                             figures=args.figures.resolve(), build=args.build.resolve(),
                             kernel=args.kernel, jobs=notebook_jobs(LAYOUTS[args.layout]),
                             parallel=args.parallel)
-    except (MissingResults, RuntimeError, ParameterError) as error:
+    except (MissingResults, ParameterError) as error:  # the user's to fix: exit 2
+        print(f"make figures: {error}", file=sys.stderr)
+        return 2
+    except RuntimeError as error:  # a notebook failed while running
         print(f"make figures: {error}", file=sys.stderr)
         return 1
     print(f"{len(paths)} files in {args.figures} ({time.monotonic() - start:.1f} s)")
@@ -455,8 +477,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--data-dir", type=Path, default=None)
     train.add_argument("--workers", type=int, default=None,
                        help="parallel training processes (default: the profile's)")
-    train.add_argument("--set", nargs="*", metavar="KEY=VALUE",
-                       help="override training options, e.g. --set epochs=1 batch_size=128")
+    train.add_argument("--set", nargs="+", action="extend", metavar="KEY=VALUE",
+                       help="override training options, e.g. --set epochs=1 batch_size=128 "
+                            "(repeatable)")
     train.add_argument("--quiet", action="store_true")
     train.set_defaults(handler=_train)
 
@@ -547,8 +570,9 @@ def build_parser() -> argparse.ArgumentParser:
                                         required=True)
     conf_show = conf_commands.add_parser("show", help="print a documented profile")
     conf_show.add_argument("profile")
-    conf_show.add_argument("--set", action="append", metavar="KEY=VALUE",
-                           help="a training override, parsed by the field's type")
+    conf_show.add_argument("--set", nargs="+", action="extend", metavar="KEY=VALUE",
+                           help="training overrides, parsed by each field's type, e.g. "
+                                "--set epochs=1 batch_size=128 (repeatable)")
     conf.set_defaults(handler=_config)
 
     nbs = commands.add_parser("notebooks", help="notebook hygiene and the figures runner",
@@ -631,7 +655,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except KitError as error:  # a problem the user can fix: one line, no traceback
-        print(f"chessmoe {args.command}: {error}", file=sys.stderr)
+        print(f"chessmoe {args.command}: {' '.join(str(error).split())}", file=sys.stderr)
+        return 2
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError) as error:
+        # a path the user named does not exist (or is the wrong kind): one line, no traceback
+        print(f"chessmoe {args.command}: {' '.join(str(error).split())}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"chessmoe {args.command}: interrupted (long jobs resume where they stopped)",

@@ -66,3 +66,66 @@ def test_stats_on_bad_input_is_one_line_and_exit_2(tmp_path: Path,
                      "--data-dir", str(tmp_path / "data"), "--quiet"])
         err = capsys.readouterr().err
         assert code == 2 and text in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["analyse", "startpos", "--nodes", "-5"], "argument --nodes: -5 is below 1"),
+    (["analyse", "startpos", "--batch-size", "0"], "argument --batch-size: 0 is below 1"),
+    (["analyse", "startpos", "--nodes", "abc"], "'abc' is not an integer"),
+])
+def test_engine_arguments_out_of_range_are_one_argparse_line(
+        argv: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert says in capsys.readouterr().err
+
+
+def test_user_mistakes_in_analyse_and_search_are_one_line_exit_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "model.pt").write_bytes(bytes(range(256)) * 2)  # not a torch file
+    cases = [(["analyse", "startpos", "--experts", str(tmp_path / "none"), "--nodes", "5"],
+              "No such file or directory"),
+             (["analyse", "startpos", "--single-expert", "7", "--nodes", "5"],
+              "single_expert 7 is not a phase id"),
+             (["analyse", "startpos", "--experts", str(bad / "model.pt"), "--nodes", "5"],
+              "cannot be loaded"),
+             (["search", "--bundle", str(tmp_path / "none"), "--out", str(tmp_path / "s")],
+              "not an expert bundle")]
+    for argv, says in cases:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert says in err and err.count("\n") == 1 and "Traceback" not in err, err
+
+
+def test_set_takes_several_values_and_checks_them_by_type(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["config", "show", "smoke", "--set", "epochs=3", "batch_size=64",
+                 "--set", "amp=off"]) == 0
+    out = capsys.readouterr().out
+    assert "epochs: 3.0" in out and "batch_size: 64" in out and "amp: off" in out
+    for value, says in (("amp=fp17", "expected one of bf16, fp16, off"),
+                        ("device=bogus", "expected auto, cpu, mps, cuda or cuda:N"),
+                        ("model=huge", "expected one of paper")):
+        assert main(["config", "show", "smoke", "--set", value]) == 2
+        assert says in capsys.readouterr().err
+
+
+def test_a_train_config_refuses_an_unknown_amp_even_from_a_file() -> None:
+    from chessmoe._io.errors import KitError
+    from chessmoe.nets.training import TrainConfig
+
+    with pytest.raises(KitError, match="amp='fp17'"):
+        TrainConfig.from_dict({"amp": "fp17"})
+    assert TrainConfig(amp="off", device="cuda:1").device == "cuda:1"
+
+
+def test_figures_without_results_exit_2_naming_the_make_target(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["notebooks", "figures", "--results", str(tmp_path / "none"),
+                 "--figures", str(tmp_path / "fig"), "--build", str(tmp_path / "b")])
+    assert code == 2
+    assert "make results-stats SOURCE=" in capsys.readouterr().err
+    assert not (tmp_path / "fig").exists()  # nothing written

@@ -36,3 +36,24 @@ def test_run_files_returns_the_files_in_order_or_says_there_is_no_run(tmp_path: 
 def test_an_unknown_engine_lists_the_known_ones() -> None:
     with pytest.raises(KitError, match="unknown engine 'alphazero': one of moe, deepchess"):
         build_searcher("alphazero")
+
+
+def test_the_lichess_excerpt_is_found_in_the_named_or_default_data_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chessmoe.games.sources import LICHESS_EXCERPT, lichess_excerpt, sample_path
+
+    named, default = tmp_path / "named", tmp_path / "default"
+    named.mkdir()
+    default.mkdir()
+    monkeypatch.setenv("CHESSMOE_DATA", str(default))
+    with pytest.raises(KitError, match="chessmoe data fetch lichess-2013-01 --first 5000"):
+        lichess_excerpt(named)
+    assert lichess_excerpt(None, or_sample=True) == sample_path()
+    with pytest.raises(KitError, match=str(named)):  # a named folder never falls back
+        lichess_excerpt(named, or_sample=True)
+    (default / LICHESS_EXCERPT).write_text("x")
+    assert lichess_excerpt(None) == default / LICHESS_EXCERPT
+    assert lichess_excerpt(named) == default / LICHESS_EXCERPT
+    (named / LICHESS_EXCERPT).write_text("y")
+    assert lichess_excerpt(named) == named / LICHESS_EXCERPT
+    assert lichess_excerpt(named / LICHESS_EXCERPT) == named / LICHESS_EXCERPT

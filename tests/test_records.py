@@ -45,3 +45,11 @@ def test_a_first_engine_that_always_loses_scores_zero_with_either_colour() -> No
     summary = summarise([as_white, as_black])
     assert (summary.wins, summary.draws, summary.losses) == (0, 0, 2)
     assert summary.pentanomial == (1, 0, 0, 0, 0)
+
+
+def test_every_committed_pgn_ends_each_game_with_a_blank_line() -> None:
+    """So that ``cat a.pgn b.pgn`` stays valid PGN (the last game would merge otherwise)."""
+    root = Path(__file__).resolve().parents[1] / "results"
+    files = sorted(root.rglob("*.pgn"))
+    assert len(files) > 30
+    assert [str(f) for f in files if not f.read_bytes().endswith(b"\n\n")] == []

@@ -30,6 +30,7 @@ from chessmoe._io.fsutil import atomic_path, sha256_file
 from chessmoe.games.splits import MonthSplit, SeededSplit, SplitRule
 
 __all__ = [
+    "LICHESS_EXCERPT",
     "SAMPLE_FILE",
     "FetchError",
     "ResolvedSource",
@@ -37,6 +38,7 @@ __all__ = [
     "default_data_dir",
     "export_sample",
     "fetch",
+    "lichess_excerpt",
     "resolve",
     "sample_manifest",
     "sample_path",
@@ -60,6 +62,29 @@ class SourceNotFound(KitError, FileNotFoundError):
 def default_data_dir() -> Path:
     """``$CHESSMOE_DATA`` if set, else ``./data``."""
     return Path(os.environ.get("CHESSMOE_DATA", "data"))
+
+
+#: The first 5,000 games of Lichess 2013-01 (``chessmoe data fetch lichess-2013-01 --first
+#: 5000`` writes it into the data directory): the related engines' training source.
+LICHESS_EXCERPT = "lichess_db_standard_rated_2013-01_first5000.pgn"
+
+
+def lichess_excerpt(data_dir: Path | None = None, *, or_sample: bool = False) -> Path:
+    """The Lichess excerpt in ``data_dir`` (the file itself or the folder holding it), else in
+    :func:`default_data_dir`; with ``or_sample`` the embedded sample when neither has it and no
+    ``data_dir`` was named. Otherwise a :class:`KitError` saying where it looked and how to
+    get the file."""
+    named = [data_dir, data_dir / LICHESS_EXCERPT] if data_dir is not None else []
+    candidates = [*named, default_data_dir() / LICHESS_EXCERPT]
+    for path in candidates:
+        if path.is_file():
+            return path
+    if or_sample and data_dir is None:
+        return sample_path()
+    raise KitError(f"{LICHESS_EXCERPT} not found (looked in "
+                   f"{', '.join(str(p) for p in candidates[1 if named else 0:])}): run "
+                   "'chessmoe data fetch lichess-2013-01 --first 5000' or pass the folder "
+                   "holding it")
 
 
 def sample_path() -> Path:

@@ -73,12 +73,19 @@ def save_checkpoint(path: str | os.PathLike[str], model: RiseNet,
     return meta
 
 
+def _first_line(error: Exception) -> str:
+    """The error's type and first sentence (torch's unpickling errors run to a paragraph)."""
+    text = " ".join(str(error).split())
+    head = text.split(". ")[0][:160]
+    return f"{type(error).__name__}: {head}"
+
+
 def _load_payload(path: Path, map_location: str | torch.device) -> dict[str, Any]:
     try:
         payload = torch.load(path, map_location=map_location, weights_only=True)
     except Exception as error:  # truncated file, not a torch file, unsafe pickle
-        raise CheckpointError(f"checkpoint {path} cannot be loaded ({type(error).__name__}: "
-                              f"{error}); retrain it or restore it from git") from error
+        raise CheckpointError(f"checkpoint {path} cannot be loaded ({_first_line(error)}); "
+                              "retrain it or restore it from git") from error
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not a chessmoe checkpoint (format "
                               f"{payload.get('format') if isinstance(payload, dict) else '?'})")
@@ -118,8 +125,8 @@ def load_checkpoint(path: str | os.PathLike[str], map_location: str | torch.devi
         model = RiseNet(ModelConfig.from_dict(payload["model_config"]))
         model.load_state_dict(payload["state_dict"])
     except Exception as error:  # missing keys, shape mismatch
-        raise CheckpointError(f"checkpoint {path} cannot be loaded ({type(error).__name__}: "
-                              f"{error})") from error
+        raise CheckpointError(f"checkpoint {path} cannot be loaded "
+                              f"({_first_line(error)})") from error
     return model.eval()
 
 

@@ -21,11 +21,12 @@ import json
 import math
 import os
 import random
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -33,6 +34,7 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
+from chessmoe._io.errors import KitError
 from chessmoe._io.fsutil import atomic_path, atomic_write_json, sha256_file
 from chessmoe._io.jsonl import append_record, read_records
 from chessmoe._io.provenance import provenance
@@ -45,7 +47,7 @@ from chessmoe.nets.checkpoints import (
     save_checkpoint,
     save_optimizer,
 )
-from chessmoe.nets.model import ModelConfig, RiseNet, build_model, preset
+from chessmoe.nets.model import PRESETS, ModelConfig, RiseNet, build_model, preset
 from chessmoe.nets.recipes import learning_rate, momentum, test_sets
 
 __all__ = [
@@ -58,6 +60,8 @@ __all__ = [
 ]
 
 # --- configuration -----------------------------------------------------------------------
+
+Amp = Literal["bf16", "fp16", "off"]
 
 
 @dataclass(frozen=True)
@@ -89,10 +93,20 @@ class TrainConfig:
     max_spikes: int = 20
     seed: int = 9
     device: str = "auto"  # "auto", "cpu", "cuda", "cuda:1", ...
-    amp: str = "bf16"  # autocast dtype on GPU: "bf16", "fp16" or "off" (CPU: always off)
+    amp: Amp = "bf16"  # autocast dtype on GPU: "bf16", "fp16" or "off" (CPU: always off)
     channels_last: bool = True  # memory format (faster on GPU and, here, 1.5x on CPU too)
     threads: int | None = None  # torch CPU threads
     expand_on_device: bool = True  # expand planes with torch on the GPU
+
+    def __post_init__(self) -> None:
+        # checked when the record is made, so a typo fails before any data is read (on a GPU
+        # an unknown amp would otherwise have meant fp16, an unknown device a late crash)
+        if self.amp not in get_args(Amp):
+            raise KitError(f"amp={self.amp!r}: expected one of {', '.join(get_args(Amp))}")
+        if self.model not in PRESETS:
+            raise KitError(f"model={self.model!r}: expected one of {', '.join(PRESETS)}")
+        if not re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", self.device):
+            raise KitError(f"device={self.device!r}: expected auto, cpu, mps, cuda or cuda:N")
 
     def model_config(self) -> ModelConfig:
         return preset(self.model, **self.model_overrides)

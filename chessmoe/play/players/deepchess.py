@@ -79,7 +79,6 @@ __all__ = [
 ]
 
 WEIGHTS = "weights.pt"
-_LICHESS = "lichess_db_standard_rated_2013-01_first5000.pgn"
 DOCUMENT_ACCURACY = {"train": 0.982, "validation": 0.980}
 
 
@@ -177,17 +176,9 @@ def train(out_dir: Path, *, profile: str, data_dir: Path | None) -> Path:
 
 
 def _source(data_dir: Path | None) -> Path:
-    candidates = ([data_dir / _LICHESS, data_dir] if data_dir is not None else []) + [
-        Path("data") / _LICHESS, Path("/work/shared/data") / _LICHESS]
-    for path in candidates:
-        if path.is_file():
-            return path
-    if data_dir is not None:
-        raise KitError(f"no {_LICHESS} under {data_dir} (run `make sample` or pass the "
-                       "directory holding it)")
-    from chessmoe.games.sources import sample_path
+    from chessmoe.games.sources import lichess_excerpt
 
-    return sample_path()
+    return lichess_excerpt(data_dir, or_sample=True)
 
 
 def _config_json(config: DeepChessTrainConfig, source: Path) -> dict[str, Any]:

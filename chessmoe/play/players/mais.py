@@ -80,7 +80,6 @@ __all__ = [
 ]
 
 WEIGHTS = "weights.pt"
-_LICHESS = "lichess_db_standard_rated_2013-01_first5000.pgn"
 
 
 @dataclass(frozen=True)
@@ -194,17 +193,9 @@ def self_play_game(value_fn: Callable[[Sequence[chess.Board]], np.ndarray], game
 
 
 def _validation_source(data_dir: Path | None) -> Path:
-    candidates = ([data_dir / _LICHESS, data_dir] if data_dir is not None else []) + [
-        Path("data") / _LICHESS, Path("/work/shared/data") / _LICHESS]
-    for path in candidates:
-        if path.is_file():
-            return path
-    if data_dir is not None:
-        raise KitError(f"no {_LICHESS} under {data_dir} (run `make sample` or pass the "
-                       "directory holding it)")
-    from chessmoe.games.sources import sample_path
+    from chessmoe.games.sources import lichess_excerpt
 
-    return sample_path()
+    return lichess_excerpt(data_dir, or_sample=True)
 
 
 def validation_set(source: Path, games: int, max_positions: int,

@@ -43,7 +43,6 @@ from chessmoe.search.mcts import Limits, SearchResult
 
 __all__ = ["PROFILES", "NtupleSearcher", "build_searcher", "find_excerpt", "train"]
 
-EXCERPT = "lichess_db_standard_rated_2013-01_first5000.pgn"
 
 PROFILES: dict[str, TrainConfig] = {
     "smoke": TrainConfig(positions=12, held_out=6, depth=1, iterations=1, label_nodes=500,
@@ -85,14 +84,10 @@ def build_searcher(model_dir: Path | None, *, threads: int = 1) -> Searcher:
 
 
 def find_excerpt(data_dir: Path | None) -> Path:
-    """The Lichess excerpt: under ``data_dir``, else ``data/``, else ``../shared/data``."""
-    candidates = [data_dir / EXCERPT] if data_dir is not None else []
-    candidates += [Path("data") / EXCERPT, Path("/work/shared/data") / EXCERPT]
-    for path in candidates:
-        if path.is_file():
-            return path
-    raise KitError(f"{EXCERPT} not found (looked in {', '.join(map(str, candidates))}); run "
-                   "'make sample' or 'chessmoe data fetch lichess-2013-01 --first 5000'")
+    """The Lichess excerpt: under ``data_dir``, else in the data directory (``data/``)."""
+    from chessmoe.games.sources import lichess_excerpt
+
+    return lichess_excerpt(data_dir)
 
 
 def _games(path: Path) -> Iterator[tuple[int, list[str]]]:
