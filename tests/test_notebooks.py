@@ -22,6 +22,7 @@ from chessmoe.report.params import (
     ExpertLossesParams,
     ParameterError,
     PhaseStatsParams,
+    RelatedEnginesParams,
     SearchGatingParams,
     TrainExpertsParams,
 )
@@ -31,7 +32,8 @@ NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 PARAMS = {"01_phase_statistics.ipynb": PhaseStatsParams, "02_datasets.ipynb": DatasetsParams,
           "03_train_experts.ipynb": TrainExpertsParams,
           "04_expert_losses.ipynb": ExpertLossesParams,
-          "08_search_gating.ipynb": SearchGatingParams}
+          "08_search_gating.ipynb": SearchGatingParams,
+          "13_related_engines.ipynb": RelatedEnginesParams}
 
 
 def _parameters_cell(path: Path) -> dict[str, object]:

@@ -263,7 +263,7 @@ def fig_related_learning_curves(related_dir: str | os.PathLike[str],
         ax_m.axhline(mais.zero_predictor_mae, color="#444444", ls="--", lw=1,
                      label="zero predictor (validation)")
         ax_m.set_xlabel("self-play games played")
-        ax_m.set_ylabel("mean absolute error (centipawn-like units)")
+        ax_m.set_ylabel("MAE of Q (naive evaluation's centipawns)")
         ax_m.set_title("MAIS: value error vs games", fontsize=9)
         ax_m.legend(fontsize=7)
     if ntuple is None:
