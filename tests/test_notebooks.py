@@ -175,7 +175,8 @@ def test_figures_runner_replaces_stale_artefacts(tiny_results: Path, tmp_path: P
     fed = tuple(j for j in artefacts.NOTEBOOK_JOBS
                 if all((tiny_results / n).exists() for n, _ in j.needs))
     assert [j.notebook for j in fed] == ["01_phase_statistics.ipynb", "02_datasets.ipynb",
-                                         "07_elo_explorer.ipynb"]
+                                         "07_elo_explorer.ipynb",
+                                         "13_related_engines.ipynb"]  # untrained: rows say so
     paths = make_figures.run_figures(notebooks=NOTEBOOKS, results=tiny_results, figures=figures,
                            build=tmp_path / "build", jobs=fed, log=lambda _: None)
     assert not (figures / "fig99-stale.png").exists()
