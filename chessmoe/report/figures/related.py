@@ -114,6 +114,8 @@ class NtupleIteration:
 class NtupleRun:
     train_positions: int
     held_out_positions: int
+    max_iterations: int  # allowed; training stops early when held-out agreement stalls
+    best_iteration: int  # the iteration whose weights were kept
     iterations: tuple[NtupleIteration, ...]
     vs_untrained: VsStockfish  # trained (first) vs untrained weights
     nps: float | None  # nodes per second of the trained engine (speed.json)
@@ -217,7 +219,9 @@ def load_ntuple(run_dir: str | os.PathLike[str]) -> NtupleRun | None:
     nps = (float(_json(speed_path)["trained"]["nodes_per_second"])
            if speed_path.is_file() else None)
     return NtupleRun(int(cfg["data"]["train_positions"]), int(cfg["data"]["held_out_positions"]),
-                     its, vs_untrained, nps, _vs(root / "vs-stockfish" / "summary.json"))
+                     int(cfg["train"]["iterations"]), int(cfg["best_iteration"]), its,
+                     vs_untrained, nps,
+                     _vs(root / "vs-stockfish" / "summary.json"))
 
 
 def load_mais(run_dir: str | os.PathLike[str]) -> MaisRun | None:
@@ -353,7 +357,9 @@ def related_rows(related_dir: str | os.PathLike[str]) -> list[dict[str, str]]:
         rows.append(_row(
             "n-tuple (comparison training)", doc,
             f"{nt.train_positions} positions labelled by Stockfish, "
-            f"{len(nt.iterations) - 1} iterations",
+            f"{len(nt.iterations) - 1} of {nt.max_iterations} iterations run"
+            f"{' (stopped early)' if len(nt.iterations) - 1 < nt.max_iterations else ''}, "
+            f"weights of iteration {nt.best_iteration} kept",
             f"{_pct(vs.score)} ({vs.wins}-{vs.draws}-{vs.losses}, {vs.games} games at "
             f"{vs.engine_nodes} nodes)", _pct(doc.value, 2), _vs_cell(nt.vs_stockfish),
             "n/a" if nt.nps is None else f"{nt.nps:.0f} nodes/s (document: none given)"))
