@@ -22,6 +22,7 @@ from chessmoe.report.params import (
     ExpertLossesParams,
     ParameterError,
     PhaseStatsParams,
+    RelatedEnginesParams,
     SearchGatingParams,
     TrainExpertsParams,
 )
@@ -31,7 +32,8 @@ NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 PARAMS = {"01_phase_statistics.ipynb": PhaseStatsParams, "02_datasets.ipynb": DatasetsParams,
           "03_train_experts.ipynb": TrainExpertsParams,
           "04_expert_losses.ipynb": ExpertLossesParams,
-          "08_search_gating.ipynb": SearchGatingParams}
+          "08_search_gating.ipynb": SearchGatingParams,
+          "13_related_engines.ipynb": RelatedEnginesParams}
 
 
 def _parameters_cell(path: Path) -> dict[str, object]:
@@ -173,7 +175,8 @@ def test_figures_runner_replaces_stale_artefacts(tiny_results: Path, tmp_path: P
     fed = tuple(j for j in artefacts.NOTEBOOK_JOBS
                 if all((tiny_results / n).exists() for n, _ in j.needs))
     assert [j.notebook for j in fed] == ["01_phase_statistics.ipynb", "02_datasets.ipynb",
-                                         "07_elo_explorer.ipynb"]
+                                         "07_elo_explorer.ipynb",
+                                         "13_related_engines.ipynb"]  # untrained: rows say so
     paths = make_figures.run_figures(notebooks=NOTEBOOKS, results=tiny_results, figures=figures,
                            build=tmp_path / "build", jobs=fed, log=lambda _: None)
     assert not (figures / "fig99-stale.png").exists()

@@ -161,6 +161,14 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
                     f"make tournament PROFILE={lay.ratings}"),),
             figures=(stems.RATING_LIST,),
             tables=(stems.RATING_LIST_TABLE,)),
+        NotebookJob(
+            notebook="13_related_engines.ipynb",
+            params=lambda results, out: {
+                "related_dir": str(results / "related"),
+                "figures_dir": str(out)},
+            needs=(),  # an engine not trained is a "not trained" row, not a failure
+            figures=(stems.RELATED_LEARNING_CURVES,),
+            tables=(stems.RELATED_ENGINES,)),
     )
 
 

@@ -35,6 +35,7 @@ __all__ = [
     "PhaseExplorerParams",
     "PhaseStatsParams",
     "PlayingStrengthParams",
+    "RelatedEnginesParams",
     "SearchGatingParams",
     "SetupParams",
     "TournamentParams",
@@ -297,6 +298,14 @@ class RatingsParams:
     anchor: str = "sf-elo1350-t100"
     anchor_elo: float = 1350.0
     figures_dir: str = f"{SCRATCH}/11_ratings"
+
+
+@dataclass
+class RelatedEnginesParams:
+    """``13_related_engines.ipynb``."""
+
+    related_dir: str = "../results/related"
+    figures_dir: str = f"{SCRATCH}/13_related_engines"
 
 
 @dataclass
