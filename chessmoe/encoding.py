@@ -1,4 +1,4 @@
-"""Positions to tensors: the 52-plane input (``FACTS.md`` §3) and the 4864 policy map (§4).
+"""Positions to tensors: the 52-plane input (paper Table 6) and the 4864 policy map.
 
 Three ways to get planes, all equal:
 

@@ -1,6 +1,6 @@
 """RISEv3.3, the network of the paper (App. E.2), with every size knob configurable.
 
-Structure (``FACTS.md`` §5): a 3x3 convolution stem, then mobile inverted-bottleneck
+Structure (paper App. E.2): a 3x3 convolution stem, then mobile inverted-bottleneck
 residual blocks (1x1 expand, depthwise k x k, 1x1 project; batch norm after each, ReLU
 after the first two, no activation after the residual add), some with channel
 attention applied to the block input, stochastic depth rising linearly over the

@@ -2,7 +2,7 @@
 
 * :func:`compute_loss` -- ``0.01 value MSE + 0.988 policy CE + 0.01 WDL CE + 0.002 plies MSE``
   per sample, weighted by per-sample weights and averaged (paper Eq. 2); the validation
-  loss that picks checkpoints is ``0.01 value + 0.99 policy`` (``FACTS.md`` §6).
+  loss that picks checkpoints is ``0.01 value + 0.99 policy`` (the authors' CrazyAra trainer).
 * :func:`learning_rate` / :func:`momentum` -- the one-cycle schedules of Fig. 14, pure
   functions of the iteration.
 * :class:`Trainer` -- SGD with (Nesterov) momentum and weight decay, evaluation every N

@@ -259,7 +259,7 @@ def claims(tournament: str | os.PathLike[str], experts: str | os.PathLike[str],
     gate = arms.get(f"gate-engine-{setting}")
     if separated and gate:
         d, lo, hi, n = paired_difference(gate, separated)
-        out.append(Claim("gate table (FACTS 1.1)", "the authors' engine mixedness table as "
+        out.append(Claim("gate table (docs/phases.md)", "the authors' engine mixedness table as "
                          "the gate instead of the training table (not compared in the paper)",
                          f"engine minus lichess table: {d:+.1f} points [{lo:+.1f}, {hi:+.1f}]"
                          f" on {n} shared openings", "undecided at this scale"

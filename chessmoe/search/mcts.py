@@ -1,4 +1,4 @@
-"""PUCT Monte-Carlo tree search over an :class:`Evaluator` (paper sec. 2, ``FACTS.md`` §7).
+"""PUCT Monte-Carlo tree search over an :class:`Evaluator` (paper sec. 2 and App. E.1).
 
 * Selection: ``Q + c(N) * P * sqrt(N) / (1 + n)`` with
   ``c(N) = ln((N + c_base + 1) / c_base) + c_init`` (2.5, 19652); an unvisited child has

@@ -2,7 +2,7 @@
 
 After ``related-comparison-training-ntuple.md`` (Tseng, Chen, Wu): an evaluation linear in
 features whose weights are a blend of opening and endgame weights by the tapered phase
-``alpha(s)`` (``FACTS.md`` 1.4, :func:`chessmoe.phases.tapered_alpha`; 1 with full material,
+``alpha(s)`` (:func:`chessmoe.phases.tapered_alpha`; 1 with full material,
 0 once the non-pawn material is <= 3915)::
 
     eval(s) = alpha(s) * w_o . phi(s) + (1 - alpha(s)) * w_e . phi(s)      (document Eq. 2)
