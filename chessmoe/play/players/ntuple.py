@@ -84,10 +84,11 @@ def build_searcher(model_dir: Path | None, *, threads: int = 1) -> Searcher:
 
 
 def find_excerpt(data_dir: Path | None) -> Path:
-    """The Lichess excerpt: under ``data_dir``, else in the data directory (``data/``)."""
+    """The Lichess excerpt: under ``data_dir``, else in the data directory (``data/``), else
+    (no ``data_dir`` named) the kit's embedded self-play sample, as the other engines do."""
     from chessmoe.games.sources import lichess_excerpt
 
-    return lichess_excerpt(data_dir)
+    return lichess_excerpt(data_dir, or_sample=True)
 
 
 def _games(path: Path) -> Iterator[tuple[int, list[str]]]:
