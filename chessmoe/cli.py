@@ -110,6 +110,17 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _evaluator_spec(args: argparse.Namespace) -> Any:
+    """The evaluator the engine arguments name (``--single-expert`` absent: none)."""
+    from chessmoe.search.evaluators import EvaluatorSpec
+
+    return EvaluatorSpec(network=str(args.experts) if args.experts else None,
+                         baseline=str(args.baseline) if args.baseline else None,
+                         routing=args.routing, gate=args.gate,
+                         single_expert=args.single_expert, device=args.device,
+                         uniform=args.uniform)
+
+
 def _engine_options(args: argparse.Namespace) -> Any:
     from chessmoe.play.uci import EngineOptions
 
@@ -172,16 +183,14 @@ def _analyse(args: argparse.Namespace) -> int:
         except ValueError as error:
             print(f"chessmoe analyse: move {uci!r} in {board.fen()}: {error}", file=sys.stderr)
             return 2
-    options = _engine_options(args)
     try:
-        evaluator, description = options.evaluator_spec().build()
+        evaluator, description = _evaluator_spec(args).build()
     except ValueError as error:  # e.g. a phase the bundle has no expert for
         print(f"chessmoe analyse: {error}", file=sys.stderr)
         return 2
     print(description)
-    player = Player(evaluator, SearchConfig(batch_size=options.Batch_Size))
-    result = player.play(board, Limits(nodes=options.Nodes or None,
-                                       movetime_ms=options.Fixed_Movetime or None))
+    player = Player(evaluator, SearchConfig(batch_size=args.batch_size))
+    result = player.play(board, Limits(nodes=args.nodes, movetime_ms=args.movetime))
     print(f"position  {board.fen()}")
     print(f"best move {board.san(result.move) if result.move else '-'}   value "
           f"{result.value:+.3f} (cp {value_to_cp(result.value):+d})")

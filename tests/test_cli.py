@@ -87,13 +87,13 @@ def test_user_mistakes_in_analyse_and_search_are_one_line_exit_2(
     bad.mkdir()
     (bad / "model.pt").write_bytes(bytes(range(256)) * 2)  # not a torch file
     cases = [(["analyse", "startpos", "--experts", str(tmp_path / "none"), "--nodes", "5"],
-              "No such file or directory"),
+              "none does not exist (expected an expert bundle"),
              (["analyse", "startpos", "--single-expert", "7", "--nodes", "5"],
               "single_expert 7 is not a phase id"),
              (["analyse", "startpos", "--experts", str(bad / "model.pt"), "--nodes", "5"],
               "cannot be loaded"),
              (["search", "--bundle", str(tmp_path / "none"), "--out", str(tmp_path / "s")],
-              "not an expert bundle")]
+              "none does not exist (expected an expert bundle")]
     for argv, says in cases:
         assert main(argv) == 2, argv
         err = capsys.readouterr().err

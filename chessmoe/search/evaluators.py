@@ -118,6 +118,9 @@ class EvaluatorSpec:
             network = str(experts)
             baseline = baseline or (str(regular) if regular else None)
         path = Path(network)
+        if not path.exists():
+            raise FileNotFoundError(f"{path} does not exist (expected an expert bundle, a run "
+                                    "directory or a model.pt)")
         if (path / "manifest.json").exists() and load_bundle(path).regime == "regular":
             net = network_from_dir(path, device=self.device, backend=self.backend,
                                    threads=self.threads)

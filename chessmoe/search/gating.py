@@ -22,7 +22,7 @@ from chessmoe._io.fsutil import atomic_path, atomic_write_json, sha256_file
 from chessmoe._io.provenance import provenance
 from chessmoe.games.pgn import iter_games
 from chessmoe.phases import lichess_division
-from chessmoe.search.experts import MixtureEvaluator, mixture_from_bundle
+from chessmoe.search.experts import MixtureEvaluator
 from chessmoe.search.mcts import MCTS, Limits, SearchConfig
 
 __all__ = ["GatingConfig", "load_batches", "purity_table", "record", "transition_positions"]
@@ -80,7 +80,7 @@ def record(bundle: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
     rows: list[dict[str, Any]] = []
     for batch_size in config.batch_sizes:
         for position_id, (label, board) in enumerate(positions):
-            mixture: MixtureEvaluator = mixture_from_bundle(bundle, device=device)
+            mixture = _mixture(bundle, device)
             result = MCTS(mixture, SearchConfig(batch_size=batch_size)).search(
                 board, Limits(nodes=config.nodes))
             for number, entry in enumerate(mixture.log):
@@ -138,3 +138,15 @@ def purity_table(batches: pd.DataFrame) -> pd.DataFrame:
     frame["mini-batches"] = frame["mini-batches"].astype(int)
     frame.index.name = "batch size"
     return frame
+
+
+def _mixture(bundle: str | os.PathLike[str], device: str) -> MixtureEvaluator:
+    """A fresh mixture of ``bundle`` (its gate log starts empty), built like every other
+    evaluator of the kit, through :class:`~chessmoe.search.evaluators.EvaluatorSpec`."""
+    from chessmoe.search.evaluators import EvaluatorSpec
+
+    evaluator, _ = EvaluatorSpec(network=str(bundle), device=device).build()
+    if not isinstance(evaluator, MixtureEvaluator):
+        raise ValueError(f"{bundle} is not a bundle of phase experts (a regular network has "
+                         "no gate to record)")
+    return evaluator
