@@ -80,7 +80,7 @@ def test_bad_configs_are_rejected() -> None:
 
 def test_onnx_export_matches_torch(tmp_path: Path) -> None:
     onnxruntime = pytest.importorskip("onnxruntime")
-    from chessmoe.nets.training import export_onnx
+    from chessmoe.nets.checkpoints import export_onnx
 
     torch.manual_seed(4)
     model = build_model("tiny").eval()

@@ -27,8 +27,8 @@ from chessmoe._io.errors import KitError
 from chessmoe._io.fsutil import atomic_path, atomic_write_json, sha256_file
 from chessmoe.nets.model import ModelConfig, RiseNet
 
-__all__ = ["CheckpointError", "load_checkpoint", "load_optimizer", "resolve_device",
-           "save_checkpoint", "save_optimizer", "weights_sha256"]
+__all__ = ["CheckpointError", "export_onnx", "load_checkpoint", "load_optimizer",
+           "resolve_device", "save_checkpoint", "save_optimizer", "weights_sha256"]
 
 FORMAT = "chessmoe-checkpoint-1"
 
@@ -154,3 +154,24 @@ def load_optimizer(path: str | os.PathLike[str], optimizer: torch.optim.Optimize
         return False
     optimizer.load_state_dict(saved["state"])
     return True
+
+
+def export_onnx(model: RiseNet, path: str | os.PathLike[str]) -> Path:
+    """Export ``model`` (moved to the CPU, eval mode) to ONNX at ``path``, atomically, with a
+    dynamic batch axis: input ``planes`` (batch, planes, 8, 8), outputs ``value``, ``wdl``,
+    ``plies``, ``policy``. The trainer exports every run's best model with it and the ONNX
+    Runtime backend exports (and caches) any checkpoint with it."""
+    import warnings
+
+    path = Path(path)
+    model = model.to("cpu").eval()
+    example = torch.zeros(1, model.config.input_planes, 8, 8)
+    with atomic_path(path, suffix=".onnx") as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (example,), str(tmp), dynamo=False, opset_version=17,
+                          input_names=["planes"],
+                          output_names=["value", "wdl", "plies", "policy"],
+                          dynamic_axes={"planes": {0: "batch"}, "value": {0: "batch"},
+                                        "wdl": {0: "batch"}, "plies": {0: "batch"},
+                                        "policy": {0: "batch"}})
+    return path

@@ -41,6 +41,7 @@ from chessmoe._io.provenance import provenance
 from chessmoe.games.datasets import Batch, DatasetStore
 from chessmoe.nets.checkpoints import (
     CheckpointError,
+    export_onnx,
     load_checkpoint,
     load_optimizer,
     resolve_device,
@@ -189,24 +190,6 @@ def compute_loss(output: Any, batch: Batch, config: TrainConfig) -> torch.Tensor
     """The training loss of a batch: per-sample weighted mean (paper Eq. 2)."""
     terms = loss_terms(output, batch, config.plies_clip)
     return (batch.weight * terms.train_loss(config)).mean()
-
-
-def export_onnx(model: RiseNet, path: str | os.PathLike[str]) -> Path:
-    """Export ``model`` (CPU, eval mode) to ONNX with a dynamic batch axis."""
-    import warnings
-
-    path = Path(path)
-    model = model.to("cpu").eval()
-    example = torch.zeros(1, model.config.input_planes, 8, 8)
-    with atomic_path(path, suffix=".onnx") as tmp, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(model, (example,), str(tmp), dynamo=False, opset_version=17,
-                          input_names=["planes"],
-                          output_names=["value", "wdl", "plies", "policy"],
-                          dynamic_axes={"planes": {0: "batch"}, "value": {0: "batch"},
-                                        "wdl": {0: "batch"}, "plies": {0: "batch"},
-                                        "policy": {0: "batch"}})
-    return path
 
 
 # --- evaluation ------------------------------------------------------------------------------

@@ -132,22 +132,9 @@ def export_onnx(model: RiseNet, target: str | os.PathLike[str]) -> None:
 
 
 def _export(model: RiseNet, target: Path) -> None:
-    import warnings
+    from chessmoe.nets.checkpoints import export_onnx as export
 
-    import torch
-
-    from chessmoe._io.fsutil import atomic_path
-
-    model = model.to("cpu").eval()
-    example = torch.zeros(1, model.config.input_planes, 8, 8)
-    with atomic_path(target, suffix=".onnx") as tmp, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(model, (example,), str(tmp), dynamo=False, opset_version=17,
-                          input_names=["planes"],
-                          output_names=["value", "wdl", "plies", "policy"],
-                          dynamic_axes={"planes": {0: "batch"}, "value": {0: "batch"},
-                                        "wdl": {0: "batch"}, "plies": {0: "batch"},
-                                        "policy": {0: "batch"}})
+    export(model, target)
 
 
 class OnnxBackend:
