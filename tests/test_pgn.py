@@ -313,3 +313,25 @@ def test_written_pgn_files_concatenate(tmp_path: Path) -> None:
     path.write_bytes(first + first)
     games = list(iter_games(path, filters=PgnFilters(min_full_moves=1)))
     assert len(games) == 2
+
+
+def test_probe_positions_play_halfway_into_the_kept_games(tmp_path: Path) -> None:
+    import chess
+
+    from chessmoe.games.pgn import probe_positions
+
+    head = '[Result "{r}"]\n[Termination "Normal"]\n\n'
+    long_game = "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5"
+    pgn = tmp_path / "g.pgn"
+    pgn.write_text(head.format(r="1-0") + long_game + " 1-0\n\n"
+                   + head.format(r="1/2-1/2") + long_game + " 1/2-1/2\n\n"
+                   + head.format(r="0-1") + "1. f3 e5 2. g4 Qh4# 0-1\n\n")
+    boards = probe_positions(pgn, 5, plies=20)
+    expected = chess.Board()
+    for san in ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]:  # half of its 12 plies
+        expected.push_san(san)
+    # both 12-ply games (a draw is decided too), not the 4-ply mate (too short to keep)
+    assert [b.fen() for b in boards] == [expected.fen()] * 2
+    assert len(probe_positions(pgn, 1)) == 1
+    assert probe_positions(pgn, 5, plies=2)[0].fen() == (
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")

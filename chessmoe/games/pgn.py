@@ -70,6 +70,7 @@ __all__ = [
     "no_games_error",
     "open_streams",
     "plan_pieces",
+    "probe_positions",
     "split_ranges",
     "zip_members",
     "zst_blocks",
@@ -907,3 +908,20 @@ def plan_pieces(files: Sequence[str | os.PathLike[str]], parts: int | None = Non
         pieces += [SourcePiece(f"{index:03d}-{part:04d}", str(path), member, byte_range)
                    for part, (member, byte_range) in enumerate(cuts)]
     return pieces
+
+
+def probe_positions(path: str | os.PathLike[str], count: int,
+                    plies: int = 20) -> list[chess.Board]:
+    """``count`` real-game positions for timing a search: each of the first games of ``path``
+    played ``plies`` half-moves in (at most half its length), games already over skipped."""
+    boards: list[chess.Board] = []
+    game: GameRecord[Any]
+    for game in iter_games(path, max_games=count * 10 + 20):
+        board = chess.Board(game.start_fen) if game.start_fen else chess.Board()
+        for move in game.moves[:min(plies, len(game.moves) // 2)]:
+            board.push(move)
+        if not board.is_game_over():
+            boards.append(board)
+        if len(boards) >= count:
+            break
+    return boards

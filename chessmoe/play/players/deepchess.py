@@ -350,19 +350,10 @@ def _measure_nps(net: DeepChessNet, source: Path, config: DeepChessTrainConfig
                  ) -> dict[str, Any]:
     """Search speed: leaves per second over a few real-game positions (after up to 20 plies
     of the source's first games), each searched with ``nps_nodes`` leaves."""
-    from chessmoe.games.pgn import GameRecord, iter_games
+    from chessmoe.games.pgn import probe_positions
 
     player = DeepChessPlayer(net, depth=config.search_depth)
-    boards: list[chess.Board] = []
-    game: GameRecord[Any]
-    for game in iter_games(source, max_games=config.nps_positions * 10 + 20):
-        board = chess.Board(game.start_fen) if game.start_fen else chess.Board()
-        for move in game.moves[:min(20, len(game.moves) // 2)]:
-            board.push(move)
-        if not board.is_game_over():
-            boards.append(board)
-        if len(boards) >= config.nps_positions:
-            break
+    boards = probe_positions(source, config.nps_positions)
     leaves = comparisons = 0
     seconds = depth = 0.0
     for board in boards:

@@ -407,19 +407,10 @@ def train_run(out_dir: Path, config: MaisTrainConfig, *, data_dir: Path | None =
 def _measure_nps(model: MaisNet, source: Path, config: MaisTrainConfig) -> dict[str, Any]:
     """Search speed: positions evaluated per second over a few real-game positions (after
     up to 20 plies of the validation source's first games)."""
-    from chessmoe.games.pgn import GameRecord, iter_games
+    from chessmoe.games.pgn import probe_positions
 
     player = MaisPlayer(model)
-    boards: list[chess.Board] = []
-    game: GameRecord[Any]
-    for game in iter_games(source, max_games=config.nps_positions * 10 + 20):
-        board = chess.Board(game.start_fen) if game.start_fen else chess.Board()
-        for move in game.moves[:min(20, len(game.moves) // 2)]:
-            board.push(move)
-        if not board.is_game_over():
-            boards.append(board)
-        if len(boards) >= config.nps_positions:
-            break
+    boards = probe_positions(source, config.nps_positions)
     nodes = 0
     seconds = 0.0
     for board in boards:
