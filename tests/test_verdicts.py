@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -70,6 +71,17 @@ def test_claims_table_is_computed_from_the_games_on_disk(tmp_path: Path) -> None
     row = table.table[table.table["The paper says"].str.startswith("staged")].iloc[0]
     assert row["Verdict"] == "supports" and "24 games, 12 openings" in row[
         "We measure (95 % interval)"]
+    assert "(24 games) and" in (tmp_path / "out" / "claims.md").read_text()  # no spec.json
+    # with the tournament's spec, the note says whether every planned game was played
+    spec = {"matches": [{"name": "staged-b8-n100", "pairs": 12},
+                        {"name": "separated-b8-n100", "pairs": 3}]}
+    (tmp_path / "t" / "spec.json").write_text(json.dumps(spec))
+    claims.table_claims(tmp_path / "t", tmp_path / "experts", tmp_path / "out")
+    assert "24 of 30 planned games: in progress" in (tmp_path / "out" / "claims.md").read_text()
+    spec["matches"] = spec["matches"][:1]
+    (tmp_path / "t" / "spec.json").write_text(json.dumps(spec))
+    claims.table_claims(tmp_path / "t", tmp_path / "experts", tmp_path / "out")
+    assert "24 games, complete" in (tmp_path / "out" / "claims.md").read_text()
     (tmp_path / "empty").mkdir()
     claims.table_claims(tmp_path / "empty", tmp_path / "experts", tmp_path / "out2")
     assert "No claim can be assessed" in (tmp_path / "out2" / "claims.md").read_text()

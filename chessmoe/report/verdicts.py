@@ -155,6 +155,17 @@ def paired_difference(a: Sequence[GameRecord], b: Sequence[GameRecord]
     return mean, mean - Z95 * se, mean + Z95 * se, n
 
 
+def planned_games(tournament: str | os.PathLike[str]) -> int | None:
+    """Games the tournament's ``spec.json`` plans (two per pair of every match); ``None``
+    without a readable spec."""
+    path = Path(tournament) / "spec.json"
+    try:
+        spec = json.loads(path.read_text())
+        return sum(2 * int(match["pairs"]) for match in spec["matches"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def load_arms(tournament: str | os.PathLike[str]) -> dict[str, list[GameRecord]]:
     """Every match's game records of a tournament directory (``<match>/games-*.jsonl``)."""
     arms: dict[str, list[GameRecord]] = {}

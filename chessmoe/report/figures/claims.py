@@ -33,7 +33,10 @@ def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.P
                                   "Verdict", "Note"])
     games = sum(len(r) for r in verdicts.load_arms(tournament_dir).values()) \
         if Path(tournament_dir).exists() else 0
-    notes = [f"Source: {Path(tournament_dir).name} tournament ({games} games so far) and "
+    planned = verdicts.planned_games(tournament_dir)
+    played = (f"{games} games" if planned is None else f"{games} games, complete"
+              if games >= planned else f"{games} of {planned} planned games: in progress")
+    notes = [f"Source: {Path(tournament_dir).name} tournament ({played}) and "
              f"{Path(experts_dir).name} experts' evaluations.",
              "supports / contradicts: the 95 % interval lies wholly on the paper's / the "
              "other side of zero; undecided at this scale: it contains zero.",
