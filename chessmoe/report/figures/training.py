@@ -210,11 +210,24 @@ def fig14_schedules(runs: ExpertRuns, out_dir: str | os.PathLike[str], bundle: s
 # --- tables --------------------------------------------------------------------------------
 
 
+def _control_approaches(runs: ExpertRuns) -> dict[str, str]:
+    """The training controls present (``nets.controls``): extra regular seeds and the
+    equal-iteration separated experts, labelled for Table 1."""
+    out = {b: f"{APPROACHES['regular']}, seed {b.removeprefix('regular-seed')} (control)"
+           for b in sorted(runs.evaluations) if b.startswith("regular-seed")}
+    if "separated-long" in runs.evaluations:
+        experts = runs.manifests.get("separated-long", {}).get("experts", {})
+        steps = {int(e["iterations"]) for e in experts.values() if "iterations" in e}
+        budget = f", {steps.pop():,} iterations per expert" if len(steps) == 1 else ""
+        out["separated-long"] = f"{APPROACHES['separated']}{budget} (control)"
+    return out
+
+
 def table1_losses(runs: ExpertRuns, out_dir: str | os.PathLike[str]) -> Artefact:
     """Table 1: every expert and the mixture on the four test sets (loss of the final,
     best-validation model), beside the paper's values."""
     rows = []
-    for bundle, approach in APPROACHES.items():
+    for bundle, approach in (*APPROACHES.items(), *_control_approaches(runs).items()):
         if bundle not in runs.evaluations:
             continue
         results = runs.evaluations[bundle]["results"]
@@ -242,9 +255,24 @@ def table1_losses(runs: ExpertRuns, out_dir: str | os.PathLike[str]) -> Artefact
         f"Profile {runs.profile}: {first['test_positions']:,} test positions; loss = "
         f"{first['loss']}; each expert's final model is its best-validation checkpoint.",
         "The mixture evaluates every test position with the expert of its own phase.",
-        "No-phases improvement of each mixture over the regular network: "
+        "No-phases improvement of each mixture over the regular network (its first seed): "
         + (", ".join(f"{k} {v:+.4f}" for k, v in mixture_gain.items()) or "n/a") + ".",
     ]
+    seeds = [runs.evaluations[b]["results"]["baseline"]["no-phases"]["loss"]
+             for b in runs.evaluations if b == "regular" or b.startswith("regular-seed")]
+    if len(seeds) >= 2:
+        low, high, mean = min(seeds), max(seeds), sum(seeds) / len(seeds)
+        against = []
+        for approach in (*APPROACHES.values(), *_control_approaches(runs).values()):
+            key = f"{approach} / Mixture"
+            if key in ours.index:
+                loss = float(ours.loc[key, "No-Phases"])
+                where = "inside" if low <= loss <= high else "outside"
+                against.append(f"{approach} {mean - loss:+.4f} ({where})")
+        notes.append(f"Seed noise: the regular network's no-phases loss spans {low:.4f}-"
+                     f"{high:.4f} over {len(seeds)} training seeds (mean {mean:.4f}). Each "
+                     "mixture against that mean, and whether its loss lies inside the band: "
+                     + ", ".join(against) + ". A difference inside the band is not decided.")
     paths = save_table(ours, out_dir, stems.TABLE1_EXPERT_LOSSES,
                        "Table 1 — Loss of each expert and of the mixture on the four test sets",
                        notes)

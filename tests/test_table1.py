@@ -1,0 +1,51 @@
+"""Table 1 with the training controls (chessmoe.report.figures.training.table1_losses)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from chessmoe.report.figures.training import ExpertRuns, table1_losses
+
+SETS = ("opening", "middlegame", "endgame", "no-phases")
+
+
+def _evaluation(**experts: float) -> dict[str, object]:
+    """An evaluation.json whose experts have the given loss on every test set."""
+    return {"test_positions": 1000, "loss": "test loss",
+            "results": {name: {s: {"loss": loss, "policy_acc": 0.3} for s in SETS}
+                        for name, loss in experts.items()}}
+
+
+def test_controls_appear_and_the_note_compares_every_mixture_with_the_seed_band(
+        tmp_path: Path) -> None:
+    """Seeds 2.40 / 2.38 / 2.42 (band 2.38-2.42, mean 2.40): a mixture at 2.39 is inside the
+    band (+0.0100, undecided), one at 2.60 outside (-0.2000); the control rows are labelled
+    with their iteration budget read from the manifest."""
+    evaluations = {
+        "regular": _evaluation(baseline=2.40),
+        "regular-seed10": _evaluation(baseline=2.38),
+        "regular-seed11": _evaluation(baseline=2.42),
+        "separated": _evaluation(phase0=3.0, phase1=3.1, phase2=3.2, mixture=2.60),
+        "separated-long": _evaluation(phase0=2.9, phase1=3.0, phase2=3.1, mixture=2.39),
+    }
+    manifests = {"separated-long": {"experts": {f"phase{k}": {"iterations": 2056}
+                                                for k in range(3)}}}
+    runs = ExpertRuns(tmp_path / "small", manifests, evaluations)
+    artefact = table1_losses(runs, tmp_path / "out")
+    table = artefact.table
+    assert table is not None
+    control = "Separated Learning, 2,056 iterations per expert (control) / Mixture"
+    assert table.loc[control, "No-Phases"] == 2.39
+    assert "Regular Learning, seed 11 (control) / -" in table.index
+    text = (tmp_path / "out" / "table1-expert-losses.md").read_text()
+    assert "spans 2.3800-2.4200 over 3 training seeds (mean 2.4000)" in text
+    assert "Separated Learning -0.2000 (outside)" in text
+    assert "Separated Learning, 2,056 iterations per expert (control) +0.0100 (inside)" in text
+
+
+def test_one_seed_gives_no_band(tmp_path: Path) -> None:
+    runs = ExpertRuns(tmp_path / "small", {}, {"regular": _evaluation(baseline=2.4),
+                                               "staged": _evaluation(mixture=2.3)})
+    table1_losses(runs, tmp_path / "out")
+    text = (tmp_path / "out" / "table1-expert-losses.md").read_text()
+    assert "Seed noise" not in text and "Staged Learning +0.1000" in text
