@@ -32,7 +32,7 @@ SOURCE ?= sample
 PROFILE ?= small
 WORKERS ?= 2
 
-.PHONY: explore fastchess help env test lint typecheck layers nbcheck nbclean unit figures results-stats datasets experts results-search tournament results openings sample bench clean distclean
+.PHONY: explore fastchess help env test lint typecheck layers nbcheck nbclean unit figures results-stats datasets experts controls results-search tournament results openings sample bench clean distclean
 
 help: ## List the targets with one line each
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -91,6 +91,9 @@ datasets: $(STAMP) ## Build phase datasets of SOURCE into data/datasets/, manife
 
 experts: $(STAMP) ## Train every regime at PROFILE (smoke|small|paper) into results/experts/PROFILE
 	$(PY) -m chessmoe train --profile $(PROFILE) --results $(ROOT)/results
+
+controls: $(STAMP) ## Train the controls of PROFILE (two more regular seeds, equal-iteration separated experts)
+	$(PY) -m chessmoe train --profile $(PROFILE) --controls --results $(ROOT)/results
 
 results-search: $(STAMP) ## Record gated searches of the small experts (Fig. 3) into results/search
 	$(PY) -m chessmoe search --bundle $(ROOT)/results/experts/small/separated \

@@ -94,6 +94,8 @@ def _train(args: argparse.Namespace) -> int:
 
     overrides = parse_overrides(TrainConfig, args.set or [])
     chosen = config.profile(args.profile)
+    if args.controls:
+        return _train_controls(args, chosen, overrides)
     try:
         result = regimes.train_profile(
             chosen.training, config.experts_of(chosen), results_dir=args.results,
@@ -107,6 +109,34 @@ def _train(args: argparse.Namespace) -> int:
         experts = ", ".join(f"{k} {v['best_val_loss']:.4f}" for k, v in
                             manifest["experts"].items())
         print(f"{name}: {experts}")
+    return 0
+
+
+def _train_controls(args: argparse.Namespace, chosen: Any, overrides: dict[str, Any]) -> int:
+    """``chessmoe train --controls``: the extra regular seeds and the equal-iteration
+    separated experts next to the profile's bundles (``nets.controls``)."""
+    from chessmoe import config
+    from chessmoe.nets.controls import train_controls
+
+    fixed = [flag for flag, value in (("--regime", args.regime), ("--a", args.a),
+                                      ("--phase", args.phase),
+                                      ("--definitions", args.definitions),
+                                      ("--workers", args.workers), ("--set", overrides))
+             if value]
+    if fixed:
+        print(f"chessmoe train: --controls trains fixed bundles; drop {', '.join(fixed)}",
+              file=sys.stderr)
+        return 2
+    try:
+        done = train_controls(chosen.training, config.experts_of(chosen),
+                              results_dir=args.results,
+                              data_dir=args.data_dir.resolve() if args.data_dir else None,
+                              progress=not args.quiet)
+    except (ValueError, FileNotFoundError) as error:
+        print(f"chessmoe train: {error}", file=sys.stderr)
+        return 2
+    for bundle in done:
+        print(bundle)
     return 0
 
 
@@ -489,6 +519,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--set", nargs="+", action="extend", metavar="KEY=VALUE",
                        help="override training options, e.g. --set epochs=1 batch_size=128 "
                             "(repeatable)")
+    train.add_argument("--controls", action="store_true",
+                       help="train the profile's controls instead of its regimes: the regular "
+                            "network under two more seeds and separated experts given the "
+                            "regular network's iterations (needs the regular bundle)")
     train.add_argument("--quiet", action="store_true")
     train.set_defaults(handler=_train)
 

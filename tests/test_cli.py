@@ -129,3 +129,19 @@ def test_figures_without_results_exit_2_naming_the_make_target(
     assert code == 2
     assert "make results-stats SOURCE=" in capsys.readouterr().err
     assert not (tmp_path / "fig").exists()  # nothing written
+
+
+def test_train_controls_needs_the_regular_bundle_and_refuses_regime_flags(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``chessmoe train --controls`` (make controls): one line, exit 2, for a missing regular
+    bundle or for flags that choose regimes; nothing is written."""
+    code = main(["train", "--profile", "smoke", "--controls", "--results", str(tmp_path),
+                 "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "experts/smoke/regular/manifest.json" in err and "make experts PROFILE=smoke" in err
+    code = main(["train", "--controls", "--regime", "staged", "--set", "epochs=1",
+                 "--results", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "drop --regime, --set" in err
+    assert list(tmp_path.iterdir()) == []
