@@ -521,8 +521,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "(repeatable)")
     train.add_argument("--controls", action="store_true",
                        help="train the profile's controls instead of its regimes: the regular "
-                            "network under two more seeds and separated experts given the "
-                            "regular network's iterations (needs the regular bundle)")
+                            "network under two more seeds, separated experts given the "
+                            "regular network's iterations each, and the regular network "
+                            "trained for their total (needs the regular bundle)")
     train.add_argument("--quiet", action="store_true")
     train.set_defaults(handler=_train)
 

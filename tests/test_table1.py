@@ -20,16 +20,19 @@ def test_controls_appear_and_the_note_compares_every_mixture_with_the_seed_band(
         tmp_path: Path) -> None:
     """Seeds 2.40 / 2.38 / 2.42 (band 2.38-2.42, mean 2.40): a mixture at 2.39 is inside the
     band (+0.0100, undecided), one at 2.60 outside (-0.2000); the control rows are labelled
-    with their iteration budget read from the manifest."""
+    with their iteration budget read from the manifest; regular-long (2.30) is a control row,
+    not a seed: it leaves the band alone."""
     evaluations = {
         "regular": _evaluation(baseline=2.40),
         "regular-seed10": _evaluation(baseline=2.38),
         "regular-seed11": _evaluation(baseline=2.42),
         "separated": _evaluation(phase0=3.0, phase1=3.1, phase2=3.2, mixture=2.60),
         "separated-long": _evaluation(phase0=2.9, phase1=3.0, phase2=3.1, mixture=2.39),
+        "regular-long": _evaluation(baseline=2.30),
     }
     manifests = {"separated-long": {"experts": {f"phase{k}": {"iterations": 2056}
-                                                for k in range(3)}}}
+                                                for k in range(3)}},
+                 "regular-long": {"experts": {"baseline": {"iterations": 6168}}}}
     runs = ExpertRuns(tmp_path / "small", manifests, evaluations)
     artefact = table1_losses(runs, tmp_path / "out")
     table = artefact.table
@@ -37,6 +40,7 @@ def test_controls_appear_and_the_note_compares_every_mixture_with_the_seed_band(
     control = "Separated Learning, 2,056 iterations per expert (control) / Mixture"
     assert table.loc[control, "No-Phases"] == 2.39
     assert "Regular Learning, seed 11 (control) / -" in table.index
+    assert table.loc["Regular Learning, 6,168 iterations (control) / -", "No-Phases"] == 2.30
     text = (tmp_path / "out" / "table1-expert-losses.md").read_text()
     assert "spans 2.3800-2.4200 over 3 training seeds (mean 2.4000)" in text
     assert "Separated Learning -0.2000 (outside)" in text

@@ -9,7 +9,11 @@
   the explanation that separated learning loses because it is data-starved (fewer updates)
   rather than because its experts see only their phase.
 
-Both land beside the profile's bundles in ``results/experts/<profile>/`` with their manifest,
+* **Equal-compute regular network** (``regular-long``): ``separated-long`` spends the regular
+  network's iterations on *each* expert, three times its total. The regular network trained
+  for that same total separates the separated experts' gain from the extra training.
+
+All land beside the profile's bundles in ``results/experts/<profile>/`` with their manifest,
 Table 1 evaluation and provenance, and resume like every training run.
 """
 
@@ -22,9 +26,10 @@ from pathlib import Path
 
 from chessmoe.nets.regimes import TrainingPlan, evaluate_bundle, profile_dataset, train_bundle
 
-__all__ = ["SEPARATED_LONG", "ControlPlan", "seed_bundle", "train_controls"]
+__all__ = ["REGULAR_LONG", "SEPARATED_LONG", "ControlPlan", "seed_bundle", "train_controls"]
 
 SEPARATED_LONG = "separated-long"
+REGULAR_LONG = "regular-long"
 
 
 def seed_bundle(seed: int) -> str:
@@ -35,10 +40,13 @@ def seed_bundle(seed: int) -> str:
 @dataclass(frozen=True)
 class ControlPlan:
     """Which controls to train: extra seeds of the regular network (the profile's own seed
-    is the committed ``regular`` bundle) and whether to train ``separated-long``."""
+    is the committed ``regular`` bundle), whether to train ``separated-long`` and whether to
+    train ``regular-long`` (the regular network for ``phases`` times its iterations)."""
 
     seeds: tuple[int, ...] = (10, 11)
     separated_long: bool = True
+    regular_long: bool = True
+    phases: int = 3
 
 
 def _regular_iterations(regular: Path) -> int:
@@ -76,4 +84,10 @@ def train_controls(spec: TrainingPlan, profile: str, *,
                      baseline=os.path.relpath(regular, out / SEPARATED_LONG))
         evaluate_bundle(out / SEPARATED_LONG, dataset_dir)
         done.append(out / SEPARATED_LONG)
+    if plan.regular_long:
+        config = replace(spec.train, iterations=plan.phases * _regular_iterations(regular))
+        train_bundle("regular", out, dataset_dir, config, definition=spec.definition,
+                     profile=profile, progress=progress, name=REGULAR_LONG)
+        evaluate_bundle(out / REGULAR_LONG, dataset_dir)
+        done.append(out / REGULAR_LONG)
     return done

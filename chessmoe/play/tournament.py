@@ -453,8 +453,9 @@ def powered_spec(experts_root: str, *, pairs: int = 200, arm_pairs: int = 100,
       experts; the Lichess arm is the separated method's), the routings (split and soft;
       majority is the separated method's) and the gate table (the authors' ``engine`` table;
       the ``lichess`` table is the separated method's): ``arm_pairs`` pairs each (200 games);
-    * the control: separated experts trained for as many iterations as the regular network
-      (``separated-long``, when trained), ``pairs`` pairs.
+    * the controls: separated experts trained for as many iterations as the regular network
+      (``separated-long``, when trained), ``pairs`` pairs; the regular network trained for
+      their total (``regular-long``, when trained), ``arm_pairs`` pairs.
     """
     root = Path(experts_root)
     baseline = _experts(experts_root, "regular")
@@ -494,6 +495,9 @@ def powered_spec(experts_root: str, *, pairs: int = 200, arm_pairs: int = 100,
     if exists("separated-long"):
         matches.append(arm(f"separated-long-{group}", _experts(experts_root, "separated-long"),
                            pairs, (("kind", "control"), ("method", "separated-long"))))
+    if exists("regular-long"):
+        matches.append(arm(f"regular-long-{group}", _experts(experts_root, "regular-long"),
+                           arm_pairs, (("kind", "control"), ("method", "regular-long"))))
     return TournamentSpec("powered", tuple(matches), openings="embedded", pairs_per_shard=10,
                           games_at_once=20)
 

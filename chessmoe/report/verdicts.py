@@ -282,6 +282,20 @@ def claims(tournament: str | os.PathLike[str], experts: str | os.PathLike[str],
                          "they train for fewer iterations", f"separated-long minus separated:"
                          f" {d:+.1f} points [{lo:+.1f}, {hi:+.1f}] on {n} shared openings",
                          _verdict(lo, hi, +1)))
+        e = arm_estimate("separated-long", long)
+        out.append(Claim("data starvation (our explanation)", "with the regular network's "
+                         "iterations per expert, separated experts beat the regular network "
+                         "(the paper: +122 at equal epochs)", _arm_text(e),
+                         _verdict(e.low, e.high, +1),
+                         "three times the regular network's training in total"))
+    regular_long = arms.get(f"regular-long-{setting}")
+    if long and regular_long:
+        d, lo, hi, n = paired_difference(long, regular_long)
+        out.append(Claim("data starvation (our explanation)", "the separated experts' gain is "
+                         "more than their extra training (regular-long: the regular network "
+                         "trained for the same total)", f"separated-long minus regular-long: "
+                         f"{d:+.1f} points [{lo:+.1f}, {hi:+.1f}] on {n} shared openings",
+                         _verdict(lo, hi, +1), "equal training compute"))
     seeds, mixtures = table1_seed_band(experts)
     if len(seeds) >= 2:
         band = (min(seeds), max(seeds))

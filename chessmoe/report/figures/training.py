@@ -211,8 +211,9 @@ def fig14_schedules(runs: ExpertRuns, out_dir: str | os.PathLike[str], bundle: s
 
 
 def _control_approaches(runs: ExpertRuns) -> dict[str, str]:
-    """The training controls present (``nets.controls``): extra regular seeds and the
-    equal-iteration separated experts, labelled for Table 1."""
+    """The training controls present (``nets.controls``): extra regular seeds, the
+    equal-iteration separated experts and the equal-compute regular network, labelled for
+    Table 1."""
     out = {b: f"{APPROACHES['regular']}, seed {b.removeprefix('regular-seed')} (control)"
            for b in sorted(runs.evaluations) if b.startswith("regular-seed")}
     if "separated-long" in runs.evaluations:
@@ -220,6 +221,11 @@ def _control_approaches(runs: ExpertRuns) -> dict[str, str]:
         steps = {int(e["iterations"]) for e in experts.values() if "iterations" in e}
         budget = f", {steps.pop():,} iterations per expert" if len(steps) == 1 else ""
         out["separated-long"] = f"{APPROACHES['separated']}{budget} (control)"
+    if "regular-long" in runs.evaluations:
+        experts = runs.manifests.get("regular-long", {}).get("experts", {})
+        steps = {int(e["iterations"]) for e in experts.values() if "iterations" in e}
+        budget = f", {steps.pop():,} iterations" if len(steps) == 1 else ""
+        out["regular-long"] = f"{APPROACHES['regular']}{budget} (control)"
     return out
 
 
