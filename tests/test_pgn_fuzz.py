@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import zstandard
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from chessmoe.games.pgn import SkipCounter, iter_games, plan_pieces
@@ -93,6 +93,7 @@ def test_truncated_plain_file_keeps_every_complete_game(cut: int) -> None:
 @FUZZ
 @given(kind=st.sampled_from(["gz", "bz2", "zst", "zip"]), fraction=st.floats(0.05, 0.95),
        flip=st.booleans())
+@example(kind="zip", fraction=0.90234375, flip=True)  # the member's method byte: unsupported
 def test_damaged_archives_are_counted_stream_errors(kind: str, fraction: float,
                                                     flip: bool) -> None:
     text = BASE * 40
@@ -148,3 +149,23 @@ def test_a_stray_utf16_or_utf32_bom_before_utf8_text_does_not_hide_the_games(bom
         path.write_bytes(bom + BASE)
         skips, _ = _read(path)
         assert skips.seen >= 12 and skips.kept >= 11
+
+
+def test_a_zip_member_that_cannot_be_opened_is_a_counted_stream_error(tmp_path: Path) -> None:
+    """An unsupported compression method or the encryption flag in a member's headers (zipfile
+    raises NotImplementedError / RuntimeError on open) skips that member with a counted
+    stream error; the archive's other member is still read."""
+    path = tmp_path / "two.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr("a.pgn", BASE)
+        archive.writestr("b.pgn", BASE)
+    blob = bytearray(path.read_bytes())
+    local = blob.find(b"PK\x03\x04")  # a.pgn's local header
+    central = blob.find(b"PK\x01\x02")  # a.pgn's central directory entry
+    blob[local + 8:local + 10] = blob[central + 10:central + 12] = (99).to_bytes(2, "little")
+    path.write_bytes(bytes(blob))
+    skips, _ = _read(path)
+    assert skips.skipped["stream_error"] == 1
+    assert "a.pgn" in skips.examples["stream_error"][0]
+    assert "compression method is not supported" in skips.examples["stream_error"][0]
+    assert skips.kept == BASE.count(b'[Event "')  # b.pgn, whole

@@ -353,6 +353,18 @@ def _file_blocks(path: Path) -> Iterator[bytes]:
         yield from _read_blocks(handle)
 
 
+def _member_blocks(archive: zipfile.ZipFile, name: str) -> Iterator[bytes]:
+    """Blocks of one zip member, opened lazily so that a member that cannot be opened is a
+    stream error of that member (counted by the reader), not a crash of the whole archive:
+    a damaged local header can name an unsupported compression method or set flags that
+    zipfile refuses with NotImplementedError or RuntimeError (encryption)."""
+    try:
+        with archive.open(name) as handle:
+            yield from _read_blocks(handle)
+    except (NotImplementedError, RuntimeError) as error:
+        raise zipfile.BadZipFile(f"{name}: {error}") from error
+
+
 def _zip_pgn_names(archive: zipfile.ZipFile) -> list[str]:
     return sorted(n for n in archive.namelist()
                   if n.lower().endswith(".pgn") and not n.endswith("/"))
@@ -395,8 +407,7 @@ def open_streams(path: str | os.PathLike[str], member: str | None = None
                     raise PgnStreamError(f"{path} has no PGN member {member!r}")
                 members = [member]
             for name in members:
-                with archive.open(name) as handle:
-                    yield f"{path.name}/{name}", _read_blocks(handle)
+                yield f"{path.name}/{name}", _member_blocks(archive, name)
         return
     yield path.name, _file_blocks(path)
 
