@@ -216,16 +216,13 @@ def _control_approaches(runs: ExpertRuns) -> dict[str, str]:
     Table 1."""
     out = {b: f"{APPROACHES['regular']}, seed {b.removeprefix('regular-seed')} (control)"
            for b in sorted(runs.evaluations) if b.startswith("regular-seed")}
-    if "separated-long" in runs.evaluations:
-        experts = runs.manifests.get("separated-long", {}).get("experts", {})
-        steps = {int(e["iterations"]) for e in experts.values() if "iterations" in e}
-        budget = f", {steps.pop():,} iterations per expert" if len(steps) == 1 else ""
-        out["separated-long"] = f"{APPROACHES['separated']}{budget} (control)"
-    if "regular-long" in runs.evaluations:
-        experts = runs.manifests.get("regular-long", {}).get("experts", {})
-        steps = {int(e["iterations"]) for e in experts.values() if "iterations" in e}
-        budget = f", {steps.pop():,} iterations" if len(steps) == 1 else ""
-        out["regular-long"] = f"{APPROACHES['regular']}{budget} (control)"
+    for bundle, regime, unit in (("separated-long", "separated", " per expert"),
+                                 ("regular-long", "regular", "")):
+        if bundle in runs.evaluations:
+            experts = runs.manifests.get(bundle, {}).get("experts", {})
+            steps = {int(e["iterations"]) for e in experts.values() if "iterations" in e}
+            budget = f", {steps.pop():,} iterations{unit}" if len(steps) == 1 else ""
+            out[bundle] = f"{APPROACHES[regime]}{budget} (control)"
     return out
 
 
