@@ -61,8 +61,12 @@ def test_control_claims_compare_the_long_experts_with_both_baselines(tmp_path: P
     _write_arm(tmp_path / "separated-long-b8-n100", [(k, 1, 0.5 if k % 3 else 0) for k in ten])
     _write_arm(tmp_path / "regular-long-b8-n100", [(k, 1, 0.5 if k % 3 else 0) if k
                                                    else (k, 0, 0) for k in ten])
-    rows = [c for c in claims(tmp_path, tmp_path / "no-experts") if "starvation" in c.topic]
-    assert [r.verdict for r in rows] == ["supports", "supports", "undecided at this scale"]
+    rows = [c for c in claims(tmp_path, tmp_path / "no-experts")
+            if "starvation" in c.topic or "compute" in c.topic]
+    assert [r.verdict for r in rows] == ["supports", "supports", "undecided at this scale",
+                                         "undecided at this scale"]
     assert rows[0].ours.startswith("separated-long minus separated: +")
     assert "(20 games, 10 openings)" in rows[1].ours
-    assert rows[2].ours.startswith("separated-long minus regular-long: +5.0 points [-4.8, +14.8]")
+    # separated (0.5 a pair) minus regular-long: +50 on opening 0, -25 on six, 0 on three
+    assert rows[2].ours.startswith("separated minus regular-long: -10.0 points")
+    assert rows[3].ours.startswith("separated-long minus regular-long: +5.0 points [-4.8, +14.8]")
