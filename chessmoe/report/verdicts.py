@@ -24,8 +24,8 @@ from chessmoe.elo import elo_from_score
 from chessmoe.play.match import load_records
 from chessmoe.play.records import GameRecord
 
-__all__ = ["ArmEstimate", "Claim", "arm_estimate", "claims", "clustered_mean", "load_arms",
-           "paired_difference", "pooled_estimate", "t975", "table1_seed_band",
+__all__ = ["ArmEstimate", "Claim", "arm_estimate", "claims", "clustered_mean", "is_regular_seed",
+           "load_arms", "paired_difference", "pooled_estimate", "t975", "table1_seed_band",
            "write_markdown"]
 
 Z95 = 1.959963984540054
@@ -195,6 +195,12 @@ def _arm_text(e: ArmEstimate) -> str:
             f"({2 * e.pairs} games, {e.openings} openings)")
 
 
+def is_regular_seed(bundle: str) -> bool:
+    """Whether a bundle is the regular network under one training seed (the profile's own
+    ``regular`` or a ``regular-seed<N>`` control; not ``regular-long``)."""
+    return bundle == "regular" or bundle.startswith("regular-seed")
+
+
 def table1_seed_band(experts: str | os.PathLike[str], test_set: str = "no-phases"
                      ) -> tuple[list[float], dict[str, float]]:
     """Table 1 on ``test_set``: the regular network's loss under every trained seed, and each
@@ -203,8 +209,7 @@ def table1_seed_band(experts: str | os.PathLike[str], test_set: str = "no-phases
     seeds: list[float] = []
     if not root.is_dir():
         return seeds, {}
-    for bundle in sorted(p for p in root.iterdir() if p.name == "regular"
-                         or p.name.startswith("regular-seed")):
+    for bundle in sorted(p for p in root.iterdir() if is_regular_seed(p.name)):
         path = bundle / "evaluation.json"
         if path.exists():
             seeds.append(json.loads(path.read_text())["results"]["baseline"][test_set]["loss"])

@@ -19,7 +19,7 @@ from matplotlib.axes import Axes
 
 from chessmoe import paper
 from chessmoe.nets.recipes import TEST_SETS, learning_rate, momentum, table5
-from chessmoe.report import stems
+from chessmoe.report import stems, verdicts
 from chessmoe.report.figures.style import (
     NO_PHASE_COLOR,
     PHASE_COLORS,
@@ -262,7 +262,7 @@ def table1_losses(runs: ExpertRuns, out_dir: str | os.PathLike[str]) -> Artefact
         + (", ".join(f"{k} {v:+.4f}" for k, v in mixture_gain.items()) or "n/a") + ".",
     ]
     seeds = [runs.evaluations[b]["results"]["baseline"]["no-phases"]["loss"]
-             for b in runs.evaluations if b == "regular" or b.startswith("regular-seed")]
+             for b in runs.evaluations if verdicts.is_regular_seed(b)]
     if len(seeds) >= 2:
         low, high, mean = min(seeds), max(seeds), sum(seeds) / len(seeds)
         against = []
