@@ -19,7 +19,7 @@ from chessmoe.search.experts import MixtureEvaluator, NetworkEvaluator
 from chessmoe.search.inference import InferenceService, make_backend
 from chessmoe.search.mcts import MCTS, Limits, SearchConfig, UniformEvaluator, drive, leaf_batch
 
-from .helpers import HashNet
+from .helpers import HashNet, random_positions
 
 ROOT = Path(__file__).resolve().parents[1]
 REGULAR = ROOT / "results" / "experts" / "small" / "regular" / "baseline" / "model.pt"
@@ -142,6 +142,42 @@ def test_onnx_agrees_with_eager_fp32_and_is_batch_invariant(tmp_path: Path,
         v, lg = onnx_net.forward(records[:size])
         np.testing.assert_array_equal(v, ov[:size])
         np.testing.assert_array_equal(lg, ol[:size])
+
+
+@needs_committed
+@pytest.mark.parametrize(("precision", "tolerance"), [("bf16", 0.03), ("fp16", 0.005)])
+def test_reduced_precision_path_agrees_with_eager_fp32_within_stated_tolerance(
+        precision: str, tolerance: float) -> None:
+    """The cuda backend's precision, channels-last and torch plane-building path (run on the
+    CPU without graphs): values and priors within the tolerance the module states, and the
+    shared fp32 model it was given left as it was."""
+    import torch
+
+    from chessmoe.search.experts import legal_softmax, load_model
+    from chessmoe.search.inference import CudaBackend
+
+    shared = load_model(REGULAR, "cpu")
+    backend = CudaBackend(shared, device="cpu", precision=precision,  # type: ignore[arg-type]
+                          graphs=False)
+    assert {p.dtype for p in shared.parameters()} == {torch.float32}
+    assert {p.dtype for p in backend.model.parameters()} == {
+        {"bf16": torch.bfloat16, "fp16": torch.float16}[precision]}
+    batch = leaf_batch(list(random_positions(48, seed=3)))
+    ref_values, ref_logits = make_backend(REGULAR, "torch").forward(batch.records)
+    values, logits = backend.forward(batch.records)
+    assert values.dtype == np.float32 and logits.shape == ref_logits.shape
+    assert 0 < np.abs(values - ref_values).max() < tolerance  # reduced, not fp32 in disguise
+    for ours, ref in zip(legal_softmax(logits, batch.policy_indices),
+                         legal_softmax(ref_logits, batch.policy_indices), strict=True):
+        assert np.abs(ours - ref).max() < tolerance
+
+
+def test_cuda_graphs_need_a_cuda_device() -> None:
+    from chessmoe.nets.model import build_model
+    from chessmoe.search.inference import CudaBackend
+
+    with pytest.raises(ValueError, match="CUDA graphs need a CUDA device"):
+        CudaBackend(build_model("tiny"), device="cpu")
 
 
 def test_unknown_backend_is_refused() -> None:
