@@ -27,7 +27,9 @@ from chessmoe.play.tournament import (
     TournamentSpec,
     ablation_grid,
     method_grid,
+    paper_spec,
     run_local,
+    small_spec,
     units,
 )
 
@@ -248,6 +250,25 @@ def test_grids_have_the_papers_shape() -> None:
     assert all(m.first.baseline == "r" and m.label("batch_size") == 64 for m in ablation)
     spec = TournamentSpec("t", tuple(grid[:3]), pairs_per_shard=100)
     assert [u.shards for u in units(spec)] == [5] * 15
+
+
+def test_profiles_run_node_limited_games_together_and_timed_games_alone() -> None:
+    """The small profile plays its node-limited games 8 at a time on ONNX Runtime (the
+    multi-game runner); a time-limited search owns its worker, so those play one at a time.
+    The paper profile on a GPU uses the cuda backend and 32 games a worker."""
+    small = small_spec("results/experts/small")
+    players = [p for m in small.matches for p in (m.first, m.second)]
+    assert {p.backend for p in players} == {"onnx"}
+    concurrency = {u.match.name: u.games_at_once for u in units(small)}
+    assert concurrency["separated-b8-n100"] == concurrency["only-endgame-b64-n100"] == 8
+    assert concurrency["separated-b8-t100"] == concurrency["only-endgame-b64-t100"] == 1
+    timed = [u for u in units(small) if u.match.first.movetime_ms is not None]
+    assert timed and all(u.games_at_once == 1 for u in timed)
+    paper = paper_spec("results/experts/paper")
+    assert {p.backend for m in paper.matches for p in (m.first, m.second)} == {"cuda"}
+    assert max(u.games_at_once for u in units(paper)) == 32
+    on_cpu = paper_spec("results/experts/paper", device="cpu")
+    assert {p.backend for m in on_cpu.matches for p in (m.first, m.second)} == {"torch"}
 
 
 def test_a_tiny_tournament_runs_locally_and_resumes(tmp_path: Path) -> None:

@@ -131,7 +131,8 @@ def _limit_label(nodes: int | None, movetime: int | None) -> str:
 
 def method_grid(methods: dict[str, str], baseline: str, *, pairs: int,
                 batch_sizes: Sequence[int] = BATCH_SIZES, nodes: Sequence[int] = NODES,
-                movetimes: Sequence[int] = MOVETIMES, device: str = "cpu") -> list[MatchSpec]:
+                movetimes: Sequence[int] = MOVETIMES, device: str = "cpu",
+                backend: str = "torch") -> list[MatchSpec]:
     """Every method (name -> bundle) against the regular network at every setting
     (paper: 5 batch sizes x (6 node limits + 5 move times) = 55 settings per method)."""
     matches = []
@@ -140,8 +141,9 @@ def method_grid(methods: dict[str, str], baseline: str, *, pairs: int,
             limit = _limit_label(n, t)
             matches.append(MatchSpec(
                 name=f"{method}-b{batch}-{limit}",
-                first=_mcts(method, bundle, batch, n, t, device=device),
-                second=_mcts("regular", baseline, batch, n, t, device=device),
+                first=_mcts(method, bundle, batch, n, t, device=device, backend=backend),
+                second=_mcts("regular", baseline, batch, n, t, device=device,
+                             backend=backend),
                 pairs=pairs,
                 labels=(("kind", "method"), ("method", method), ("batch_size", batch),
                         ("nodes", n), ("movetime", t))))
@@ -150,7 +152,8 @@ def method_grid(methods: dict[str, str], baseline: str, *, pairs: int,
 
 def ablation_grid(experts: str, baseline: str, *, pairs: int, batch_size: int = 64,
                   nodes: Sequence[int] = NODES, movetimes: Sequence[int] = MOVETIMES,
-                  phases: Sequence[int] = (0, 1, 2), device: str = "cpu") -> list[MatchSpec]:
+                  phases: Sequence[int] = (0, 1, 2), device: str = "cpu",
+                  backend: str = "torch") -> list[MatchSpec]:
     """One phase expert at a time (baseline for the other phases) against the regular
     network (paper Fig. 6 and 29, batch 64)."""
     names = ("opening", "middlegame", "endgame")
@@ -162,8 +165,9 @@ def ablation_grid(experts: str, baseline: str, *, pairs: int, batch_size: int = 
             matches.append(MatchSpec(
                 name=f"{label}-b{batch_size}-{limit}",
                 first=_mcts(label, experts, batch_size, n, t, single_expert=phase,
-                            baseline=baseline, device=device),
-                second=_mcts("regular", baseline, batch_size, n, t, device=device),
+                            baseline=baseline, device=device, backend=backend),
+                second=_mcts("regular", baseline, batch_size, n, t, device=device,
+                             backend=backend),
                 pairs=pairs,
                 labels=(("kind", "ablation"), ("expert", names[phase]), ("phase", phase),
                         ("batch_size", batch_size), ("nodes", n), ("movetime", t))))
@@ -172,13 +176,15 @@ def ablation_grid(experts: str, baseline: str, *, pairs: int, batch_size: int = 
 
 def definition_grid(bundles: dict[str, str], baseline: str, *, pairs: int,
                     batch_size: int = 64, nodes: int | None = 800,
-                    movetime: int | None = None, device: str = "cpu") -> list[MatchSpec]:
+                    movetime: int | None = None, device: str = "cpu",
+                    backend: str = "torch") -> list[MatchSpec]:
     """Experts of each phase definition (name -> separated bundle) against the regular
     network (paper Fig. 7)."""
     return [MatchSpec(name=f"definition-{name}-b{batch_size}-{_limit_label(nodes, movetime)}",
-                      first=_mcts(name, bundle, batch_size, nodes, movetime, device=device),
+                      first=_mcts(name, bundle, batch_size, nodes, movetime, device=device,
+                                  backend=backend),
                       second=_mcts("regular", baseline, batch_size, nodes, movetime,
-                                   device=device),
+                                   device=device, backend=backend),
                       pairs=pairs,
                       labels=(("kind", "definition"), ("definition", name),
                               ("batch_size", batch_size), ("nodes", nodes),
@@ -214,6 +220,10 @@ class Unit:
         return Path(out_dir) / self.match.name / f"games-{self.shard:03d}.jsonl"
 
 
+def _timed(match: MatchSpec) -> bool:
+    return any(p.movetime_ms is not None for p in (match.first, match.second))
+
+
 def units(spec: TournamentSpec) -> list[Unit]:
     """The tournament cut into shards of ``pairs_per_shard`` consecutive game pairs per
     match, in rounds (every match's first shard, then every second shard, ...), so an
@@ -222,8 +232,10 @@ def units(spec: TournamentSpec) -> list[Unit]:
     for match in spec.matches:
         count = max(1, -(-match.pairs // spec.pairs_per_shard))
         seed = group_seed(spec.seed, match.group)
+        # a time-limited search owns its worker's time: its match plays one game at a time
+        at_once = 1 if _timed(match) else spec.games_at_once
         per_match.append([Unit(match, k, count, spec.openings, seed, spec.adjudication,
-                               spec.name, spec.games_at_once) for k in range(count)])
+                               spec.name, at_once) for k in range(count)])
     rounds = max((len(u) for u in per_match), default=0)
     return [u[k] for k in range(rounds) for u in per_match if k < len(u)]
 
@@ -413,27 +425,30 @@ def _experts(root: str, name: str) -> str:
     return str(Path(root) / name)
 
 
-def small_spec(experts_root: str, *, pairs: int = 6) -> TournamentSpec:
-    """The 2-core CPU subset (420 games, about 40 minutes on 2 cores): every method against
-    regular at batch 8 and 32 with 100 and 200 nodes and 100 ms; the single-expert
-    ablation at batch 64 (100 nodes, 100 ms); and the phase-definition comparison (batch 8,
-    100 nodes) when those bundles exist."""
+def small_spec(experts_root: str, *, pairs: int = 6, backend: str = "onnx",
+               games_at_once: int = 8) -> TournamentSpec:
+    """The 2-core CPU subset (420 games): every method against regular at batch 8 and 32
+    with 100 and 200 nodes and 100 ms; the single-expert ablation at batch 64 (100 nodes,
+    100 ms); and the phase-definition comparison (batch 8, 100 nodes) when those bundles
+    exist. The networks run on ONNX Runtime and each worker plays ``games_at_once``
+    node-limited games at once (the multi-game runner); time-limited games one at a time."""
     baseline = _experts(experts_root, "regular")
     methods = {m: _experts(experts_root, m) for m in
                ("separated", "staged", "weighted-a4", "weighted-a10")
                if (Path(experts_root) / m / "manifest.json").exists()}
     matches = method_grid(methods, baseline, pairs=pairs, batch_sizes=(8, 32),
-                          nodes=(100, 200), movetimes=(100,))
+                          nodes=(100, 200), movetimes=(100,), backend=backend)
     matches += ablation_grid(_experts(experts_root, "separated"), baseline, pairs=pairs,
-                             nodes=(100,), movetimes=(100,))
+                             nodes=(100,), movetimes=(100,), backend=backend)
     definitions = {"lichess": _experts(experts_root, "separated")}
     definitions.update({d: _experts(experts_root, f"separated-{d}") for d in
                         ("movecount2", "movecount3", "movecount4", "movecount5")
                         if (Path(experts_root) / f"separated-{d}" / "manifest.json").exists()})
     if len(definitions) > 1:
         matches += definition_grid(definitions, baseline, pairs=pairs, batch_size=8,
-                                   nodes=100)
-    return TournamentSpec("small", tuple(matches), openings="embedded", pairs_per_shard=3)
+                                   nodes=100, backend=backend)
+    return TournamentSpec("small", tuple(matches), openings="embedded", pairs_per_shard=3,
+                          games_at_once=games_at_once)
 
 
 POWERED_SETTING = (8, 100)  # batch size, nodes per move of every powered arm
@@ -502,20 +517,27 @@ def powered_spec(experts_root: str, *, pairs: int = 200, arm_pairs: int = 100,
                           games_at_once=20)
 
 
-def paper_spec(experts_root: str, *, pairs: int = 500, device: str = "cuda") -> TournamentSpec:
+def paper_spec(experts_root: str, *, pairs: int = 500, device: str = "cuda",
+               games_at_once: int = 32) -> TournamentSpec:
     """The paper's grids: 4 methods x 55 settings, the ablation at batch 64 (33 settings)
-    and the definition comparison, 500 pairs each, on the paper's opening suite."""
+    and the definition comparison, 500 pairs each, on the paper's opening suite. On a GPU
+    the networks run on the ``cuda`` backend (bf16, CUDA graphs) and each worker plays
+    ``games_at_once`` node-limited games at once so the GPU sees large batches; on a CPU,
+    eager torch."""
+    backend = "cuda" if device.startswith("cuda") else "torch"
     baseline = _experts(experts_root, "regular")
     methods = {m: _experts(experts_root, m) for m in
                ("separated", "staged", "weighted-a4", "weighted-a10")}
-    matches = method_grid(methods, baseline, pairs=pairs, device=device)
+    matches = method_grid(methods, baseline, pairs=pairs, device=device, backend=backend)
     matches += ablation_grid(_experts(experts_root, "separated"), baseline, pairs=pairs,
-                             device=device)
+                             device=device, backend=backend)
     definitions = {"lichess": _experts(experts_root, "separated"),
                    **{d: _experts(experts_root, f"separated-{d}") for d in
                       ("movecount2", "movecount3", "movecount4", "movecount5")}}
-    matches += definition_grid(definitions, baseline, pairs=pairs, device=device)
-    return TournamentSpec("paper", tuple(matches), openings="paper", pairs_per_shard=25)
+    matches += definition_grid(definitions, baseline, pairs=pairs, device=device,
+                               backend=backend)
+    return TournamentSpec("paper", tuple(matches), openings="paper", pairs_per_shard=25,
+                          games_at_once=games_at_once)
 
 
 def smoke_spec(experts_root: str, *, pairs: int = 1) -> TournamentSpec:
