@@ -633,10 +633,91 @@ def bench_inference(repeat: int) -> BenchResult:
     return result
 
 
+def bench_gpu(repeat: int) -> BenchResult:
+    """The paper-scale GPU rows of issue 12, in one run: the paper network's inference in
+    bf16 (cuda backend, CUDA graphs) against eager fp32 on the same GPU at batch 256 and
+    1024; multi-game tournament games per hour with random paper-size networks (three
+    experts against a regular network) at 100 and 800 nodes on every CPU core feeding the
+    GPU; and the paper grid projected from those games. Training samples/s with the paper
+    preset is the ``training`` benchmark's GPU row."""
+    import os
+
+    import numpy as np
+    import torch
+
+    result = BenchResult("gpu", "Paper scale on a GPU (issue 12)",
+                         target="bf16 inference >= 100k positions/s at batch 1024 on one H100; "
+                         "paper grid <= 3 days on one GPU box")
+    if not torch.cuda.is_available():
+        result.rows = [("paper-scale GPU rows", "not measured: no GPU on this machine")]
+        return result
+    from chessmoe.nets.model import build_model
+    from chessmoe.play.projection import measure_games, project_from_games
+    from chessmoe.play.tournament import paper_spec, projection_parts
+    from chessmoe.search.inference import CudaBackend, TorchBackend
+    from chessmoe.search.mcts import leaf_batch
+
+    name = torch.cuda.get_device_name(0)
+    torch.manual_seed(0)
+    model = build_model("paper")
+    fast = CudaBackend(model, device="cuda", precision="bf16")
+    eager = TorchBackend(model, device="cuda")  # the fp32 reference on the same GPU
+    boards = _positions_from_sample(1024)
+    rows: list[tuple[str, str]] = []
+    best = 0.0
+    for size in (256, 1024):
+        records = leaf_batch((boards * (size // len(boards) + 1))[:size]).records
+        rate = {}
+        for label, backend in (("bf16, CUDA graphs", fast), ("eager fp32", eager)):
+            backend.forward(records)  # warm-up: graph capture, cuDNN autotuning
+
+            def run(backend: Any = backend, records: Any = records) -> None:
+                for _ in range(20):
+                    backend.forward(records)
+
+            seconds, _ = _best(run, repeat)
+            rate[label] = 20 * size / seconds
+        bf16, fp32 = rate["bf16, CUDA graphs"], rate["eager fp32"]
+        best = max(best, bf16)
+        rows.append((f"paper network, {name}, batch {size}",
+                     f"bf16 + graphs {bf16:,.0f} positions/s, eager fp32 {fp32:,.0f}: "
+                     f"{bf16 / fp32:.2f}x"))
+    records = leaf_batch(boards[:256]).records
+    v16, _ = fast.forward(records)
+    v32, _ = eager.forward(records)
+    rows.append(("largest value difference, bf16 vs fp32 (random paper network)",
+                 f"{np.abs(v16 - v32).max():.1e}"))
+    workers = max(1, (os.cpu_count() or 2) - 1)
+    rates: list[Any] = []
+    for nodes in (100, 800):
+        # 800 nodes: as many games as about three minutes allow at the 100-node rate
+        count = (workers * 32 if not rates else int(min(workers * 32, max(
+            2 * workers, 180 * rates[0].nodes_per_second / (60 * nodes)))))
+        rate = measure_games(preset="paper", backend="cuda", device="cuda", nodes=nodes,
+                             batch_size=8, games_at_once=32, workers=workers, gpus=1,
+                             games=count, max_plies=60)
+        rates.append(rate)
+        rows.append((f"multi-game runner, paper-size networks, {nodes} nodes, batch 8, "
+                     f"{workers} workers x 32 games, 1 GPU",
+                     f"{rate.games_per_hour:,.0f} games/hour, {rate.nodes_per_second:,.0f} "
+                     f"nodes/s ({rate.games} games, {rate.plies} plies, {rate.seconds:.0f} s)"))
+    parts = project_from_games(projection_parts(paper_spec("results/experts/paper")), rates,
+                               workers=workers)
+    total = sum(p.wall_hours for p in parts)
+    rows.append(("paper grid projected from these games (110 plies a game)",
+                 f"{total:,.0f} hours ({total / 24:.1f} days)"))
+    result.rows = rows
+    result.met = best >= 100_000 and total <= 72
+    result.note = ("Random networks of the paper's size play the games (their cost is the "
+                   "trained networks' cost; their moves are nonsense, and games stop at 60 "
+                   "plies). Time-limited settings are projected at one game per worker.")
+    return result
+
+
 BENCHMARKS: dict[str, Callable[[int], BenchResult]] = {
     "stats": bench_stats, "dataset": bench_dataset, "planes": bench_planes,
     "training": bench_training, "mcts": bench_mcts, "inference": bench_inference,
-    "games": bench_games}
+    "games": bench_games, "gpu": bench_gpu}
 
 
 def main(argv: list[str] | None = None) -> int:

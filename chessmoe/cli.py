@@ -367,14 +367,29 @@ def _tournament(args: argparse.Namespace) -> int:
     spec = tournament.build_design(chosen.tournament.design, experts,
                                    pairs=args.pairs or chosen.tournament.pairs)
     out = args.out or Path("results") / "tournaments" / args.profile
+    if args.measure_games and (not args.plan or min(args.measure_games) <= 0):
+        print("chessmoe tournament: --measure-games takes positive node limits and goes with "
+              "--plan", file=sys.stderr)
+        return 2
     if args.plan:
         from chessmoe.play import projection
 
         gpus = tournament.gpu_count() if args.gpus is None else args.gpus
+        preset = "paper" if args.profile == "paper" else "small"
+        backend = "cuda" if gpus else "onnx" if args.profile != "paper" else "torch"
+        device = "cuda" if gpus else "cpu"
+        if args.measure_games:
+            rates = [projection.measure_games(
+                preset=preset, backend=backend, device=device, nodes=n,
+                games_at_once=spec.games_at_once, workers=args.workers, gpus=gpus)
+                for n in args.measure_games]
+            print(projection.format_rates(rates))
+            rows = projection.project_from_games(tournament.projection_parts(spec), rates,
+                                                 workers=args.workers)
+            print(projection.format_projection(rows, "projected from the measured games"))
+            return 0
         calibration = projection.calibrate(
-            preset="paper" if args.profile == "paper" else "small",
-            backend="cuda" if gpus else "onnx" if args.profile != "paper" else "torch",
-            device="cuda" if gpus else "cpu", batch=256 if gpus else 64,
+            preset=preset, backend=backend, device=device, batch=256 if gpus else 64,
             cpu_workers=args.workers, gpus=gpus)
         rows = projection.project(tournament.projection_parts(spec), calibration)
         print(projection.format_projection(rows, calibration))
@@ -655,6 +670,9 @@ def build_parser() -> argparse.ArgumentParser:
     tourn.add_argument("--plan", action="store_true",
                        help="calibrate on this machine and print the projected wall time of "
                             "every part instead of playing")
+    tourn.add_argument("--measure-games", type=int, nargs="+", default=None, metavar="NODES",
+                       help="with --plan: calibrate by playing random networks of the "
+                            "profile's size through the real runner at these node limits")
     tourn.add_argument("--dask", nargs="?", const="", default=None, metavar="ADDRESS",
                        help="run on Dask (a scheduler address; none: a LocalCluster)")
     tourn.add_argument("--data-dir", type=Path, default=None)

@@ -14,17 +14,28 @@ at the batch the multi-game runner feeds it; it then adds up every match of the 
 The projection is only as good as the calibration: it assumes the network stays busy (enough
 games in flight per GPU) and the mean game length given (the paper does not report one; the
 kit's small tournament averages about 110 plies).
+
+``--plan --measure-games`` calibrates the other way: :func:`measure_games` plays a short
+tournament of randomly initialised networks of the preset (three experts against a regular
+network) through the real runner (the workers, the GPUs, the games each worker plays at
+once, the backend), at one or more node limits, and :func:`project_from_games` divides each
+node-limited match's nodes by the whole machine's measured nodes per second at the nearest
+node limit: no assumption about how tree and network overlap.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Calibration", "PartProjection", "calibrate", "format_projection", "project"]
+__all__ = ["Calibration", "GameRate", "PartProjection", "calibrate", "format_projection",
+           "format_rates", "measure_games", "project", "project_from_games", "random_bundles",
+           "rates_json"]
 
 
 @dataclass(frozen=True)
@@ -132,22 +143,160 @@ def project(parts: Sequence[tuple[str, Sequence[tuple[int, int | None, int | Non
     return out
 
 
-def format_projection(rows: Sequence[PartProjection], calibration: Calibration) -> str:
-    """A plain-text table of the projection, with its total and the calibration."""
-    lines = [f"calibration: tree {calibration.tree_seconds_per_node * 1e6:.0f} us/node; "
-             f"{calibration.network}: {calibration.network_positions_per_second:,.0f} "
-             f"positions/s; {calibration.cpu_workers} CPU worker(s), {calibration.gpus} GPU(s)",
+def random_bundles(preset: str, directory: str | Path, *, seed: int = 0) -> tuple[Path, Path]:
+    """Randomly initialised ``preset`` networks laid out as an expert bundle (three experts of
+    the Lichess phases, ``directory/experts``) and a regular bundle (``directory/regular``),
+    for speed measurements only: they play nonsense, at the real networks' cost."""
+    import torch
+
+    from chessmoe._io.fsutil import atomic_write_json
+    from chessmoe.nets.checkpoints import save_checkpoint
+    from chessmoe.nets.model import build_model
+    from chessmoe.phases import phase_definition
+
+    root = Path(directory)
+    torch.manual_seed(seed)
+    phases = phase_definition("lichess").phase_names
+    bundles = {"regular": ["baseline"], "experts": [f"phase{k}" for k in range(len(phases))]}
+    for bundle, names in bundles.items():
+        for name in names:
+            (root / bundle / name).mkdir(parents=True, exist_ok=True)
+            save_checkpoint(root / bundle / name / "model.pt", build_model(preset))
+        atomic_write_json(root / bundle / "manifest.json", {
+            "kind": "chessmoe random bundle (speed measurements only)",
+            "regime": "regular" if bundle == "regular" else "random",
+            "definition": "lichess", "phase_names": list(phases),
+            "profile": preset, "baseline": "../regular" if bundle == "experts" else None,
+            "experts": {n: {"checkpoint": f"{n}/model.pt"} for n in names}})
+    return root / "experts", root / "regular"
+
+
+@dataclass(frozen=True)
+class GameRate:
+    """Games played through the runner at one node limit, and what they cost."""
+
+    network: str  # preset, backend, device
+    nodes_per_move: int
+    batch_size: int
+    games_at_once: int
+    workers: int
+    gpus: int
+    games: int
+    plies: int
+    nodes: int  # search nodes of every move of every game
+    seconds: float  # wall time of the whole run (start-up included)
+
+    @property
+    def games_per_hour(self) -> float:
+        return self.games / self.seconds * 3600
+
+    @property
+    def nodes_per_second(self) -> float:
+        """The whole machine's search nodes per second (all workers and GPUs together)."""
+        return self.nodes / self.seconds
+
+    def to_dict(self) -> dict[str, object]:
+        return {**{k: getattr(self, k) for k in self.__dataclass_fields__},
+                "games_per_hour": self.games_per_hour,
+                "nodes_per_second": self.nodes_per_second}
+
+
+def measure_games(*, preset: str = "paper", backend: str = "cuda", device: str = "cuda",
+                  nodes: int = 100, batch_size: int = 8, games_at_once: int = 32,
+                  workers: int = 1, gpus: int = 0, games: int | None = None,
+                  max_plies: int = 120, seed: int = 0) -> GameRate:
+    """Play ``games`` (default: one per lane, ``workers x games_at_once``) between random
+    ``preset`` networks -- a three-expert mixture against a regular network, both on
+    ``backend``/``device`` -- through :func:`chessmoe.play.tournament.run_local` and return
+    the measured rates. Games stop at ``max_plies`` (a draw) or the paper's adjudication."""
+    from chessmoe.play.match import Adjudication, PlayerSpec, load_records
+    from chessmoe.play.tournament import MatchSpec, TournamentSpec, run_local
+
+    count = games or max(2, workers * games_at_once)
+    pairs = -(-count // 2)
+    with tempfile.TemporaryDirectory() as tmp:
+        experts, regular = random_bundles(preset, Path(tmp) / "nets", seed=seed)
+        first, second = (PlayerSpec(name=name, experts=str(path), nodes=nodes,
+                                    batch_size=batch_size, device=device, backend=backend)
+                         for name, path in (("moe", experts), ("regular", regular)))
+        spec = TournamentSpec("calibration", (MatchSpec("moe-regular", first, second, pairs),),
+                              pairs_per_shard=max(1, -(-pairs // max(1, workers))),
+                              adjudication=Adjudication(max_plies=max_plies),
+                              games_at_once=games_at_once)
+        out = Path(tmp) / "games"
+        start = time.perf_counter()
+        run_local(spec, out, workers=workers, gpus=gpus, progress=False)
+        seconds = time.perf_counter() - start
+        records = load_records(sorted((out / "moe-regular").glob("games-*.jsonl")))
+    searched = sum(n or 0 for r in records for side in (r.nodes_white, r.nodes_black)
+                   for n in (side or ()))
+    return GameRate(f"{preset} network, {backend} on {device}", nodes, batch_size,
+                    games_at_once, workers, gpus, len(records), sum(r.plies for r in records),
+                    searched, seconds)
+
+
+def project_from_games(parts: Sequence[tuple[str, Sequence[tuple[int, int | None, int | None]]]],
+                       rates: Sequence[GameRate], *, workers: int,
+                       mean_plies: float = 110.0) -> list[PartProjection]:
+    """Project each part from measured game rates: a node-limited match's nodes over the
+    machine's nodes per second measured at the nearest node limit (in log scale); a
+    time-limited game takes its moves' time on one of ``workers`` workers."""
+    if not rates:
+        raise ValueError("project_from_games needs at least one measured rate")
+    out = []
+    for name, matches in parts:
+        nodes = timed = wall = 0.0
+        games = 0
+        for count, move_nodes, movetime in matches:
+            games += count
+            if move_nodes is not None:
+                rate = min(rates, key=lambda r: abs(math.log(r.nodes_per_move / move_nodes)))
+                nodes += count * mean_plies * move_nodes
+                wall += count * mean_plies * move_nodes / rate.nodes_per_second
+            elif movetime is not None:
+                timed += count * mean_plies * movetime / 1000
+        out.append(PartProjection(name, len(matches), games, nodes, math.nan, math.nan,
+                                  timed / 3600, (wall + timed / max(1, workers)) / 3600))
+    return out
+
+
+def format_rates(rates: Sequence[GameRate]) -> str:
+    """The measured rates, one line each."""
+    return "\n".join(f"measured: {r.network}, {r.nodes_per_move} nodes a move, batch "
+                     f"{r.batch_size}, {r.workers} worker(s) x {r.games_at_once} games, "
+                     f"{r.gpus} GPU(s): {r.games} games ({r.plies} plies) in {r.seconds:.0f} s"
+                     f" = {r.games_per_hour:,.0f} games/hour, {r.nodes_per_second:,.0f} nodes/s"
+                     for r in rates)
+
+
+def rates_json(rates: Sequence[GameRate]) -> str:
+    """The measured rates as JSON (for a benchmark record)."""
+    return json.dumps([r.to_dict() for r in rates], indent=1)
+
+
+def _hours(value: float, width: int) -> str:
+    return f"{'-':>{width}}" if math.isnan(value) else f"{value:>{width}.1f}"
+
+
+def format_projection(rows: Sequence[PartProjection], calibration: Calibration | str) -> str:
+    """A plain-text table of the projection, with its total and the calibration (or a line
+    saying where the rates came from)."""
+    head = calibration if isinstance(calibration, str) else (
+        f"calibration: tree {calibration.tree_seconds_per_node * 1e6:.0f} us/node; "
+        f"{calibration.network}: {calibration.network_positions_per_second:,.0f} "
+        f"positions/s; {calibration.cpu_workers} CPU worker(s), {calibration.gpus} GPU(s)")
+    lines = [head,
              f"{'part':<28}{'matches':>8}{'games':>9}{'nodes':>10}{'tree h':>9}"
              f"{'network h':>11}{'timed h':>9}{'wall h':>9}"]
     for r in rows:
         lines.append(f"{r.name:<28}{r.matches:>8}{r.games:>9}{r.nodes:>10.2e}"
-                     f"{r.tree_hours:>9.1f}{r.network_hours:>11.1f}{r.timed_hours:>9.1f}"
-                     f"{r.wall_hours:>9.1f}")
+                     f"{_hours(r.tree_hours, 9)}{_hours(r.network_hours, 11)}"
+                     f"{r.timed_hours:>9.1f}{r.wall_hours:>9.1f}")
     total = sum(r.wall_hours for r in rows)
     lines.append(f"{'total':<28}{sum(r.matches for r in rows):>8}"
                  f"{sum(r.games for r in rows):>9}{sum(r.nodes for r in rows):>10.2e}"
-                 f"{sum(r.tree_hours for r in rows):>9.1f}"
-                 f"{sum(r.network_hours for r in rows):>11.1f}"
+                 f"{_hours(sum(r.tree_hours for r in rows), 9)}"
+                 f"{_hours(sum(r.network_hours for r in rows), 11)}"
                  f"{sum(r.timed_hours for r in rows):>9.1f}{total:>9.1f}"
                  f"   ({total / 24:.1f} days)")
     return "\n".join(lines)
