@@ -293,6 +293,30 @@ def test_a_tiny_tournament_runs_locally_and_resumes(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "spec.json").read_text())["name"] == "tiny"
 
 
+def test_a_tournament_resumes_from_another_path_to_the_same_bundles(tmp_path: Path) -> None:
+    """A clone elsewhere, or a notebook's ``../results``, names the same bundles; an older
+    record without a later player field played at its default; a changed engine refuses."""
+    from dataclasses import replace
+
+    from chessmoe.play.tournament import _write_spec
+
+    def spec(root: str, bundle: str = "separated", **player: object) -> TournamentSpec:
+        first = replace(UNIFORM, experts=f"{root}/experts/small/{bundle}",
+                        **player)  # type: ignore[arg-type]
+        return TournamentSpec("t", (MatchSpec("m", first, UNIFORM_B, 2),))
+
+    _write_spec(spec("/somewhere/clone/results"), tmp_path)
+    recorded = json.loads((tmp_path / "spec.json").read_text())
+    del recorded["matches"][0]["first"]["backend"]  # as a kit without backends wrote it
+    (tmp_path / "spec.json").write_text(json.dumps(recorded))
+    with pytest.raises(ValueError, match="played differently"):
+        _write_spec(spec("../results", backend="onnx"), tmp_path)
+    _write_spec(spec("../results"), tmp_path)  # the same engine: resumes
+    for changed in (spec("../results", nodes=40), spec("../results", bundle="staged")):
+        with pytest.raises(ValueError, match="played differently"):
+            _write_spec(changed, tmp_path)
+
+
 def test_a_changed_opening_suite_is_not_resumed(tmp_path: Path) -> None:
     from dataclasses import replace
 

@@ -259,6 +259,21 @@ def _suite_record(spec: TournamentSpec, data_dir: str | os.PathLike[str] | None
     return {"file": path.name, "sha256": sha256_file(path), "positions": len(read_epd(path))}
 
 
+def _match_identity(match: dict[str, Any]) -> dict[str, Any]:
+    """A recorded match as far as it decides the games: a bundle is named by its last two
+    path parts (a clone elsewhere, a notebook's ``../results`` and an absolute path name the
+    same bundle), and a player field a later version added counts at its default."""
+    defaults = PlayerSpec(name="").to_dict()
+    out = dict(match)
+    for side in ("first", "second"):
+        player = {**defaults, **match[side]}
+        for key in ("experts", "baseline"):
+            if player.get(key):
+                player[key] = "/".join(Path(str(player[key])).parts[-2:])
+        out[side] = player
+    return out
+
+
 def _write_spec(spec: TournamentSpec, out: Path,
                 data_dir: str | os.PathLike[str] | None = None) -> None:
     """Record the spec and the opening suite's checksum; refuse to resume a tournament
@@ -270,7 +285,8 @@ def _write_spec(spec: TournamentSpec, out: Path,
         old = json.loads(path.read_text())
         new = {m["name"]: m for m in json.loads(json.dumps(data))["matches"]}
         changed = sorted(m["name"] for m in old.get("matches", [])
-                         if m["name"] in new and new[m["name"]] != m)
+                         if m["name"] in new
+                         and _match_identity(new[m["name"]]) != _match_identity(m))
         if changed:
             raise ValueError(f"{out} holds a tournament in which {', '.join(changed[:3])} "
                              "were played differently; use another directory")
