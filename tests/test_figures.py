@@ -154,3 +154,23 @@ def test_strength_intervals_are_drawn_as_low_high_with_unbounded_sides_dashed() 
     texts = [t.get_text() for t in ax.texts]
     assert "n=4" in texts and "n=12" in texts
     plt.close(fig)
+
+
+def test_table8_names_the_backend_each_tournament_ran_its_networks_on(tmp_path: Path) -> None:
+    """A tournament's players on ONNX Runtime show in Table 8's backend row; a spec written
+    before backends existed counts as eager PyTorch."""
+    import json
+
+    from chessmoe.report.figures.setup import table8_setup
+
+    prov = {"hardware": {"cpu": "cpu", "logical_cores": 2, "memory_gib": 1, "os": "linux"},
+            "software": {"torch": "2.x", "numpy": "2.y", "python": "3.11"}}
+    players = {"onnx": {"kind": "mcts", "backend": "onnx"}, "old": {"kind": "mcts"}}
+    for name, player in players.items():
+        folder = tmp_path / "tournaments" / name
+        folder.mkdir(parents=True)
+        (folder / "summary.json").write_text(json.dumps({"provenance": prov}))
+        (folder / "spec.json").write_text(json.dumps(
+            {"matches": [{"first": player, "second": {"kind": "uci"}}]}))
+    backend = table8_setup(tmp_path, tmp_path / "out").table.loc["Backend", "tournaments"]
+    assert "networks on ONNX Runtime" in backend and "networks on eager PyTorch" in backend

@@ -19,8 +19,8 @@ import chessmoe
 
 __all__ = ["git_commit", "hardware", "provenance", "software", "utc_now"]
 
-_PACKAGES = ("chess", "numpy", "pandas", "pyarrow", "torch", "matplotlib", "seaborn",
-             "papermill")
+_PACKAGES = ("chess", "numpy", "pandas", "pyarrow", "torch", "onnxruntime", "matplotlib",
+             "seaborn", "papermill")
 
 
 def utc_now() -> str:

@@ -37,6 +37,18 @@ PAPER_COMMAND = (
     "-repeat")
 
 
+def _network_backends(summary: Path) -> str | None:
+    """The network backends a tournament's players used, from the spec beside its summary
+    (a spec written before backends existed played eager torch)."""
+    spec = summary.with_name("spec.json")
+    if not spec.exists():
+        return None
+    names = {"torch": "eager PyTorch", "onnx": "ONNX Runtime", "cuda": "PyTorch CUDA (bf16)"}
+    used = {p.get("backend", "torch") for m in json.loads(spec.read_text()).get("matches", [])
+            for p in (m["first"], m["second"]) if p.get("kind", "mcts") == "mcts"}
+    return ", ".join(names.get(b, b) for b in sorted(used)) or None
+
+
 def _provenances(results: Path) -> list[tuple[str, dict[str, Any]]]:
     found = []
     for pattern, stage in (("stats/*/manifest.json", "phase statistics"),
@@ -47,7 +59,10 @@ def _provenances(results: Path) -> list[tuple[str, dict[str, Any]]]:
         for path in sorted(results.glob(pattern)):
             data = json.loads(path.read_text())
             if "provenance" in data:
-                found.append((stage, data["provenance"]))
+                prov = dict(data["provenance"])
+                if stage == "tournaments":
+                    prov["networks_on"] = _network_backends(path)
+                found.append((stage, prov))
     return found
 
 
@@ -68,7 +83,9 @@ def table8_setup(results_dir: str | os.PathLike[str], out_dir: str | os.PathLike
             "Container / environment": f"Python {sw.get('python')} venv (make env)",
             "Engine": f"chessmoe {sw.get('chessmoe')} (MCTS in Python, python-chess "
                       f"{sw.get('chess')})",
-            "Backend": f"PyTorch {sw.get('torch')}, numpy {sw.get('numpy')}",
+            "Backend": f"PyTorch {sw.get('torch')}, numpy {sw.get('numpy')}"
+                       + (f" (networks on {prov['networks_on']})"
+                          if prov.get("networks_on") else ""),
         }
         for key, value in values.items():
             seen = entry[key].split("; ") if key in entry else []

@@ -306,8 +306,9 @@ def table2_elo(summary: dict[str, Any], out_dir: str | os.PathLike[str],
              "regular network over those settings (infinite estimates left out), as the "
              "paper averages; with few games per setting the means are noisy. The pooled "
              "estimate uses every game pair (one opening, both colours) of the method, with a "
-             "cluster-robust 95 % interval by opening: the same openings are replayed at "
-             "every setting, so they are not independent.",
+             "cluster-robust 95 % interval by opening: pairs that replay an opening at "
+             "several settings are not independent (the column says how many distinct "
+             "openings the pairs drew).",
              "Paper (KingBase experts, 55 settings x 1000 games): see extras/table2-paper."]
     paths = save_table(ours, out_dir, stems.TABLE2_ELO_GAINS,
                        "Table 2 — Mean Elo gain of each MoE method over the regular network",
