@@ -13,7 +13,7 @@ at the batch the multi-game runner feeds it; it then adds up every match of the 
 
 The projection is only as good as the calibration: it assumes the network stays busy (enough
 games in flight per GPU) and the mean game length given (the paper does not report one; the
-kit's small tournament averaged 88 plies and its powered one about 77; 110, the default,
+kit's small tournament averaged 88 plies and its powered one 92; 110, the default,
 errs long for stronger engines).
 
 ``--plan --measure-games`` calibrates the other way: :func:`measure_games` plays a short
