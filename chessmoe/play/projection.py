@@ -26,7 +26,6 @@ node limit: no assumption about how tree and network overlap.
 
 from __future__ import annotations
 
-import json
 import math
 import tempfile
 import time
@@ -35,8 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["Calibration", "GameRate", "PartProjection", "calibrate", "format_projection",
-           "format_rates", "measure_games", "project", "project_from_games", "random_bundles",
-           "rates_json"]
+           "format_rates", "measure_games", "project", "project_from_games", "random_bundles"]
 
 
 @dataclass(frozen=True)
@@ -196,11 +194,6 @@ class GameRate:
         """The whole machine's search nodes per second (all workers and GPUs together)."""
         return self.nodes / self.seconds
 
-    def to_dict(self) -> dict[str, object]:
-        return {**{k: getattr(self, k) for k in self.__dataclass_fields__},
-                "games_per_hour": self.games_per_hour,
-                "nodes_per_second": self.nodes_per_second}
-
 
 def measure_games(*, preset: str = "paper", backend: str = "cuda", device: str = "cuda",
                   nodes: int = 100, batch_size: int = 8, games_at_once: int = 32,
@@ -268,11 +261,6 @@ def format_rates(rates: Sequence[GameRate]) -> str:
                      f"{r.gpus} GPU(s): {r.games} games ({r.plies} plies) in {r.seconds:.0f} s"
                      f" = {r.games_per_hour:,.0f} games/hour, {r.nodes_per_second:,.0f} nodes/s"
                      for r in rates)
-
-
-def rates_json(rates: Sequence[GameRate]) -> str:
-    """The measured rates as JSON (for a benchmark record)."""
-    return json.dumps([r.to_dict() for r in rates], indent=1)
 
 
 def _hours(value: float, width: int) -> str:
