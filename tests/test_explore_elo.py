@@ -87,7 +87,21 @@ def test_presets_include_the_committed_matches_with_their_pairs() -> None:
     assert presets[0].label == "parameters cell" and (presets[0].wins, presets[0].losses) == (7, 2)
     assert presets[1].wins + presets[1].draws + presets[1].losses == 1000
     committed = [p for p in presets if p.label.startswith("small: separated-b8-n100")]
-    assert committed and committed[0].pairs == (0, 1, 5, 0, 0)
+    # the preset carries the match's own pair counts, counted here from its game records
+    from chessmoe.play.match import load_records
+
+    match = ROOT / "results" / "tournaments" / "small" / "separated-b8-n100"
+    records = load_records(sorted(match.glob("games-*.jsonl")))
+    by_pair: dict[int, float] = {}
+    for r in records:
+        assert r.first_score is not None and r.pair is not None
+        by_pair[r.pair] = by_pair.get(r.pair, 0.0) + r.first_score
+    counted = tuple(sum(1 for v in by_pair.values() if v == k / 2) for k in range(5))
+    assert len(records) == 12 and sum(counted) == 6
+    assert committed and committed[0].pairs == counted
+    assert (committed[0].wins, committed[0].draws, committed[0].losses) == (
+        sum(r.first_score == 1 for r in records), sum(r.first_score == 0.5 for r in records),
+        sum(r.first_score == 0 for r in records))
     for preset in presets:  # every preset is a consistent match
         result = explore_elo.explore(preset.mode, wins=preset.wins, draws=preset.draws,
                                      losses=preset.losses, pairs=preset.pairs)
