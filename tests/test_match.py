@@ -293,6 +293,20 @@ def test_a_tiny_tournament_runs_locally_and_resumes(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "spec.json").read_text())["name"] == "tiny"
 
 
+def test_gpu_shards_on_a_machine_without_a_gpu_are_refused_before_anything_is_written(
+        tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from chessmoe._io.errors import KitError
+
+    on_gpu = replace(UNIFORM, device="cuda")
+    spec = TournamentSpec("g", (MatchSpec("m", on_gpu, UNIFORM_B, 2),
+                                MatchSpec("n", UNIFORM, UNIFORM_B, 2)), pairs_per_shard=1)
+    with pytest.raises(KitError, match="'g' runs networks on CUDA in 2 of its 4 shards, but"):
+        run_local(spec, tmp_path / "out", workers=1, gpus=0, progress=False)
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_tournament_resumes_from_another_path_to_the_same_bundles(tmp_path: Path) -> None:
     """A clone elsewhere, or a notebook's ``../results``, names the same bundles; an older
     record without a later player field played at its default; a changed engine refuses."""

@@ -332,12 +332,17 @@ def run_local(spec: TournamentSpec, out_dir: str | os.PathLike[str], *, workers:
     GPU units run at once and several CPU workers feed each GPU; ``gpu_workers`` caps the GPU
     units in flight (default: every worker).
     """
+    todo = units(spec)
+    gpus = gpu_count() if gpus is None else gpus
+    on_gpu = sum(u.gpu for u in todo)
+    if on_gpu and gpus == 0:  # before anything is written
+        raise KitError(f"tournament {spec.name!r} runs networks on CUDA in {on_gpu} of its "
+                       f"{len(todo)} shards, but no CUDA device is visible here: run it on a "
+                       "GPU machine (or on Dask workers that have GPUs)")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     _write_spec(spec, out, data_dir)
-    todo = units(spec)
     data = str(data_dir) if data_dir is not None else None
-    gpus = gpu_count() if gpus is None else gpus
     if gpu_workers is None:
         gpu_workers = workers if gpus > 0 else 1
     bar = tqdm(total=len(todo), desc=spec.name, unit="shard", disable=not progress)
