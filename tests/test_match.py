@@ -300,9 +300,11 @@ def test_gpu_shards_on_a_machine_without_a_gpu_are_refused_before_anything_is_wr
     from chessmoe._io.errors import KitError
 
     on_gpu = replace(UNIFORM, device="cuda")
+    cuda_backend = replace(UNIFORM_B, backend="cuda")  # device left at cpu
     spec = TournamentSpec("g", (MatchSpec("m", on_gpu, UNIFORM_B, 2),
-                                MatchSpec("n", UNIFORM, UNIFORM_B, 2)), pairs_per_shard=1)
-    with pytest.raises(KitError, match="'g' runs networks on CUDA in 2 of its 4 shards, but"):
+                                MatchSpec("n", UNIFORM, UNIFORM_B, 2),
+                                MatchSpec("o", UNIFORM, cuda_backend, 1)), pairs_per_shard=1)
+    with pytest.raises(KitError, match="'g' runs networks on CUDA in 3 of its 5 shards, but"):
         run_local(spec, tmp_path / "out", workers=1, gpus=0, progress=False)
     assert not (tmp_path / "out").exists()
 

@@ -214,7 +214,8 @@ class Unit:
 
     @property
     def gpu(self) -> bool:
-        return any(p.device.startswith("cuda") for p in (self.match.first, self.match.second))
+        return any(p.device.startswith("cuda") or p.backend == "cuda"
+                   for p in (self.match.first, self.match.second))
 
     def log_path(self, out_dir: str | os.PathLike[str]) -> Path:
         return Path(out_dir) / self.match.name / f"games-{self.shard:03d}.jsonl"
