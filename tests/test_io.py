@@ -9,7 +9,7 @@ import pytest
 
 from chessmoe._io.jobs import Unit, run_units
 from chessmoe._io.jsonl import JsonlLog, append_record, read_records
-from chessmoe._io.provenance import provenance
+from chessmoe._io.provenance import provenance, software
 
 
 def test_a_cut_off_last_line_is_dropped_and_never_duplicated(tmp_path: Path) -> None:
@@ -62,3 +62,12 @@ def test_provenance_names_commit_machine_date_and_command() -> None:
     assert record["hardware"]["logical_cores"] >= 1 and record["hardware"]["machine"]
     assert record["software"]["chessmoe"] and record["software"]["python"].count(".") == 2
     assert record["date"].endswith("+00:00") and record["argv"]
+
+
+def test_software_provenance_names_every_inference_library() -> None:
+    """A result played on ONNX Runtime records its version beside torch's."""
+    from importlib import metadata
+
+    versions = software()
+    assert versions["onnxruntime"] == metadata.version("onnxruntime")
+    assert versions["torch"] == metadata.version("torch")
