@@ -169,3 +169,29 @@ def test_a_zip_member_that_cannot_be_opened_is_a_counted_stream_error(tmp_path: 
     assert "a.pgn" in skips.examples["stream_error"][0]
     assert "compression method is not supported" in skips.examples["stream_error"][0]
     assert skips.kept == BASE.count(b'[Event "')  # b.pgn, whole
+
+
+@pytest.mark.parametrize("damage", ["version", "utf8-name"])
+def test_a_zip_directory_claiming_the_impossible_is_a_one_line_error(tmp_path: Path,
+                                                                    damage: str) -> None:
+    """A central directory entry that claims an unsupported zip version (zipfile raises
+    NotImplementedError) or a UTF-8 name that does not decode (UnicodeDecodeError) is a
+    one-line error naming the archive, as any damaged directory is."""
+    from chessmoe.games.pgn import PgnStreamError, iter_games, zip_members
+
+    path = tmp_path / "one.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr("a.pgn", BASE)
+    blob = bytearray(path.read_bytes())
+    central = blob.find(b"PK\x01\x02")
+    if damage == "version":
+        blob[central + 6:central + 8] = (235).to_bytes(2, "little")
+    else:
+        blob[central + 8:central + 10] = (0x800).to_bytes(2, "little")  # UTF-8 names
+        blob[central + 46] = 0xFF  # the name's first byte: never valid UTF-8
+    path.write_bytes(bytes(blob))
+    with pytest.raises(PgnStreamError, match="not a readable zip archive") as raised:
+        list(iter_games(path))
+    assert "\n" not in str(raised.value) and "one.zip" in str(raised.value)
+    with pytest.raises(PgnStreamError, match="not a readable zip archive"):
+        zip_members(path)

@@ -370,12 +370,18 @@ def _zip_pgn_names(archive: zipfile.ZipFile) -> list[str]:
                   if n.lower().endswith(".pgn") and not n.endswith("/"))
 
 
+# What zipfile raises on opening a damaged archive directory: besides BadZipFile, an entry
+# may claim an unsupported zip version (NotImplementedError) or a UTF-8 name that does not
+# decode (UnicodeDecodeError, a ValueError).
+_DAMAGED_DIRECTORY = (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, ValueError)
+
+
 def zip_members(path: str | os.PathLike[str]) -> list[str]:
     """Names of the PGN members of a zip archive, in name order."""
     try:
         with zipfile.ZipFile(path) as archive:
             return _zip_pgn_names(archive)
-    except (zipfile.BadZipFile, OSError, EOFError) as error:
+    except _DAMAGED_DIRECTORY as error:
         raise PgnStreamError(f"{path}: not a readable zip archive ({error}); download it "
                              "again") from error
 
@@ -397,7 +403,7 @@ def open_streams(path: str | os.PathLike[str], member: str | None = None
     if path.name.lower().endswith(".zip"):
         try:
             archive = zipfile.ZipFile(path)
-        except (zipfile.BadZipFile, OSError, EOFError) as error:
+        except _DAMAGED_DIRECTORY as error:
             raise PgnStreamError(f"{path}: not a readable zip archive ({error}); download "
                                  "it again") from error
         with archive:
