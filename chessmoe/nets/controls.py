@@ -12,6 +12,9 @@
 * **Equal-compute regular network** (``regular-long``): ``separated-long`` spends the regular
   network's iterations on *each* expert, three times its total. The regular network trained
   for that same total separates the separated experts' gain from the extra training.
+* **Seed noise of the mixtures** (``staged-seed<N>``, ``weighted-a10-seed<N>``): the methods
+  whose gain the paper reports, retrained under other seeds, so every Elo can be read against
+  the spread of both the mixture's and the regular network's seeds.
 
 All land beside the profile's bundles in ``results/experts/<profile>/`` with their manifest,
 Table 1 evaluation and provenance, and resume like every training run.
@@ -24,9 +27,17 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from chessmoe.nets.regimes import TrainingPlan, evaluate_bundle, profile_dataset, train_bundle
+from chessmoe.nets.regimes import (
+    BundleSpec,
+    TrainingPlan,
+    evaluate_bundle,
+    profile_dataset,
+    train_bundle,
+)
+from chessmoe.nets.training import TrainConfig
 
-__all__ = ["REGULAR_LONG", "SEPARATED_LONG", "ControlPlan", "seed_bundle", "train_controls"]
+__all__ = ["METHOD_SEEDS", "REGULAR_LONG", "SEPARATED_LONG", "ControlPlan", "method_seed_bundle",
+           "seed_bundle", "train_controls"]
 
 SEPARATED_LONG = "separated-long"
 REGULAR_LONG = "regular-long"
@@ -35,6 +46,16 @@ REGULAR_LONG = "regular-long"
 def seed_bundle(seed: int) -> str:
     """Bundle directory name of the regular network trained with ``seed``."""
     return f"regular-seed{seed}"
+
+
+def method_seed_bundle(spec: BundleSpec, seed: int, definition: str = "lichess") -> str:
+    """Bundle directory name of the mixture ``spec`` trained with ``seed`` (e.g.
+    ``staged-seed10``); the profile's own seed is the committed bundle without a suffix."""
+    return f"{spec.name(definition)}-seed{seed}"
+
+
+#: The mixtures retrained under other seeds: the regimes whose gains the claims report.
+METHOD_SEEDS: tuple[BundleSpec, ...] = (BundleSpec("staged"), BundleSpec("weighted", 10.0))
 
 
 @dataclass(frozen=True)
@@ -47,12 +68,19 @@ class ControlPlan:
     separated_long: bool = True
     regular_long: bool = True
     phases: int = 3
+    methods: tuple[BundleSpec, ...] = METHOD_SEEDS
 
 
 def _regular_iterations(regular: Path) -> int:
     """Optimiser steps of the committed regular network (its manifest's baseline entry)."""
     manifest = json.loads((regular / "manifest.json").read_text())
     return int(manifest["experts"]["baseline"]["iterations"])
+
+
+def _finished(bundle: Path) -> bool:
+    """A control whose Table 1 evaluation is written is complete (evaluation is its last
+    step): it is neither retrained nor re-evaluated, so its committed files stay as they are."""
+    return (bundle / "evaluation.json").exists() and (bundle / "manifest.json").exists()
 
 
 def train_controls(spec: TrainingPlan, profile: str, *,
@@ -69,25 +97,26 @@ def train_controls(spec: TrainingPlan, profile: str, *,
     if not (regular / "manifest.json").exists():
         raise FileNotFoundError(f"{regular}/manifest.json: train the profile's regular network "
                                 f"first (make experts PROFILE={profile})")
-    dataset_dir = profile_dataset(spec, data_dir=data_dir, progress=progress)
-    done: list[Path] = []
-    for seed in plan.seeds:
-        name = seed_bundle(seed)
-        train_bundle("regular", out, dataset_dir, replace(spec.train, seed=seed),
-                     definition=spec.definition, profile=profile, progress=progress, name=name)
-        evaluate_bundle(out / name, dataset_dir)
-        done.append(out / name)
+    # (bundle name, regime, a, training config, baseline bundle) of every control, in order
+    jobs: list[tuple[str, str, float | None, TrainConfig, Path | None]] = []
+    jobs += [(seed_bundle(seed), "regular", None, replace(spec.train, seed=seed), None)
+             for seed in plan.seeds]
     if plan.separated_long:
-        config = replace(spec.train, iterations=_regular_iterations(regular))
-        train_bundle("separated", out, dataset_dir, config, definition=spec.definition,
-                     profile=profile, progress=progress, name=SEPARATED_LONG,
-                     baseline=os.path.relpath(regular, out / SEPARATED_LONG))
-        evaluate_bundle(out / SEPARATED_LONG, dataset_dir)
-        done.append(out / SEPARATED_LONG)
+        jobs.append((SEPARATED_LONG, "separated", None,
+                     replace(spec.train, iterations=_regular_iterations(regular)), regular))
     if plan.regular_long:
-        config = replace(spec.train, iterations=plan.phases * _regular_iterations(regular))
-        train_bundle("regular", out, dataset_dir, config, definition=spec.definition,
-                     profile=profile, progress=progress, name=REGULAR_LONG)
-        evaluate_bundle(out / REGULAR_LONG, dataset_dir)
-        done.append(out / REGULAR_LONG)
-    return done
+        jobs.append((REGULAR_LONG, "regular", None,
+                     replace(spec.train, iterations=plan.phases * _regular_iterations(regular)),
+                     None))
+    jobs += [(method_seed_bundle(method, seed, spec.definition), method.regime, method.a,
+              replace(spec.train, seed=seed), out / seed_bundle(seed))
+             for method in plan.methods for seed in plan.seeds]
+    todo = [job for job in jobs if not _finished(out / job[0])]
+    dataset_dir = profile_dataset(spec, data_dir=data_dir, progress=progress) if todo else None
+    for name, regime, a, config, baseline in todo:
+        assert dataset_dir is not None
+        train_bundle(regime, out, dataset_dir, config, definition=spec.definition, a=a,
+                     profile=profile, progress=progress, name=name,
+                     baseline=None if baseline is None else os.path.relpath(baseline, out / name))
+        evaluate_bundle(out / name, dataset_dir)
+    return [out / job[0] for job in jobs]
