@@ -66,7 +66,7 @@ class TournamentPlan:
     """Which tournament to play (chessmoe.play.tournament.DESIGNS names the designs)."""
 
     design: str = field(metadata={
-        "doc": "smoke | small | powered | ratings | paper: the grid of matches"})
+        "doc": "smoke | small | powered | replicated | ratings | paper: the grid of matches"})
     experts: str = field(
         default="",
         metadata={"doc": "which results/experts/<name> it plays (its own profile's by default)"},
@@ -153,6 +153,16 @@ PROFILES: dict[str, Profile] = {
         _SMALL_DATA,
         _SMALL_TRAINING,
         TournamentPlan("powered", experts="small"),
+    ),
+    "replicated": Profile(
+        "replicated",
+        "the powered design replayed under cutechess's draw rules, with staged and weighted "
+        "a=10 under three seeds against the regular network's three seeds and the "
+        "equal-compute arms head to head with regular-long (~11,400 games, ~13 h on 2 "
+        "cores; resumable)",
+        _SMALL_DATA,
+        _SMALL_TRAINING,
+        TournamentPlan("replicated", experts="small"),
     ),
     "ratings": Profile(
         "ratings",

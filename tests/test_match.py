@@ -134,6 +134,121 @@ def test_game_terminations() -> None:
     assert capped.termination == "max_plies" and capped.plies == 5
 
 
+def _knight_shuffle(rules: Adjudication) -> GameRecord:
+    shuffle = [("g1f3", 0), ("f3g1", 0)] * 3
+    return play_game(Scripted("w", shuffle), Scripted("b", [("g8f6", 0), ("f6g8", 0)] * 3),
+                     chess.STARTING_FEN, rules)
+
+
+def test_repetition_ends_a_game_when_it_happens_as_cutechess_declares_it() -> None:
+    """The start position occurs after plies 0, 4 and 8: cutechess ends the game after ply 8
+    (the third occurrence); the claim reading ends it after ply 7, when Black *could* claim
+    by playing Ng8 -- a position that has then occurred only twice."""
+    actual = _knight_shuffle(Adjudication())
+    assert (actual.termination, actual.result, actual.plies) == ("repetition", "1/2-1/2", 8)
+    board = chess.Board()
+    for uci in actual.moves:
+        board.push_uci(uci)
+    assert board.is_repetition(3)
+    claimed = _knight_shuffle(Adjudication(draw_rules="claim"))
+    assert (claimed.termination, claimed.plies) == ("repetition", 7)
+    board.pop()
+    assert not board.is_repetition(3) and board.can_claim_threefold_repetition()
+
+
+@pytest.mark.parametrize(("fen", "cutechess", "claim"), [
+    # 99 quiet plies: a claim is possible (a quiet move reaches 100), cutechess plays on
+    ("8/8/8/4k3/8/8/1R6/4K3 w - - 99 80", None, "fifty_moves"),
+    # 100 quiet plies: both end it
+    ("8/8/8/4k3/8/8/1R6/4K3 w - - 100 80", "fifty_moves", "fifty_moves"),
+    # mate given on the 100th quiet ply is mate (cutechess checks moves first)
+    ("R5k1/5ppp/8/8/8/8/8/6K1 b - - 100 80", "checkmate", "checkmate"),
+    # K+B v K stalemated: cutechess says stalemate, python-chess insufficient material
+    ("7k/5K2/6B1/8/8/8/8/8 b - - 0 1", "stalemate", "insufficient_material"),
+    # cutechess's material count: bishops all on light squares count 1 -> draw
+    ("4k3/8/3b4/8/8/2B5/8/4K3 w - - 0 1", "insufficient_material", "insufficient_material"),
+    # bishops on both colours count 2 -> play on; so do two knights (K+N v K+N)
+    ("4k3/8/4b3/8/8/2B5/8/4K3 w - - 0 1", None, None),
+    ("4k3/8/4n3/8/8/2N5/8/4K3 w - - 0 1", None, None),
+    ("4k3/8/8/8/8/2N5/8/4K3 w - - 0 1", "insufficient_material", "insufficient_material"),
+])
+def test_draw_rules_boundaries(fen: str, cutechess: str | None, claim: str | None) -> None:
+    from chessmoe.play.match import rules_outcome
+
+    board = chess.Board(fen)
+    for rules, want in (("cutechess", cutechess), ("claim", claim)):
+        got = rules_outcome(board, rules)  # type: ignore[arg-type]
+        assert (got[1] if got else None) == want, rules
+
+
+def test_cutechess_insufficient_material_agrees_with_its_counting_rule() -> None:
+    """Every placement of up to two minor pieces beside the kings: a draw exactly when
+    knights + (light bishops present) + (dark bishops present) <= 1, with no other piece."""
+    from chessmoe.play.match import _cutechess_insufficient
+
+    squares = [chess.C3, chess.D3, chess.C6, chess.D6]  # dark, light, light, dark
+    pieces = [None, chess.Piece(chess.KNIGHT, chess.WHITE), chess.Piece(chess.BISHOP, True),
+              chess.Piece(chess.BISHOP, False), chess.Piece(chess.KNIGHT, False)]
+    for i, a in enumerate(pieces):
+        for b in pieces:
+            for sq_a, sq_b in ((squares[0], squares[1]), (squares[1], squares[2]),
+                               (squares[0], squares[3])):
+                board = chess.Board("4k3/8/8/8/8/8/8/4K3 w - - 0 1")
+                for piece, sq in ((a, sq_a), (b, sq_b)):
+                    if piece is not None:
+                        board.set_piece_at(sq, piece)
+                knights = sum(p is not None and p.piece_type == chess.KNIGHT for p in (a, b))
+                colours = {bool(chess.BB_SQUARES[sq] & chess.BB_LIGHT_SQUARES)
+                           for p, sq in ((a, sq_a), (b, sq_b))
+                           if p is not None and p.piece_type == chess.BISHOP}
+                assert _cutechess_insufficient(board) == (knights + len(colours) <= 1), (
+                    board.fen())
+    assert not _cutechess_insufficient(chess.Board("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"))
+
+
+def test_unknown_draw_rules_are_refused_and_old_records_read_as_claim() -> None:
+    with pytest.raises(ValueError, match="unknown draw rules 'fide'"):
+        Adjudication(draw_rules="fide")  # type: ignore[arg-type]
+    old = {"resign_movecount": 5, "resign_score": 600, "draw_movenumber": 30,
+           "draw_movecount": 4, "draw_score": 20, "max_plies": 600}
+    assert Adjudication.from_dict(old).draw_rules == "claim"
+    assert Adjudication.from_dict({**old, "draw_rules": "cutechess"}) == Adjudication()
+    with pytest.raises(ValueError, match="unknown adjudication field"):
+        Adjudication.from_dict({**old, "resign_moves": 3})
+
+
+def test_a_tournament_played_under_other_draw_rules_is_not_resumed(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from chessmoe.play.tournament import _write_spec
+
+    spec = _tiny_spec(pairs=1)
+    _write_spec(replace(spec, adjudication=Adjudication(draw_rules="claim")), tmp_path)
+    recorded = json.loads((tmp_path / "spec.json").read_text())
+    del recorded["adjudication"]["draw_rules"]  # as the kit wrote it before the option
+    (tmp_path / "spec.json").write_text(json.dumps(recorded))
+    with pytest.raises(ValueError, match="other adjudication or draw rules"):
+        _write_spec(spec, tmp_path)
+    _write_spec(replace(spec, adjudication=Adjudication(draw_rules="claim")), tmp_path)
+
+
+def test_every_game_records_the_code_that_played_it(tmp_path: Path) -> None:
+    from chessmoe._io.provenance import git_commit, software
+    from chessmoe.play.openings import embedded_suite_path
+
+    records = play_match(UNIFORM, UNIFORM_B, schedule(read_epd(embedded_suite_path()), 1, seed=3),
+                         tmp_path / "g.jsonl", rules=Adjudication(max_plies=6))
+    logged = [json.loads(line) for line in (tmp_path / "g.jsonl").read_text().splitlines()]
+    git, versions = git_commit(), software()
+    for record, line in zip(records, logged, strict=True):
+        assert record.provenance is not None
+        assert line["provenance"] == {
+            "commit": git["commit"], "dirty": git["dirty"], "chessmoe": versions["chessmoe"],
+            "chess": versions["chess"], "torch": versions["torch"],
+            "onnxruntime": versions["onnxruntime"], "draw_rules": "cutechess"}
+        assert GameRecord.from_json(line) == record
+
+
 # --- matches ----------------------------------------------------------------------------
 
 

@@ -27,6 +27,14 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from chessmoe.nets.names import (
+    CONTROL_SEEDS,
+    REGULAR_LONG,
+    SEEDED_METHODS,
+    SEPARATED_LONG,
+    method_seed_bundle,
+    seed_bundle,
+)
 from chessmoe.nets.regimes import (
     BundleSpec,
     TrainingPlan,
@@ -36,26 +44,22 @@ from chessmoe.nets.regimes import (
 )
 from chessmoe.nets.training import TrainConfig
 
-__all__ = ["METHOD_SEEDS", "REGULAR_LONG", "SEPARATED_LONG", "ControlPlan", "method_seed_bundle",
-           "seed_bundle", "train_controls"]
-
-SEPARATED_LONG = "separated-long"
-REGULAR_LONG = "regular-long"
+__all__ = ["METHOD_SEEDS", "REGULAR_LONG", "SEPARATED_LONG", "ControlPlan", "bundle_spec",
+           "method_seed_bundle", "seed_bundle", "train_controls"]
 
 
-def seed_bundle(seed: int) -> str:
-    """Bundle directory name of the regular network trained with ``seed``."""
-    return f"regular-seed{seed}"
+def bundle_spec(name: str) -> BundleSpec:
+    """The bundle a lichess-gated bundle name stands for: ``staged`` -> staged,
+    ``weighted-a10`` -> weighted with a = 10."""
+    if name.startswith("weighted-a"):
+        return BundleSpec("weighted", float(name.removeprefix("weighted-a")))
+    if name not in ("regular", "separated", "staged"):
+        raise ValueError(f"{name!r} is not a bundle name of a regime")
+    return BundleSpec(name)  # type: ignore[arg-type]  # checked above
 
 
-def method_seed_bundle(spec: BundleSpec, seed: int, definition: str = "lichess") -> str:
-    """Bundle directory name of the mixture ``spec`` trained with ``seed`` (e.g.
-    ``staged-seed10``); the profile's own seed is the committed bundle without a suffix."""
-    return f"{spec.name(definition)}-seed{seed}"
-
-
-#: The mixtures retrained under other seeds: the regimes whose gains the claims report.
-METHOD_SEEDS: tuple[BundleSpec, ...] = (BundleSpec("staged"), BundleSpec("weighted", 10.0))
+#: The mixtures retrained under other seeds (:data:`chessmoe.nets.names.SEEDED_METHODS`).
+METHOD_SEEDS: tuple[BundleSpec, ...] = tuple(bundle_spec(m) for m in SEEDED_METHODS)
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,7 @@ class ControlPlan:
     is the committed ``regular`` bundle), whether to train ``separated-long`` and whether to
     train ``regular-long`` (the regular network for ``phases`` times its iterations)."""
 
-    seeds: tuple[int, ...] = (10, 11)
+    seeds: tuple[int, ...] = CONTROL_SEEDS
     separated_long: bool = True
     regular_long: bool = True
     phases: int = 3
@@ -108,7 +112,7 @@ def train_controls(spec: TrainingPlan, profile: str, *,
         jobs.append((REGULAR_LONG, "regular", None,
                      replace(spec.train, iterations=plan.phases * _regular_iterations(regular)),
                      None))
-    jobs += [(method_seed_bundle(method, seed, spec.definition), method.regime, method.a,
+    jobs += [(method_seed_bundle(method.name(spec.definition), seed), method.regime, method.a,
               replace(spec.train, seed=seed), out / seed_bundle(seed))
              for method in plan.methods for seed in plan.seeds]
     todo = [job for job in jobs if not _finished(out / job[0])]

@@ -19,9 +19,10 @@
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import os
 import time
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -34,7 +35,7 @@ from chessmoe._io.fsutil import atomic_path
 from chessmoe._io.jsonl import JsonlLog
 from chessmoe.play.engine import value_to_cp
 from chessmoe.play.openings import GameSlot
-from chessmoe.play.records import GameRecord
+from chessmoe.play.records import GameProvenance, GameRecord
 from chessmoe.search.evaluators import EvaluatorSpec
 from chessmoe.search.inference import InferenceService
 from chessmoe.search.mcts import drive
@@ -43,8 +44,10 @@ if TYPE_CHECKING:
     from chessmoe.search.mcts import Evaluation, Evaluator, LeafBatch
 
 __all__ = [
+    "DRAW_RULES",
     "TERMINATIONS",
     "Adjudication",
+    "DrawRules",
     "GameSteps",
     "MctsPlayer",
     "MoveOutcome",
@@ -54,12 +57,17 @@ __all__ = [
     "SearcherPlayer",
     "SprtRule",
     "UciPlayer",
+    "game_provenance",
     "load_records",
     "play_game",
     "play_game_steps",
     "play_match",
+    "rules_outcome",
     "write_pgn",
 ]
+
+DrawRules = Literal["cutechess", "claim"]
+DRAW_RULES: tuple[DrawRules, ...] = ("cutechess", "claim")
 
 TERMINATIONS = ("checkmate", "stalemate", "repetition", "fifty_moves",
                 "insufficient_material", "resign_adjudication", "draw_adjudication",
@@ -78,6 +86,17 @@ class Adjudication:
     opening position (not from the FEN's move number) and the last 8 scores (4 per side)
     lie within 20 cp. ``resign_two_sided`` and ``draw_from_fen_move_number`` give the kit's
     earlier, stricter reading (both engines must agree; the FEN's move number counts).
+
+    ``draw_rules`` says when the rules of chess end a game. ``"cutechess"`` (the default) is
+    what cutechess-cli's board declares, in its order: no legal move (mate or stalemate),
+    insufficient mating material (kings count 0, knights 1, bishops 1 per square colour
+    present, anything else 2; a draw at 1 or less), the fifty-move rule once 100 plies have
+    passed without a capture or pawn move, and threefold repetition once the position
+    *has occurred* for the third time in the game. ``"claim"`` is the kit's earlier reading
+    (python-chess's ``outcome(claim_draw=True)``): a game also ends as soon as a draw
+    *could be claimed*, i.e. when some legal move would repeat a position for the third
+    time or reach the fifty-move count, so games end a move or more early. The powered
+    tournament committed before this option existed was played under ``"claim"``.
     """
 
     resign_movecount: int = 5
@@ -88,6 +107,22 @@ class Adjudication:
     max_plies: int = 600
     resign_two_sided: bool = False
     draw_from_fen_move_number: bool = False
+    draw_rules: DrawRules = "cutechess"
+
+    def __post_init__(self) -> None:
+        if self.draw_rules not in DRAW_RULES:
+            raise ValueError(f"unknown draw rules {self.draw_rules!r}; known: "
+                             f"{', '.join(DRAW_RULES)}")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Adjudication:
+        """Rules as a spec records them; a record written before ``draw_rules`` existed
+        was played under ``"claim"`` (the only reading the kit had then)."""
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown adjudication field(s) {unknown}; known: {sorted(known)}")
+        return cls(**{"draw_rules": "claim", **data})
 
 
 @dataclass
@@ -338,6 +373,45 @@ _OUTCOME_REASON = {
 }
 
 
+def _cutechess_insufficient(board: chess.Board) -> bool:
+    """cutechess's insufficient mating material: kings count 0, knights 1, bishops 1 for
+    each square colour they stand on (both sides together), any other piece 2; at most 1
+    is a draw (K v K, K+N v K, K+B v K, kings and bishops all on one colour)."""
+    if board.pawns or board.rooks or board.queens:
+        return False
+    bishops = board.bishops
+    colours = bool(bishops & chess.BB_LIGHT_SQUARES) + bool(bishops & chess.BB_DARK_SQUARES)
+    return chess.popcount(board.knights) + colours <= 1
+
+
+def rules_outcome(board: chess.Board, draw_rules: DrawRules = "cutechess"
+                  ) -> tuple[str, str] | None:
+    """(result, termination) if the rules of chess end the game in ``board``, else None.
+
+    ``"cutechess"``: mate or stalemate, then insufficient material as cutechess counts it,
+    then the fifty-move rule (100 plies), then threefold repetition that has happened (the
+    position on the board seen for the third time since the game's first position).
+    ``"claim"``: python-chess's ``outcome(claim_draw=True)``, which also ends a game when a
+    draw could be claimed with the next move. See :class:`Adjudication`.
+    """
+    if draw_rules == "claim":
+        outcome = board.outcome(claim_draw=True)
+        if outcome is None:
+            return None
+        return outcome.result(), _OUTCOME_REASON.get(outcome.termination, "repetition")
+    if not any(board.generate_legal_moves()):
+        if board.is_check():
+            return ("0-1" if board.turn == chess.WHITE else "1-0"), "checkmate"
+        return "1/2-1/2", "stalemate"
+    if _cutechess_insufficient(board):
+        return "1/2-1/2", "insufficient_material"
+    if board.halfmove_clock >= 100:
+        return "1/2-1/2", "fifty_moves"
+    if board.is_repetition(3):
+        return "1/2-1/2", "repetition"
+    return None
+
+
 Request = tuple["Evaluator", "LeafBatch"]
 """A mini-batch some game's search wants evaluated, with the evaluator that owns it."""
 
@@ -377,10 +451,9 @@ def play_game_steps(white: MatchPlayer, black: MatchPlayer, fen: str,
     result, reason, detail = "*", "", ""
     moves: list[str] = []
     while True:
-        outcome = board.outcome(claim_draw=True)
-        if outcome is not None:
-            result, reason = outcome.result(), _OUTCOME_REASON.get(outcome.termination,
-                                                                  "repetition")
+        ended = rules_outcome(board, rules.draw_rules)
+        if ended is not None:
+            result, reason = ended
             break
         if len(moves) >= rules.max_plies:
             result, reason = "1/2-1/2", "max_plies"
@@ -429,6 +502,25 @@ def play_game(white: MatchPlayer, black: MatchPlayer, fen: str,
 # --- matches -----------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=1)
+def _loaded_code() -> tuple[str | None, bool | None, dict[str, str | None]]:
+    """The commit (and dirty flag) of the code this process loaded, read once per process:
+    a worker started before a later commit keeps playing the code it loaded."""
+    from chessmoe._io.provenance import git_commit, software
+
+    git = git_commit()
+    return git["commit"], git["dirty"], software()
+
+
+def game_provenance(rules: Adjudication) -> GameProvenance:
+    """What every game this process plays under ``rules`` records about the code."""
+    commit, dirty, versions = _loaded_code()
+    return GameProvenance(commit=commit, dirty=dirty, chessmoe=versions.get("chessmoe"),
+                          chess=versions.get("chess"), torch=versions.get("torch"),
+                          onnxruntime=versions.get("onnxruntime"),
+                          draw_rules=rules.draw_rules)
+
+
 def play_match(first: PlayerSpec, second: PlayerSpec, slots: Sequence[GameSlot],
                log_path: str | os.PathLike[str], *, rules: Adjudication | None = None,
                event: str = "chessmoe match",
@@ -458,6 +550,8 @@ def play_match(first: PlayerSpec, second: PlayerSpec, slots: Sequence[GameSlot],
     def should_stop() -> bool:
         return decided[0]
 
+    played_by = game_provenance(rules or Adjudication())
+
     def finish(game: GameRecord, slot: GameSlot) -> None:
         first_score = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[game.result]
         if not slot.first_is_white:
@@ -466,7 +560,8 @@ def play_match(first: PlayerSpec, second: PlayerSpec, slots: Sequence[GameSlot],
                                opening=slot.opening, first=first.name, second=second.name,
                                first_is_white=slot.first_is_white, first_score=first_score,
                                event=event,
-                               date=_dt.datetime.now(_dt.timezone.utc).strftime("%Y.%m.%d"))
+                               date=_dt.datetime.now(_dt.timezone.utc).strftime("%Y.%m.%d"),
+                               provenance=played_by)
         log.append(record.to_json())
         played.append(record)
         if stop_when is not None and not decided[0]:

@@ -4,7 +4,8 @@
 :class:`MatchSummary` per match; the JSON keys are the ones committed results have always used
 (``to_json`` / ``from_json`` round-trip them field for field), so earlier results load
 unchanged. Records written before per-move node counts existed have ``nodes_white`` and
-``nodes_black`` set to ``None`` and are written back without them.
+``nodes_black`` set to ``None`` and are written back without them; records written before
+per-game provenance existed have ``provenance`` ``None``.
 """
 
 from __future__ import annotations
@@ -13,9 +14,32 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["GameRecord", "MatchSummary", "summarise"]
+__all__ = ["GameProvenance", "GameRecord", "MatchSummary", "summarise"]
 
 Scores = tuple[int | None, ...]
+
+
+@dataclass(frozen=True)
+class GameProvenance:
+    """The code that played one game: the git commit its process loaded (``dirty``: tracked
+    files differed from it), the kit's version, the draw rules, and the versions of the
+    libraries that decide moves (python-chess's move generation, torch, ONNX Runtime)."""
+
+    commit: str | None
+    dirty: bool | None
+    chessmoe: str | None = None
+    chess: str | None = None
+    torch: str | None = None
+    onnxruntime: str | None = None
+    draw_rules: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items()}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> GameProvenance:
+        known = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in data.items() if k in known})
 
 
 @dataclass(frozen=True)
@@ -47,6 +71,7 @@ class GameRecord:
     first_score: float | None = None  # 1, 0.5 or 0 for the match's first engine
     event: str | None = None
     date: str | None = None
+    provenance: GameProvenance | None = None
 
     @property
     def plies(self) -> int:
@@ -71,6 +96,8 @@ class GameRecord:
             value = getattr(self, name)
             if value is not None:
                 data[name] = value
+        if self.provenance is not None:
+            data["provenance"] = self.provenance.to_json()
         return data
 
     @classmethod
@@ -83,6 +110,8 @@ class GameRecord:
             scores_black=tuple(data["scores"]["black"]), seconds=float(data["seconds"]),
             nodes_white=tuple(nodes["white"]) if nodes else None,
             nodes_black=tuple(nodes["black"]) if nodes else None,
+            provenance=(GameProvenance.from_json(data["provenance"])
+                        if data.get("provenance") else None),
             **{name: data.get(name) for name in (
                 "slot", "pair", "game", "opening", "first", "second", "first_is_white",
                 "first_score", "event", "date")})

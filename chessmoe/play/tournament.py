@@ -33,6 +33,14 @@ from tqdm import tqdm
 from chessmoe._io.errors import KitError
 from chessmoe._io.fsutil import atomic_write_json, sha256_file
 from chessmoe._io.provenance import provenance
+from chessmoe.nets.names import (
+    CONTROL_SEEDS,
+    REGULAR_LONG,
+    SEEDED_METHODS,
+    SEPARATED_LONG,
+    method_seed_bundle,
+    seed_bundle,
+)
 from chessmoe.play.match import (
     Adjudication,
     PlayerSpec,
@@ -275,6 +283,12 @@ def _match_identity(match: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _rules_text(rules: Adjudication) -> str:
+    changed = {k: v for k, v in asdict(rules).items() if v != getattr(Adjudication(), k)}
+    return "draw rules " + rules.draw_rules + "".join(f", {k}={v}" for k, v in changed.items()
+                                                      if k != "draw_rules")
+
+
 def _write_spec(spec: TournamentSpec, out: Path,
                 data_dir: str | os.PathLike[str] | None = None) -> None:
     """Record the spec and the opening suite's checksum; refuse to resume a tournament
@@ -291,6 +305,11 @@ def _write_spec(spec: TournamentSpec, out: Path,
         if changed:
             raise ValueError(f"{out} holds a tournament in which {', '.join(changed[:3])} "
                              "were played differently; use another directory")
+        if "adjudication" in old and (Adjudication.from_dict(old["adjudication"])
+                                      != spec.adjudication):
+            raise ValueError(f"{out} was played under other adjudication or draw rules "
+                             f"({_rules_text(Adjudication.from_dict(old['adjudication']))}, "
+                             f"now {_rules_text(spec.adjudication)}); use another directory")
         before = old.get("openings_suite", {}).get("sha256")
         if before and before != data["openings_suite"]["sha256"]:
             raise ValueError(f"{out} was played from another version of the opening suite "
@@ -470,14 +489,20 @@ def small_spec(experts_root: str, *, pairs: int = 6, backend: str = "onnx",
         matches += definition_grid(definitions, baseline, pairs=pairs, batch_size=8,
                                    nodes=100, backend=backend)
     return TournamentSpec("small", tuple(matches), openings="embedded", pairs_per_shard=3,
-                          games_at_once=games_at_once)
+                          games_at_once=games_at_once, adjudication=CLAIM_RULES)
 
 
 POWERED_SETTING = (8, 100)  # batch size, nodes per move of every powered arm
 
+#: The draw rules the small, powered and ratings tournaments committed before the kit
+#: followed cutechess were played under (a game ends once a draw *could* be claimed); kept
+#: so those designs still resume and reproduce. New designs use ``Adjudication()``.
+CLAIM_RULES = Adjudication(draw_rules="claim")
+
 
 def powered_spec(experts_root: str, *, pairs: int = 200, arm_pairs: int = 100,
-                 backend: str = "onnx") -> TournamentSpec:
+                 backend: str = "onnx", rules: Adjudication = CLAIM_RULES,
+                 name: str = "powered") -> TournamentSpec:
     """A tournament that can decide something on 2 CPU cores: every arm at one node-limited
     setting (batch 8, 100 nodes: the paper's default batch size and its cheapest node limit,
     where a 2-core machine plays the most games), all arms against the regular network and
@@ -493,6 +518,9 @@ def powered_spec(experts_root: str, *, pairs: int = 200, arm_pairs: int = 100,
     * the controls: separated experts trained for as many iterations as the regular network
       (``separated-long``, when trained), ``pairs`` pairs; the regular network trained for
       their total (``regular-long``, when trained), ``arm_pairs`` pairs.
+
+    The committed ``powered`` tournament was played under the claim reading of the draw
+    rules (``rules``); :func:`replicated_spec` replays it under cutechess's rules.
     """
     root = Path(experts_root)
     baseline = _experts(experts_root, "regular")
@@ -535,8 +563,65 @@ def powered_spec(experts_root: str, *, pairs: int = 200, arm_pairs: int = 100,
     if exists("regular-long"):
         matches.append(arm(f"regular-long-{group}", _experts(experts_root, "regular-long"),
                            arm_pairs, (("kind", "control"), ("method", "regular-long"))))
-    return TournamentSpec("powered", tuple(matches), openings="embedded", pairs_per_shard=10,
-                          games_at_once=20)
+    return TournamentSpec(name, tuple(matches), openings="embedded", pairs_per_shard=10,
+                          games_at_once=20, adjudication=rules)
+
+
+def replicated_spec(experts_root: str, *, pairs: int = 200, arm_pairs: int = 100,
+                    backend: str = "onnx") -> TournamentSpec:
+    """The powered design replayed under cutechess's draw rules (``Adjudication()``), with
+    the evidence a single seed and a common opponent cannot give, all on one shared opening
+    permutation (every arm paired by opening with every other):
+
+    * every powered arm (:func:`powered_spec`), same names, same openings;
+    * **seeds**: staged and weighted a=10 under their three seeds (the committed bundle and
+      ``<method>-seed10/11``) against each of the regular network's three seeds
+      (``regular``, ``regular-seed10/11``): ``pairs`` pairs each, named
+      ``<method>[-seedN]-vs-regular[-seedM]-b8-n100`` (the seed-9 pairs are the powered
+      method arms themselves);
+    * **equal compute head to head**: staged, weighted a=4, a=10 and separated-long
+      against ``regular-long`` (the regular network trained for their total iterations),
+      ``arm_pairs`` pairs each, named ``<method>-vs-regular-long-b8-n100``.
+
+    Arms whose bundles are not trained are left out (they join when trained).
+    """
+    base = powered_spec(experts_root, pairs=pairs, arm_pairs=arm_pairs, backend=backend,
+                        rules=Adjudication(), name="replicated")
+    root = Path(experts_root)
+    batch, nodes = POWERED_SETTING
+    group = f"b{batch}-n{nodes}"
+
+    def exists(name: str) -> bool:
+        return (root / name / "manifest.json").exists()
+
+    def versus(first: str, second: str, count: int, labels: tuple[tuple[str, Any], ...]
+               ) -> MatchSpec:
+        return MatchSpec(name=f"{first}-vs-{second}-{group}",
+                         first=_mcts(first, _experts(experts_root, first), batch, nodes, None,
+                                     backend=backend),
+                         second=_mcts(second, _experts(experts_root, second), batch, nodes,
+                                      None, backend=backend),
+                         pairs=count, openings_group=group,
+                         labels=(*labels, ("batch_size", batch), ("nodes", nodes),
+                                 ("movetime", None)))
+
+    regulars = ["regular", *(seed_bundle(s) for s in CONTROL_SEEDS)]
+    matches = list(base.matches)
+    for method in SEEDED_METHODS:
+        for first in (method, *(method_seed_bundle(method, s) for s in CONTROL_SEEDS)):
+            for second in regulars:
+                if (first, second) == (method, "regular") or not (exists(first)
+                                                                 and exists(second)):
+                    continue
+                matches.append(versus(first, second, pairs,
+                                      (("kind", "seed"), ("method", method),
+                                       ("first", first), ("second", second))))
+    for method in ("staged", "weighted-a4", "weighted-a10", SEPARATED_LONG):
+        if exists(method) and exists(REGULAR_LONG):
+            matches.append(versus(method, REGULAR_LONG, arm_pairs,
+                                  (("kind", "head-to-head"), ("method", method),
+                                   ("first", method), ("second", REGULAR_LONG))))
+    return replace(base, matches=tuple(matches))
 
 
 def paper_spec(experts_root: str, *, pairs: int = 500, device: str = "cuda",
@@ -624,12 +709,13 @@ def ratings_spec(experts_root: str, *, pairs: int = 3, backend: str = "onnx"
                          labels=(("kind", "rating"), ("first", a.name), ("second", b.name)))
                for i, a in enumerate(players) for b in players[i + 1:]]
     return TournamentSpec("ratings", tuple(matches), openings="embedded", pairs_per_shard=3,
-                          games_at_once=1)
+                          games_at_once=1, adjudication=CLAIM_RULES)
 
 
 DESIGNS: dict[str, Callable[..., TournamentSpec]] = {"smoke": smoke_spec,
                                                        "small": small_spec,
                                                        "powered": powered_spec,
+                                                       "replicated": replicated_spec,
                                                        "ratings": ratings_spec,
                                                        "paper": paper_spec}
 

@@ -1,0 +1,35 @@
+"""Names of the control bundles under ``results/experts/<profile>/`` (one home, torch-free, so
+players and reports can name them without importing the trainer).
+
+* ``regular-seed<N>``: the regular network under another seed;
+* ``<method>-seed<N>``: a mixture (staged, weighted a=10) under another seed;
+* ``separated-long`` / ``regular-long``: the equal-iteration and equal-compute controls.
+
+The profile's own seed (9) is the bundle without a suffix (``regular``, ``staged``, ...).
+"""
+
+from __future__ import annotations
+
+__all__ = ["CONTROL_SEEDS", "REGULAR_LONG", "SEEDED_METHODS", "SEPARATED_LONG",
+           "method_seed_bundle", "seed_bundle"]
+
+SEPARATED_LONG = "separated-long"
+REGULAR_LONG = "regular-long"
+
+#: The other seeds every seeded control is trained under (the profile's own is 9).
+CONTROL_SEEDS: tuple[int, ...] = (10, 11)
+
+#: The mixtures retrained under :data:`CONTROL_SEEDS`: the methods whose gains the claims
+#: report (staged, the best of the small tournament, and weighted a=10).
+SEEDED_METHODS: tuple[str, ...] = ("staged", "weighted-a10")
+
+
+def seed_bundle(seed: int) -> str:
+    """Bundle directory name of the regular network trained with ``seed``."""
+    return f"regular-seed{seed}"
+
+
+def method_seed_bundle(method: str, seed: int) -> str:
+    """Bundle directory name of the mixture ``method`` (a bundle name such as ``staged`` or
+    ``weighted-a10``) trained with ``seed``: ``staged-seed10``."""
+    return f"{method}-seed{seed}"
