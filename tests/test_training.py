@@ -250,6 +250,14 @@ def test_separated_expert_trains_only_on_its_phase(dataset: Path, tmp_path: Path
     assert list(manifest["experts"]) == ["phase2"]
     config = json.loads((tmp_path / "separated" / "phase2" / "config.json").read_text())
     assert config["data"]["train"] == "endgame" and config["data"]["validation"] == "endgame"
+    # the dataset manifest the checksum names travels with the bundle, byte for byte
+    from chessmoe._io.fsutil import sha256_file
+
+    copy = tmp_path / "separated" / manifest["dataset"]["manifest_copy"]
+    assert copy.read_bytes() == (dataset / "manifest.json").read_bytes()
+    assert sha256_file(copy) == manifest["dataset"]["manifest_sha256"]
+    games = json.loads(copy.read_text())["games_table"]["sha256"]
+    assert manifest["dataset"]["games_table_sha256"] == games
 
 
 def test_staged_expert_carries_weights_and_resets_the_optimiser(dataset: Path,

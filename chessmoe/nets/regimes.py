@@ -260,6 +260,23 @@ def train_bundle(regime: str, out_dir: str | os.PathLike[str], dataset_dir: str 
                           trained={j.name: r for j, r in zip(jobs, results, strict=True)})
 
 
+#: The copy of the dataset manifest a bundle was trained on, kept in the bundle: a dataset
+#: directory is rebuilt on every machine (its shards, and so its manifest's checksum, depend on
+#: the build's workers), so the manifest the checksum names must travel with the bundle.
+#: ``games_table_sha256`` (the games and their split) is the same for every build of a source.
+DATASET_MANIFEST_COPY = "dataset-manifest.json"
+
+
+def keep_dataset_manifest(bundle: Path, dataset_manifest: Path) -> Path:
+    """Copy ``dataset_manifest`` into ``bundle`` (atomically, byte for byte)."""
+    from chessmoe._io.fsutil import atomic_path
+
+    target = bundle / DATASET_MANIFEST_COPY
+    with atomic_path(target) as tmp:
+        tmp.write_bytes(dataset_manifest.read_bytes())
+    return target
+
+
 def write_manifest(bundle: Path, regime: str, definition: str,
                    dataset_dir: str | os.PathLike[str], config: TrainConfig, *,
                    a: float | None, profile: str, baseline: str | os.PathLike[str] | None,
@@ -285,11 +302,14 @@ def write_manifest(bundle: Path, regime: str, definition: str,
         "model": config.model_config().to_dict(),
         "dataset": {"source": data["source"]["spec"], "name": data["source"]["name"],
                     "manifest_sha256": sha256_file(dataset_manifest),
+                    "manifest_copy": DATASET_MANIFEST_COPY,
+                    "games_table_sha256": data.get("games_table", {}).get("sha256"),
                     "split": data["split"]["description"]},
         "baseline": str(baseline) if baseline is not None else None,
         "experts": dict(sorted(experts.items())),
         "provenance": provenance(),
     }
+    keep_dataset_manifest(bundle, dataset_manifest)
     if old and {k: v for k, v in old.items() if k != "provenance"} == json.loads(json.dumps(
             {k: v for k, v in manifest.items() if k != "provenance"})):
         return old  # nothing changed: keep the file (and its provenance) as it is
