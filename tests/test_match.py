@@ -189,7 +189,7 @@ def test_cutechess_insufficient_material_agrees_with_its_counting_rule() -> None
     squares = [chess.C3, chess.D3, chess.C6, chess.D6]  # dark, light, light, dark
     pieces = [None, chess.Piece(chess.KNIGHT, chess.WHITE), chess.Piece(chess.BISHOP, True),
               chess.Piece(chess.BISHOP, False), chess.Piece(chess.KNIGHT, False)]
-    for i, a in enumerate(pieces):
+    for a in pieces:
         for b in pieces:
             for sq_a, sq_b in ((squares[0], squares[1]), (squares[1], squares[2]),
                                (squares[0], squares[3])):
