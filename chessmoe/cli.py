@@ -148,7 +148,7 @@ def _evaluator_spec(args: argparse.Namespace) -> Any:
                          baseline=str(args.baseline) if args.baseline else None,
                          routing=args.routing, gate=args.gate,
                          single_expert=args.single_expert, device=args.device,
-                         uniform=args.uniform)
+                         backend=args.backend, uniform=args.uniform)
 
 
 def _engine_options(args: argparse.Namespace) -> Any:
@@ -160,7 +160,7 @@ def _engine_options(args: argparse.Namespace) -> Any:
                          Baseline_Directory=str(args.baseline or ""),
                          Phase_Definition=args.gate or "", Routing=args.routing,
                          Single_Expert=-1 if args.single_expert is None else args.single_expert,
-                         Device=args.device, Uniform=args.uniform)
+                         Device=args.device, Backend=args.backend, Uniform=args.uniform)
 
 
 def _uci(args: argparse.Namespace) -> int:
@@ -271,6 +271,9 @@ def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--nodes", type=_count(1), default=800)
     parser.add_argument("--movetime", type=_count(1), default=None, help="ms per move")
     parser.add_argument("--device", default="auto")
+    parser.add_argument("--backend", default="auto", choices=("auto", "torch", "onnx", "cuda"),
+                        help="network backend (auto: cuda on a GPU, ONNX Runtime on a CPU; "
+                             "torch: eager fp32, the reference)")
 
 
 def _elo(args: argparse.Namespace) -> int:

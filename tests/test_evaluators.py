@@ -69,3 +69,43 @@ def test_committed_results_are_found_by_env_then_cwd(tmp_path: Path,
     monkeypatch.chdir(tmp_path / "mine" / "..")
     (tmp_path / "results" / "experts").mkdir(parents=True)
     assert committed_results() == Path("results")
+
+
+def test_auto_backend_is_onnx_on_a_cpu_cuda_on_a_gpu_and_torch_without_onnx(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import builtins
+
+    import torch
+
+    from chessmoe.search import inference
+
+    assert EvaluatorSpec().backend == "auto" and EngineOptions().Backend == "auto"
+    assert inference.choose_backend("auto", "cpu") == "onnx"
+    for explicit in ("torch", "onnx", "cuda"):
+        assert inference.choose_backend(explicit, "cpu") == explicit  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown backend 'tensorrt'"):
+        inference.choose_backend("tensorrt", "cpu")  # type: ignore[arg-type]
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert inference.choose_backend("auto", "auto") == "cuda"
+    assert inference.choose_backend("auto", "cpu") == "onnx"  # a CPU device stays on the CPU
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    real_import = builtins.__import__
+
+    def no_onnx(name: str, *args: object, **kwargs: object) -> object:
+        if name == "onnxruntime":
+            raise ImportError("no onnxruntime here")
+        return real_import(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(builtins, "__import__", no_onnx)
+    assert inference.choose_backend("auto", "auto") == "torch"
+
+
+@needs_committed
+def test_the_default_evaluator_runs_on_onnx_on_a_cpu_and_says_so() -> None:
+    from chessmoe.search.inference import OnnxBackend
+
+    mixture, line = EvaluatorSpec(network=str(SMALL / "staged"), device="cpu").build()
+    assert isinstance(mixture, MixtureEvaluator) and line.endswith("onnx)")
+    assert all(isinstance(e.backend, OnnxBackend) for e in mixture.experts)
+    _, line = EvaluatorSpec(network=str(SMALL / "regular"), backend="torch").build()
+    assert line.endswith("(torch)")

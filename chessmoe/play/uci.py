@@ -47,7 +47,9 @@ class EngineOptions:
     Single_Expert: int = -1  # -1: all experts; k: phase k's expert, baseline elsewhere
     Threads: int = 1
     Device: str = "auto"
-    Backend: str = "torch"  # torch (eager), onnx (ONNX Runtime, CPU), cuda (bf16 + graphs)
+    # auto: cuda on a GPU, ONNX Runtime on a CPU (search.inference.choose_backend); torch
+    # (eager fp32, the reference), onnx (ONNX Runtime, CPU), cuda (bf16 + graphs)
+    Backend: str = "auto"
     Uniform: bool = False  # no network: value 0, uniform priors
 
     def evaluator_spec(self) -> EvaluatorSpec:
@@ -70,7 +72,7 @@ _SPIN = {"Batch_Size": (1, 512), "Nodes": (0, 100_000_000), "Simulations": (0, 2
          "Fixed_Movetime": (0, 86_400_000), "Single_Expert": (-1, 15), "Threads": (1, 256)}
 _GO_KEYS = frozenset({"wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate",
                       "movetime", "infinite", "ponder", "searchmoves"})
-_COMBO = {"Routing": ("majority", "split", "soft"), "Backend": ("torch", "onnx", "cuda")}
+_COMBO = {"Routing": ("majority", "split", "soft"), "Backend": ("auto", "torch", "onnx", "cuda")}
 
 
 class UciError(ValueError):

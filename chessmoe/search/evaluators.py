@@ -20,8 +20,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from chessmoe.search.inference import BACKENDS
-from chessmoe.search.inference import BackendName as Backend
+from chessmoe.search.inference import BACKEND_CHOICES as BACKENDS
+from chessmoe.search.inference import BackendChoice as Backend
+from chessmoe.search.inference import choose_backend
 from chessmoe.search.mcts import Evaluator, UniformEvaluator
 
 __all__ = ["BACKENDS", "ROUTINGS", "Backend", "EvaluatorSpec", "Routing", "committed_bundles",
@@ -63,8 +64,10 @@ class EvaluatorSpec:
     ``baseline``: the regular bundle standing in for the other phases when ``single_expert``
     (a phase id) is set (the paper's Fig. 6 ablation); default: the bundle's own reference.
     ``gate``: the phase definition of the gate (default: the bundle's training definition).
-    ``backend``: ``torch`` (eager), ``onnx`` (ONNX Runtime, CPU) or ``cuda`` (bf16, CUDA
-    graphs); ``threads``: CPU threads of the network.
+    ``backend``: ``auto`` (the default: ``cuda`` on a GPU, ONNX Runtime on a CPU; see
+    :func:`~chessmoe.search.inference.choose_backend`), ``torch`` (eager fp32, the
+    reference), ``onnx`` (ONNX Runtime, CPU) or ``cuda`` (bf16, CUDA graphs); ``threads``:
+    CPU threads of the network.
     """
 
     network: str | None = None
@@ -73,7 +76,7 @@ class EvaluatorSpec:
     gate: str | None = None
     single_expert: int | None = None
     device: str = "cpu"
-    backend: Backend = "torch"
+    backend: Backend = "auto"
     threads: int = 1
     uniform: bool = False
 
@@ -117,24 +120,25 @@ class EvaluatorSpec:
                                             "set CHESSMOE_RESULTS or name a bundle)")
             network = str(experts)
             baseline = baseline or (str(regular) if regular else None)
+        backend = choose_backend(self.backend, self.device)
         path = Path(network)
         if not path.exists():
             raise FileNotFoundError(f"{path} does not exist (expected an expert bundle, a run "
                                     "directory or a model.pt)")
         if (path / "manifest.json").exists() and load_bundle(path).regime == "regular":
-            net = network_from_dir(path, device=self.device, backend=self.backend,
+            net = network_from_dir(path, device=self.device, backend=backend,
                                    threads=self.threads)
-            return net, f"evaluator: single network {path} ({self.backend})"
+            return net, f"evaluator: single network {path} ({backend})"
         if not (path / "manifest.json").exists():  # a run directory or a checkpoint
-            net = network_from_dir(path, device=self.device, backend=self.backend,
+            net = network_from_dir(path, device=self.device, backend=backend,
                                    threads=self.threads)
-            return net, f"evaluator: single network {path} ({self.backend})"
+            return net, f"evaluator: single network {path} ({backend})"
         mixture = mixture_from_bundle(path, routing=self.routing, gate=self.gate,
                                       single_expert=self.single_expert, baseline=baseline,
-                                      device=self.device, backend=self.backend,
+                                      device=self.device, backend=backend,
                                       threads=self.threads)
         only = (f", only phase {self.single_expert}'s expert, baseline elsewhere"
                 if self.single_expert is not None else "")
         return mixture, (f"evaluator: mixture of {len(mixture.experts)} experts from {path} "
                          f"(gate {mixture.definition.name}, routing {mixture.routing}{only}, "
-                         f"{self.backend})")
+                         f"{backend})")

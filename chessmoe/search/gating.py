@@ -145,7 +145,8 @@ def _mixture(bundle: str | os.PathLike[str], device: str) -> MixtureEvaluator:
     evaluator of the kit, through :class:`~chessmoe.search.evaluators.EvaluatorSpec`."""
     from chessmoe.search.evaluators import EvaluatorSpec
 
-    evaluator, _ = EvaluatorSpec(network=str(bundle), device=device).build()
+    # eager torch, the reference the committed recorded searches were made with
+    evaluator, _ = EvaluatorSpec(network=str(bundle), device=device, backend="torch").build()
     if not isinstance(evaluator, MixtureEvaluator):
         raise ValueError(f"{bundle} is not a bundle of phase experts (a regular network has "
                          "no gate to record)")

@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BACKENDS",
+    "BACKEND_CHOICES",
+    "BackendChoice",
     "BackendName",
     "CudaBackend",
     "EvalPlan",
@@ -57,6 +59,7 @@ __all__ = [
     "Plannable",
     "TorchBackend",
     "export_onnx",
+    "choose_backend",
     "make_backend",
     "onnx_cache_dir",
     "run_plan",
@@ -64,6 +67,29 @@ __all__ = [
 
 BackendName = Literal["torch", "onnx", "cuda"]
 BACKENDS: tuple[BackendName, ...] = ("torch", "onnx", "cuda")
+BackendChoice = Literal["auto", "torch", "onnx", "cuda"]
+BACKEND_CHOICES: tuple[BackendChoice, ...] = ("auto", *BACKENDS)
+
+
+def choose_backend(backend: BackendChoice, device: str = "auto") -> BackendName:
+    """The backend ``backend`` names; ``auto`` is the fastest one that is exact enough for
+    the device: ``cuda`` (bf16, CUDA graphs) when ``device`` resolves to a GPU, else ONNX
+    Runtime when it is installed (within 1e-4 of eager fp32, about twice its speed at search
+    batch sizes on a CPU; BENCHMARKS.md), else eager torch."""
+    if backend != "auto":
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown backend {backend!r}; known: "
+                             f"{', '.join(BACKEND_CHOICES)}")
+        return backend
+    from chessmoe.nets.checkpoints import resolve_device
+
+    if resolve_device(device).type == "cuda":
+        return "cuda"
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return "torch"
+    return "onnx"
 
 Outputs = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
 """``(values [N], policy logits [N, 4864])`` of one network call, float32."""
