@@ -173,7 +173,7 @@ def test_repetition_ends_a_game_when_it_happens_as_cutechess_declares_it() -> No
     ("4k3/8/8/8/8/2N5/8/4K3 w - - 0 1", "insufficient_material", "insufficient_material"),
 ])
 def test_draw_rules_boundaries(fen: str, cutechess: str | None, claim: str | None) -> None:
-    from chessmoe.play.match import rules_outcome
+    from chessmoe.rules import rules_outcome
 
     board = chess.Board(fen)
     for rules, want in (("cutechess", cutechess), ("claim", claim)):
@@ -184,7 +184,7 @@ def test_draw_rules_boundaries(fen: str, cutechess: str | None, claim: str | Non
 def test_cutechess_insufficient_material_agrees_with_its_counting_rule() -> None:
     """Every placement of up to two minor pieces beside the kings: a draw exactly when
     knights + (light bishops present) + (dark bishops present) <= 1, with no other piece."""
-    from chessmoe.play.match import _cutechess_insufficient
+    from chessmoe.rules import cutechess_insufficient as _cutechess_insufficient
 
     squares = [chess.C3, chess.D3, chess.C6, chess.D6]  # dark, light, light, dark
     pieces = [None, chess.Piece(chess.KNIGHT, chess.WHITE), chess.Piece(chess.BISHOP, True),

@@ -36,6 +36,7 @@ from chessmoe._io.jsonl import JsonlLog
 from chessmoe.play.engine import value_to_cp
 from chessmoe.play.openings import GameSlot
 from chessmoe.play.records import GameProvenance, GameRecord
+from chessmoe.rules import DRAW_RULES, DrawRules, rules_outcome
 from chessmoe.search.evaluators import EvaluatorSpec
 from chessmoe.search.inference import InferenceService
 from chessmoe.search.mcts import drive
@@ -62,12 +63,8 @@ __all__ = [
     "play_game",
     "play_game_steps",
     "play_match",
-    "rules_outcome",
     "write_pgn",
 ]
-
-DrawRules = Literal["cutechess", "claim"]
-DRAW_RULES: tuple[DrawRules, ...] = ("cutechess", "claim")
 
 TERMINATIONS = ("checkmate", "stalemate", "repetition", "fifty_moves",
                 "insufficient_material", "resign_adjudication", "draw_adjudication",
@@ -359,56 +356,6 @@ def _adjudicate(scores: dict[chess.Color, list[int | None]], board: chess.Board,
         last = white[-n:] + black[-n:]
         if all(s is not None and abs(s) <= rules.draw_score for s in last):
             return "1/2-1/2", "draw_adjudication"
-    return None
-
-
-_OUTCOME_REASON = {
-    chess.Termination.CHECKMATE: "checkmate",
-    chess.Termination.STALEMATE: "stalemate",
-    chess.Termination.INSUFFICIENT_MATERIAL: "insufficient_material",
-    chess.Termination.SEVENTYFIVE_MOVES: "fifty_moves",
-    chess.Termination.FIFTY_MOVES: "fifty_moves",
-    chess.Termination.FIVEFOLD_REPETITION: "repetition",
-    chess.Termination.THREEFOLD_REPETITION: "repetition",
-}
-
-
-def _cutechess_insufficient(board: chess.Board) -> bool:
-    """cutechess's insufficient mating material: kings count 0, knights 1, bishops 1 for
-    each square colour they stand on (both sides together), any other piece 2; at most 1
-    is a draw (K v K, K+N v K, K+B v K, kings and bishops all on one colour)."""
-    if board.pawns or board.rooks or board.queens:
-        return False
-    bishops = board.bishops
-    colours = bool(bishops & chess.BB_LIGHT_SQUARES) + bool(bishops & chess.BB_DARK_SQUARES)
-    return chess.popcount(board.knights) + colours <= 1
-
-
-def rules_outcome(board: chess.Board, draw_rules: DrawRules = "cutechess"
-                  ) -> tuple[str, str] | None:
-    """(result, termination) if the rules of chess end the game in ``board``, else None.
-
-    ``"cutechess"``: mate or stalemate, then insufficient material as cutechess counts it,
-    then the fifty-move rule (100 plies), then threefold repetition that has happened (the
-    position on the board seen for the third time since the game's first position).
-    ``"claim"``: python-chess's ``outcome(claim_draw=True)``, which also ends a game when a
-    draw could be claimed with the next move. See :class:`Adjudication`.
-    """
-    if draw_rules == "claim":
-        outcome = board.outcome(claim_draw=True)
-        if outcome is None:
-            return None
-        return outcome.result(), _OUTCOME_REASON.get(outcome.termination, "repetition")
-    if not any(board.generate_legal_moves()):
-        if board.is_check():
-            return ("0-1" if board.turn == chess.WHITE else "1-0"), "checkmate"
-        return "1/2-1/2", "stalemate"
-    if _cutechess_insufficient(board):
-        return "1/2-1/2", "insufficient_material"
-    if board.halfmove_clock >= 100:
-        return "1/2-1/2", "fifty_moves"
-    if board.is_repetition(3):
-        return "1/2-1/2", "repetition"
     return None
 
 
