@@ -3,6 +3,7 @@ report.verdicts.claims)."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from chessmoe._io.jsonl import append_record
@@ -62,7 +63,7 @@ def test_control_claims_compare_the_long_experts_with_both_baselines(tmp_path: P
     _write_arm(tmp_path / "regular-long-b8-n100", [(k, 1, 0.5 if k % 3 else 0) if k
                                                    else (k, 0, 0) for k in ten])
     rows = [c for c in claims(tmp_path, tmp_path / "no-experts")
-            if "starvation" in c.topic or "compute" in c.topic]
+            if "iterations" in c.topic or "compute" in c.topic]
     assert [r.verdict for r in rows] == ["supports", "supports", "undecided at this scale",
                                          "undecided at this scale"]
     assert rows[0].ours.startswith("separated-long minus separated: +")
@@ -70,3 +71,74 @@ def test_control_claims_compare_the_long_experts_with_both_baselines(tmp_path: P
     # separated (0.5 a pair) minus regular-long: +50 on opening 0, -25 on six, 0 on three
     assert rows[2].ours.startswith("separated minus regular-long: -10.0 points")
     assert rows[3].ours.startswith("separated-long minus regular-long: +5.0 points [-4.8, +14.8]")
+
+
+def test_seed_grid_and_head_to_head_come_from_the_replicated_tournament(tmp_path: Path) -> None:
+    """The replicated tournament's seed pairings pool into one row per method (its seed-9
+    arm is the method's own arm name) and its head-to-head arms give a direct Elo; its main
+    arms replace the powered ones only once every planned game of it is played."""
+    import json
+
+    from chessmoe.report.verdicts import primary_tournament, seed_arms
+
+    powered, rep = tmp_path / "powered", tmp_path / "replicated"
+    win = [(k, 1, 0.5) for k in range(20)]  # 0.75 a pair
+    even = [(k, 1, 0) for k in range(20)]  # 0.5 a pair
+    _write_arm(powered / "staged-b8-n100", even)
+    _write_arm(rep / "staged-b8-n100", win)
+    _write_arm(rep / "staged-vs-regular-seed10-b8-n100", win)
+    _write_arm(rep / "staged-seed11-vs-regular-b8-n100", even)
+    _write_arm(rep / "staged-vs-regular-long-b8-n100", [(k, 0, 0.5) for k in range(20)])
+    _write_arm(rep / "staged-vs-regular-9-b8-n100", win)  # not a seed bundle name
+    grid = seed_arms({p.name: [] for p in rep.iterdir()} | {
+        "staged-b8-n100": [GameRecord("a", "b", "f", "1-0", "", "", (), (), (), 0.0)],
+        "staged-vs-regular-seed10-b8-n100": [GameRecord("a", "b", "f", "1-0", "", "", (), (),
+                                                        (), 0.0)]}, "staged")
+    assert sorted(grid) == [("staged", "regular"), ("staged", "regular-seed10")]
+    planned = {"matches": [{"name": p.name, "pairs": 20} for p in rep.iterdir()]}
+    planned["matches"].append({"name": "weighted-a10-b8-n100", "pairs": 20})
+    (rep / "spec.json").write_text(json.dumps(planned))
+    assert primary_tournament(powered, rep) == powered  # 200 of 240 games: in progress
+    rows = claims(powered, tmp_path / "none", replicated=rep)
+    main = next(r for r in rows if r.topic == "MoE vs regular")
+    assert main.ours.startswith("+0 Elo")  # the powered arm (0.5 a pair)
+    seeds = next(r for r in rows if r.topic == "MoE vs regular, across seeds")
+    # pooled over three pairings: 0.75, 0.75, 0.5 a pair -> 0.6667: +120 Elo
+    assert seeds.ours.startswith("+120 Elo") and "(120 games, 20 openings)" in seeds.ours
+    assert seeds.note.startswith("3 seed pairings (2 staged x 2 regular seeds)")
+    assert "+0 to +191" in seeds.note
+    head = next(r for r in rows if r.topic == "equal training compute, head to head")
+    assert head.ours.startswith("-191 Elo") and head.verdict == "contradicts"
+    planned["matches"].pop()
+    (rep / "spec.json").write_text(json.dumps(planned))
+    assert primary_tournament(powered, rep) == rep
+    main = next(r for r in claims(powered, tmp_path / "none", replicated=rep)
+                if r.topic == "MoE vs regular")
+    assert main.ours.startswith("+191 Elo")
+
+
+def test_table1_rows_compare_seed_ranges_of_both_sides(tmp_path: Path) -> None:
+    """Regular seeds 2.40, 2.42, 2.44; staged under three seeds 2.35-2.39 lies wholly below
+    (supports), weighted-a10 2.38 and 2.45 overlaps (undecided), separated 2.50 lies above
+    (contradicts); the rows say the ranges are not confidence intervals."""
+    import json
+
+    def evaluation(name: str, side: str, loss: float) -> None:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "evaluation.json").write_text(
+            json.dumps({"results": {side: {"no-phases": {"loss": loss}}}}))
+
+    for name, loss in (("regular", 2.40), ("regular-seed10", 2.42), ("regular-seed11", 2.44)):
+        evaluation(name, "baseline", loss)
+    for name, loss in (("staged", 2.39), ("staged-seed10", 2.35), ("staged-seed11", 2.37),
+                       ("weighted-a10", 2.38), ("weighted-a10-seed10", 2.45),
+                       ("separated", 2.50)):
+        evaluation(name, "mixture", loss)
+    rows = {r.paper.split()[0]: r for r in claims(tmp_path / "no-games", tmp_path)}
+    assert rows["staged"].verdict == "supports"
+    assert rows["staged"].ours.startswith("2.3500-2.3900 over 3 seeds vs regular "
+                                          "2.4000-2.4400 over 3 seeds")
+    assert rows["weighted-a10"].verdict == "undecided at this scale"
+    assert rows["separated"].verdict == "contradicts"
+    assert all("not confidence intervals" in r.ours and math.isnan(r.p_holm)
+               for r in rows.values())

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from chessmoe.play.records import GameRecord
-from chessmoe.report.verdicts import _verdict, arm_estimate, paired_difference
+from chessmoe.report.verdicts import arm_estimate, holm, paired_difference, two_sided_p
 
 
 def _arm(pair_scores: list[tuple[int, float, float]]) -> list[GameRecord]:
@@ -41,18 +41,61 @@ def test_arm_estimate_uses_pairs_and_is_asymmetric() -> None:
 def test_paired_difference_uses_shared_openings_only() -> None:
     a = _arm([(5, 1, 1), (6, 1, 0), (7, 0.5, 0.5), (9, 1, 1)])
     b = _arm([(5, 0.5, 0.5), (6, 0, 0), (7, 0.5, 0.5), (8, 0, 0)])
-    d, lo, hi, n = paired_difference(a, b)
-    assert n == 3  # openings 5, 6, 7
-    assert d == pytest.approx(100 * (0.5 + 0.5 + 0) / 3)
-    assert lo < d < hi
+    d = paired_difference(a, b)
+    assert d.openings == 3  # openings 5, 6, 7
+    assert d.diff == pytest.approx(100 * (0.5 + 0.5 + 0) / 3)
+    assert d.low < d.diff < d.high
+    # differences 50, 50, 0: sd 28.87, se 16.67, z = 2.0
+    assert d.p == pytest.approx(math.erfc(2.0 / math.sqrt(2)), rel=1e-9)
 
 
-def test_verdict_rules() -> None:
-    assert _verdict(5, 20, +1) == "supports"
-    assert _verdict(-20, -5, +1) == "contradicts"
-    assert _verdict(-5, 20, +1) == "undecided at this scale"
-    assert _verdict(-20, -5, -1) == "supports"
-    assert _verdict(math.nan, 1, +1) == "undecided at this scale"
+def test_two_sided_p_golden_values() -> None:
+    assert two_sided_p(1.959963984540054) == pytest.approx(0.05, abs=1e-12)
+    assert two_sided_p(-2.5758293035489) == pytest.approx(0.01, abs=1e-12)
+    assert two_sided_p(0.0) == 1.0
+    assert math.isnan(two_sided_p(math.nan))
+
+
+def test_holm_by_hand() -> None:
+    """p = 0.01, 0.04, 0.03, 0.005 (m = 4): sorted 0.005 x 4 = 0.02, 0.01 x 3 = 0.03,
+    0.03 x 2 = 0.06, 0.04 x 1 = 0.04 raised to the running maximum 0.06; nan is no test."""
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    adjusted = holm([0.5, math.nan, 0.2])
+    assert math.isnan(adjusted[1]) and adjusted[0] == pytest.approx(0.5)
+    assert adjusted[2] == pytest.approx(0.4)
+    assert holm([0.6, 0.7]) == [1.0, 1.0]  # capped at 1
+    assert holm([]) == []
+
+
+def test_a_row_significant_alone_is_undecided_after_holm(tmp_path: Path) -> None:
+    """Three claims: a clear staged win (p ~ 1e-9) and two arms (separated, weighted-a4) of the
+    same weak result, 9 pairs won, 2 lost, 29 split (mean 0.5875, sd 0.2503, se 0.03958:
+    z = 2.21, p = 0.0271 alone). Holm: staged x 3, then 0.0271 x 2 = 0.054, then
+    max(0.054, 0.0271):
+    both weak rows are undecided although each unadjusted interval excludes zero."""
+    from chessmoe._io.jsonl import append_record
+    from chessmoe.report.verdicts import claims
+
+    def write(name: str, scores: list[tuple[int, float, float]]) -> None:
+        (tmp_path / name).mkdir()
+        for record in _arm(scores):
+            append_record(tmp_path / name / "games-000.jsonl", record.to_json())
+
+    write("staged-b8-n100", [(k, 1, 1 if k % 3 else 0.5) for k in range(30)])
+    weak = [(k, 1, 1) if k < 9 else (k, 0, 0) if k < 11 else (k, 1, 0) for k in range(40)]
+    write("separated-b8-n100", weak)
+    write("weighted-a4-b8-n100", weak)
+    rows = {c.paper.split()[0]: c for c in claims(tmp_path, tmp_path / "none")}
+    sd = math.sqrt((9 * 0.4125**2 + 2 * 0.5875**2 + 29 * 0.0875**2) / 39)
+    p = math.erfc(0.0875 / (sd / math.sqrt(40)) / math.sqrt(2))
+    assert p == pytest.approx(0.0271, abs=1e-4)
+    for name in ("separated", "weighted-a4"):
+        assert rows[name].p == pytest.approx(p, rel=1e-9)
+        assert rows[name].p_holm == pytest.approx(2 * p, rel=1e-9)
+        assert rows[name].verdict == "undecided at this scale"
+        assert "Elo [+" in rows[name].ours  # the unadjusted interval excludes zero
+    assert rows["staged"].verdict == "supports"
+    assert rows["staged"].p_holm == pytest.approx(3 * rows["staged"].p)
 
 
 def test_claims_table_is_computed_from_the_games_on_disk(tmp_path: Path) -> None:
@@ -70,8 +113,8 @@ def test_claims_table_is_computed_from_the_games_on_disk(tmp_path: Path) -> None
     assert table.table is not None
     row = table.table[table.table["The paper says"].str.startswith("staged")].iloc[0]
     assert row["Verdict"] == "supports" and "24 games, 12 openings" in row[
-        "We measure (95 % interval)"]
-    assert "(24 games) and" in (tmp_path / "out" / "claims.md").read_text()  # no spec.json
+        "We measure (95 % interval unless stated)"]
+    assert "(24 games);" in (tmp_path / "out" / "claims.md").read_text()  # no spec.json
     # with the tournament's spec, the note says whether every planned game was played
     spec = {"matches": [{"name": "staged-b8-n100", "pairs": 12},
                         {"name": "separated-b8-n100", "pairs": 3}]}

@@ -52,6 +52,7 @@ class ResultsLayout:
     tournament: str = "small"
     search: str = "small-separated"
     powered: str = "powered"  # the claims' tournament (one setting, many paired openings)
+    replicated: str = "replicated"  # its replay under cutechess rules, seeds, head to head
     ratings: str = "ratings"  # the round robin with Stockfish anchors
 
 
@@ -59,7 +60,8 @@ LAYOUTS: dict[str, ResultsLayout] = {
     "small": ResultsLayout(),
     "smoke": ResultsLayout(stats="selfplay-sample", stats_compare=(), dataset="sample",
                            dataset_compare=(), experts="smoke", tournament="smoke",
-                           search="smoke-separated", powered="smoke", ratings="smoke"),
+                           search="smoke-separated", powered="smoke", replicated="smoke-replicated",
+                           ratings="smoke"),
 }
 
 
@@ -144,13 +146,14 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
             notebook="10_claims.ipynb",
             params=lambda results, out: {
                 "tournament_dir": str(results / "tournaments" / lay.powered),
+                "replicated_dir": str(results / "tournaments" / lay.replicated),
                 "experts_dir": str(results / "experts" / lay.experts),
                 "figures_dir": str(out)},
             needs=((f"tournaments/{lay.powered}/spec.json",
                     f"make tournament PROFILE={lay.powered}"),
                    *((f"experts/{lay.experts}/{b}/evaluation.json",
                       f"make experts PROFILE={lay.experts}") for b in ("regular",))),
-            figures=(stems.POWERED_ARMS,),
+            figures=(stems.POWERED_ARMS, stems.SEED_GRID),
             tables=(stems.CLAIMS,)),
         NotebookJob(
             notebook="11_ratings.ipynb",

@@ -286,6 +286,7 @@ class ClaimsParams:
     """``10_claims.ipynb``."""
 
     tournament_dir: str = "../results/tournaments/powered"
+    replicated_dir: str = "../results/tournaments/replicated"
     experts_dir: str = "../results/experts/small"
     figures_dir: str = f"{SCRATCH}/10_claims"
 

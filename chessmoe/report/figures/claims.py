@@ -17,36 +17,108 @@ import pandas as pd
 from chessmoe.report import stems, verdicts
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 
-__all__ = ["fig_powered_arms", "table_claims"]
+__all__ = ["fig_powered_arms", "fig_seed_grid", "table_claims"]
 
+
+
+def _played(tournament_dir: Path) -> str:
+    games = (sum(len(r) for r in verdicts.load_arms(tournament_dir).values())
+             if tournament_dir.exists() else 0)
+    planned = verdicts.planned_games(tournament_dir)
+    rules = verdicts.draw_rules(tournament_dir)
+    played = (f"{games} games" if planned is None else f"{games} games, complete"
+              if games >= planned else f"{games} of {planned} planned games: in progress")
+    return f"{played}{f', {rules} draw rules' if rules else ''}"
+
+
+def _p(x: float) -> str:
+    return "" if math.isnan(x) else "<0.0001" if x < 1e-4 else f"{x:.4f}"
 
 
 def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.PathLike[str],
-                 out_dir: str | os.PathLike[str]) -> Artefact:
-    """Every claim the committed tournament and training controls speak to, with our
-    estimate, its 95 % interval and the verdict."""
-    rows = verdicts.claims(tournament_dir, experts_dir)
-    frame = pd.DataFrame([{"Topic": c.topic, "The paper says": c.paper,
-                           "We measure (95 % interval)": c.ours, "Verdict": c.verdict,
-                           "Note": c.note} for c in rows],
-                         columns=["Topic", "The paper says", "We measure (95 % interval)",
-                                  "Verdict", "Note"])
-    games = sum(len(r) for r in verdicts.load_arms(tournament_dir).values()) \
-        if Path(tournament_dir).exists() else 0
-    planned = verdicts.planned_games(tournament_dir)
-    played = (f"{games} games" if planned is None else f"{games} games, complete"
-              if games >= planned else f"{games} of {planned} planned games: in progress")
-    notes = [f"Source: {Path(tournament_dir).name} tournament ({played}) and "
-             f"{Path(experts_dir).name} experts' evaluations.",
-             "supports / contradicts: the 95 % interval lies wholly on the paper's / the "
-             "other side of zero; undecided at this scale: it contains zero.",
-             "Arms compared with each other were played on the same openings; their "
-             "difference is taken opening by opening (a paired design)."]
+                 out_dir: str | os.PathLike[str],
+                 replicated_dir: str | os.PathLike[str] | None = None) -> Artefact:
+    """Every claim the committed tournaments and training controls speak to, with our
+    estimate, its interval, its p-values (raw and Holm-adjusted over the table) and the
+    verdict."""
+    rows = verdicts.claims(tournament_dir, experts_dir, replicated=replicated_dir)
+    columns = ["Topic", "Kind", "The paper says", "We measure (95 % interval unless stated)",
+               "p", "p (Holm)", "Verdict", "Note"]
+    frame = pd.DataFrame([{"Topic": c.topic, "Kind": c.kind, "The paper says": c.paper,
+                           "We measure (95 % interval unless stated)": c.ours,
+                           "p": _p(c.p), "p (Holm)": _p(c.p_holm), "Verdict": c.verdict,
+                           "Note": c.note} for c in rows], columns=columns)
+    primary = verdicts.primary_tournament(tournament_dir, replicated_dir)
+    tested = sum(1 for c in rows if not math.isnan(c.p_holm))
+    sources = f"{primary.name} tournament ({_played(primary)})"
+    if replicated_dir is not None and Path(replicated_dir) != primary:
+        sources += (f" for the main arms; {Path(replicated_dir).name} tournament "
+                    f"({_played(Path(replicated_dir))}) for the seed grid and the head-to-head"
+                    " arms")
+    notes = [f"Source: {sources}; {Path(experts_dir).name} experts' evaluations.",
+             f"Verdicts from games: the two-sided p-value of no effect (a z-test on game-pair "
+             f"scores, the interval's standard error) adjusted by Holm's procedure over the "
+             f"{tested} game-decided rows, so the table's family-wise error is at most 5 %: "
+             "supports / contradicts where the adjusted p is below 0.05 on the paper's / the "
+             "other side; undecided at this scale otherwise. Intervals are unadjusted 95 %.",
+             "Every interval takes a game pair (one opening, both colours) as its unit "
+             "(pentanomial); a per-game (trinomial, cutechess) interval of the same games "
+             "would differ.",
+             "Points: score percentage points, 100 x the difference of two mean pair scores, "
+             "each against the arm's own opponent; near 50 % one point is about 7 Elo. Arms "
+             "compared with each other were played on the same openings; their difference "
+             "is taken opening by opening (a paired design).",
+             "Kind: post-hoc controls were designed after the powered results were seen; "
+             "exploratory rows test questions the paper does not ask.",
+             "Table 1 rows compare ranges over training seeds (min to max), not confidence "
+             "intervals; they are not in the Holm family."]
     if not rows:
         notes.insert(0, "No claim can be assessed yet: the tournament has no complete pair.")
     paths = save_table(frame.set_index("Topic"), out_dir, stems.CLAIMS,
                        "What the committed evidence decides (computed, not typed)", notes)
     return Artefact(stems.CLAIMS, paths, table=frame)
+
+
+def fig_seed_grid(replicated_dir: str | os.PathLike[str] | None,
+                  out_dir: str | os.PathLike[str]) -> Artefact:
+    """Staged and weighted a=10 under each training seed against the regular network under
+    each of its seeds (the replicated tournament's seed grid): Elo with its pair interval per
+    pairing, and the pooled estimate over every pairing (clustered by opening)."""
+    arms = (verdicts.load_arms(replicated_dir) if replicated_dir is not None
+            and Path(replicated_dir).exists() else {})
+    rows: list[tuple[str, verdicts.ArmEstimate, bool]] = []
+    for method in ("staged", "weighted-a10"):
+        grid = verdicts.seed_arms(arms, method)
+        rows += [(f"{a} vs {b}", verdicts.arm_estimate(a, r), False)
+                 for (a, b), r in sorted(grid.items())]
+        if len(grid) >= 2:
+            rows.append((f"{method}: pooled over {len(grid)}",
+                         verdicts.pooled_estimate(method, list(grid.values())), True))
+    fig = new_figure(7.5, 0.9 + 0.3 * max(len(rows), 3))
+    ax = fig.subplots()
+    if not rows:
+        ax.text(0.5, 0.5, "no seed pairings played yet", ha="center", va="center",
+                transform=ax.transAxes, color="#666666")
+        ax.set_xticks([])
+        ax.set_yticks([])
+    for y, (_, e, pooled) in enumerate(rows):
+        colour = "#c05000" if pooled else "#1f4e79"
+        if math.isfinite(e.low) and math.isfinite(e.high):
+            ax.plot([e.low, e.high], [y, y], color=colour, lw=2.2 if pooled else 1.4)
+        if math.isfinite(e.elo):
+            ax.plot([e.elo], [y], marker="D" if pooled else "o", color=colour, ms=4)
+        ax.annotate(f"{2 * e.pairs} games", (1.0, y), xycoords=("axes fraction", "data"),
+                    xytext=(4, -3), textcoords="offset points", fontsize=6.5, color="#444444")
+    if rows:
+        ax.set_yticks(range(len(rows)), [r[0] for r in rows], fontsize=7)
+        ax.axvline(0, color="black", lw=0.8)
+        ax.invert_yaxis()
+        ax.set_xlabel("Elo against the regular network (pairs of games, 95 % interval)")
+    title = ("Training seeds of both sides (no replicated tournament)" if replicated_dir is None
+             else f"Training seeds of both sides ('{Path(replicated_dir).name}': "
+                  f"{_played(Path(replicated_dir))})")
+    ax.set_title(title, fontsize=9)
+    return Artefact(stems.SEED_GRID, save_figure(fig, out_dir, stems.SEED_GRID), figure=fig)
 
 
 def fig_powered_arms(tournament_dir: str | os.PathLike[str],
