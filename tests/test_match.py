@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import chess
@@ -13,6 +14,7 @@ import pytest
 
 from chessmoe.play.match import (
     Adjudication,
+    CutechessAdjudicator,
     MoveOutcome,
     PlayerSpec,
     _adjudicate,
@@ -91,6 +93,67 @@ def test_draw_adjudication_boundaries() -> None:
         "1/2-1/2", "draw_adjudication")
 
 
+def _feed(moves: list[str], scores: list[int | None], rules: Adjudication,
+          first_ply: int = 60) -> list[tuple[str, str] | None]:
+    """cutechess's adjudicator fed one move at a time from a kings-knights-pawns position,
+    the game already ``first_ply`` plies old."""
+    board = chess.Board("4k3/p7/8/8/8/8/P7/4K1N1 w - - 3 40")
+    adjudicator = CutechessAdjudicator(rules)
+    out = []
+    for ply, (move, score) in enumerate(zip(moves, scores, strict=True)):
+        board.push_uci(move)
+        out.append(adjudicator.add(board, score, first_ply + ply + 1))
+    return out
+
+
+SHUFFLE = ["g1f3", "e8d8", "f3g1", "d8e8"] * 3
+
+
+def test_cutechess_draw_count_needs_8_quiet_moves_in_a_row() -> None:
+    decided = _feed(SHUFFLE[:8], [0, 20, -20, 0, 0, 0, 0, 0], Adjudication())
+    assert decided[:7] == [None] * 7
+    assert decided[7] == ("1/2-1/2", "draw_adjudication")
+    noisy = _feed(SHUFFLE[:8], [0, 21, 0, 0, 0, 0, 0, 0], Adjudication())
+    assert noisy == [None] * 8  # the 21 cp move restarts the count: 6 in a row
+    early = _feed(SHUFFLE[:8], [0] * 8, Adjudication(), first_ply=51)
+    assert early == [None] * 8  # 59 plies played: not 30 full moves yet
+
+
+def test_cutechess_draw_count_restarts_after_a_pawn_move_or_capture() -> None:
+    """cutechess resets the draw counter when the move just made is irreversible: the fifth
+    move a2a3 counts as the first of a new run, so the draw comes at the twelfth move."""
+    moves = [*SHUFFLE[:4], "a2a3", "e8d8", "g1f3", "d8e8", "f3g1", "e8d8", "g1f3", "d8e8"]
+    decided = _feed(moves, [0] * 12, Adjudication())
+    assert decided[:11] == [None] * 11
+    assert decided[11] == ("1/2-1/2", "draw_adjudication")
+    # a move without a score (cutechess: depth 0, a forced move) restarts it too
+    gap = _feed(SHUFFLE[:12], [0, 0, 0, None, 0, 0, 0, 0, 0, 0, 0, 0], Adjudication())
+    assert gap.index(("1/2-1/2", "draw_adjudication")) == 11
+
+
+def test_cutechess_resign_counts_each_sides_own_moves() -> None:
+    scores = [-600, 0, -700, 0, -650, 0, -600, 0, -601, 0]
+    decided = _feed(SHUFFLE[:10], scores, Adjudication(draw_movenumber=0))
+    assert decided[:8] == [None] * 8 and decided[8] == ("0-1", "resign_adjudication")
+    broken = _feed(SHUFFLE[:10], [-600, 0, -599, 0, -650, 0, -600, 0, -601, 0],
+                   Adjudication(draw_movenumber=0))
+    assert broken == [None] * 10
+    two = _feed(SHUFFLE[:10], [-600, 600, -700, 600, -650, 600, -600, 600, -601, 599],
+                Adjudication(draw_movenumber=0, resign_two_sided=True))
+    assert two == [None] * 10  # Black's fifth score is 599: the winner does not agree
+
+
+def test_cutechess_order_the_games_rules_before_adjudication() -> None:
+    """A knight shuffle whose eighth ply is the third occurrence of the start position and
+    also the eighth quiet score after move 4: cutechess declares the repetition (its board
+    first); the kit's earlier reading adjudicated the draw first."""
+    early = {"draw_movenumber": 4, "draw_movecount": 4}
+    cute = _knight_shuffle(Adjudication(**early))
+    assert (cute.termination, cute.plies) == ("repetition", 8)
+    old = _knight_shuffle(Adjudication(**early, draw_rules="claim"))
+    assert old.termination in ("draw_adjudication", "repetition") and old.plies <= 8
+
+
 class Scripted:
     """A player that reads its moves and scores from a list."""
 
@@ -127,7 +190,14 @@ def test_game_terminations() -> None:
     both = play_game(Scripted("w", [(f"{f}2{f}3", -700) for f in "abcdef"]),
                      Scripted("b", [(f"{f}7{f}6", 700) for f in "abcdef"]),
                      chess.STARTING_FEN, STRICT)
-    assert both.plies == 10  # two-sided: Black's fifth score too
+    # two-sided: cutechess checks the side that just moved, so White's sixth move ends it,
+    # once Black's five winning scores agree; the kit's earlier reading ended it at Black's
+    # fifth move
+    assert both.plies == 11 and both.termination == "resign_adjudication"
+    legacy = play_game(Scripted("w", [(f"{f}2{f}3", -700) for f in "abcdef"]),
+                       Scripted("b", [(f"{f}7{f}6", 700) for f in "abcdef"]),
+                       chess.STARTING_FEN, replace(STRICT, draw_rules="claim"))
+    assert legacy.plies == 10
     capped = play_game(Scripted("w", [("g1f3", 0), ("f3g1", 0), ("b1c3", 0)]),
                        Scripted("b", [("g8f6", 0), ("f6g8", 0), ("b8c6", 0)]),
                        chess.STARTING_FEN, Adjudication(max_plies=5))

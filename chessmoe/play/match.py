@@ -94,6 +94,13 @@ class Adjudication:
     *could be claimed*, i.e. when some legal move would repeat a position for the third
     time or reach the fifty-move count, so games end a move or more early. The powered
     tournament committed before this option existed was played under ``"claim"``.
+
+    Adjudication follows the same choice. Under ``"cutechess"`` it is cutechess's
+    (:class:`CutechessAdjudicator`): the game's rules are checked first after a move, and
+    the draw counter restarts after every capture or pawn move. Under ``"claim"`` it is the
+    kit's earlier reading, kept so committed tournaments replay: adjudication is checked
+    before the game's rules and the draw needs the last 4 scores of each side within
+    ``draw_score``, whatever was captured.
     """
 
     resign_movecount: int = 5
@@ -333,7 +340,8 @@ def _trailing(scores: list[int | None], test: Callable[[int], bool]) -> int:
 
 def _adjudicate(scores: dict[chess.Color, list[int | None]], board: chess.Board,
                 rules: Adjudication, plies: int | None = None) -> tuple[str, str] | None:
-    """``(result, reason)`` when the adjudication rules end the game, else ``None``.
+    """``(result, reason)`` when the adjudication rules end the game, else ``None``: the
+    kit's earlier reading, used under ``draw_rules="claim"`` (see :class:`Adjudication`).
 
     ``scores`` are each side's own scores in order; ``plies`` the plies played from the
     opening position (default: both sides' score counts)."""
@@ -357,6 +365,53 @@ def _adjudicate(scores: dict[chess.Color, list[int | None]], board: chess.Board,
         if all(s is not None and abs(s) <= rules.draw_score for s in last):
             return "1/2-1/2", "draw_adjudication"
     return None
+
+
+class CutechessAdjudicator:
+    """cutechess-cli's ``GameAdjudicator`` for one game, fed each move's score in order.
+
+    After a move (the board already holds it): a draw counter counts consecutive moves of
+    either side scoring within ``draw_score``; it restarts after a capture or pawn move (the
+    move is irreversible: the halfmove clock is 0) and the draw is declared once 30 full
+    moves have been played and the counter reaches ``2 x draw_movecount``. Each side keeps a
+    resign counter of its own consecutive moves at or below ``-resign_score`` (and, for the
+    two-sided rule, of moves at or above ``+resign_score``). A move without a score (the
+    engine sent none: cutechess reads depth 0, a forced move) restarts the draw counter and
+    the mover's counters. The game's rules (mate, stalemate, material, fifty moves,
+    repetition) are checked before any of this, as cutechess does.
+    """
+
+    def __init__(self, rules: Adjudication) -> None:
+        self.rules = rules
+        self.draw_count = 0
+        self.resign = {chess.WHITE: 0, chess.BLACK: 0}
+        self.win = {chess.WHITE: 0, chess.BLACK: 0}
+
+    def add(self, board: chess.Board, score: int | None, plies: int) -> tuple[str, str] | None:
+        """The mover's ``score`` after its move (``board`` holds the move); ``plies`` played
+        from the opening position. ``(result, reason)`` when adjudicated, else ``None``."""
+        rules, side = self.rules, not board.turn
+        if board.halfmove_clock == 0:
+            self.draw_count = 0
+        if score is None:
+            self.draw_count = 0
+            self.resign[side] = self.win[side] = 0
+            return None
+        if rules.draw_movenumber > 0:
+            self.draw_count = self.draw_count + 1 if abs(score) <= rules.draw_score else 0
+            started = (board.fullmove_number > rules.draw_movenumber
+                       if rules.draw_from_fen_move_number
+                       else plies // 2 >= rules.draw_movenumber)
+            if started and self.draw_count >= 2 * rules.draw_movecount:
+                return "1/2-1/2", "draw_adjudication"
+        if rules.resign_movecount > 0:
+            self.resign[side] = self.resign[side] + 1 if score <= -rules.resign_score else 0
+            self.win[side] = self.win[side] + 1 if score >= rules.resign_score else 0
+            if self.resign[side] >= rules.resign_movecount and (
+                    not rules.resign_two_sided
+                    or self.win[not side] >= rules.resign_movecount):
+                return ("0-1" if side == chess.WHITE else "1-0"), "resign_adjudication"
+        return None
 
 
 Request = tuple["Evaluator", "LeafBatch"]
@@ -394,6 +449,7 @@ def play_game_steps(white: MatchPlayer, black: MatchPlayer, fen: str,
     nodes: dict[chess.Color, list[int | None]] = {chess.WHITE: [], chess.BLACK: []}
     for player in players.values():
         player.new_game()
+    adjudicator = CutechessAdjudicator(rules) if rules.draw_rules == "cutechess" else None
     start = time.monotonic()
     result, reason, detail = "*", "", ""
     moves: list[str] = []
@@ -420,7 +476,12 @@ def play_game_steps(white: MatchPlayer, black: MatchPlayer, fen: str,
         moves.append(answer.move.uci())
         scores[mover].append(answer.score_cp)
         nodes[mover].append(answer.info.get("nodes"))
-        decided = _adjudicate(scores, board, rules, len(moves))
+        if adjudicator is not None:  # cutechess: the game's rules first, then adjudication
+            if rules_outcome(board, rules.draw_rules) is not None:
+                continue
+            decided = adjudicator.add(board, answer.score_cp, len(moves))
+        else:  # the kit's earlier reading, kept for the tournaments played under it
+            decided = _adjudicate(scores, board, rules, len(moves))
         if decided is not None:
             result, reason = decided
             break
