@@ -32,7 +32,7 @@ SOURCE ?= sample
 PROFILE ?= small
 WORKERS ?= 2
 
-.PHONY: explore fastchess help env test lint typecheck layers nbcheck nbclean unit figures results-stats datasets experts controls results-search tournament results openings sample bench clean distclean
+.PHONY: explore fastchess cutechess parity help env test lint typecheck layers nbcheck nbclean unit figures results-stats datasets experts controls results-search tournament results openings sample bench clean distclean
 
 help: ## List the targets with one line each
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -126,6 +126,25 @@ $(FASTCHESS):
 	git -C $(BUILD)/fastchess -c advice.detachedHead=false checkout --quiet $(FASTCHESS_COMMIT)
 	test "$$(git -C $(BUILD)/fastchess rev-parse HEAD)" = "$(FASTCHESS_COMMIT)"
 	$(MAKE) -C $(BUILD)/fastchess -j2 >/dev/null
+
+CUTECHESS_REPO ?= https://github.com/cutechess/cutechess.git
+CUTECHESS_COMMIT := 5e84232be4546aaedc9d87a96c91867a1da06ada
+CUTECHESS := $(BUILD)/cutechess/cutechess-cli
+
+cutechess: $(CUTECHESS) ## Build cutechess-cli (pinned commit; needs cmake and Qt 6: qt6-base-dev qt6-svg-dev) into build/cutechess
+
+$(CUTECHESS):
+	rm -rf $(BUILD)/cutechess-src && mkdir -p $(BUILD)/cutechess
+	git clone --quiet --filter=blob:none $(CUTECHESS_REPO) $(BUILD)/cutechess-src
+	git -C $(BUILD)/cutechess-src -c advice.detachedHead=false checkout --quiet $(CUTECHESS_COMMIT)
+	test "$$(git -C $(BUILD)/cutechess-src rev-parse HEAD)" = "$(CUTECHESS_COMMIT)"
+	cmake -S $(BUILD)/cutechess-src -B $(BUILD)/cutechess-src/build -DWITH_TESTS=OFF \
+	  -DCMAKE_BUILD_TYPE=Release >/dev/null
+	$(MAKE) -C $(BUILD)/cutechess-src/build -j2 cli >/dev/null
+	cp $(BUILD)/cutechess-src/build/cutechess-cli $(CUTECHESS)
+
+parity: $(STAMP) $(CUTECHESS) ## Replay 200 games of the replicated tournament under cutechess-cli (rule parity)
+	$(PY) -m chessmoe parity results/tournaments/replicated --games 200
 
 bench: $(STAMP) ## Run the benchmarks and append them to BENCHMARKS.md
 	$(PY) benchmarks/bench.py --out $(ROOT)/BENCHMARKS.md

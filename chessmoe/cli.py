@@ -409,6 +409,26 @@ def _tournament(args: argparse.Namespace) -> int:
     return 0 if summary["complete"] else 1
 
 
+def _parity(args: argparse.Namespace) -> int:
+    from chessmoe._io.errors import KitError
+    from chessmoe.play import parity
+
+    manager = parity.find_manager(args.manager)
+    if manager is None:
+        raise KitError("cutechess-cli not found: build it with 'make cutechess' (needs Qt 6), "
+                       "or name it with --manager or $CUTECHESS")
+    out = args.out or Path("results") / "parity" / f"{Path(args.tournament).name}.json"
+    try:
+        report = parity.run_parity(args.tournament, manager, args.games, out,
+                                   matches=args.match or None, progress=not args.quiet)
+    except ValueError as error:
+        raise KitError(str(error)) from None
+    for termination, (agree, total) in report.by_termination().items():
+        print(f"{termination:24s} {agree:4d} of {total:4d} end the same under {report.manager}")
+    print(f"{report.agreeing} of {len(report.games)} games agree; report: {out}")
+    return 0 if report.agreeing == len(report.games) else 1
+
+
 def _results(args: argparse.Namespace) -> int:
     from chessmoe import pipeline
 
@@ -681,6 +701,22 @@ def build_parser() -> argparse.ArgumentParser:
     tourn.add_argument("--data-dir", type=Path, default=None)
     tourn.add_argument("--quiet", action="store_true")
     tourn.set_defaults(handler=_tournament)
+
+    par = commands.add_parser(
+        "parity", help="replay a tournament's games under cutechess-cli and compare endings",
+        description="Each recorded game is played again by cutechess-cli between two replay "
+                    "engines giving the recorded moves and scores, under the tournament's "
+                    "adjudication; the report says, per termination, how many games the "
+                    "manager ends at the same ply with the same result and reason.")
+    par.add_argument("tournament", type=Path, help="tournament directory (with spec.json)")
+    par.add_argument("--games", type=int, default=100,
+                     help="games to replay, round-robin over the matches")
+    par.add_argument("--match", nargs="*", default=None, help="only these matches")
+    par.add_argument("--manager", default=None, help="cutechess-cli binary")
+    par.add_argument("--out", type=Path, default=None,
+                     help="report (default: results/parity/<tournament>.json)")
+    par.add_argument("--quiet", action="store_true")
+    par.set_defaults(handler=_parity)
 
     res = commands.add_parser(
         "results", help="the whole pipeline of a profile (stats, datasets, experts, search, "
