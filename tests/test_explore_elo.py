@@ -328,6 +328,29 @@ def test_the_controls_wrap_and_the_plot_keeps_its_labels_clear() -> None:
         assert not any(extent.overlaps(bar) for bar in bars)
 
 
+def test_the_page_text_agrees_with_the_page() -> None:
+    """Defect 7: a fixed printout above the widget never updated; the "How the interval shrinks"
+    text described a figure the page lacks and said 30 games per setting (the preset: 12)."""
+    import re
+
+    notebook = nbformat.read(ROOT / "notebooks" / "07_elo_explorer.ipynb", as_version=4)
+    code = "".join(c.source for c in notebook.cells if c.cell_type == "code")
+    assert "print(" not in code and "explore_elo.explore(" not in code
+    text = next(c.source for c in notebook.cells if c.source.startswith("## How the interval"))
+    assert "what if: games" in text and "panel (a)" in text and "30" not in text
+    by_label = {p.label.split(":")[0]: p for p in explore_elo.presets(ROOT / "results")}
+    kit, paper = by_label["kit-sized match"], by_label["paper-sized match"]
+    kit_result = explore_elo.explore("wdl", wins=kit.wins, draws=kit.draws, losses=kit.losses,
+                                     pairs=kit.pairs)
+    paper_result = explore_elo.explore("wdl", wins=paper.wins, draws=paper.draws,
+                                       losses=paper.losses)
+    assert kit_result.primary.games == 12 and "12 games (6\npairs)" in text
+    assert kit_result.pentanomial is not None and paper_result.primary.games == 1000
+    stated = [int(x) for x in re.findall(r"\+/- (\d+)", text)]
+    assert stated == [round(paper_result.primary.margin), round(kit_result.primary.margin),
+                      round(kit_result.pentanomial.margin)]
+
+
 def test_the_parameters_cell_matches_its_declaration() -> None:
     declared = params.EloExplorerParams()
     cell = _parameters_cell(ROOT / "notebooks" / "07_elo_explorer.ipynb")
@@ -344,6 +367,6 @@ def test_the_notebook_starts_the_widget_from_its_parameters(tmp_path: Path) -> N
         Path(f).name for f in artefacts.job("07_elo_explorer.ipynb").artefact_files()])
     executed = nbformat.read(tmp_path / "run.ipynb", as_version=4)
     text = "".join(o.get("text", "") for c in executed.cells for o in c.get("outputs", []))
-    assert "W 7, D 1, L 2" in text and "<Figure size" not in text
+    assert "<Figure size" not in text and "W 7, D 1, L 2" not in text  # no fixed printout
     last = executed.cells[-1].outputs
     assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in last)
