@@ -443,7 +443,7 @@ def score_interval(counts: Sequence[float], scores: Sequence[float], *,
     n, mu, var = _moments(counts, scores)
     sd = math.sqrt(var / n)
     lo_score, hi_score = mu - z * sd, mu + z * sd
-    if var > 0.0 and 0.0 < lo_score and hi_score < 1.0:
+    if var > 0.0 and lo_score > 0.0 and hi_score < 1.0:
         method = "normal"
     else:
         method = "Wilson"

@@ -353,7 +353,8 @@ def explore(mode: Mode, *, wins: int = 0, draws: int = 0, losses: int = 0,
                 raise ValueError(f"{name} must be a whole number of pairs, got {c!r}")
             if c < 0:
                 raise ValueError(f"{name} must be >= 0, got {c}")
-    pair_counts = _five(pairs) if pairs is not None and len(pairs) == 5 and sum(pairs) else None
+    pair_counts = (_five(pairs) if pairs is not None and len(pairs) == 5
+                   and any(c != 0 for c in pairs) else None)
     wdl_given = (wins, draws, losses) != (0, 0, 0)
     tri: Estimate | None = None
     pen: Estimate | None = None
@@ -411,6 +412,7 @@ def explore(mode: Mode, *, wins: int = 0, draws: int = 0, losses: int = 0,
                                _pairs_text(scaled), scaled, z)
     what_if = WhatIf(games=target, estimate=scaled_est,
                      verdict=verdict(scaled_est.low, scaled_est.high, level))
+    scores: tuple[float, ...]
     if mode == "wdl":
         w, d, l_ = counts
         nelo, nelo_margin = elo.normalized_elo_trinomial(w, l_, d, z=z)
