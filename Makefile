@@ -26,6 +26,11 @@ TORCH_SPEC ?= torch==2.13.0
 # The browser explorers `make explore` serves (one Voila server each, ports EXPLORE_PORT, +1, ...).
 EXPLORE_PORT ?= 8866
 EXPLORERS := 07_elo_explorer.ipynb 12_phase_explorer.ipynb
+# A kernel idle for 2 minutes with no page connected is shut down (checked every minute): each
+# visit starts a 150-210 MB kernel that would otherwise outlive its closed tab. voila.json at the
+# root says the same for a plain `voila` started there.
+VOILA_CULL := --MappingKernelManager.cull_interval=60 --MappingKernelManager.cull_idle_timeout=120 \
+  --MappingKernelManager.cull_connected=False
 
 # Parameters of the data targets.
 SOURCE ?= sample
@@ -78,7 +83,7 @@ explore: $(STAMP) ## Serve the explorers in the browser with Voila on localhost 
 	for nb in $(EXPLORERS); do \
 	  echo "$$nb: http://localhost:$$port/"; \
 	  PYTHONPATH=$(ROOT) $(ENV_DIR)/bin/voila notebooks/$$nb --no-browser --port=$$port \
-	    --Voila.ip=127.0.0.1 >$(BUILD)/voila-$$port.log 2>&1 & \
+	    --Voila.ip=127.0.0.1 $(VOILA_CULL) >$(BUILD)/voila-$$port.log 2>&1 & \
 	  port=$$((port + 1)); \
 	done; \
 	echo "Voila logs: $(BUILD)/voila-*.log. Stop with Ctrl-C."; wait

@@ -13,6 +13,11 @@
   normalised Elo and its margin.
 * :func:`sprt` -- the generalized SPRT of fastchess (logistic or normalised Elo bounds) in its
   classic closed form ``LLR = N (s1 - s0)(2 mu - s0 - s1) / (2 var)``.
+* :func:`score_interval` -- the explorer's interval of a (possibly rescaled, fractional) match:
+  the normal one while it stays inside the possible scores, else Wilson's score interval;
+  :func:`likelihood_of_superiority` -- LOS that never divides 0 by 0;
+  :func:`sprt_outlook` -- Wald's pass probability and expected length of an SPRT;
+  :func:`games_for_margin` -- games needed for a +/- margin at a score.
 * :func:`rating_list` -- maximum-likelihood logistic ratings of several engines (draws count as
   half wins) with 95 % intervals from the inverse Fisher information.
 
@@ -36,9 +41,13 @@ __all__ = [
     "Z_EXACT",
     "EloEstimate",
     "Rating",
+    "ScoreInterval",
+    "SprtOutlook",
     "SprtResult",
     "confidence_z",
     "elo_from_score",
+    "games_for_margin",
+    "likelihood_of_superiority",
     "normalized_elo_pentanomial",
     "normalized_elo_trinomial",
     "pairs_from_games",
@@ -46,8 +55,11 @@ __all__ = [
     "rating_list",
     "report_lines",
     "score_from_elo",
+    "score_interval",
     "sprt",
+    "sprt_outlook",
     "trinomial",
+    "wilson_interval",
 ]
 
 #: cutechess's z for 95 %: sqrt(2) * erfInv(0.95) with its approximate inverse erf (~1.957162).
@@ -366,6 +378,162 @@ def _mle_t_value(scores: Sequence[float], observed: Sequence[float], t: float,
         if done:
             break
     return q
+
+
+@dataclass(frozen=True)
+class ScoreInterval:
+    """A match's mean score and its interval, as Elo: ``[low, high]`` at ``z``.
+
+    ``method`` is "normal" (score -+ z sigma, cutechess's interval) or "Wilson" (the Wilson score
+    interval over ``units`` games or pairs, used where the normal one degenerates); ``variance``
+    is the empirical variance of one unit's score.
+    """
+
+    score: float
+    elo: float
+    low: float
+    high: float
+    method: str
+    units: float
+    variance: float
+
+
+def wilson_interval(score: float, n: float, z: float) -> tuple[float, float]:
+    """The Wilson score interval of a proportion ``score`` over ``n`` trials (as scores).
+
+    Its bounds stay inside [0, 1] and reach 1 (0) only when ``score`` is 1 (0); it treats each
+    trial as a win or a loss, whose variance s (1 - s) is the largest a [0, 1] score of mean s
+    can have, so it is conservative for games with draws and for pairs.
+    """
+    if not n > 0.0 or not 0.0 <= score <= 1.0:
+        raise ValueError(f"Wilson interval needs n > 0 and a score in [0, 1], got {score}, {n}")
+    z2 = z * z
+    denominator = 1.0 + z2 / n
+    centre = (score + z2 / (2.0 * n)) / denominator
+    half = z * math.sqrt(score * (1.0 - score) / n + z2 / (4.0 * n * n)) / denominator
+    low = 0.0 if score == 0.0 else max(0.0, centre - half)
+    high = 1.0 if score == 1.0 else min(1.0, centre + half)
+    return low, high
+
+
+def _moments(counts: Sequence[float], scores: Sequence[float]) -> tuple[float, float, float]:
+    """Units, mean score and per-unit variance of (possibly fractional) outcome counts."""
+    if len(counts) != len(scores):
+        raise ValueError(f"need one count per score {list(scores)}, got {list(counts)}")
+    if any(not math.isfinite(c) or c < 0 for c in counts):
+        raise ValueError(f"counts must be finite and >= 0, got {list(counts)}")
+    n = float(sum(counts))
+    if n <= 0.0:
+        raise ValueError("no games: every count is 0")
+    mu = sum(c * s for c, s in zip(counts, scores, strict=True)) / n
+    var = sum(c * (s - mu) ** 2 for c, s in zip(counts, scores, strict=True)) / n
+    return n, mu, var
+
+
+def score_interval(counts: Sequence[float], scores: Sequence[float], *,
+                   z: float) -> ScoreInterval:
+    """The mean score of ``counts`` (games scored ``scores``: (0, 1/2, 1) for L/D/W, the five
+    pair scores for pairs; fractional counts allowed) with an interval at ``z``, as Elo.
+
+    The normal interval Elo(mu -+ z sigma) is used while both score bounds lie strictly inside
+    (0, 1); where it degenerates -- no spread (sigma = 0: every game won, lost or drawn) or a
+    bound at or beyond a perfect score -- the Wilson score interval over the games (or pairs)
+    is used instead. Its Elo bound is infinite only when every game (pair) was won (lost).
+    """
+    n, mu, var = _moments(counts, scores)
+    sd = math.sqrt(var / n)
+    lo_score, hi_score = mu - z * sd, mu + z * sd
+    if var > 0.0 and lo_score > 0.0 and hi_score < 1.0:
+        method = "normal"
+    else:
+        method = "Wilson"
+        lo_score, hi_score = wilson_interval(min(1.0, max(0.0, mu)), n, z)
+    return ScoreInterval(score=mu, elo=elo_from_score(mu), low=elo_from_score(lo_score),
+                         high=elo_from_score(hi_score), method=method, units=n, variance=var)
+
+
+def likelihood_of_superiority(counts: Sequence[float], scores: Sequence[float]) -> float:
+    """LOS in percent of (possibly fractional) counts, defined for every match.
+
+    Games (scores (0, 1/2, 1)): cutechess's 1/2 + 1/2 erf((W - L) / sqrt(2 (W + L))), and 50 %
+    when no game was decisive. Pairs: fastchess's normal approximation P(mu > 1/2), and 100 %,
+    0 % or 50 % when every pair scored the same (above, below or at 1/2).
+    """
+    if tuple(scores) == _GAME_SCORES:
+        losses, _, wins = counts
+        if wins + losses == 0:
+            return 50.0
+        return 100.0 * (0.5 + 0.5 * math.erf((wins - losses) / math.sqrt(2.0 * (wins + losses))))
+    n, mu, var = _moments(counts, scores)
+    if var == 0.0:
+        return 100.0 if mu > 0.5 else 0.0 if mu < 0.5 else 50.0
+    return 100.0 * (1.0 + math.erf((mu - 0.5) / (math.sqrt(2.0) * math.sqrt(var / n)))) / 2.0
+
+
+@dataclass(frozen=True)
+class SprtOutlook:
+    """Wald's approximations for an SPRT if the true value were ``elo`` (in the bounds' model):
+    the chance it accepts H1 and the expected number of games until it stops."""
+
+    elo: float
+    pass_probability: float
+    expected_games: float
+
+
+def sprt_outlook(true_elo: float, *, elo0: float, elo1: float, alpha: float = 0.05,
+                 beta: float = 0.05, variance: float, model: str = "normalized",
+                 per: int = 1) -> SprtOutlook:
+    """Pass probability and expected length of the SPRT of H0 ``elo0`` vs H1 ``elo1``.
+
+    The LLR of one game (``per=1``) or pair (``per=2``, ``variance`` then the pair score's) is
+    taken as (s1 - s0)(2 x - s0 - s1) / (2 var) with x the unit's score: drift
+    d = (s1 - s0)(2 s - s0 - s1) / (2 var) at the true score s, variance v = (s1 - s0)^2 / var.
+    With a = log(beta / (1 - alpha)), b = log((1 - beta) / alpha) and theta = 2 d / v, Wald's
+    approximations are P(pass) = (1 - e^(-theta a)) / (e^(-theta b) - e^(-theta a)) and
+    E[units] = (P b + (1 - P) a) / d (-a b / v when d = 0). At elo0 the pass probability is
+    alpha, at elo1 it is 1 - beta. Scores: logistic s = 1 / (1 + 10^(-elo/400)); normalised
+    s = 1/2 + elo sqrt(per var) / (800 / ln 10).
+    """
+    if not elo0 < elo1:
+        raise ValueError(f"SPRT needs elo0 < elo1, got {elo0}, {elo1}")
+    if not (0.0 < alpha < 1.0 and 0.0 < beta < 1.0 and alpha + beta < 1.0):
+        raise ValueError(f"SPRT needs 0 < alpha, beta and alpha + beta < 1, got {alpha}, {beta}")
+    if model not in ("normalized", "logistic"):
+        raise ValueError(f"SPRT model must be 'normalized' or 'logistic', got {model!r}")
+    if not variance > 0.0:
+        raise ValueError(f"the SPRT outlook needs a positive score variance, got {variance}")
+    if model == "logistic":
+        s0, s1, s = (score_from_elo(e) for e in (elo0, elo1, true_elo))
+    else:
+        sd = math.sqrt(per * variance)
+        s0, s1, s = (0.5 + e * sd / _NELO_SCALE for e in (elo0, elo1, true_elo))
+    a = math.log(beta / (1.0 - alpha))
+    b = math.log((1.0 - beta) / alpha)
+    drift = (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * variance)
+    spread = (s1 - s0) ** 2 / variance
+    theta = 2.0 * drift / spread
+    if theta == 0.0:
+        p, units = -a / (b - a), -a * b / spread
+    else:
+        if theta > 0.0:  # both exponents negative: no overflow
+            p = math.expm1(theta * a) / math.expm1(theta * (a - b))
+        else:
+            p = (math.exp(theta * b) - math.exp(theta * (b - a))) / -math.expm1(theta * (b - a))
+        units = (p * b + (1.0 - p) * a) / drift
+    return SprtOutlook(elo=true_elo, pass_probability=p, expected_games=units * per)
+
+
+def games_for_margin(score: float, variance_per_game: float, margin: float, z: float) -> float:
+    """Games needed for an interval of +/- ``margin`` Elo at ``score`` (normal approximation):
+    N = (z sd dElo/ds / margin)^2 with dElo/ds = 400 / (ln 10 s (1 - s)) and sd the per-game
+    score deviation (for pairs: sqrt(2 var_pair)). nan where it cannot be known (a score of 0
+    or 1, no spread)."""
+    if not margin > 0.0:
+        raise ValueError(f"the margin must be > 0 Elo, got {margin}")
+    if not 0.0 < score < 1.0 or not variance_per_game > 0.0:
+        return math.nan
+    slope = 400.0 / (math.log(10.0) * score * (1.0 - score))
+    return (z * math.sqrt(variance_per_game) * slope / margin) ** 2
 
 
 def pairs_from_games(results: Sequence[float]) -> tuple[int, int, int, int, int]:

@@ -54,6 +54,7 @@ def test_the_widget_recomputes_text_and_png_when_a_count_changes() -> None:
     assert first[:8] == b"\x89PNG\r\n\x1a\n" and len(first) > 5000
     assert "+53.9 +/- 53.3 Elo, 95 % interval [+1.9, +108.4]" in widget.text.value
     assert "significant at 95 %" in widget.text.value
-    widget.wins.value, widget.draws.value, widget.losses.value = 13, 1, 1
-    assert "+381.7 +/- inf Elo, 95 % interval [+203.1, +inf]" in widget.text.value
+    widget.wins.value, widget.draws.value, widget.losses.value = "13", "1", "1"
+    # the normal upper bound passes a perfect score: Wilson's interval instead of [+203.1, +inf]
+    assert "+381.7 +/- 266.2 Elo, 95 % Wilson interval [+115.5, +647.9]" in widget.text.value
     assert bytes(widget.image.value) != first and bytes(widget.image.value)[:4] == b"\x89PNG"

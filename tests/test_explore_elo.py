@@ -8,6 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from chessmoe import elo
 from chessmoe.report import artefacts, explore_elo, params, runner
 from chessmoe.report.figures import elo_explorer as ex
 from tests.test_notebooks import _parameters_cell
@@ -26,6 +27,7 @@ def test_wdl_mode_gives_one_multiplier_for_text_and_interval_and_a_verdict() -> 
     assert tri.counts == "W 60, D 30, L 40" and tri.source == "entered"
     assert result.verdict.startswith("The interval excludes 0: significant at 95 %")
     assert any("not derivable from W/D/L" in n for n in result.notes)
+    assert result.nelo == pytest.approx(61.904, abs=1e-3)
     undecided = explore_elo.explore("wdl", wins=6, draws=3, losses=4)
     assert undecided.verdict == "The interval contains 0: undecided at 95 %."
     weaker = explore_elo.explore("wdl", wins=10, draws=30, losses=60, level=0.99)
@@ -38,7 +40,9 @@ def test_pentanomial_mode_derives_wdl_only_when_no_pair_is_ambiguous() -> None:
     assert derived.trinomial is not None and derived.trinomial.source == "derived from the pairs"
     assert derived.pentanomial is not None and derived.pentanomial.games == 12
     assert derived.trinomial.elo == pytest.approx(derived.pentanomial.elo)  # same score
-    assert math.isinf(derived.pentanomial.high) and math.isfinite(derived.trinomial.high)
+    # six pairs at 84 %: the normal upper bound passes a perfect score, so Wilson's over the pairs
+    assert derived.pentanomial.method == "Wilson" and derived.trinomial.method == "normal"
+    assert math.isfinite(derived.pentanomial.high) and math.isfinite(derived.trinomial.high)
     ambiguous = explore_elo.explore("pentanomial", pairs=[0, 1, 3, 2, 0])
     assert ambiguous.trinomial is None and "cannot be derived" in ambiguous.notes[0]
     both = explore_elo.explore("pentanomial", pairs=[0, 1, 3, 2, 0], wins=4, draws=5, losses=3)
@@ -48,8 +52,11 @@ def test_pentanomial_mode_derives_wdl_only_when_no_pair_is_ambiguous() -> None:
 
 
 def test_errors_name_the_counts_in_the_order_shown() -> None:
-    with pytest.raises(ValueError, match=r"got W 1, D -2, L 3"):
+    with pytest.raises(ValueError, match=r"D must be >= 0, got -2"):
         explore_elo.explore("wdl", wins=1, draws=-2, losses=3)
+    # a negative pair count is named, never read as "no games" (the old sum was -1)
+    with pytest.raises(ValueError, match=r"^LD must be >= 0, got -1$"):
+        explore_elo.explore("pentanomial", pairs=[0, -1, 0, 0, 0])
     with pytest.raises(ValueError, match="no games: give at least one of W, D, L"):
         explore_elo.explore("wdl")
     with pytest.raises(ValueError, match="LL, LD, WL\\+DD, WD, WW"):
@@ -64,7 +71,7 @@ def test_sprt_path_crosses_its_settable_bounds_where_it_says() -> None:
     assert path.decided_at is not None
     k = path.games.index(path.decided_at)
     assert path.llr[k] >= path.upper > path.llr[k - 1]
-    assert 500 < path.decided_at < 700 and "H1 (elo 10) accepted" in path.decision
+    assert 600 < path.decided_at < 800 and "H1 (nElo 10) accepted" in path.decision
     strict = explore_elo.explore("wdl", wins=60, draws=30, losses=40, alpha=0.01, beta=0.2,
                                  elo0=0, elo1=5)
     assert strict.sprt.upper == pytest.approx(math.log(0.8 / 0.01))
@@ -77,6 +84,17 @@ def test_what_if_keeps_the_score_and_narrows_the_interval() -> None:
     what = result.what_if.estimate
     assert result.what_if.games == 1300 and what.counts == "W 600, D 300, L 400"
     assert what.elo == pytest.approx(result.primary.elo)
+    # fewer games: fractional counts, not rounded ones (W 5, D 2, L 3 would be +70.4)
+    ten = explore_elo.explore("wdl", wins=60, draws=30, losses=40, what_if_games=10).what_if
+    s = (60 + 30 / 2) / 130
+    assert ten.estimate.elo == pytest.approx(-400 * math.log10(1 / s - 1))
+    assert f"{ten.estimate.elo:+.1f}" == "+53.9" and ten.games == 10
+    assert ten.estimate.counts == "W 4.6, D 2.3, L 3.1"
+    # pairs: 100 pairs -> 10 pairs keeps the pair score (rounding first gave +0.0)
+    pairs = explore_elo.explore("pentanomial", pairs=[5, 15, 45, 20, 15], what_if_games=20)
+    assert pairs.what_if.games == 20 and pairs.primary.elo == pytest.approx(43.66, abs=0.01)
+    assert pairs.what_if.estimate.elo == pytest.approx(pairs.primary.elo)
+    assert pairs.what_if.estimate.counts == "LL 0.5, LD 1.5, WL+DD 4.5, WD 2, WW 1.5"
     assert what.margin == pytest.approx(result.primary.margin / math.sqrt(10), rel=0.05)
     few = explore_elo.explore("wdl", wins=60, draws=30, losses=40, what_if_games=13)
     assert few.what_if.verdict.startswith("The interval contains 0")
@@ -112,7 +130,7 @@ def test_widget_callbacks_update_text_and_png() -> None:
     pytest.importorskip("ipywidgets")
     widget = ex.EloExplorerWidget(wins=7, draws=1, losses=2, level=0.9, elo1=20.0,
                                   results_dir=ROOT / "results")
-    assert (widget.wins.value, widget.draws.value, widget.losses.value) == (7, 1, 2)
+    assert (widget.wins.value, widget.draws.value, widget.losses.value) == ("7", "1", "2")
     assert widget.level.value == 0.9 and widget.elo1.value == 20.0
     images = [bytes(widget.image.value)]
     assert images[0].startswith(PNG)
@@ -130,9 +148,207 @@ def test_widget_callbacks_update_text_and_png() -> None:
     widget.mode.value = "pentanomial"
     assert "recorded with the same match" in widget.text.value
     for control in widget.pairs:
-        control.value = 0
-    assert "error: no games: give at least one of LL, LD, WL+DD, WD, WW" in widget.text.value
+        control.value = "0"
+    assert "No pairs yet" in widget.text.value and widget.image.layout.display == "none"
     assert all(i.startswith(PNG) for i in images) and len(set(images)) == len(images)
+
+
+# --- issue 23: the explorer is right for every input (headless widget tests) ------------------
+
+
+def _widget(**kwargs: object) -> ex.EloExplorerWidget:
+    pytest.importorskip("ipywidgets")
+    return ex.EloExplorerWidget(results_dir=ROOT / "results", **kwargs)  # type: ignore[arg-type]
+
+
+def _enter(widget: ex.EloExplorerWidget, w: object, d: object, l_: object) -> None:
+    widget.wins.value, widget.draws.value, widget.losses.value = str(w), str(d), str(l_)
+
+
+@pytest.mark.parametrize(("wdl", "shown", "verdict_has"), [
+    ((6, 0, 0), "+inf Elo, 95 % Wilson interval [+77.5, no upper bound]: every game won",
+     "significant at 95 %"),
+    ((1, 0, 0), "+inf Elo, 95 % Wilson interval [-233.8, no upper bound]: every game won",
+     "undecided at 95 %"),
+    ((0, 0, 8), "-inf Elo, 95 % Wilson interval [no lower bound, -127.4]: every game lost",
+     "significant at 95 %"),
+    ((0, 100, 0), "+0.0 +/- 67.7 Elo, 95 % Wilson interval [-67.7, +67.7]",
+     "undecided at 95 %"),
+])
+def test_lopsided_matches_get_a_sensible_interval_and_a_verdict_that_agrees(
+        wdl: tuple[int, int, int], shown: str, verdict_has: str) -> None:
+    """Defect 1: 6/0/0 printed "+inf +/- nan Elo, interval [+inf, +inf]"; 1/0/0 was called
+    significant while LOS said 84.1 %; 0/100/0 gave [+0.0, +0.0] and "LOS nan %"."""
+    widget = _widget()
+    _enter(widget, *wdl)
+    text = widget.text.value
+    assert shown in text and verdict_has in text
+    assert "nan" not in text.lower() and "+/- inf" not in text
+    assert widget.result is not None
+    primary = widget.result.primary
+    assert primary.low < primary.high and not math.isnan(primary.los)
+    excludes_zero = primary.low > 0 or primary.high < 0  # the verdict agrees with the interval
+    assert excludes_zero == ("significant" in widget.result.verdict)
+    if wdl == (1, 0, 0):
+        assert f"{primary.los:.1f} %" == "84.1 %" and primary.low < 0 < primary.high
+    if wdl == (0, 100, 0):
+        assert "50.0 %" in text  # LOS without decisive games
+
+
+def test_what_if_in_the_widget_keeps_the_score() -> None:
+    """Defect 2: the 'what if' counts were rounded first (60/30/40 at 10 games: +70.4)."""
+    widget = _widget()
+    widget.what_if.value = 10
+    assert "What if 10 games at the same score (W 4.6, D 2.3, L 3.1): +53.9" in widget.text.value
+    widget.mode.value = "pentanomial"
+    for control, value in zip(widget.pairs, (5, 15, 45, 20, 15), strict=True):
+        control.value = str(value)
+    widget.what_if.value = 20
+    assert widget.result is not None
+    assert widget.result.what_if.estimate.elo == pytest.approx(widget.result.primary.elo)
+    assert "What if 20 games at the same score (LL 0.5, LD 1.5" in widget.text.value
+
+
+@pytest.mark.parametrize("bad", ["wins", "pairs", "alpha"])
+def test_an_error_hides_the_previous_plot_and_verdict(bad: str) -> None:
+    """Defect 3: W = -5, pairs mode without pairs or alpha = 0 left the old plot and verdict."""
+    widget = _widget()
+    assert widget.image.layout.display != "none" and "significant" in widget.text.value
+    if bad == "wins":
+        widget.wins.value = "-5"
+    elif bad == "pairs":
+        widget.mode.value = "pentanomial"
+    else:
+        widget.alpha.value = 0.0
+    assert widget.result is None and widget.image.layout.display == "none"
+    assert "significant" not in widget.text.value and "undecided" not in widget.text.value
+    widget.wins.value, widget.mode.value, widget.alpha.value = "60", "wdl", 0.05
+    assert widget.image.layout.display != "none" and "significant" in widget.text.value
+
+
+def test_each_mode_owns_its_inputs() -> None:
+    """Defect 4: pairs mode cross-checked the W/D/L fields; after a preset, editing W failed
+    ("the pairs do not describe the same games"); switching modes showed "no games"."""
+    widget = _widget()
+    assert widget.wdl_box.layout.display != "none" and widget.pairs_box.layout.display == "none"
+    widget.mode.value = "pentanomial"
+    assert widget.wdl_box.layout.display == "none" and widget.pairs_box.layout.display != "none"
+    assert "no games" not in widget.text.value and "No pairs yet" in widget.text.value
+    for control, value in zip(widget.pairs, (0, 1, 3, 2, 0), strict=True):
+        control.value = str(value)
+    # W/D/L fields still hold 60/30/40, which do not fit six pairs: not read in pairs mode
+    assert widget.result is not None and "error" not in widget.text.value
+    assert widget.result.pentanomial is not None and widget.result.pentanomial.source == "entered"
+    widget.mode.value = "wdl"
+    assert widget.result is not None and "W 60, D 30, L 40" in widget.text.value
+    kit = next(i for i, p in enumerate(widget.presets) if p.label.startswith("kit-sized"))
+    widget.preset.value = kit
+    assert widget.result is not None and widget.result.pentanomial is not None
+    widget.wins.value = "5"  # no longer the preset's match: its pairs are dropped, no error
+    assert widget.result is not None and "error" not in widget.text.value
+    assert widget.result.wdl == (5, 5, 3) and widget.result.pentanomial is None
+    widget.preset.value = 0
+    widget.preset.value = kit
+    widget.mode.value = "pentanomial"  # the preset's W/D/L are recorded with its pairs
+    assert widget.result is not None and widget.result.trinomial is not None
+    assert widget.result.trinomial.source == "recorded with the same match"
+
+
+@pytest.mark.parametrize(("field", "typed", "message"), [
+    ("wins", "2.5", "W (wins) must be a whole number of games, got &#x27;2.5&#x27;"),
+    ("wins", "1e3", "W (wins) must be a whole number of games, got &#x27;1e3&#x27;"),
+    ("draws", "x", "D (draws) must be a whole number of games, got &#x27;x&#x27;"),
+    ("WD", "-1", "WD must be &gt;= 0, got -1"),
+])
+def test_typed_counts_are_read_exactly_or_refused_naming_the_field(
+        field: str, typed: str, message: str) -> None:
+    """Defect 5: the browser's number box turned 2.5 into 25 and 1e3 into 13; a negative pair
+    count said "no games"."""
+    widget = _widget()
+    if field in ("wins", "draws"):
+        getattr(widget, field).value = typed
+    else:
+        widget.mode.value = "pentanomial"
+        widget.pairs[0].value = "3"
+        widget.pairs[explore_elo.PAIR_NAMES.index(field)].value = typed
+    assert f"error: {message}" in widget.text.value and widget.result is None
+    assert "no games" not in widget.text.value
+    assert explore_elo.parse_count("W", " 12 ") == 12
+    for bad in ("2.5", "1e3", "", "１２"):
+        with pytest.raises(ValueError, match="W must be a whole number"):
+            explore_elo.parse_count("W", bad)
+
+
+def test_sprt_is_labelled_exact_and_forecast() -> None:
+    """Defect 6: bounds labelled "elo" were nElo; the LLR was the closed-form approximation
+    (2.104 for 60/30/10 at nElo [0, 10]; fishtest's exact GSPRT gives 1.680)."""
+    widget = _widget()
+    assert (widget.elo0.description, widget.elo1.description) == ("H0: nElo", "H1: nElo")
+    _enter(widget, 60, 30, 10)
+    assert widget.result is not None
+    assert widget.result.sprt.llr_now == pytest.approx(1.680, abs=5e-4)
+    assert "exact LLR 1.680" in widget.text.value
+    assert "Normalised Elo of the match (fastchess): +" in widget.text.value
+    h0, h1, own = widget.result.sprt.outlooks
+    assert h0.pass_probability == pytest.approx(0.05) and h1.pass_probability == pytest.approx(0.95)
+    assert h0.expected_games == pytest.approx(h1.expected_games) and h0.expected_games > 0
+    assert own.pass_probability > 0.99 and "SPRT passes (Wald)" in widget.text.value
+    assert "Games needed for +/- 10 Elo at 95 %" in widget.text.value
+    needed = widget.result.games_needed
+    widget.precision.value = 5.0
+    assert widget.result.games_needed == pytest.approx(4 * needed)
+    widget.sprt_model.value = "logistic"
+    assert widget.elo0.description == "H0: Elo" and widget.result.sprt.unit == "Elo"
+    assert "H1 (Elo 10)" in widget.text.value
+    assert widget.result.sprt.llr_now == pytest.approx(elo.sprt(
+        elo0=0, elo1=10, wins=60, draws=30, losses=10, model="logistic", exact=True).llr)
+
+
+def test_the_controls_wrap_and_the_plot_keeps_its_labels_clear() -> None:
+    """Defect 9: at 800 px the controls scrolled sideways (beta hidden), labels sat on the bars
+    and the legend on the LLR line."""
+    widget = _widget()
+    rows = [c for c in widget.box.children if hasattr(c, "children")]
+    assert rows and all(r.layout.flex_flow == "row wrap" for r in rows)
+    assert widget.beta in rows[-1].children
+    assert widget.image.layout.width == "100%"
+    assert widget.result is not None
+    fig = ex.result_figure(widget.result)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    left, right = fig.axes
+    legend = right.get_legend()
+    assert legend is not None
+    box, axes_box = legend.get_window_extent(renderer), right.get_window_extent(renderer)
+    assert box.y1 <= axes_box.y0  # the legend sits below the axes, off the LLR line
+    bars = [line.get_window_extent(renderer) for line in left.get_lines()
+            if line.get_linewidth() == 6]
+    for text in left.texts:
+        extent = text.get_window_extent(renderer)
+        assert not any(extent.overlaps(bar) for bar in bars)
+
+
+def test_the_page_text_agrees_with_the_page() -> None:
+    """Defect 7: a fixed printout above the widget never updated; the "How the interval shrinks"
+    text described a figure the page lacks and said 30 games per setting (the preset: 12)."""
+    import re
+
+    notebook = nbformat.read(ROOT / "notebooks" / "07_elo_explorer.ipynb", as_version=4)
+    code = "".join(c.source for c in notebook.cells if c.cell_type == "code")
+    assert "print(" not in code and "explore_elo.explore(" not in code
+    text = next(c.source for c in notebook.cells if c.source.startswith("## How the interval"))
+    assert "what if: games" in text and "panel (a)" in text and "30" not in text
+    by_label = {p.label.split(":")[0]: p for p in explore_elo.presets(ROOT / "results")}
+    kit, paper = by_label["kit-sized match"], by_label["paper-sized match"]
+    kit_result = explore_elo.explore("wdl", wins=kit.wins, draws=kit.draws, losses=kit.losses,
+                                     pairs=kit.pairs)
+    paper_result = explore_elo.explore("wdl", wins=paper.wins, draws=paper.draws,
+                                       losses=paper.losses)
+    assert kit_result.primary.games == 12 and "12 games (6\npairs)" in text
+    assert kit_result.pentanomial is not None and paper_result.primary.games == 1000
+    stated = [int(x) for x in re.findall(r"\+/- (\d+)", text)]
+    assert stated == [round(paper_result.primary.margin), round(kit_result.primary.margin),
+                      round(kit_result.pentanomial.margin)]
 
 
 def test_the_parameters_cell_matches_its_declaration() -> None:
@@ -151,6 +367,6 @@ def test_the_notebook_starts_the_widget_from_its_parameters(tmp_path: Path) -> N
         Path(f).name for f in artefacts.job("07_elo_explorer.ipynb").artefact_files()])
     executed = nbformat.read(tmp_path / "run.ipynb", as_version=4)
     text = "".join(o.get("text", "") for c in executed.cells for o in c.get("outputs", []))
-    assert "W 7, D 1, L 2" in text and "<Figure size" not in text
+    assert "<Figure size" not in text and "W 7, D 1, L 2" not in text  # no fixed printout
     last = executed.cells[-1].outputs
     assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in last)

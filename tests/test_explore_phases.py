@@ -115,3 +115,66 @@ def test_the_notebook_parameters_match_and_it_runs(tmp_path: Path) -> None:
     assert "12 games read" in outputs and '"error"' not in outputs
     assert "Mixedness crosses 150" in outputs and "<svg" in outputs
     assert "application/vnd.jupyter.widget-view+json" in outputs
+
+
+def test_the_replayer_lists_the_moves_and_marks_the_current_one(games: list[xp.SampleGame]
+                                                                ) -> None:
+    rows = xp.replay(games[0])
+    listed = xp.move_list_html(rows, 4)
+    assert listed.count("<span") == len(games[0].moves)
+    assert "1. " + rows[1].move in listed and "2. " + rows[3].move in listed
+    assert f"<b class='current'>{rows[4].move}</b>" in listed and listed.count("current") == 1
+    assert "current" not in xp.move_list_html(rows, 0)
+    pytest.importorskip("ipywidgets")
+    widget = xp.PhaseExplorerWidget(games, ply=5)
+    assert f"<b class='current'>{rows[5].move}</b>" in widget.moves.value
+    assert widget.moves in widget.box.children
+
+
+def test_previous_next_and_play_step_through_the_game(games: list[xp.SampleGame]) -> None:
+    pytest.importorskip("ipywidgets")
+    widget = xp.PhaseExplorerWidget(games, ply=0)
+    assert widget.previous.disabled and not widget.next.disabled
+    widget.next.click()
+    widget.next.click()
+    assert widget.ply.value == 2 and widget.play.value == 2
+    widget.previous.click()
+    assert widget.ply.value == 1 and "Ply (move)</td><td>1 (" in widget.facts.value
+    widget.play.value = 7  # the play control drives the slider (and the board)
+    assert widget.ply.value == 7 and "Ply (move)</td><td>7 (" in widget.facts.value
+    widget.ply.value = widget.ply.max
+    assert widget.next.disabled
+    widget.next.click()
+    assert widget.ply.value == widget.ply.max
+    widget.game.value = 1
+    assert widget.play.max == len(games[1].moves) == widget.ply.max
+
+
+def test_the_whole_game_chart_marks_the_division_and_the_ply(games: list[xp.SampleGame]) -> None:
+    import re
+
+    rows = xp.replay(games[0])
+    division = phases.lichess_division(games[0].boards())
+    assert division.middle is not None
+    chart = xp.game_chart_svg(rows, 12)
+    starts = [int(p) for p in re.findall(r"class='division' data-ply='(\d+)'", chart)]
+    assert starts == [p for p in (division.middle, division.end) if p is not None]
+    shaded = re.findall(r"class='phase (\w+)'", chart)
+    assert shaded[0] == "opening" and shaded[1] == "middlegame"
+    assert "class='current-ply' data-ply='12'" in chart
+    assert chart.count("<polyline") == 2 and f"middlegame from ply {division.middle}" in chart
+    pytest.importorskip("ipywidgets")
+    widget = xp.PhaseExplorerWidget(games, ply=12)
+    assert widget.chart.value == chart
+    widget.ply.value = 20
+    assert "class='current-ply' data-ply='20'" in widget.chart.value
+
+
+def test_the_board_highlights_the_last_move(games: list[xp.SampleGame]) -> None:
+    pytest.importorskip("ipywidgets")
+    widget = xp.PhaseExplorerWidget(games, ply=0)
+    assert "lastmove" not in widget.board.value
+    widget.ply.value = 1
+    move = games[0].moves[0]
+    for square in (move.from_square, move.to_square):
+        assert f"lastmove {chess.square_name(square)}" in widget.board.value

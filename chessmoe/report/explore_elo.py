@@ -1,8 +1,9 @@
 """The Elo explorer's numbers: one match result in, one typed record out.
 
 The user picks a *mode*: the match's W/D/L counts (trinomial, what cutechess prints) or its game
-pair counts (pentanomial, what fastchess prints). The other model is shown beside it only where it
-can be had for the same match, and the record says where each number came from:
+pair counts (pentanomial, what fastchess prints). Each mode reads only its own counts. The other
+model is shown beside it only where it can be had for the same match, and the record says where
+each number came from:
 
 * pentanomial counts can never be derived from W/D/L (W/D/L does not record which games were
   paired); they appear in W/D/L mode only when the pairs of the same match were recorded too
@@ -11,7 +12,11 @@ can be had for the same match, and the record says where each number came from:
   they are derived when no such pair occurred, taken as recorded when given, else left out.
 
 Every interval uses one multiplier ``z`` (:func:`chessmoe.elo.confidence_z` of the level) for the
-bounds, the margin and the text alike. The formulas are in ``docs/elo.md``.
+bounds, the margin and the text alike: the normal interval while it stays inside the possible
+scores, Wilson's score interval where it degenerates (:func:`chessmoe.elo.score_interval`). The
+"what if" match keeps the score: its counts are the match's proportions times the new length,
+fractional where need be. The SPRT uses the exact generalized LLR of fishtest and fastchess. The
+formulas are in ``docs/elo.md``.
 """
 
 from __future__ import annotations
@@ -31,16 +36,24 @@ __all__ = [
     "Estimate",
     "Mode",
     "Preset",
+    "SprtModel",
     "SprtPath",
     "WhatIf",
     "committed_presets",
     "explore",
+    "parse_count",
     "presets",
     "verdict",
 ]
 
 Mode = Literal["wdl", "pentanomial"]
+SprtModel = Literal["normalized", "logistic"]
 PAIR_NAMES = ("LL", "LD", "WL+DD", "WD", "WW")
+WDL_NAMES = ("W", "D", "L")
+GAME_SCORES = (0.0, 0.5, 1.0)  # loss, draw, win
+PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
+#: What the SPRT bounds are called in each model.
+SPRT_UNITS = {"normalized": "nElo", "logistic": "Elo"}
 
 
 @dataclass(frozen=True)
@@ -48,9 +61,10 @@ class Estimate:
     """One model's Elo estimate of the match, with the counts it came from.
 
     ``model``: "trinomial (cutechess)" or "pentanomial (fastchess)"; ``source``: how its counts
-    were obtained ("entered", "recorded with the same match", "derived from the pairs").
-    ``[low, high]`` is the interval at ``z``, ``margin`` half its width (infinite bounds give an
-    infinite margin), ``los`` the likelihood of superiority in percent.
+    were obtained ("entered", "recorded with the same match", "derived from the pairs", "same
+    proportions"). ``[low, high]`` is the interval at ``z`` (``method`` "normal" or "Wilson"),
+    ``margin`` half its width (infinite when a bound is), ``los`` the likelihood of superiority
+    in percent, ``note`` why Wilson's interval is used and which bound is missing ("" if none).
     """
 
     model: str
@@ -62,21 +76,32 @@ class Estimate:
     margin: float
     los: float
     games: int
+    method: str = "normal"
+    note: str = ""
 
     def text(self, level: float) -> str:
-        """``+53.9 +/- 53.3 Elo, 95 % interval [+1.6, +107.2]`` (one multiplier throughout)."""
-        return (f"{_signed(self.elo)} +/- {_unsigned(self.margin)} Elo, {level * 100:g} % "
-                f"interval [{_signed(self.low)}, {_signed(self.high)}]")
+        """``+53.9 +/- 53.3 Elo, 95 % interval [+1.9, +108.4]``; an infinite bound is named:
+        ``+inf Elo, 95 % Wilson interval [-233.8, no upper bound]: every game won``."""
+        kind = "Wilson interval" if self.method == "Wilson" else "interval"
+        low = "no lower bound" if self.low == -math.inf else _signed(self.low)
+        high = "no upper bound" if self.high == math.inf else _signed(self.high)
+        head = (f"{_signed(self.elo)} +/- {self.margin:.1f} Elo" if math.isfinite(self.margin)
+                else f"{_signed(self.elo)} Elo")
+        text = f"{head}, {level * 100:g} % {kind} [{low}, {high}]"
+        return f"{text}: {self.note}" if self.note else text
 
 
 @dataclass(frozen=True)
 class SprtPath:
     """The SPRT's log-likelihood ratio after each game (or pair) of a match with the result's
-    proportions (the order of the games is not recorded, so the path is the proportional one).
+    proportions (the order of the games is not recorded, so the path is the proportional one:
+    the exact LLR grows in proportion to the games at fixed proportions).
 
-    ``games[i]`` games played give ``llr[i]``; ``decided_at`` is the first number of games where
-    the path leaves ``(lower, upper)`` (None if it never does), ``state`` the decision at the
-    match's own length.
+    ``model``: how ``elo0``/``elo1`` are read ("normalized": nElo, "logistic": Elo); ``unit``
+    its name. ``games[i]`` games played give ``llr[i]``; ``decided_at`` is the first number of
+    games where the path leaves ``(lower, upper)`` (None if it never does), ``state`` the
+    decision at the match's own length. ``outlooks``: Wald's pass probability and expected
+    length at H0, at H1 and at the match's own estimate (in the bounds' model).
     """
 
     elo0: float
@@ -91,6 +116,9 @@ class SprtPath:
     state: str
     decided_at: int | None
     decision: str
+    model: str = "normalized"
+    unit: str = "nElo"
+    outlooks: tuple[elo.SprtOutlook, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -104,7 +132,12 @@ class WhatIf:
 
 @dataclass(frozen=True)
 class EloExplorerResult:
-    """Everything the explorer shows for one match result."""
+    """Everything the explorer shows for one match result.
+
+    ``nelo``/``nelo_margin``: the match's normalised Elo (fastchess) and its margin, nan where
+    the games show no spread; ``precision``/``games_needed``: about how many games an interval
+    of +/- ``precision`` Elo needs at this score and spread (nan where it cannot be told).
+    """
 
     mode: Mode
     level: float
@@ -117,6 +150,10 @@ class EloExplorerResult:
     verdict: str
     sprt: SprtPath
     what_if: WhatIf
+    nelo: float = math.nan
+    nelo_margin: float = math.nan
+    precision: float = 10.0
+    games_needed: float = math.nan
 
     @property
     def primary(self) -> Estimate:
@@ -128,20 +165,31 @@ class EloExplorerResult:
 
 def _signed(x: float) -> str:
     if math.isnan(x):
-        return "nan"
+        return "undefined"
     if math.isinf(x):
         return "+inf" if x > 0 else "-inf"
     return f"{x:+.1f}"
 
 
-def _unsigned(x: float) -> str:
-    return "inf" if math.isinf(x) else "nan" if math.isnan(x) else f"{x:.1f}"
+def parse_count(name: str, text: str | int) -> int:
+    """A count as typed: a whole number >= 0, else ``ValueError`` naming the field (no digit is
+    dropped or added: "2.5" and "1e3" are refused, not read as 25 or 13)."""
+    raw = str(text).strip()
+    body = raw[1:] if raw[:1] in "+-" else raw
+    if not body or not body.isascii() or not body.isdigit():
+        raise ValueError(f"{name} must be a whole number of games, got {raw!r}")
+    value = int(raw)
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0, got {value}")
+    return value
 
 
 def _check(counts: Sequence[int], names: Sequence[str]) -> None:
-    if any(isinstance(c, bool) or not isinstance(c, int) or c < 0 for c in counts):
-        shown = ", ".join(f"{n} {c}" for n, c in zip(names, counts, strict=True))
-        raise ValueError(f"counts must be whole numbers >= 0, got {shown}")
+    for name, c in zip(names, counts, strict=True):
+        if isinstance(c, bool) or not isinstance(c, int):
+            raise ValueError(f"{name} must be a whole number of games, got {c!r}")
+        if c < 0:
+            raise ValueError(f"{name} must be >= 0, got {c}")
     if sum(counts) == 0:
         raise ValueError(f"no games: give at least one of {', '.join(names)}")
 
@@ -158,18 +206,48 @@ def verdict(low: float, high: float, level: float) -> str:
     return f"The interval contains 0: undecided at {pct}."
 
 
-def _estimate(model: str, source: str, counts: str, est: elo.EloEstimate) -> Estimate:
-    return Estimate(model=model, source=source, counts=counts, elo=est.elo, low=est.low,
-                    high=est.high, margin=(est.high - est.low) / 2.0, los=est.los,
-                    games=est.games)
+def _note(interval: elo.ScoreInterval, pairs: bool) -> str:
+    """Why the Wilson interval is used, naming a missing bound."""
+    if interval.method != "Wilson":
+        return ""
+    unit = "pair" if pairs else "game"
+    both = " both games" if pairs else ""
+    if interval.score == 1.0:
+        return f"every {unit} won{both} (Wilson's interval over the {unit}s)"
+    if interval.score == 0.0:
+        return f"every {unit} lost{both} (Wilson's interval over the {unit}s)"
+    if interval.variance == 0.0:
+        return (f"every {unit} scored the same, so the normal interval has no width; Wilson's "
+                f"interval over the {unit}s is used")
+    return ("the normal interval leaves the possible scores; Wilson's interval over the "
+            f"{unit}s is used")
 
 
-def _wdl_text(w: int, d: int, l_: int) -> str:
-    return f"W {w}, D {d}, L {l_}"
+def _estimate(model: str, source: str, counts_text: str, counts: Sequence[float],
+              z: float) -> Estimate:
+    """An estimate of game counts (W, D, L) or pair counts (LL ... WW), fractional allowed."""
+    pairs = len(counts) == 5
+    cells = list(counts) if pairs else [counts[2], counts[1], counts[0]]  # (L, D, W)
+    scores = PAIR_SCORES if pairs else GAME_SCORES
+    interval = elo.score_interval(cells, scores, z=z)
+    margin = (interval.high - interval.low) / 2.0
+    games = round(sum(counts) * (2 if pairs else 1))
+    return Estimate(model=model, source=source, counts=counts_text, elo=interval.elo,
+                    low=interval.low, high=interval.high, margin=margin,
+                    los=elo.likelihood_of_superiority(cells, scores), games=games,
+                    method=interval.method, note=_note(interval, pairs))
 
 
-def _pairs_text(p: Sequence[int]) -> str:
-    return ", ".join(f"{n} {c}" for n, c in zip(PAIR_NAMES, p, strict=True))
+def _num(x: float) -> str:
+    return str(round(x)) if abs(x - round(x)) < 1e-9 else f"{x:.1f}"
+
+
+def _wdl_text(w: float, d: float, l_: float) -> str:
+    return f"W {_num(w)}, D {_num(d)}, L {_num(l_)}"
+
+
+def _pairs_text(p: Sequence[float]) -> str:
+    return ", ".join(f"{n} {_num(c)}" for n, c in zip(PAIR_NAMES, p, strict=True))
 
 
 def _pairs_fit_wdl(p: Sequence[int], w: int, d: int, l_: int) -> bool:
@@ -182,59 +260,6 @@ def _pairs_fit_wdl(p: Sequence[int], w: int, d: int, l_: int) -> bool:
                for k in range(mixed + 1))
 
 
-def _scaled(counts: Sequence[int], games: int, per: int) -> list[int]:
-    """Counts with the same proportions over ``games`` games (``per`` games per count unit)."""
-    total = sum(counts)
-    units = max(1, round(games / per))
-    raw = [c * units / total for c in counts]
-    out = [math.floor(r) for r in raw]
-    for i in sorted(range(len(raw)), key=lambda i: out[i] - raw[i])[:units - sum(out)]:
-        out[i] += 1
-    return out
-
-
-def _sprt_path(mode: Mode, counts: Sequence[int], *, elo0: float, elo1: float, alpha: float,
-               beta: float, until: int, points: int = 120) -> SprtPath:
-    per = 1 if mode == "wdl" else 2
-    played = sum(counts) * per
-    steps = sorted({*(max(per, round(x)) for x in _geom(per, max(until, played), points)),
-                    played})
-    steps = [s - s % per for s in steps if s - s % per >= per]
-    steps = sorted(set(steps))
-    path: list[float] = []
-    lower = upper = math.nan
-    for games in steps:
-        scaled = _scaled(counts, games, per)
-        if mode == "wdl":
-            w, d, l_ = scaled
-            test = elo.sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, wins=w, draws=d,
-                            losses=l_)
-        else:
-            test = elo.sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, pentanomial=scaled)
-        path.append(test.llr)
-        lower, upper = test.lower, test.upper
-    if mode == "wdl":
-        w, d, l_ = counts
-        now = elo.sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, wins=w, draws=d, losses=l_)
-    else:
-        now = elo.sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, pentanomial=list(counts))
-    decided_at, decision = None, "the path stays between the bounds: continue"
-    for games, llr in zip(steps, path, strict=True):
-        if llr >= upper or llr <= lower:
-            decided_at = games
-            decision = (f"H1 (elo {elo1:g}) accepted after about {games} games" if llr >= upper
-                        else f"H0 (elo {elo0:g}) accepted after about {games} games")
-            break
-    return SprtPath(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, lower=lower, upper=upper,
-                    games=tuple(steps), llr=tuple(path), llr_now=now.llr, state=now.state,
-                    decided_at=decided_at, decision=decision)
-
-
-def _five(counts: Sequence[int]) -> tuple[int, int, int, int, int]:
-    a, b, c, d, e = counts
-    return (a, b, c, d, e)
-
-
 def _geom(start: int, stop: int, points: int) -> list[float]:
     if stop <= start:
         return [float(start)]
@@ -242,40 +267,108 @@ def _geom(start: int, stop: int, points: int) -> list[float]:
     return [start * ratio**i for i in range(points)]
 
 
+def _sprt(mode: Mode, counts: Sequence[int], *, elo0: float, elo1: float, alpha: float,
+          beta: float, model: SprtModel) -> elo.SprtResult:
+    if mode == "wdl":
+        w, d, l_ = counts
+        return elo.sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, wins=w, draws=d,
+                        losses=l_, model=model, exact=True)
+    return elo.sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, pentanomial=list(counts),
+                    model=model, exact=True)
+
+
+def _sprt_path(mode: Mode, counts: Sequence[int], *, elo0: float, elo1: float, alpha: float,
+               beta: float, model: SprtModel, until: int, own: float,
+               points: int = 120) -> SprtPath:
+    """The proportional path of the exact LLR, its decision and Wald's outlooks (at H0, H1 and
+    the match's own estimate ``own`` in the bounds' model, when finite)."""
+    per = 1 if mode == "wdl" else 2
+    played = sum(counts) * per
+    steps = sorted({*(max(per, round(x)) for x in _geom(per, max(until, played), points)),
+                    played})
+    steps = sorted({s - s % per for s in steps if s - s % per >= per})
+    now = _sprt(mode, counts, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, model=model)
+    rate = now.llr / played  # the exact LLR is N times a function of the proportions
+    path = [rate * games for games in steps]
+    unit = SPRT_UNITS[model]
+    decided_at, decision = None, "the path stays between the bounds: continue"
+    for games, llr in zip(steps, path, strict=True):
+        if llr >= now.upper or llr <= now.lower:
+            decided_at = games
+            decision = (f"H1 ({unit} {elo1:g}) accepted after about {games} games"
+                        if llr >= now.upper
+                        else f"H0 ({unit} {elo0:g}) accepted after about {games} games")
+            break
+    # the variance of a unit's score over fastchess's regularised cells (never 0)
+    cells = [float(c) if c else 1e-3 for c in
+             (counts if mode == "pentanomial" else (counts[2], counts[1], counts[0]))]
+    scores = PAIR_SCORES if mode == "pentanomial" else GAME_SCORES
+    n = sum(cells)
+    mu = sum(c * s for c, s in zip(cells, scores, strict=True)) / n
+    var = sum(c * (s - mu) ** 2 for c, s in zip(cells, scores, strict=True)) / n
+    targets = [elo0, elo1] + ([own] if math.isfinite(own) else [])
+    outlooks = tuple(elo.sprt_outlook(t, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta,
+                                      variance=var, model=model, per=per) for t in targets)
+    return SprtPath(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, lower=now.lower,
+                    upper=now.upper, games=tuple(steps), llr=tuple(path), llr_now=now.llr,
+                    state=now.state, decided_at=decided_at, decision=decision, model=model,
+                    unit=unit, outlooks=outlooks)
+
+
+def _five(counts: Sequence[int]) -> tuple[int, int, int, int, int]:
+    a, b, c, d, e = counts
+    return (a, b, c, d, e)
+
+
 def explore(mode: Mode, *, wins: int = 0, draws: int = 0, losses: int = 0,
             pairs: Sequence[int] | None = None, level: float = 0.95, elo0: float = 0.0,
             elo1: float = 10.0, alpha: float = 0.05, beta: float = 0.05,
-            what_if_games: int | None = None) -> EloExplorerResult:
+            sprt_model: SprtModel = "normalized", what_if_games: int | None = None,
+            precision: float = 10.0) -> EloExplorerResult:
     """The explorer's record of one match.
 
     ``mode="wdl"`` reads ``wins``/``draws``/``losses`` (``pairs``, if given, must describe the
     same games and adds the pentanomial estimate); ``mode="pentanomial"`` reads ``pairs``
-    ``(LL, LD, WL+DD, WD, WW)`` (W/D/L, if given, must fit them). ``what_if_games`` (default:
-    ten times the match) rescales the chosen counts to that many games. Raises ``ValueError``
-    naming the counts in the order shown (W, D, L or LL ... WW).
+    ``(LL, LD, WL+DD, WD, WW)`` (W/D/L, if given, must fit them). ``sprt_model``: the SPRT
+    bounds ``elo0``/``elo1`` are normalised Elo ("normalized", fastchess's default) or logistic
+    Elo ("logistic"). ``what_if_games`` (default: ten times the match) rescales the chosen
+    counts' proportions to that many games; ``precision``: the +/- Elo whose games are
+    estimated. Raises ``ValueError`` naming the offending field.
     """
     if mode not in ("wdl", "pentanomial"):
         raise ValueError(f"mode must be 'wdl' or 'pentanomial', got {mode!r}")
+    if sprt_model not in SPRT_UNITS:
+        raise ValueError(f"the SPRT model must be 'normalized' or 'logistic', got {sprt_model!r}")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"the confidence level must lie strictly between 0 and 1, got {level}")
+    if not precision > 0.0:
+        raise ValueError(f"the +/- Elo for 'games needed' must be > 0, got {precision}")
     z = elo.confidence_z(level)
     notes: list[str] = []
+    if pairs is not None and len(pairs) not in (0, 5):
+        raise ValueError(f"pair counts are ({', '.join(PAIR_NAMES)}), got {list(pairs)}")
+    if pairs is not None and len(pairs) == 5:
+        for name, c in zip(PAIR_NAMES, pairs, strict=True):  # name a bad count before summing
+            if isinstance(c, bool) or not isinstance(c, int):
+                raise ValueError(f"{name} must be a whole number of pairs, got {c!r}")
+            if c < 0:
+                raise ValueError(f"{name} must be >= 0, got {c}")
+    pair_counts = (_five(pairs) if pairs is not None and len(pairs) == 5
+                   and any(c != 0 for c in pairs) else None)
     wdl_given = (wins, draws, losses) != (0, 0, 0)
-    pair_counts = tuple(int(c) for c in pairs) if pairs is not None and sum(pairs) > 0 else None
-    if pair_counts is not None and len(pair_counts) != 5:
-        raise ValueError(f"pair counts are ({', '.join(PAIR_NAMES)}), got {list(pair_counts)}")
     tri: Estimate | None = None
     pen: Estimate | None = None
     wdl: tuple[int, int, int] | None = None
     if mode == "wdl":
-        _check((wins, draws, losses), ("W", "D", "L"))
+        _check((wins, draws, losses), WDL_NAMES)
         wdl = (wins, draws, losses)
-        tri = _estimate("trinomial (cutechess)", "entered", _wdl_text(*wdl),
-                        elo.trinomial(wins, losses, draws, z=z))
+        tri = _estimate("trinomial (cutechess)", "entered", _wdl_text(*wdl), wdl, z)
         if pair_counts is None:
             notes.append("Pentanomial: not derivable from W/D/L (W/D/L does not record which "
-                         "games were paired); enter the pairs to see it.")
+                         "games were paired); switch to game pairs to enter them.")
         elif _pairs_fit_wdl(pair_counts, wins, draws, losses):
             pen = _estimate("pentanomial (fastchess)", "recorded with the same match",
-                            _pairs_text(pair_counts), elo.pentanomial(list(pair_counts), z=z))
+                            _pairs_text(pair_counts), pair_counts, z)
             notes.append("Pentanomial: from the pairs recorded with the same match.")
         else:
             raise ValueError(f"the pairs ({_pairs_text(pair_counts)}) do not describe the same "
@@ -283,11 +376,12 @@ def explore(mode: Mode, *, wins: int = 0, draws: int = 0, losses: int = 0,
     else:
         if pair_counts is None:
             raise ValueError(f"no games: give at least one of {', '.join(PAIR_NAMES)}")
-        _check(pair_counts, PAIR_NAMES)
         pen = _estimate("pentanomial (fastchess)", "entered", _pairs_text(pair_counts),
-                        elo.pentanomial(list(pair_counts), z=z))
+                        pair_counts, z)
         ll, ld, mixed, wd, ww = pair_counts
+        source = ""
         if wdl_given:
+            _check((wins, draws, losses), WDL_NAMES)
             if not _pairs_fit_wdl(pair_counts, wins, draws, losses):
                 raise ValueError(f"{_wdl_text(wins, draws, losses)} do not describe the same "
                                  f"games as the pairs ({_pairs_text(pair_counts)})")
@@ -295,39 +389,51 @@ def explore(mode: Mode, *, wins: int = 0, draws: int = 0, losses: int = 0,
         elif mixed == 0:
             wdl, source = (wd + 2 * ww, ld + wd, 2 * ll + ld), "derived from the pairs"
         else:
-            source = ""
             notes.append(f"Trinomial: W/D/L cannot be derived from the pairs ({mixed} WL+DD "
-                         "pairs are each a win and a loss or two draws); enter the match's "
-                         "W/D/L to see it.")
+                         "pairs are each a win and a loss or two draws).")
         if wdl is not None:
-            tri = _estimate("trinomial (cutechess)", source, _wdl_text(*wdl),
-                            elo.trinomial(wdl[0], wdl[2], wdl[1], z=z))
+            tri = _estimate("trinomial (cutechess)", source, _wdl_text(*wdl), wdl, z)
             notes.append(f"Trinomial: W/D/L {source}.")
     primary = tri if mode == "wdl" else pen
     assert primary is not None
     counts: tuple[int, ...] = wdl if mode == "wdl" and wdl is not None else pair_counts or ()
+    per = 1 if mode == "wdl" else 2
     played = primary.games
     target = what_if_games if what_if_games is not None else 10 * played
-    if target < (1 if mode == "wdl" else 2):
-        raise ValueError(f"the 'what if' number of games must be >= 1, got {target}")
-    per = 1 if mode == "wdl" else 2
-    scaled = _scaled(counts, target, per)
+    if target < per:
+        raise ValueError(f"the 'what if' number of games must be >= {per}, got {target}")
+    scale = target / played  # the same proportions, fractional counts: the score is kept
+    scaled = [c * scale for c in counts]
     if mode == "wdl":
-        w, d, l_ = scaled
         scaled_est = _estimate("trinomial (cutechess)", "same proportions",
-                               _wdl_text(w, d, l_), elo.trinomial(w, l_, d, z=z))
+                               _wdl_text(*scaled), scaled, z)
     else:
         scaled_est = _estimate("pentanomial (fastchess)", "same proportions",
-                               _pairs_text(scaled), elo.pentanomial(scaled, z=z))
-    what_if = WhatIf(games=scaled_est.games, estimate=scaled_est,
+                               _pairs_text(scaled), scaled, z)
+    what_if = WhatIf(games=target, estimate=scaled_est,
                      verdict=verdict(scaled_est.low, scaled_est.high, level))
+    scores: tuple[float, ...]
+    if mode == "wdl":
+        w, d, l_ = counts
+        nelo, nelo_margin = elo.normalized_elo_trinomial(w, l_, d, z=z)
+        cells, scores = [float(l_), float(d), float(w)], GAME_SCORES
+    else:
+        nelo, nelo_margin = elo.normalized_elo_pentanomial(list(counts), z=z)
+        cells, scores = [float(c) for c in counts], PAIR_SCORES
+    if not (math.isfinite(nelo) and math.isfinite(nelo_margin)):
+        nelo = nelo_margin = math.nan
+    n_units = sum(cells)
+    mu = sum(c * s for c, s in zip(cells, scores, strict=True)) / n_units
+    var = sum(c * (s - mu) ** 2 for c, s in zip(cells, scores, strict=True)) / n_units
+    needed = elo.games_for_margin(mu, per * var, precision, z)
+    own = nelo if sprt_model == "normalized" else primary.elo
     path = _sprt_path(mode, counts, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta,
-                      until=max(target, played))
-    return EloExplorerResult(mode=mode, level=level, z=z, wdl=wdl,
-                             pairs=_five(pair_counts) if pair_counts else None,
+                      model=sprt_model, until=max(target, played), own=own)
+    return EloExplorerResult(mode=mode, level=level, z=z, wdl=wdl, pairs=pair_counts,
                              trinomial=tri, pentanomial=pen, notes=tuple(notes),
                              verdict=verdict(primary.low, primary.high, level), sprt=path,
-                             what_if=what_if)
+                             what_if=what_if, nelo=nelo, nelo_margin=nelo_margin,
+                             precision=precision, games_needed=needed)
 
 
 # --- presets -------------------------------------------------------------------------------

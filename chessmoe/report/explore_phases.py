@@ -9,13 +9,18 @@ a game replayer, all on the rules of ``docs/phases.md`` (:mod:`chessmoe.phases`)
   and as a board with windows highlighted;
 * :func:`replay` / :func:`replay_table` -- every ply of a game: mixedness, piece count,
   position-only phase and whole-game division side by side;
-* :class:`PhaseExplorerWidget` -- choose a game, table and ply; board and numbers side by side.
+* :func:`move_list_html` / :func:`game_chart_svg` -- the game's moves with the current one
+  marked, and its whole-game chart (mixedness and majors + minors per ply, the division's phases
+  shaded, the current ply marked);
+* :class:`PhaseExplorerWidget` -- choose a game, table and ply (slider, previous / next, play);
+  board (last move highlighted), numbers, move list and chart.
 
 Tables use human column names with units, never snake_case.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -39,8 +44,10 @@ __all__ = [
     "borderline_examples",
     "example_html",
     "facts_table",
+    "game_chart_svg",
     "load_sample_games",
     "mixedness_table",
+    "move_list_html",
     "position_facts",
     "replay",
     "replay_table",
@@ -320,6 +327,92 @@ def example_html(example: Example, *, size: int = 240) -> str:
             f"<div>{boards}</div>{table}")
 
 
+# --- the replayer's move list and whole-game chart ---------------------------------------------
+
+#: Background colour of each phase in the whole-game chart.
+PHASE_COLOURS = {"opening": "#e5f5e0", "middlegame": "#fee6ce", "endgame": "#deebf7"}
+
+
+def move_list_html(rows: Sequence[ReplayRow], ply: int) -> str:
+    """The game's moves in numbered pairs ("1. e4 e5 2. Nf3"), the move that led to ``ply``
+    in bold with a ``current`` class (the start position marks none)."""
+    import html
+
+    parts = []
+    for before, row in itertools.pairwise(rows):
+        white_moved = row.fullmove == before.fullmove  # a black move starts the next number
+        number = (f"{before.fullmove}. " if white_moved
+                  else f"{before.fullmove}... " if before is rows[0] else "")
+        san = html.escape(row.move)
+        cell = (f"<b class='current'>{san}</b>" if row.ply == ply else san)
+        parts.append(f"<span title='ply {row.ply}'>{number}{cell}</span>")
+    return ("<div class='move-list' style='max-height:300px;overflow-y:auto;line-height:1.6'>"
+            + " ".join(parts) + "</div>")
+
+
+def game_chart_svg(rows: Sequence[ReplayRow], ply: int, *, width: int = 640,
+                   height: int = 170) -> str:
+    """The whole game as an SVG chart: mixedness (orange, left scale) and majors + minors
+    (blue, right scale, 0-14) per ply over backgrounds shaded by the whole-game division's
+    phase, dashed lines where the middlegame and the endgame begin, the current ply in red."""
+    left, right, top, bottom = 40, 40, 18, 24
+    plot_w, plot_h = width - left - right, height - top - bottom
+    last = max(1, len(rows) - 1)
+    top_mix = max(200, max(r.mixedness for r in rows))
+
+    def x(p: float) -> float:
+        return left + plot_w * p / last
+
+    def y(v: float, scale: float) -> float:
+        return top + plot_h * (1.0 - v / scale)
+
+    parts = [f"<svg xmlns='http://www.w3.org/2000/svg' class='game-chart' width='{width}' "
+             f"height='{height}' font-size='10' font-family='sans-serif'>"]
+    start = 0
+    for i, row in enumerate(rows):  # one shaded band per run of the same division phase
+        if i == len(rows) - 1 or rows[i + 1].division != row.division:
+            x0, x1 = x(max(0, start - 0.5)), x(min(last, i + 0.5))
+            parts.append(f"<rect class='phase {row.division}' x='{x0:.1f}' y='{top}' "
+                         f"width='{x1 - x0:.1f}' height='{plot_h}' "
+                         f"fill='{PHASE_COLOURS[row.division]}'><title>{row.division}: plies "
+                         f"{start}-{i}</title></rect>")
+            if start > 0:
+                parts.append(f"<line class='division' data-ply='{start}' x1='{x(start):.1f}' "
+                             f"x2='{x(start):.1f}' y1='{top}' y2='{top + plot_h}' "
+                             "stroke='#555' stroke-dasharray='4 3'/>")
+                parts.append(f"<text x='{x(start) + 2:.1f}' y='{top - 5}'>{row.division} "
+                             f"from ply {start}</text>")
+            start = i + 1
+    threshold = y(150, top_mix)
+    parts.append(f"<line x1='{left}' x2='{left + plot_w}' y1='{threshold:.1f}' "
+                 f"y2='{threshold:.1f}' stroke='#d95f02' stroke-width='0.6' "
+                 "stroke-dasharray='2 2'/>")
+    mix = " ".join(f"{x(r.ply):.1f},{y(r.mixedness, top_mix):.1f}" for r in rows)
+    pieces = " ".join(f"{x(r.ply):.1f},{y(r.majors_minors, 14):.1f}" for r in rows)
+    parts.append(f"<polyline class='mixedness' points='{mix}' fill='none' stroke='#d95f02' "
+                 "stroke-width='1.5'/>")
+    parts.append(f"<polyline class='majors-minors' points='{pieces}' fill='none' "
+                 "stroke='#1f78b4' stroke-width='1.5'/>")
+    parts.append(f"<line class='current-ply' data-ply='{ply}' x1='{x(ply):.1f}' "
+                 f"x2='{x(ply):.1f}' y1='{top}' y2='{top + plot_h}' stroke='#e31a1c' "
+                 "stroke-width='2'/>")
+    parts.append(f"<rect x='{left}' y='{top}' width='{plot_w}' height='{plot_h}' fill='none' "
+                 "stroke='#333'/>")
+    parts.append(f"<text x='{left - 4}' y='{top + 8}' text-anchor='end' fill='#d95f02'>"
+                 f"{top_mix}</text><text x='{left - 4}' y='{top + plot_h}' text-anchor='end' "
+                 "fill='#d95f02'>0</text>")
+    parts.append(f"<text x='{left + plot_w + 4}' y='{top + 8}' fill='#1f78b4'>14</text>"
+                 f"<text x='{left + plot_w + 4}' y='{top + plot_h}' fill='#1f78b4'>0</text>")
+    parts.append(f"<text x='{left}' y='{height - 6}'>ply 0</text>"
+                 f"<text x='{left + plot_w}' y='{height - 6}' text-anchor='end'>ply {last}"
+                 "</text>")
+    parts.append(f"<text x='{left + plot_w / 2:.0f}' y='{height - 6}' text-anchor='middle'>"
+                 "<tspan fill='#d95f02'>mixedness (dotted: 150)</tspan>, <tspan "
+                 "fill='#1f78b4'>majors + minors</tspan>, <tspan fill='#e31a1c'>this ply</tspan>"
+                 "</text></svg>")
+    return "".join(parts)
+
+
 # --- the widget ----------------------------------------------------------------------------
 
 
@@ -344,20 +437,39 @@ class PhaseExplorerWidget:
                                       style={"description_width": "initial"})
         self.ply = widgets.IntSlider(value=ply, min=0, max=len(self.games[game].moves),
                                      description="ply", layout={"width": "640px"})
+        self.play = widgets.Play(value=ply, min=0, max=len(self.games[game].moves), step=1,
+                                 interval=700, description="play")
+        widgets.link((self.play, "value"), (self.ply, "value"))
+        self.previous = widgets.Button(description="previous", icon="step-backward",
+                                       layout={"width": "110px"})
+        self.next = widgets.Button(description="next", icon="step-forward",
+                                   layout={"width": "110px"})
+        self.previous.on_click(lambda _: self.step(-1))
+        self.next.on_click(lambda _: self.step(1))
         self.board = widgets.HTML()
         self.facts = widgets.HTML()
+        self.moves = widgets.HTML(layout={"width": "100%", "max_width": "640px"})
+        self.chart = widgets.HTML()
         self.rows: list[ReplayRow] = []
         self.game.observe(self._new_game, names="value")
         self.table.observe(self._new_game, names="value")
         self.ply.observe(self.update, names="value")
-        self.box = widgets.VBox([self.game, widgets.HBox([self.table]), self.ply,
-                                 widgets.HBox([self.board, self.facts])])
+        wrap = {"display": "flex", "flex_flow": "row wrap"}
+        self.box = widgets.VBox([self.game, widgets.HBox([self.table], layout=wrap),
+                                 widgets.HBox([self.previous, self.play, self.next, self.ply],
+                                              layout=wrap),
+                                 widgets.HBox([self.board, self.facts], layout=wrap),
+                                 self.chart, self.moves])
         self._new_game()
+
+    def step(self, delta: int) -> None:
+        """One ply back (-1) or forward (+1), staying inside the game."""
+        self.ply.value = max(0, min(self.ply.max, self.ply.value + delta))
 
     def _new_game(self, *_: Any) -> None:
         chosen = self.games[self.game.value]
         self.rows = replay(chosen, self.table.value)
-        self.ply.max = len(chosen.moves)
+        self.ply.max = self.play.max = len(chosen.moves)
         self.ply.value = min(self.ply.value, self.ply.max)
         self.update()
 
@@ -368,6 +480,9 @@ class PhaseExplorerWidget:
         board = chosen.boards()[ply]
         last = chosen.moves[ply - 1] if ply else None
         self.board.value = str(_svg_board(board, size=300, lastmove=last))
+        self.previous.disabled, self.next.disabled = ply == 0, ply == self.ply.max
+        self.moves.value = move_list_html(self.rows, ply)
+        self.chart.value = game_chart_svg(self.rows, ply)
         row = self.rows[ply]
         facts = position_facts(board, self.table.value)
         division = phases.lichess_division(chosen.boards(), self.table.value)

@@ -271,11 +271,13 @@ class EloExplorerParams:
     losses: int = 40
     pentanomial: list[int] = field(default_factory=list)
     level: float = 0.95
+    sprt_model: str = "normalized"
     elo0: float = 0.0
     elo1: float = 10.0
     alpha: float = 0.05
     beta: float = 0.05
     what_if_games: int = 1000
+    precision: float = 10.0
     results_dir: str = "../results"
     figures_dir: str = f"{SCRATCH}/07_elo_explorer"
     interactive: bool = True

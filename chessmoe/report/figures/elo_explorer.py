@@ -115,9 +115,10 @@ def explorer_figure(wins: int, draws: int, losses: int, *, level: float = 0.95,
 
 
 def result_figure(result: EloExplorerResult) -> Figure:
-    """(a) each estimate's interval drawn as [low, high] (infinite bounds as arrows at the
-    edge) with the 'what if' interval; (b) the SPRT log-likelihood path against its bounds."""
-    fig = new_figure(10, 3.8)
+    """(a) each estimate's interval drawn as [low, high] (a missing bound as an arrow to the
+    edge) with the 'what if' interval; (b) the SPRT log-likelihood path against its bounds.
+    Each interval's text sits on its own line above its bar; the legend sits below the axes."""
+    fig = new_figure(10, 4.6)
     left, right = fig.subplots(1, 2, width_ratios=(1.1, 1))
     rows = [(f"{e.model}\n{e.counts}", e, "#1f78b4" if i == 0 else "#33a02c")
             for i, e in enumerate(x for x in (result.trinomial, result.pentanomial)
@@ -136,30 +137,33 @@ def result_figure(result: EloExplorerResult) -> Figure:
             if math.isinf(bound):
                 left.annotate("", xy=(edge, y), xytext=(edge * 0.85, y),
                               arrowprops={"arrowstyle": "->", "color": color})
-        left.text(0.99, y + 0.28, est.text(result.level), ha="right", fontsize=7.5,
+        shown = est.text(result.level).split(": ")[0]  # the note is in the text above
+        left.text(0.01, y - 0.1, shown, ha="left", va="bottom", fontsize=7.5,
                   transform=left.get_yaxis_transform())
     left.axvline(0, color="black", lw=0.8)
     left.set_xlim(-span, span)
-    left.set_ylim(-0.6, len(rows) - 0.2)
+    left.set_ylim(-0.75, len(rows) - 0.5)
     left.set_yticks(range(len(rows)), [r[0] for r in rows], fontsize=8)
     left.invert_yaxis()
     left.set_xlabel(f"Elo difference ({result.level * 100:g} % interval [low, high])")
     left.set_title("(a) the intervals", fontsize=9)
     fig.suptitle(result.verdict, fontsize=10)
     path = result.sprt
+    unit = path.unit
     right.plot(path.games, path.llr, color="black", lw=1.5, label="LLR (same proportions)")
     right.axhline(path.upper, color="#33a02c", ls="--", lw=1.2,
-                  label=f"accept H1 (elo {path.elo1:g}): {path.upper:.2f}")
+                  label=f"accept H1 ({unit} {path.elo1:g}): {path.upper:.2f}")
     right.axhline(path.lower, color="#e31a1c", ls="--", lw=1.2,
-                  label=f"accept H0 (elo {path.elo0:g}): {path.lower:.2f}")
+                  label=f"accept H0 ({unit} {path.elo0:g}): {path.lower:.2f}")
     right.axvline(result.primary.games, color="#d95f02", ls=":", lw=1.2,
                   label=f"this match ({result.primary.games} games)")
     right.set_xscale("log")
     right.set_xlabel("games")
     right.set_ylabel("log-likelihood ratio")
-    right.legend(fontsize=7, loc="best")
-    right.set_title(f"(b) SPRT path, alpha {path.alpha:g}, beta {path.beta:g}", fontsize=9)
-    right.text(0.02, 0.02, path.decision, transform=right.transAxes, fontsize=7.5)
+    right.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2,
+                 frameon=False)
+    right.set_title(f"(b) SPRT path ({unit} bounds), alpha {path.alpha:g}, beta {path.beta:g}",
+                    fontsize=9)
     return fig
 
 
@@ -170,8 +174,14 @@ def figure_png(fig: Figure, dpi: int = 80) -> bytes:
     return buffer.getvalue()
 
 
+def _games(x: float) -> str:
+    return f"{x:,.0f}" if math.isfinite(x) else "unknown"
+
+
 def result_html(result: EloExplorerResult) -> str:
-    """The explorer's text: each estimate with its source, the notes, the verdict, SPRT."""
+    """The explorer's text: verdict, each estimate with its source, nElo, the notes, the SPRT
+    (exact LLR, Wald's pass probability and expected length), the games needed for a margin
+    and the 'what if' match."""
     rows = "".join(
         f"<tr><td>{html.escape(e.model)}</td><td>{html.escape(e.counts)}</td>"
         f"<td>{html.escape(e.source)}</td><td>{html.escape(e.text(result.level))}</td>"
@@ -180,30 +190,58 @@ def result_html(result: EloExplorerResult) -> str:
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in result.notes)
     sprt = result.sprt
     what = result.what_if
+    unit = sprt.unit
+    nelo = (f"{result.nelo:+.1f} +/- {result.nelo_margin:.1f} nElo"
+            if math.isfinite(result.nelo) else "undefined (the games show no spread)")
+    names = [f"H0 ({unit} {sprt.elo0:g})", f"H1 ({unit} {sprt.elo1:g})",
+             f"this match's estimate ({unit} {sprt.outlooks[-1].elo:+.1f})"
+             if len(sprt.outlooks) == 3 else ""]
+    outlook = "".join(
+        f"<tr><td>{html.escape(name)}</td><td>{o.pass_probability * 100:.1f} %</td>"
+        f"<td>{_games(o.expected_games)}</td></tr>"
+        for name, o in zip(names, sprt.outlooks, strict=False))
+    needed = (f"about {_games(result.games_needed)} games" if math.isfinite(result.games_needed)
+              else "cannot be told from this match (a perfect score or no spread)")
     return (f"<p><b>{html.escape(result.verdict)}</b></p>"
             "<table><tr><th>model</th><th>counts (in the order shown)</th><th>counts are</th>"
             f"<th>Elo (z = {result.z:.4f})</th><th>LOS</th></tr>{rows}</table>"
+            f"<p>Normalised Elo of the match (fastchess): {html.escape(nelo)}.</p>"
             f"<ul>{notes}</ul>"
-            f"<p>SPRT H0 elo {sprt.elo0:g} vs H1 elo {sprt.elo1:g} (alpha {sprt.alpha:g}, beta "
-            f"{sprt.beta:g}): LLR {sprt.llr_now:.3f} in [{sprt.lower:.3f}, {sprt.upper:.3f}] "
-            f"-> {html.escape(sprt.state)}; at the same proportions "
-            f"{html.escape(sprt.decision)}.</p>"
-            f"<p>What if {what.games} games at the same score: "
+            f"<p>SPRT of H0 {unit} {sprt.elo0:g} against H1 {unit} {sprt.elo1:g} "
+            f"(bounds in {'normalised Elo' if unit == 'nElo' else 'logistic Elo'}; alpha "
+            f"{sprt.alpha:g}, beta {sprt.beta:g}): exact LLR {sprt.llr_now:.3f} in "
+            f"[{sprt.lower:.3f}, {sprt.upper:.3f}] -> {html.escape(sprt.state)}; at the same "
+            f"proportions {html.escape(sprt.decision)}.</p>"
+            "<table><tr><th>if the truth were</th><th>SPRT passes (Wald)</th>"
+            f"<th>expected length (games)</th></tr>{outlook}</table>"
+            f"<p>Games needed for +/- {result.precision:g} Elo at {result.level * 100:g} % "
+            f"(this score and spread): {html.escape(needed)}.</p>"
+            f"<p>What if {what.games} games at the same score "
+            f"({html.escape(what.estimate.counts)}): "
             f"{html.escape(what.estimate.text(result.level))}. {html.escape(what.verdict)}</p>")
+
+
+_WRAP = {"display": "flex", "flex_flow": "row wrap", "width": "100%"}
 
 
 class EloExplorerWidget:
     """The browser explorer: mode, counts, level, SPRT settings, 'what if' games and presets
     in; the text (:attr:`text`) and the figure as PNG (:attr:`image`) out.
 
-    Every control is an attribute so tests can drive the callbacks headlessly; :attr:`box` is
-    what a notebook displays. Initial values come from the notebook's parameters.
+    Each mode owns its inputs: W/D/L mode shows and reads only W, D, L; pairs mode only the
+    five pair counts. A preset also records the other mode's counts of the same match, shown
+    beside the estimate until a count is edited. Counts are text fields read by
+    :func:`chessmoe.report.explore_elo.parse_count` (a whole number >= 0, else an error naming
+    the field). On any error the plot is hidden and the text is only the error. Every control
+    is an attribute so tests can drive the callbacks headlessly; :attr:`box` is what a notebook
+    displays. Initial values come from the notebook's parameters.
     """
 
     def __init__(self, *, mode: str = "wdl", wins: int = 60, draws: int = 30, losses: int = 40,
                  pairs: Sequence[int] = (), level: float = 0.95, elo0: float = 0.0,
                  elo1: float = 10.0, alpha: float = 0.05, beta: float = 0.05,
-                 what_if_games: int = 1000, results_dir: str | os.PathLike[str] | None = None
+                 sprt_model: str = "normalized", what_if_games: int = 1000,
+                 precision: float = 10.0, results_dir: str | os.PathLike[str] | None = None
                  ) -> None:
         import ipywidgets as widgets
 
@@ -213,40 +251,60 @@ class EloExplorerWidget:
         first = self.presets[0]
         self.preset = widgets.Dropdown(options=[(p.label, i) for i, p in enumerate(self.presets)],
                                        value=0, description="preset",
-                                       layout={"width": "640px"})
+                                       layout={"width": "100%", "max_width": "640px"})
         self.mode = widgets.ToggleButtons(options=[("W/D/L (cutechess)", "wdl"),
                                                    ("game pairs (fastchess)", "pentanomial")],
                                           value=first.mode, description="counts from",
-                                          style={"button_width": "200px"})
-        self.wins = widgets.IntText(value=wins, description="W (wins)")
-        self.draws = widgets.IntText(value=draws, description="D (draws)")
-        self.losses = widgets.IntText(value=losses, description="L (losses)")
-        self.pairs = [widgets.IntText(value=v, description=name, layout={"width": "150px"})
+                                          style={"button_width": "180px"})
+
+        def count(value: int, label: str, width: str) -> Any:
+            return widgets.Text(value=str(value), description=label, continuous_update=False,
+                                layout={"width": width})
+
+        self.wins = count(wins, "W (wins)", "190px")
+        self.draws = count(draws, "D (draws)", "190px")
+        self.losses = count(losses, "L (losses)", "190px")
+        self.pairs = [count(v, name, "150px")
                       for name, v in zip(explore_elo.PAIR_NAMES, given, strict=True)]
         self.level = widgets.FloatSlider(value=level, min=0.5, max=0.999, step=0.005,
                                          description="confidence", readout_format=".3f")
-        self.elo0 = widgets.FloatText(value=elo0, description="SPRT elo0")
-        self.elo1 = widgets.FloatText(value=elo1, description="SPRT elo1")
-        self.alpha = widgets.FloatText(value=alpha, description="alpha")
-        self.beta = widgets.FloatText(value=beta, description="beta")
         self.what_if = widgets.IntSlider(value=what_if_games, min=10, max=20000, step=10,
                                          description="what if: games",
                                          style={"description_width": "initial"},
-                                         layout={"width": "500px"})
+                                         layout={"width": "100%", "max_width": "500px"})
+        self.precision = widgets.BoundedFloatText(
+            value=precision, min=0.1, max=1000.0, description="games for +/- Elo",
+            style={"description_width": "initial"}, layout={"width": "210px"})
+        self.sprt_model = widgets.ToggleButtons(
+            options=[("normalised Elo (nElo)", "normalized"), ("logistic Elo", "logistic")],
+            value=sprt_model, description="SPRT bounds", style={"button_width": "170px"})
+        self.elo0 = widgets.FloatText(value=elo0, layout={"width": "190px"})
+        self.elo1 = widgets.FloatText(value=elo1, layout={"width": "190px"})
+        self.alpha = widgets.FloatText(value=alpha, description="alpha",
+                                       layout={"width": "190px"})
+        self.beta = widgets.FloatText(value=beta, description="beta", layout={"width": "190px"})
         self.text = widgets.HTML()
-        self.image = widgets.Image(format="png")
+        self.image = widgets.Image(format="png", layout={"width": "100%", "max_width": "800px"})
         self.result: EloExplorerResult | None = None
         self._loading = False
+        # the other mode's counts of the same match (from a preset or the parameters cell)
+        self.recorded: tuple[tuple[int, int, int], tuple[int, ...]] | None = (
+            ((first.wins, first.draws, first.losses), first.pairs)
+            if sum(first.pairs) and sum((first.wins, first.draws, first.losses)) else None)
+        self.wdl_box = widgets.HBox([self.wins, self.draws, self.losses], layout=_WRAP)
+        self.pairs_box = widgets.HBox(self.pairs, layout=_WRAP)
         self.preset.observe(self._load_preset, names="value")
-        for control in (self.mode, self.wins, self.draws, self.losses, self.level, self.elo0,
-                        self.elo1, self.alpha, self.beta, self.what_if, *self.pairs):
+        for control in (self.wins, self.draws, self.losses, *self.pairs):
+            control.observe(self._edited, names="value")
+        for control in (self.mode, self.level, self.elo0, self.elo1, self.alpha, self.beta,
+                        self.what_if, self.precision, self.sprt_model):
             control.observe(self.update, names="value")
         self.box = widgets.VBox([
-            self.preset, self.mode,
-            widgets.HBox([self.wins, self.draws, self.losses]), widgets.HBox(self.pairs),
-            widgets.HBox([self.level, self.what_if]),
-            widgets.HBox([self.elo0, self.elo1, self.alpha, self.beta]),
-            self.text, self.image])
+            self.preset, self.mode, self.wdl_box, self.pairs_box,
+            widgets.HBox([self.level, self.what_if, self.precision], layout=_WRAP),
+            self.sprt_model,
+            widgets.HBox([self.elo0, self.elo1, self.alpha, self.beta], layout=_WRAP),
+            self.text, self.image], layout={"width": "100%", "max_width": "1100px"})
         self.update()
 
     def _load_preset(self, *_: Any) -> None:
@@ -255,30 +313,63 @@ class EloExplorerWidget:
         try:
             self.mode.value = chosen.mode
             self.wins.value, self.draws.value, self.losses.value = (
-                chosen.wins, chosen.draws, chosen.losses)
+                str(chosen.wins), str(chosen.draws), str(chosen.losses))
             for control, value in zip(self.pairs, chosen.pairs, strict=True):
-                control.value = value
+                control.value = str(value)
+            wdl = (chosen.wins, chosen.draws, chosen.losses)
+            self.recorded = (wdl, chosen.pairs) if sum(chosen.pairs) and sum(wdl) else None
         finally:
             self._loading = False
         self.update()
+
+    def _edited(self, *_: Any) -> None:
+        """A count typed by hand: the other mode's recorded counts no longer describe it."""
+        if self._loading:
+            return
+        self.recorded = None
+        self.update()
+
+    def _show(self, message: str, colour: str) -> None:
+        self.result = None
+        self.text.value = f"<p style='color:{colour}'>{html.escape(message)}</p>"
+        self.image.layout.display = "none"
 
     def update(self, *_: Any) -> None:
         """Recompute the record, the text and the PNG from the controls."""
         if self._loading:
             return
+        mode = self.mode.value
+        unit = explore_elo.SPRT_UNITS.get(self.sprt_model.value, "nElo")
+        self.elo0.description, self.elo1.description = f"H0: {unit}", f"H1: {unit}"
+        self.wdl_box.layout.display = "none" if mode == "pentanomial" else "flex"
+        self.pairs_box.layout.display = "flex" if mode == "pentanomial" else "none"
         try:
+            if mode == "wdl":
+                w, d, l_ = (explore_elo.parse_count(c.description, c.value)
+                            for c in (self.wins, self.draws, self.losses))
+                pairs = list(self.recorded[1]) if self.recorded else None
+                if w + d + l_ == 0:
+                    self._show("No games yet: enter the match's W, D and L.", "#555")
+                    return
+            else:
+                pairs = [explore_elo.parse_count(c.description, c.value) for c in self.pairs]
+                w, d, l_ = self.recorded[0] if self.recorded else (0, 0, 0)
+                if sum(pairs) == 0:
+                    self._show("No pairs yet: enter the match's game pairs (LL, LD, WL+DD, WD, "
+                               "WW); they cannot be derived from W/D/L.", "#555")
+                    return
             result = explore_elo.explore(
-                self.mode.value, wins=self.wins.value, draws=self.draws.value,
-                losses=self.losses.value, pairs=[c.value for c in self.pairs],
-                level=self.level.value, elo0=self.elo0.value, elo1=self.elo1.value,
-                alpha=self.alpha.value, beta=self.beta.value, what_if_games=self.what_if.value)
+                mode, wins=w, draws=d, losses=l_, pairs=pairs, level=self.level.value,
+                elo0=self.elo0.value, elo1=self.elo1.value, alpha=self.alpha.value,
+                beta=self.beta.value, sprt_model=self.sprt_model.value,
+                what_if_games=self.what_if.value, precision=self.precision.value)
         except ValueError as error:
-            self.result = None
-            self.text.value = f"<p style='color:#b00'>error: {html.escape(str(error))}</p>"
+            self._show(f"error: {error}", "#b00")
             return
         self.result = result
         self.text.value = result_html(result)
         self.image.value = figure_png(result_figure(result))
+        self.image.layout.display = ""
 
 
 def explorer_widget(**initial: Any) -> Any:
