@@ -454,7 +454,10 @@ def play_game_steps(white: MatchPlayer, black: MatchPlayer, fen: str,
     result, reason, detail = "*", "", ""
     moves: list[str] = []
     while True:
-        ended = rules_outcome(board, rules.draw_rules)
+        # cutechess-cli checks its board only after a move: a start position drawn by the
+        # material count, fifty moves or repetition is still played from (not one without moves)
+        first = adjudicator is not None and not moves and any(board.legal_moves)
+        ended = None if first else rules_outcome(board, rules.draw_rules)
         if ended is not None:
             result, reason = ended
             break
