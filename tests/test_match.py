@@ -721,3 +721,45 @@ def test_a_stockfish_player_named_portably_is_found(stockfish: Path) -> None:
         assert outcome.move in chess.Board().legal_moves
     finally:
         player.close()
+
+
+# An engine sure of itself: it reports +100 cp as White and +250 cp as Black, each from its
+# own side (UCI scores are the side to move's), then plays its first legal move.
+CONFIDENT = textwrap.dedent("""
+    import sys, chess
+    board = chess.Board()
+    for line in sys.stdin:
+        cmd = line.split()
+        if not cmd: continue
+        if cmd[0] == "uci": print("id name confident"); print("uciok", flush=True)
+        elif cmd[0] == "isready": print("readyok", flush=True)
+        elif cmd[0] == "position":
+            board = chess.Board() if cmd[1] == "startpos" else chess.Board(" ".join(cmd[2:8]))
+            if "moves" in cmd:
+                for m in cmd[cmd.index("moves") + 1:]: board.push_uci(m)
+        elif cmd[0] == "go":
+            print("info depth 1 score cp " + ("100" if board.turn else "250"))
+            print("bestmove " + next(iter(board.legal_moves)).uci(), flush=True)
+        elif cmd[0] == "quit": break
+""")
+
+
+def test_a_uci_engine_playing_black_records_its_own_score(tmp_path: Path) -> None:
+    from chessmoe.play.match import UciPlayer, play_game
+
+    script = tmp_path / "confident.py"
+    script.write_text(CONFIDENT)
+    spec = PlayerSpec(name="confident", kind="uci", command=(sys.executable, str(script)),
+                      nodes=1)
+    white, black = UciPlayer(spec), UciPlayer(spec)
+    try:
+        after_e4 = chess.Board()
+        after_e4.push_san("e4")
+        assert black.move(after_e4).score_cp == 250  # Black's own view, not White's (-250)
+        record = play_game(white, black, chess.STARTING_FEN, Adjudication(max_plies=6))
+    finally:
+        white.close()
+        black.close()
+    assert record.termination == "max_plies" and len(record.moves) == 6
+    assert record.scores_white == (100, 100, 100)
+    assert record.scores_black == (250, 250, 250)
