@@ -763,3 +763,30 @@ def test_a_uci_engine_playing_black_records_its_own_score(tmp_path: Path) -> Non
     assert record.termination == "max_plies" and len(record.moves) == 6
     assert record.scores_white == (100, 100, 100)
     assert record.scores_black == (250, 250, 250)
+
+
+def test_units_give_each_opening_group_its_own_seed() -> None:
+    """The seed a unit draws its openings with: the tournament's seed mixed with the group's
+    name (the first 8 bytes of sha256("<seed>:<group>")), shared inside a group, different
+    between groups and between tournament seeds."""
+    import hashlib
+
+    def by_hand(seed: int, group: str) -> int:
+        return int.from_bytes(hashlib.sha256(f"{seed}:{group}".encode()).digest()[:8], "big")
+
+    arms = [MatchSpec(f"arm{k}", UNIFORM, UNIFORM_B, 10, openings_group="g") for k in range(2)]
+    other = MatchSpec("other", UNIFORM, UNIFORM_B, 10)
+    spec = TournamentSpec("t", (*arms, other), pairs_per_shard=5, seed=7)
+    seeds = {(u.match.name, u.shard): u.seed for u in units(spec)}
+    assert set(seeds) == {(m, k) for m in ("arm0", "arm1", "other") for k in (0, 1)}
+    assert {seeds["arm0", k] for k in (0, 1)} == {seeds["arm1", 0]} == {by_hand(7, "g")}
+    assert seeds["other", 0] == seeds["other", 1] == by_hand(7, "other")
+    assert by_hand(7, "g") != by_hand(7, "other")
+    # so the groups play different openings (as run_unit draws them)
+    fens = read_epd(Path(__file__).resolve().parents[1] / "chessmoe" / "data" / "openings"
+                    / "chessmoe-5ply.epd")
+    drawn = {name: [s.opening for s in schedule(fens, 10, seeds[name, 0])]
+             for name in ("arm0", "arm1", "other")}
+    assert drawn["arm0"] == drawn["arm1"] and drawn["arm0"] != drawn["other"]
+    again = TournamentSpec("t", (*arms, other), pairs_per_shard=5, seed=8)
+    assert {u.seed for u in units(again) if u.match.name == "other"} == {by_hand(8, "other")}
