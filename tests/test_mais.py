@@ -350,3 +350,16 @@ def test_uci_every_go_ends_in_one_bestmove(smoke_run: Path) -> None:
     board = chess.Board()
     board.push_uci("e2e4")
     assert chess.Move.from_uci(moves[0].split()[1]) in board.legal_moves
+
+
+def test_naive_eval_with_a_side_in_check_by_hand() -> None:
+    """Kg1 Re1 against Ke8 (Black in check): rook 500 + its table's e1 value 10; one piece
+    each, so both kings use the late table: Kg1 -30, Ke8 (mirrored to e1) -30 for Black,
+    +30 for White; and 50 for the checking rook: 510 - 30 + 30 + 50 = 560."""
+    assert naive_eval(chess.Board("4k3/8/8/8/8/8/8/4R1K1 b - - 0 1")) == 560.0
+    # the same without the check (king on d8, mirrored d1: -30 as well): 50 less
+    assert naive_eval(chess.Board("3k4/8/8/8/8/8/8/4R1K1 b - - 0 1")) == 510.0
+    # Black giving check counts against White
+    assert naive_eval(chess.Board("4r1k1/8/8/8/8/8/8/4K3 w - - 0 1")) == -560.0
+    # a double check (Re1 and Nd6) is two bonuses: knight 320 + d6's 15, 510 + 335 + 100
+    assert naive_eval(chess.Board("4k3/8/3N4/8/8/8/8/4R1K1 b - - 0 1")) == 945.0
