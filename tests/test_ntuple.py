@@ -481,3 +481,26 @@ def test_linear_features_and_the_tapered_eval_by_hand() -> None:
     lone = extract(chess.Board("4k3/8/8/8/8/2p5/8/2R1K3 w - - 0 1"), tuples=False)
     assert lone.linear.tolist() == [-1, 0, 0, 1, 0, 0, 0, -1, -1, -4, 0, 0, 5, 0, 0, 1, 0]
     assert lone.alpha == 0.0
+
+
+def test_the_mate_distance_is_found_before_the_horizon() -> None:
+    """Kf6 and Ra1 against Kh8: mate in 2 (Kf7 Kh7 Rh1#). At depth 3 the search scores it
+    MATE_SCORE - 3; deeper horizons keep the same distance (the shortest mate, not one at
+    the horizon); iterative deepening stops at the depth that found it."""
+    evaluate = NtupleEvaluator(NtupleWeights.initial())
+    board = chess.Board("7k/8/5K2/8/8/8/8/R7 w - - 0 1")
+    for depth in (1, 2):
+        value, _, _ = AlphaBeta(evaluate).search_depth(board, depth)
+        assert value < MATE_SCORE - 1000  # no mate within two plies
+    for depth in (3, 4, 5):
+        value, pv, terminal = AlphaBeta(evaluate).search_depth(board, depth)
+        assert value == MATE_SCORE - 3 and terminal, depth
+        assert [m.uci() for m in pv] == ["f6f7", "h8h7", "a1h1"]
+    # Black, to move after Kf7, is mated in 2 plies whatever it does
+    board.push_uci("f6f7")
+    value, _, _ = AlphaBeta(evaluate).search_depth(board, 4)
+    assert value == -(MATE_SCORE - 2)
+    board.pop()
+    result = AlphaBeta(evaluate).play(board, Limits(nodes=20000))
+    assert result.depth == 3 and result.value == 1.0
+    assert [m.uci() for m in result.pv] == ["f6f7", "h8h7", "a1h1"]
