@@ -634,18 +634,25 @@ def test_a_match_stops_when_its_rule_says_so_and_stays_stopped(tmp_path: Path) -
 
 
 def test_sprt_rule_reads_complete_pairs_only() -> None:
-    from chessmoe import elo
+    """The rule's states with hand-chosen results (not recomputed with elo.sprt): 120 won
+    pairs and 60 won-drawn pairs accept H1, 180 lost pairs accept H0, and lone games of
+    unfinished pairs count for nothing, however many."""
     from chessmoe.play.match import SprtRule
 
     rule = SprtRule(elo0=0, elo1=10, alpha=0.05, beta=0.1)
     game = GameRecord("a", "b", "fen", "1-0", "checkmate", "", (), (), (), 0.0)
     wins = [game.in_match(pair=p, first_score=1.0 if k == 0 or p % 3 else 0.5)
             for p in range(180) for k in range(2)]  # 120 WW pairs, 60 WD pairs
-    expected = elo.sprt(elo0=0, elo1=10, alpha=0.05, beta=0.1, pentanomial=(0, 0, 0, 60, 120),
-                        model="logistic", exact=True).state
-    assert rule.state(wins) == expected == "H1 accepted"
-    half = [game.in_match(pair=p, first_score=1.0) for p in range(30)]  # one game a pair
+    assert rule.state(wins) == "H1 accepted"
+    losses = [game.in_match(pair=p, first_score=0.0) for p in range(180) for _ in range(2)]
+    assert rule.state(losses) == "H0 accepted"
+    half = [game.in_match(pair=p, first_score=1.0) for p in range(300)]  # one game a pair
     assert rule.state(half) == "continue"
+    # ten drawn pairs and 300 lone wins: only the draws count, nothing is decided yet
+    draws = [game.in_match(pair=p, first_score=0.5) for p in range(10) for _ in range(2)]
+    lone = [game.in_match(pair=1000 + p, first_score=1.0) for p in range(300)]
+    assert rule.state(draws + lone) == "continue"
+    assert rule(wins) and not rule(draws + lone)
 
 
 def test_a_player_who_always_loses_scores_zero_with_both_colours(
