@@ -473,3 +473,29 @@ def test_uci_every_go_ends_in_one_bestmove(smoke_run: Path) -> None:
     board = chess.Board()
     board.push_uci("e2e4")
     assert chess.Move.from_uci(moves[0].split()[1]) in list(board.legal_moves)
+
+
+@pytest.mark.parametrize("fen", [
+    "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+    "7k/8/5K2/8/8/8/8/R7 w - - 0 1",  # a mate in 2: terminal leaves too
+])
+@pytest.mark.parametrize("limit", [1, 7, 60, 250])
+def test_compare_search_under_a_node_limit_asks_about_no_more_positions(fen: str,
+                                                                        limit: int) -> None:
+    """The node limit bounds the whole search (every iteration together): the comparator is
+    shown at most ``limit`` different positions (a position and its colour mirror, which
+    draws and the reported value are compared with, count once)."""
+    board = chess.Board(fen)
+    shown: set[str] = set()
+    calls = {"n": 0}
+
+    def counting(a: chess.Board, b: chess.Board) -> bool:
+        calls["n"] += 1
+        shown.update(min(x.fen(), x.mirror().fen()) for x in (a, b))
+        return _numeric_better(a, b)
+
+    result = CompareAlphaBeta(counting, max_depth=4).play(board, Limits(nodes=limit))
+    assert result.move in list(board.legal_moves)
+    assert result.nodes <= limit
+    assert len(shown) <= limit, len(shown)
+    assert result.simulations <= calls["n"] <= result.simulations + 1  # + the value's

@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pytest
 
-from chessmoe import elo
 from chessmoe.report.figures import elo_explorer as ex
 
 
@@ -15,10 +14,20 @@ def test_describe_prints_the_cutechess_line_and_its_interval() -> None:
     info = ex.describe(13, 1, 1)  # wins, draws, losses
     assert info["line"] == "Elo difference: 381.7 +/- nan, LOS: 99.9 %, DrawRatio: 6.7 %"
     info = ex.describe(60, 30, 40)
-    estimate = elo.trinomial(60, 40, 30, z=elo.confidence_z(0.95))
-    assert info["elo"] == pytest.approx(estimate.elo)
+    # by hand: score mu = (60 + 15) / 130, per-game variance around it, a 95 % interval of
+    # mu +- 1.959964 sd / sqrt(130) mapped to Elo, the margin half its width
+    n, mu = 130, 75 / 130
+    sd = math.sqrt((60 * (1 - mu) ** 2 + 40 * mu**2 + 30 * (0.5 - mu) ** 2) / n)
+
+    def to_elo(p: float) -> float:
+        return -400 * math.log10(1 / p - 1)
+
+    margin = (to_elo(mu + 1.959964 * sd / math.sqrt(n))
+              - to_elo(mu - 1.959964 * sd / math.sqrt(n))) / 2
+    assert info["elo"] == pytest.approx(to_elo(mu)) == pytest.approx(53.88, abs=0.01)
+    assert info["margin"] == pytest.approx(margin, rel=1e-5)
     assert (info["low"], info["high"]) == pytest.approx(
-        (estimate.elo - estimate.margin, estimate.elo + estimate.margin))
+        (to_elo(mu) - margin, to_elo(mu) + margin), rel=1e-5)
     assert info["games"] == 130 and info["draw_ratio"] == pytest.approx(30 / 130)
     margins = [ex.describe(60, 30, 40, level=level)["margin"] for level in (0.8, 0.95, 0.99)]
     assert margins == sorted(margins) and margins[0] < margins[-1]

@@ -198,3 +198,53 @@ def test_split_routing_gives_each_row_its_own_experts_priors() -> None:
         np.testing.assert_allclose(result.priors[row], alone.priors[0], rtol=1e-6)
         assert result.values[row] == pytest.approx(float(alone.values[0]))
     assert mixture.log[-1].model == "phase0+phase1+phase2"
+
+
+# Two positions between the phase limits (non-pawn material, Stockfish's values):
+# QUEENS: each side Q, 2R, B, N = 6654, alpha = (13308 - 3915) / (15258 - 3915) = 9393 / 11343
+# ROOKS: each side 2R, B = 3390, alpha = (6780 - 3915) / 11343 = 2865 / 11343
+QUEENS = chess.Board("r1b1k2r/pp3ppp/2nq4/8/8/2NQ4/PP3PPP/R1B1K2R w KQkq - 0 12")
+ROOKS = chess.Board("r1b1k2r/pp3ppp/8/8/8/8/PP3PPP/R1B1K2R w KQkq - 0 30")
+
+
+class Peaked(Stub):
+    """A fake expert whose policy puts (almost) all its mass on one policy index."""
+
+    def __init__(self, value: float, index: int) -> None:
+        super().__init__(value)
+        self.index = index
+
+    def forward(self, records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        values, logits = super().forward(records)
+        logits[:, self.index] = 60.0
+        return values, logits
+
+
+def test_soft_routing_between_the_phase_limits_mixes_by_hand_memberships() -> None:
+    a_queens, a_rooks = 9393 / 11343, 2865 / 11343
+    # opening max(0, 2a - 1), endgame max(0, 1 - 2a), middlegame the rest
+    queens = [2 * a_queens - 1, 2 - 2 * a_queens, 0.0]  # 0.6562, 0.3438, 0
+    rooks = [0.0, 2 * a_rooks, 1 - 2 * a_rooks]  # 0, 0.5052, 0.4948
+    batch = leaf_batch([QUEENS])
+    target = int(batch.policy_indices[0][3])
+    stubs = [Peaked(0.1, target), Stub(0.2), Stub(0.3)]
+    mixture = MixtureEvaluator(stubs, phase_definition("lichess"), routing="soft")  # type: ignore[arg-type]
+    weights = soft_memberships(leaf_batch([QUEENS, ROOKS]))
+    assert weights[0].tolist() == pytest.approx(queens)
+    assert weights[1].tolist() == pytest.approx(rooks)
+    result = mixture.evaluate(batch)
+    assert float(result.values[0]) == pytest.approx(0.1 * queens[0] + 0.2 * queens[1], rel=1e-6)
+    moves = len(batch.moves[0])
+    expected = np.full(moves, queens[1] / moves)  # the uniform experts' share
+    expected[3] += queens[0]  # the peaked expert's share, all on its move
+    assert result.priors[0] == pytest.approx(expected, abs=1e-6)
+    # the log names the phase with the largest membership, not the gate's lichess phase
+    assert [int(lichess_phase(b)) for b in (QUEENS, ROOKS)] == [1, 2]
+    assert mixture.log[-1] == GateDecision(1, (0, 1, 0), 0, "soft")
+    mixture.evaluate(leaf_batch([ROOKS]))
+    assert mixture.log[-1] == GateDecision(1, (0, 0, 1), 1, "soft")
+    assert float(mixture.evaluate(leaf_batch([ROOKS])).values[0]) == pytest.approx(
+        0.2 * rooks[1] + 0.3 * rooks[2], rel=1e-6)
+    # two rows: memberships summed per phase, 0.656 / 0.849 / 0.495: the middlegame
+    mixture.evaluate(leaf_batch([QUEENS, ROOKS]))
+    assert mixture.log[-1] == GateDecision(2, (0, 1, 1), 1, "soft")

@@ -78,7 +78,34 @@ def test_summary_metrics_agree_with_the_frames(stats: ps.PhaseStats) -> None:
     assert frame.loc["middlegame_start_mean", "paper (KingBase)"] == 11.89
     agreement = ps.label_agreement(stats)
     assert list(agreement.index) == ["lichess", "lichess-2025", "engine"]
-    assert (agreement["differ_pct"] >= 0).all()
+    # every labelling's shares add up to 100 %, and the position-only phase and the division
+    # disagree somewhere in random games (a phase can come back: the division cannot)
+    for labelling in ("position_only", "division"):
+        total = sum(agreement[f"{p}_pct_{labelling}"] for p in ("opening", "middlegame",
+                                                                  "endgame"))
+        assert total.tolist() == pytest.approx([100.0] * 3, abs=0.02)
+    assert (agreement["differ_pct"] > 0).all()
+
+
+def test_label_agreement_by_hand() -> None:
+    """Four positions with known labels: lichess differs on one (25 %), lichess-2025 on none,
+    engine on two (50 %); the shares of each labelling are counted as given."""
+    positions = pd.DataFrame({
+        "game": [0, 0, 0, 0],
+        "phase_lichess": [0, 1, 2, 2], "division_lichess": [0, 1, 1, 2],
+        "phase_lichess_2025": [0, 0, 1, 2], "division_lichess_2025": [0, 0, 1, 2],
+        "phase_engine": [1, 1, 2, 0], "division_engine": [0, 1, 2, 2],
+    })
+    games = pd.DataFrame({"game": [0], "split": ["train"]})
+    stats = ps.PhaseStats(Path("."), positions, games, {"source": {"name": "hand"}})
+    agreement = ps.label_agreement(stats)
+    assert agreement["differ_pct"].to_dict() == {"lichess": 25.0, "lichess-2025": 0.0,
+                                                 "engine": 50.0}
+    assert agreement.loc["lichess", "endgame_pct_position_only"] == 50.0
+    assert agreement.loc["lichess", "endgame_pct_division"] == 25.0
+    assert agreement.loc["engine", "opening_pct_position_only"] == 25.0
+    assert agreement.loc["engine", "opening_pct_division"] == 25.0
+    assert agreement.loc["lichess-2025", "middlegame_pct_division"] == 25.0
 
 
 def test_unknown_split_and_table_are_errors(stats: ps.PhaseStats, tmp_path: Path) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from chessmoe.games.sources import sample_path
@@ -44,9 +43,15 @@ def test_purity_table_counts(tmp_path: Path) -> None:
     assert table.loc[4, "mean purity %"] == pytest.approx(87.5)
     assert table.loc[4, "leaves off their phase %"] == pytest.approx(12.5)
     assert table.loc[4, "phase0 %"] == pytest.approx(50.0)
+    # the per-phase counts become columns n0, n1, n2 (one row per batch)
+    assert frame["n0"].tolist() == [4, 1, 0] and frame["n1"].tolist() == [0, 3, 1]
+    assert frame["n2"].tolist() == [0, 0, 0]
+    # size 4: one pure batch of two; phase0 and phase1 each evaluated 4 of 8 leaves
+    assert table.loc[4, "pure batches %"] == pytest.approx(50.0)
+    assert table.loc[4, "phase1 %"] == pytest.approx(50.0)
+    assert list(table.index) == [4]
     with pytest.raises(FileNotFoundError, match="make results-search"):
         gating.load_batches(path / "nothing")
-    assert isinstance(frame, pd.DataFrame)
 
 
 @pytest.mark.slow

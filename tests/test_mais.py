@@ -350,3 +350,29 @@ def test_uci_every_go_ends_in_one_bestmove(smoke_run: Path) -> None:
     board = chess.Board()
     board.push_uci("e2e4")
     assert chess.Move.from_uci(moves[0].split()[1]) in board.legal_moves
+
+
+def test_naive_eval_with_a_side_in_check_by_hand() -> None:
+    """Kg1 Re1 against Ke8 (Black in check): rook 500 + its table's e1 value 10; one piece
+    each, so both kings use the late table: Kg1 -30, Ke8 (mirrored to e1) -30 for Black,
+    +30 for White; and 50 for the checking rook: 510 - 30 + 30 + 50 = 560."""
+    assert naive_eval(chess.Board("4k3/8/8/8/8/8/8/4R1K1 b - - 0 1")) == 560.0
+    # the same without the check (king on d8, mirrored d1: -30 as well): 50 less
+    assert naive_eval(chess.Board("3k4/8/8/8/8/8/8/4R1K1 b - - 0 1")) == 510.0
+    # Black giving check counts against White
+    assert naive_eval(chess.Board("4r1k1/8/8/8/8/8/8/4K3 w - - 0 1")) == -560.0
+    # a double check (Re1 and Nd6) is two bonuses: knight 320 + d6's 15, 510 + 335 + 100
+    assert naive_eval(chess.Board("4k3/8/3N4/8/8/8/8/4R1K1 b - - 0 1")) == 945.0
+
+
+def test_best_first_prefers_the_shorter_mate() -> None:
+    """Kf6 and Ra1 against Kh8 (material as the value): with 6000 positions the tree holds
+    both the mate in 2 (Kf7 Kh7 Rh1#) and, after Kf7 Kh7, longer mates such as Ra6 Kh8 Rh6#;
+    a mate scores mate_value - depth, so the principal variation is the mate in 2."""
+    board = chess.Board("7k/8/5K2/8/8/8/8/R7 w - - 0 1")
+    result = BestFirst(material).search(board, Limits(nodes=6000))
+    assert [m.uci() for m in result.pv] == ["f6f7", "h8h7", "a1h1"]
+    assert result.value == 1.0
+    for move in result.pv:
+        board.push(move)
+    assert board.is_checkmate()

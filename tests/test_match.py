@@ -634,18 +634,25 @@ def test_a_match_stops_when_its_rule_says_so_and_stays_stopped(tmp_path: Path) -
 
 
 def test_sprt_rule_reads_complete_pairs_only() -> None:
-    from chessmoe import elo
+    """The rule's states with hand-chosen results (not recomputed with elo.sprt): 120 won
+    pairs and 60 won-drawn pairs accept H1, 180 lost pairs accept H0, and lone games of
+    unfinished pairs count for nothing, however many."""
     from chessmoe.play.match import SprtRule
 
     rule = SprtRule(elo0=0, elo1=10, alpha=0.05, beta=0.1)
     game = GameRecord("a", "b", "fen", "1-0", "checkmate", "", (), (), (), 0.0)
     wins = [game.in_match(pair=p, first_score=1.0 if k == 0 or p % 3 else 0.5)
             for p in range(180) for k in range(2)]  # 120 WW pairs, 60 WD pairs
-    expected = elo.sprt(elo0=0, elo1=10, alpha=0.05, beta=0.1, pentanomial=(0, 0, 0, 60, 120),
-                        model="logistic", exact=True).state
-    assert rule.state(wins) == expected == "H1 accepted"
-    half = [game.in_match(pair=p, first_score=1.0) for p in range(30)]  # one game a pair
+    assert rule.state(wins) == "H1 accepted"
+    losses = [game.in_match(pair=p, first_score=0.0) for p in range(180) for _ in range(2)]
+    assert rule.state(losses) == "H0 accepted"
+    half = [game.in_match(pair=p, first_score=1.0) for p in range(300)]  # one game a pair
     assert rule.state(half) == "continue"
+    # ten drawn pairs and 300 lone wins: only the draws count, nothing is decided yet
+    draws = [game.in_match(pair=p, first_score=0.5) for p in range(10) for _ in range(2)]
+    lone = [game.in_match(pair=1000 + p, first_score=1.0) for p in range(300)]
+    assert rule.state(draws + lone) == "continue"
+    assert rule(wins) and not rule(draws + lone)
 
 
 def test_a_player_who_always_loses_scores_zero_with_both_colours(
@@ -721,3 +728,72 @@ def test_a_stockfish_player_named_portably_is_found(stockfish: Path) -> None:
         assert outcome.move in chess.Board().legal_moves
     finally:
         player.close()
+
+
+# An engine sure of itself: it reports +100 cp as White and +250 cp as Black, each from its
+# own side (UCI scores are the side to move's), then plays its first legal move.
+CONFIDENT = textwrap.dedent("""
+    import sys, chess
+    board = chess.Board()
+    for line in sys.stdin:
+        cmd = line.split()
+        if not cmd: continue
+        if cmd[0] == "uci": print("id name confident"); print("uciok", flush=True)
+        elif cmd[0] == "isready": print("readyok", flush=True)
+        elif cmd[0] == "position":
+            board = chess.Board() if cmd[1] == "startpos" else chess.Board(" ".join(cmd[2:8]))
+            if "moves" in cmd:
+                for m in cmd[cmd.index("moves") + 1:]: board.push_uci(m)
+        elif cmd[0] == "go":
+            print("info depth 1 score cp " + ("100" if board.turn else "250"))
+            print("bestmove " + next(iter(board.legal_moves)).uci(), flush=True)
+        elif cmd[0] == "quit": break
+""")
+
+
+def test_a_uci_engine_playing_black_records_its_own_score(tmp_path: Path) -> None:
+    from chessmoe.play.match import UciPlayer, play_game
+
+    script = tmp_path / "confident.py"
+    script.write_text(CONFIDENT)
+    spec = PlayerSpec(name="confident", kind="uci", command=(sys.executable, str(script)),
+                      nodes=1)
+    white, black = UciPlayer(spec), UciPlayer(spec)
+    try:
+        after_e4 = chess.Board()
+        after_e4.push_san("e4")
+        assert black.move(after_e4).score_cp == 250  # Black's own view, not White's (-250)
+        record = play_game(white, black, chess.STARTING_FEN, Adjudication(max_plies=6))
+    finally:
+        white.close()
+        black.close()
+    assert record.termination == "max_plies" and len(record.moves) == 6
+    assert record.scores_white == (100, 100, 100)
+    assert record.scores_black == (250, 250, 250)
+
+
+def test_units_give_each_opening_group_its_own_seed() -> None:
+    """The seed a unit draws its openings with: the tournament's seed mixed with the group's
+    name (the first 8 bytes of sha256("<seed>:<group>")), shared inside a group, different
+    between groups and between tournament seeds."""
+    import hashlib
+
+    def by_hand(seed: int, group: str) -> int:
+        return int.from_bytes(hashlib.sha256(f"{seed}:{group}".encode()).digest()[:8], "big")
+
+    arms = [MatchSpec(f"arm{k}", UNIFORM, UNIFORM_B, 10, openings_group="g") for k in range(2)]
+    other = MatchSpec("other", UNIFORM, UNIFORM_B, 10)
+    spec = TournamentSpec("t", (*arms, other), pairs_per_shard=5, seed=7)
+    seeds = {(u.match.name, u.shard): u.seed for u in units(spec)}
+    assert set(seeds) == {(m, k) for m in ("arm0", "arm1", "other") for k in (0, 1)}
+    assert {seeds["arm0", k] for k in (0, 1)} == {seeds["arm1", 0]} == {by_hand(7, "g")}
+    assert seeds["other", 0] == seeds["other", 1] == by_hand(7, "other")
+    assert by_hand(7, "g") != by_hand(7, "other")
+    # so the groups play different openings (as run_unit draws them)
+    fens = read_epd(Path(__file__).resolve().parents[1] / "chessmoe" / "data" / "openings"
+                    / "chessmoe-5ply.epd")
+    drawn = {name: [s.opening for s in schedule(fens, 10, seeds[name, 0])]
+             for name in ("arm0", "arm1", "other")}
+    assert drawn["arm0"] == drawn["arm1"] and drawn["arm0"] != drawn["other"]
+    again = TournamentSpec("t", (*arms, other), pairs_per_shard=5, seed=8)
+    assert {u.seed for u in units(again) if u.match.name == "other"} == {by_hand(8, "other")}

@@ -302,3 +302,66 @@ def test_search_refuses_a_finished_game() -> None:
     with pytest.raises(ValueError, match="no legal move"):
         MCTS(UniformEvaluator()).search(chess.Board("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"),
                                         Limits(nodes=10))
+
+
+def test_leaf_records_after_tree_reuse_equal_the_encoders() -> None:
+    """After a reused subtree, every leaf sent to the network carries the record the encoder
+    makes from the whole game (the game's new moves, the search path, repetitions)."""
+    from chessmoe.encoding import RECORD_DTYPE, board_record_tuple
+
+    class KnightShuffler:
+        """Value 0, priors ten times higher for knight moves: the search shuffles knights
+        back and forth, so its leaves repeat positions of the game."""
+
+        def __init__(self) -> None:
+            self.batches: list[LeafBatch] = []
+
+        def evaluate(self, batch: LeafBatch) -> Evaluation:
+            self.batches.append(batch)
+            priors = []
+            for b, moves in zip(batch.boards, batch.moves, strict=True):
+                p = np.array([10.0 if b.piece_type_at(m.from_square) == chess.KNIGHT else 1.0
+                              for m in moves], dtype=np.float32)
+                priors.append(p / p.sum())
+            return Evaluation(np.zeros(len(batch), dtype=np.float32), priors)
+
+    evaluator = KnightShuffler()
+    search = MCTS(evaluator, SearchConfig(batch_size=8))
+    board = chess.Board()
+    for san in ("Nf3", "Nf6"):
+        board.push_san(san)
+    search.search(board, Limits(nodes=400))
+    # the game goes on with Ng1 Ng8, both in the tree: the start position comes back, and
+    # its knight moves lead to positions the game has already seen
+    root = search.root
+    assert root is not None
+    back, home = chess.Move.from_uci("f3g1"), chess.Move.from_uci("f6g8")
+    child = root.children[root.moves.index(back)]
+    assert child is not None and child.expanded and child.children[child.moves.index(home)]
+    board.push(back)
+    board.push(home)
+    evaluator.batches.clear()
+    second = search.search(board, Limits(nodes=120))
+    assert second.reused
+    # the path from the new root to every node, by the identity of its board (a node not
+    # yet expanded has moves but no children)
+    paths: dict[int, list[chess.Move]] = {}
+    stack: list[tuple[Node, list[chess.Move]]] = [(search.root, [])]  # type: ignore[list-item]
+    while stack:
+        node, path = stack.pop()
+        paths[id(node.board)] = path
+        stack.extend((c, [*path, m]) for c, m in zip(node.children, node.moves, strict=False)
+                     if c is not None)
+    leaves = [(b, r) for batch in evaluator.batches
+              for b, r in zip(batch.boards, batch.records, strict=True)]
+    assert len(leaves) >= 100
+    repeated = 0
+    for leaf, record in leaves:
+        game = board.copy()
+        for move in paths[id(leaf)]:
+            game.push(move)
+        expected = np.array(board_record_tuple(game), dtype=RECORD_DTYPE)
+        repeated += int(expected["repetition"]) > 0
+        for name in RECORD_DTYPE.names:
+            assert np.array_equal(record[name], expected[name]), (name, game.fen())
+    assert repeated >= 2  # leaves that repeat the game's positions were sent

@@ -443,3 +443,64 @@ def test_a_training_update_with_black_to_move_raises_blacks_desired_move() -> No
     averager = Averager(weights)
     averager.step(update)
     assert _compare(position, averager.current, config, principal_leaf)[0] == 1.0
+
+
+def test_linear_features_and_the_tapered_eval_by_hand() -> None:
+    """Every linear term of two concrete positions, counted by hand (White minus Black).
+
+    2r3k1/1p5p/8/3P4/5B2/P7/P3BPPP/1N1R2K1 w: White Kg1 Rd1 Nb1 Be2 Bf4, pawns a2 a3 d5 f2 g2
+    h2; Black Kg8 Rc8, pawns b7 h7.
+    White: doubled 1 (a-file), isolated 3 (a2, a3, d5), passed 2 (d5: nothing on c-e ahead;
+    f2: nothing on e-g ahead) advancing 3 + 0; mobility N 2 (c3, d2), B 8 (Be2: d3 c4 b5 a6
+    f3 g4 h5 f1) + 10 (Bf4: e5 d6 c7 b8 g5 h6 e3 d2 c1 g3), R 6 (c1 e1 f1 d2 d3 d4); the
+    rook's file holds d5 (neither open nor half-open); shield f2 g2 h2 = 3.
+    Black: isolated 2 (b7, h7), passed 0 (a-pawns and g2/h2 ahead), R mobility 12 (a8 b8 d8
+    e8 f8, c7..c1), rook on an open file, shield h7 = 1.
+    Non-pawn material 764 + 2 x 826 + 2 x 1282 = 4980: alpha = (4980 - 3915) / 11343."""
+    board = chess.Board("2r3k1/1p5p/8/3P4/5B2/P7/P3BPPP/1N1R2K1 w - - 0 1")
+    #           P  N  B  R  Q pair dbl iso pass adv  Nm  Bm  Rm Qm open half shield
+    expected = [4, 1, 2, 0, 0, 1, 1, 1, 2, 3, 2, 18, -6, 0, -1, 0, 2]
+    features = extract(board, tuples=False)
+    assert features.linear.tolist() == expected
+    alpha = 1065 / 11343
+    assert features.alpha == pytest.approx(alpha)
+    # the tapered blend with every opening weight 1 and Table I material as endgame weights:
+    # alpha x (sum of the terms, 30) + (1 - alpha) x (200 x 4 + 800 x 1 + 850 x 2 = 3300)
+    material = NtupleWeights.initial().end_linear
+    weights = NtupleWeights(np.ones(N_LINEAR), material, np.zeros(TUPLE_SIZE),
+                            np.zeros(TUPLE_SIZE))
+    white = alpha * 30 + (1 - alpha) * 3300
+    assert weights.white_eval(features) == pytest.approx(white)
+    evaluator = NtupleEvaluator(weights, tuples=False, constrained=False)
+    assert evaluator(board) == pytest.approx(white / 2)  # centipawns, White to move
+    board.turn = chess.BLACK
+    assert evaluator(board) == pytest.approx(-white / 2)
+    # Black's passed pawn and advance, a half-open file: 4k3/8/8/8/8/2p5/8/2R1K3 w:
+    # the c3 pawn is passed, 6 - 2 = 4 ranks advanced, and isolated; Rc1 sees b1 a1 d1 c2
+    # c3 (5) on a file with a Black pawn only; alpha 0 (non-pawn material 1282)
+    lone = extract(chess.Board("4k3/8/8/8/8/2p5/8/2R1K3 w - - 0 1"), tuples=False)
+    assert lone.linear.tolist() == [-1, 0, 0, 1, 0, 0, 0, -1, -1, -4, 0, 0, 5, 0, 0, 1, 0]
+    assert lone.alpha == 0.0
+
+
+def test_the_mate_distance_is_found_before_the_horizon() -> None:
+    """Kf6 and Ra1 against Kh8: mate in 2 (Kf7 Kh7 Rh1#). At depth 3 the search scores it
+    MATE_SCORE - 3; deeper horizons keep the same distance (the shortest mate, not one at
+    the horizon); iterative deepening stops at the depth that found it."""
+    evaluate = NtupleEvaluator(NtupleWeights.initial())
+    board = chess.Board("7k/8/5K2/8/8/8/8/R7 w - - 0 1")
+    for depth in (1, 2):
+        value, _, _ = AlphaBeta(evaluate).search_depth(board, depth)
+        assert value < MATE_SCORE - 1000  # no mate within two plies
+    for depth in (3, 4, 5):
+        value, pv, terminal = AlphaBeta(evaluate).search_depth(board, depth)
+        assert value == MATE_SCORE - 3 and terminal, depth
+        assert [m.uci() for m in pv] == ["f6f7", "h8h7", "a1h1"]
+    # Black, to move after Kf7, is mated in 2 plies whatever it does
+    board.push_uci("f6f7")
+    value, _, _ = AlphaBeta(evaluate).search_depth(board, 4)
+    assert value == -(MATE_SCORE - 2)
+    board.pop()
+    result = AlphaBeta(evaluate).play(board, Limits(nodes=20000))
+    assert result.depth == 3 and result.value == 1.0
+    assert [m.uci() for m in result.pv] == ["f6f7", "h8h7", "a1h1"]

@@ -335,3 +335,20 @@ def test_probe_positions_play_halfway_into_the_kept_games(tmp_path: Path) -> Non
     assert len(probe_positions(pgn, 1)) == 1
     assert probe_positions(pgn, 5, plies=2)[0].fen() == (
         "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
+
+
+def test_standard_only_false_keeps_variants(tmp_path: Path) -> None:
+    """Relaxing the filter keeps a Variant-tagged game and a Chess960 start position (with
+    their plies); the default skips both as ``variant``."""
+    chess960 = _game("1. e4 e5 2. Ng3 Ng6 3. Nd3 Nd6 4. f3 f6 5. c3 c6 1-0", SetUp="1",
+                     FEN="bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1")
+    text = CASES["kept"] + CASES["variant"] + chess960 + _game(f"{GOOD} 1-0", Variant="Chess960")
+    path = _write(tmp_path, text)
+    relaxed = SkipCounter()
+    games = list(iter_games(path, filters=PgnFilters(standard_only=False), skips=relaxed))
+    assert relaxed.kept == 4 and not relaxed.skipped
+    assert [g.plies for g in games] == [GOOD_PLIES, GOOD_PLIES, 10, GOOD_PLIES]
+    assert [g.headers.get("Variant") for g in games] == [None, "Crazyhouse", None, "Chess960"]
+    strict = SkipCounter()
+    assert len(list(iter_games(path, skips=strict))) == 1
+    assert dict(strict.skipped) == {"variant": 3}

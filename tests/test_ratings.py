@@ -182,3 +182,40 @@ def test_the_scale_check_says_whether_the_nominal_rating_is_inside_the_interval(
     assert "inside the interval" in str(check_note([near], check))
     assert "outside the interval" in str(check_note([far], check))
     assert check_note([], check) is None  # not played yet: no note
+
+
+def test_the_level_sets_the_interval_width() -> None:
+    """A beats B 3-1, B the anchor: Fisher information 4 x 0.75 x 0.25 = 0.75 per logit^2,
+    so the standard error is sqrt(4/3) logits = 200.59 Elo; the 95 % half-width is
+    1.959964 of it (393.1), the 90 % one 1.644854 (329.9)."""
+    games = [MatchCount("A", "B", 3, 0, 1)]
+    se = 400 / math.log(10) * math.sqrt(1 / 0.75)
+    wide = {r.name: r for r in rating_table(games, anchor="B")}
+    narrow = {r.name: r for r in rating_table(games, anchor="B", level=0.90)}
+    assert wide["A"].error == pytest.approx(1.959964 * se, rel=1e-5)
+    assert narrow["A"].error == pytest.approx(1.644854 * se, rel=1e-5)
+    assert narrow["A"].error < wide["A"].error
+    # the rating itself does not depend on the level
+    assert narrow["A"].elo == pytest.approx(wide["A"].elo) == pytest.approx(400 * math.log10(3))
+    assert narrow["A"].low == pytest.approx(400 * math.log10(3) - 1.644854 * se, rel=1e-5)
+    assert (narrow["B"].low, narrow["B"].high) == (0.0, 0.0)
+
+
+def test_no_anchor_rates_the_largest_group_when_player_0_is_in_a_small_one() -> None:
+    """X and Y (met first) play only each other; A, B, C form a chain A-B 3-1, B-C 3-1.
+    Without an anchor the largest group is rated, centred on its mean: A +190.85, B 0,
+    C -190.85; X and Y cannot be placed against it (nan), and come last."""
+    games = [MatchCount("X", "Y", 2, 0, 1), MatchCount("A", "B", 3, 0, 1),
+             MatchCount("B", "C", 3, 0, 1)]
+    rows = rating_table(games)
+    step = 400 * math.log10(3)
+    assert [r.name for r in rows[:3]] == ["A", "B", "C"]
+    by_name = {r.name: r for r in rows}
+    assert by_name["A"].elo == pytest.approx(step)
+    assert by_name["B"].elo == pytest.approx(0.0, abs=1e-9)
+    assert by_name["C"].elo == pytest.approx(-step)
+    assert all(math.isfinite(by_name[n].error) and by_name[n].error > 0 for n in "ABC")
+    for name in ("X", "Y"):
+        assert math.isnan(by_name[name].elo) and math.isnan(by_name[name].error)
+        assert by_name[name].rank in (4, 5)
+    assert by_name["X"].points == 2 and by_name["Y"].games == 3

@@ -40,3 +40,13 @@ def test_month_of_parses_pgn_dates() -> None:
 def test_rules_round_trip_through_dicts() -> None:
     for rule in (SeededSplit(val=0.05, test=100, seed=3), MonthSplit(games_per_split=10)):
         assert split_from_dict(split_to_dict(rule)) == rule
+
+
+def test_a_size_of_one_is_one_game_not_every_game() -> None:
+    """``val=1`` is a count (one game), not the fraction 100 %; ``0.5`` is half."""
+    labels = SeededSplit(val=1, test=1, seed=3).assign(10)
+    assert (labels == "val").sum() == 1 and (labels == "test").sum() == 1
+    assert (labels == "train").sum() == 8
+    labels = SeededSplit(val=1.0, test=0.5).assign(10)
+    assert list(labels).count("val") == 1 and list(labels).count("test") == 5
+    assert list(SeededSplit(val=1, test=0).assign(1)) == ["val"]

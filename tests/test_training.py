@@ -383,3 +383,175 @@ def test_nan_in_the_parameters_is_recovered(dataset: Path, tmp_path: Path,
     assert events.count("nan-loss") == 1 and len(summary["recoveries"]) == 1  # then healthy
     model = load_checkpoint(tmp_path / "run" / "model.pt")
     assert all(torch.isfinite(p).all() for p in model.parameters())
+
+
+# --- gaps of issue 21: the validation loss, unweighted test sets, stages, repeated spikes -----
+
+
+def test_summarised_validation_loss_is_0_01_value_plus_0_99_policy() -> None:
+    """The loss that picks checkpoints, by hand on two samples: 0.01 * mean value error
+    + 0.99 * mean policy cross-entropy, each term weighted per sample when weights apply."""
+    terms = {"value": np.array([0.25, 1.0], np.float32),
+             "policy": np.array([2.0, 0.5], np.float32),
+             "wdl": np.array([1.0, 3.0], np.float32),
+             "plies": np.array([0.04, 0.16], np.float32),
+             "correct": np.array([1.0, 0.0], np.float32),
+             "phase": np.array([0.0, 2.0], np.float32)}
+    config = TrainConfig()
+    plain = training.summarise(terms, config)
+    # value mean 0.625, policy mean 1.25: 0.01 * 0.625 + 0.99 * 1.25 = 1.24375
+    assert plain["loss"] == pytest.approx(1.24375, rel=1e-6)
+    assert plain["value_mse"] == pytest.approx(0.625) and plain["policy_ce"] == pytest.approx(1.25)
+    # the training total: 0.01 * 0.625 + 0.988 * 1.25 + 0.01 * 2.0 + 0.002 * 0.1 = 1.26145
+    assert plain["total"] == pytest.approx(1.26145, rel=1e-6)
+    assert plain["policy_acc"] == pytest.approx(0.5) and plain["n"] == 2
+    # weights 2 and 0.5: value (0.5 + 0.5) / 2 = 0.5, policy (4 + 0.25) / 2 = 2.125
+    weighted = training.summarise(terms, config, np.array([2.0, 0.5], np.float32))
+    assert weighted["loss"] == pytest.approx(0.01 * 0.5 + 0.99 * 2.125, rel=1e-6)
+
+
+def _hand_terms(model: torch.nn.Module, store: DatasetStore, index: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-sample squared value error, policy cross-entropy and phase, computed here with
+    plain torch (not with the trainer's helpers)."""
+    model.eval()
+    values, policies, phases = [], [], []
+    with torch.no_grad():
+        for batch in store.batches(index, 256, shuffle=False):
+            out = model(batch.planes)
+            values.append(((out.value.float() - batch.value) ** 2).numpy())
+            logp = torch.log_softmax(out.policy.float(), dim=1)
+            policies.append((-logp[torch.arange(len(batch.policy)), batch.policy]).numpy())
+            phases.append(batch.phase.numpy())
+    return np.concatenate(values), np.concatenate(policies), np.concatenate(phases)
+
+
+def test_a_weighted_run_reports_plain_test_losses(dataset: Path, tmp_path: Path) -> None:
+    """Weighted learning weights the training and validation losses, never the test sets:
+    the reported test loss is the plain mean over the test positions."""
+    config = TrainConfig(**{**SMOKE.to_dict(), "iterations": 10, "eval_every": 10,
+                            "eval_samples": None})
+    weights = (2.0, 0.5, 0.5)
+    Trainer(tmp_path / "run", config, DataSpec(str(dataset), weights=weights),
+            progress=False).run()
+    store = DatasetStore(dataset)
+    model = load_checkpoint(tmp_path / "run" / "model.pt")  # the only evaluation: the best
+    rows = {r["set"]: r for r in _rows(tmp_path / "run") if r["set"] != "train"}
+    value, policy, phase = _hand_terms(model, store, store.indices("test", "no-phases"))
+    assert rows["test/no-phases"]["n"] == len(value)
+    plain = 0.01 * value.mean() + 0.99 * policy.mean()
+    w = np.asarray(weights)[phase]
+    weighted = 0.01 * np.sum(w * value) / len(w) + 0.99 * np.sum(w * policy) / len(w)
+    assert abs(plain - weighted) > 1e-3  # the two readings differ on this data
+    assert rows["test/no-phases"]["loss"] == pytest.approx(plain, rel=1e-4)
+    opening = phase == 0
+    assert rows["test/opening"]["loss"] == pytest.approx(
+        0.01 * value[opening].mean() + 0.99 * policy[opening].mean(), rel=1e-4)
+    # the validation set, by contrast, is weighted like training (weight_validation)
+    v_value, v_policy, v_phase = _hand_terms(model, store, store.indices("val", "no-phases"))
+    v_w = np.asarray(weights)[v_phase]
+    assert rows["val"]["loss"] == pytest.approx(
+        0.01 * np.sum(v_w * v_value) / len(v_w) + 0.99 * np.sum(v_w * v_policy) / len(v_w),
+        rel=1e-4)
+
+
+@pytest.fixture(scope="module")
+def staged_expert(dataset: Path, tmp_path_factory: pytest.TempPathFactory
+                  ) -> tuple[Path, dict[str, dict[str, torch.Tensor]]]:
+    """One staged expert (phase 1: opening, endgame, then middlegame) with every stage's
+    checkpoint kept, and the weights each stage's model held before its first step."""
+    from chessmoe.nets import regimes
+
+    config = TrainConfig(**{**SMOKE.to_dict(), "iterations": 10, "eval_every": 5,
+                            "eval_samples": None})
+    bundle = tmp_path_factory.mktemp("staged") / "staged"
+    job = next(j for j in regimes.plan("staged") if j.phase == 1)
+    initial: dict[str, dict[str, torch.Tensor]] = {}
+    real = Trainer._prepare
+
+    def prepare(self):  # type: ignore[no-untyped-def]
+        run = real(self)
+        initial[self.run_dir.name] = {k: v.detach().clone()
+                                      for k, v in run.model.state_dict().items()}
+        return run
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Trainer, "_prepare", prepare)
+        regimes._train_job(regimes._JobArgs(job, str(bundle), str(dataset), "lichess", config,
+                                            False, keep_stage_checkpoints=True))
+    return bundle / "phase1", initial
+
+
+def test_a_stage_starts_from_the_previous_stages_best_weights(
+        staged_expert: tuple[Path, dict[str, dict[str, torch.Tensor]]]) -> None:
+    expert, initial = staged_expert
+    stages = expert / "stages"
+    assert list(initial) == ["stage1-opening", "stage2-endgame", "stage3-middlegame"]
+    for before, after in (("stage1-opening", "stage2-endgame"),
+                          ("stage2-endgame", "stage3-middlegame")):
+        best = load_checkpoint(stages / before / "model.pt").state_dict()
+        start = initial[after]
+        assert set(start) == set(best)
+        assert all(torch.equal(start[k], best[k]) for k in best), after
+    # and the first stage did not start from anything trained
+    first = load_checkpoint(stages / "stage1-opening" / "model.pt").state_dict()
+    floats = [k for k in first if first[k].is_floating_point()]
+    assert not all(torch.equal(initial["stage1-opening"][k], first[k]) for k in floats)
+
+
+def test_each_stage_validates_on_its_own_phase(
+        dataset: Path, staged_expert: tuple[Path, dict[str, dict[str, torch.Tensor]]]) -> None:
+    expert, _ = staged_expert
+    store = DatasetStore(dataset)
+    sizes = {name: int(store.indices("val", name).shape[0])
+             for name in ("opening", "middlegame", "endgame")}
+    assert len(set(sizes.values())) == 3  # the phase subsets are told apart by their size
+    for stage, phase in ((1, "opening"), (2, "endgame"), (3, "middlegame")):
+        val = [r for r in _rows(expert) if r["set"] == "val" and r["stage"] == stage]
+        assert val and all(r["n"] == sizes[phase] for r in val), (stage, phase)
+        stage_dir = next((expert / "stages").glob(f"stage{stage}-*"))
+        config = json.loads((stage_dir / "config.json").read_text())
+        assert config["data"]["train"] == config["data"]["validation"] == phase
+
+
+def test_a_second_spike_after_a_recovery_is_detected(dataset: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Validation losses 3, 30 (spike), 30 (spike again, right after the recovery),
+    2.9 (new best), 30 (spike): three spikes, each recovered."""
+    real = training.evaluate
+    calls = {"n": 0}
+    val_losses = [3.0, 30.0, 30.0, 2.9, 30.0]
+
+    def shaped(model, store, index, config, device, weights=None):  # type: ignore[no-untyped-def]
+        metrics = real(model, store, index, config, device, weights)
+        round_, position = divmod(calls["n"], 5)  # each round: val, then four test sets
+        calls["n"] += 1
+        if position == 0:
+            metrics = {**metrics, "loss": val_losses[round_]}
+        return metrics
+
+    monkeypatch.setattr(training, "evaluate", shaped)
+    config = TrainConfig(**{**SMOKE.to_dict(), "iterations": 50})
+    summary = Trainer(tmp_path / "run", config, DataSpec(str(dataset)), progress=False).run()
+    events = _rows(tmp_path / "run", "event")
+    assert [(e["event"], e["iteration"]) for e in events] == [
+        ("spike", 20), ("spike", 30), ("spike", 50)]
+    assert [e["previous"] for e in events] == [3.0, 3.0, 2.9]
+    assert summary["spikes"] == 3 and summary["recoveries"] == [20, 30, 50]
+    assert summary["best_iteration"] == 40 and summary["best_val_loss"] == pytest.approx(2.9)
+    assert summary["stopped"] is None
+
+
+def test_the_manifest_keeps_experts_trained_in_separate_calls(dataset: Path,
+                                                              tmp_path: Path) -> None:
+    config = TrainConfig(**{**SMOKE.to_dict(), "iterations": 4, "eval_every": 2})
+    first = train_bundle("separated", tmp_path, dataset, config, phases=[0], progress=False)
+    assert list(first["experts"]) == ["phase0"]
+    second = train_bundle("separated", tmp_path, dataset, config, phases=[1], progress=False)
+    assert list(second["experts"]) == ["phase0", "phase1"]
+    on_disk = json.loads((tmp_path / "separated" / "manifest.json").read_text())
+    assert list(on_disk["experts"]) == ["phase0", "phase1"]
+    # the first expert's entry is the one written by the first call, unchanged
+    assert on_disk["experts"]["phase0"] == first["experts"]["phase0"]
+    meta = json.loads((tmp_path / "separated" / "phase1" / "model.pt.json").read_text())
+    assert on_disk["experts"]["phase1"]["sha256"] == meta["sha256"]

@@ -168,3 +168,142 @@ def test_t_quantiles_and_their_use_with_few_clusters() -> None:
     resid = [1 - mean, 0.25 - mean, 0.75 - mean, 0.5 - mean, 0.75 - mean, 0.25 - mean]
     se = math.sqrt(6 / 5 * sum(r * r for r in resid)) / 6
     assert e.high == pytest.approx(-400 * math.log10(1 / (mean + 2.571 * se) - 1), abs=1e-9)
+
+
+# --- every verdict type: a positive, a negative and an undecided case (issue 21) -----------
+
+# 40 pairs on openings 0..39, pair scores of the arm's engine (clear enough that every decided
+# row stays decided after Holm's correction over a whole table):
+WIN = [(k, 1, 0.5) if k % 2 == 0 else (k, 1, 1) for k in range(40)]  # 0.75 / 1: mean 0.875
+WIN2 = [(k, 1, 1) if k % 2 == 0 else (k, 1, 0.5) for k in range(40)]  # 1 / 0.75: mean 0.875
+ALL = [(k, 1, 1) for k in range(40)]  # 1 throughout
+LOSS = [(k, 0, 0.5) if k % 2 == 0 else (k, 0, 0) for k in range(40)]  # 0.25 / 0: mean 0.125
+EVEN = [(k, 1, 1) if k % 2 == 0 else (k, 0, 0) for k in range(40)]  # 1 / 0: mean 0.5
+EVEN2 = [(k, 0, 0) if k % 2 == 0 else (k, 1, 1) for k in range(40)]  # 0 / 1: mean 0.5
+# 38 drawn pairs, one pair won and one lost: mean 0.5, standard error 0.009, so the interval
+# is about [-12, +12] Elo: within the paper's "no gain" for the opening expert
+NEAR = [(k, 0.5, 0.5) for k in range(38)] + [(38, 1, 0.5), (39, 0, 0.5)]
+
+
+def _tournament(root: Path, arms: dict[str, list[tuple[int, float, float]]]) -> Path:
+    from chessmoe._io.jsonl import append_record
+
+    for name, pairs in arms.items():
+        (root / f"{name}-b8-n100").mkdir(parents=True)
+        for record in _arm(pairs):
+            append_record(root / f"{name}-b8-n100" / "games-000.jsonl", record.to_json())
+    return root
+
+
+def _verdicts(tournament: Path, experts: Path) -> dict[str, str]:
+    from chessmoe.report.verdicts import claims
+
+    rows = claims(tournament, experts)
+    out = {f"{c.topic}: {c.paper}": c.verdict for c in rows}
+    assert len(out) == len(rows)
+    return out
+
+
+def _find(verdicts: dict[str, str], *words: str) -> str:
+    hits = [v for k, v in verdicts.items() if all(w in k for w in words)]
+    assert len(hits) == 1, (words, list(verdicts))
+    return hits[0]
+
+
+def test_every_verdict_type_says_supports_contradicts_and_undecided(tmp_path: Path) -> None:
+    experts = tmp_path / "experts"  # no Table 1 evaluations here
+    t1 = _verdicts(_tournament(tmp_path / "t1", {
+        "separated": WIN, "staged": LOSS, "weighted-a4": EVEN,
+        "only-middlegame": WIN, "only-endgame": LOSS, "only-opening": NEAR,
+        "definition-movecount2": LOSS, "definition-movecount3": ALL,
+        "definition-movecount4": WIN2,
+        "routing-split": ALL, "routing-soft": LOSS, "gate-engine": WIN2,
+        "separated-long": ALL, "regular-long": EVEN2}), experts)
+    t2 = _verdicts(_tournament(tmp_path / "t2", {
+        "separated": WIN, "only-middlegame": EVEN, "only-endgame": WIN, "only-opening": WIN,
+        "routing-split": WIN2, "routing-soft": ALL, "gate-engine": ALL,
+        "separated-long": LOSS, "regular-long": ALL}), experts)
+    t3 = _verdicts(_tournament(tmp_path / "t3", {
+        "separated": WIN, "only-middlegame": LOSS, "only-opening": EVEN, "only-endgame": EVEN,
+        "separated-long": WIN2, "gate-engine": LOSS}), experts)
+    t4 = _verdicts(_tournament(tmp_path / "t4", {"only-opening": LOSS}), experts)
+    yes, no, undecided = "supports", "contradicts", "undecided at this scale"
+    # MoE against the regular network (Table 2): the arm's own interval
+    assert _find(t1, "MoE vs regular", "separated beats") == yes
+    assert _find(t1, "MoE vs regular", "staged beats") == no
+    assert _find(t1, "MoE vs regular", "weighted-a4 beats") == undecided
+    # single experts: middlegame and endgame should gain, the opening expert should not
+    assert _find(t1, "only the middlegame") == yes
+    assert _find(t3, "only the middlegame") == no
+    assert _find(t2, "only the middlegame") == undecided
+    assert _find(t2, "only the endgame") == yes
+    assert _find(t1, "only the endgame") == no
+    assert _find(t3, "only the endgame") == undecided
+    assert _find(t1, "only the opening") == "supports (no gain above +50 Elo)"
+    assert _find(t4, "only the opening") == yes  # clearly worse: "or slightly worse"
+    assert _find(t2, "only the opening") == no  # a clear gain
+    assert _find(t3, "only the opening") == undecided  # too wide to say
+    # phase definitions: the Lichess gate (separated) minus the move-count arm, paired
+    assert _find(t1, "beats 2 move-count") == yes
+    assert _find(t1, "beats 3 move-count") == no
+    assert _find(t1, "beats 4 move-count") == undecided
+    # routing and the gate table: exploratory, the sign of the difference only
+    assert _find(t1, "split routing") == "differs (higher)"
+    assert _find(t1, "soft routing") == "differs (lower)"
+    assert _find(t2, "split routing") == undecided
+    assert _find(t1, "gate table") == undecided
+    assert _find(t2, "gate table") == "differs (higher)"
+    assert _find(t3, "gate table") == "differs (lower)"
+    # iterations per expert: separated-long minus separated (paired), and separated-long alone
+    assert _find(t1, "score higher than the separated experts") == yes
+    assert _find(t2, "score higher than the separated experts") == no
+    assert _find(t3, "score higher than the separated experts") == undecided
+    assert _find(t1, "separated experts beat the regular network") == yes
+    assert _find(t2, "separated experts beat the regular network") == no
+    # equal compute: each method minus regular-long (paired)
+    assert _find(t1, "separated beats regular-long") == yes
+    assert _find(t1, "staged beats regular-long") == no
+    assert _find(t1, "weighted-a4 beats regular-long") == undecided
+    assert _find(t1, "separated-long beats regular-long") == yes
+    assert _find(t2, "separated beats regular-long") == no
+
+
+def _evaluation(experts: Path, bundle: str, key: str, loss: float) -> None:
+    (experts / bundle).mkdir(parents=True)
+    (experts / bundle / "evaluation.json").write_text(json.dumps(
+        {"results": {key: {"no-phases": {"loss": loss}, "opening": {"loss": 9.0}}}}))
+
+
+def test_table1_verdicts_compare_each_mixture_with_the_seed_band(tmp_path: Path) -> None:
+    """Regular seeds 2.00, 2.10 and 2.30 (regular-long, not a seed, at 1.0): a mixture whose
+    every seed lies below 2.00 supports, one overlapping the band is undecided, one above
+    2.30 contradicts."""
+    from chessmoe.report.verdicts import claims, table1_seed_band
+
+    experts = tmp_path / "experts"
+    _evaluation(experts, "regular", "baseline", 2.1)
+    _evaluation(experts, "regular-seed10", "baseline", 2.0)
+    _evaluation(experts, "regular-seed11", "baseline", 2.3)
+    _evaluation(experts, "regular-long", "baseline", 1.0)
+    _evaluation(experts, "separated", "mixture", 1.95)
+    _evaluation(experts, "separated-seed10", "mixture", 1.90)
+    _evaluation(experts, "staged", "mixture", 1.95)
+    _evaluation(experts, "staged-seed10", "mixture", 2.05)  # one seed inside the band
+    _evaluation(experts, "weighted-a4", "mixture", 2.35)
+    seeds, mixtures = table1_seed_band(experts)
+    assert sorted(seeds) == [2.0, 2.1, 2.3]
+    assert mixtures == {"separated": [1.95, 1.90], "staged": [1.95, 2.05],
+                        "weighted-a4": [2.35]}
+    rows = {c.paper.split()[0]: c for c in claims(tmp_path / "none", experts)
+            if c.topic == "Table 1 loss"}
+    assert set(rows) == {"separated", "staged", "weighted-a4"}
+    assert rows["separated"].verdict == "supports"
+    assert rows["staged"].verdict == "undecided at this scale"
+    assert rows["weighted-a4"].verdict == "contradicts"
+    assert rows["separated"].ours.startswith("1.9000-1.9500 over 2 seeds vs regular "
+                                             "2.0000-2.3000 over 3 seeds")
+    assert rows["weighted-a4"].ours.startswith("2.3500 vs regular 2.0000-2.3000")
+    # one seed is no band: no Table 1 verdict at all
+    for bundle in ("regular-seed10", "regular-seed11"):
+        (experts / bundle / "evaluation.json").unlink()
+    assert not [c for c in claims(tmp_path / "none", experts) if c.topic == "Table 1 loss"]
