@@ -645,11 +645,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     train = commands.add_parser(
         "train", help="train experts: every regime of a profile, or one regime/expert",
-        description="Train the regimes of a profile (smoke | small | paper) into "
+        description="Train the regimes of a profile (smoke | small | medium | paper) into "
                     "RESULTS/experts/PROFILE/<bundle>/ and evaluate each bundle on the test "
                     "sets (Table 1). Resumable: rerun after an interruption.")
     train.add_argument("--profile", default="small",
-                       help="smoke | small | powered | paper (chessmoe config show NAME)")
+                       help="smoke | small | powered | medium | paper (chessmoe config show NAME)")
     train.add_argument("--regime", nargs="*", default=None,
                        help="regular separated staged weighted (default: all)")
     train.add_argument("--a", type=float, nargs="*", default=None,
@@ -756,7 +756,7 @@ def build_parser() -> argparse.ArgumentParser:
     conf = commands.add_parser("config", help="show a profile: every field, its value and "
                                               "what it means",
                                description="The one config root (chessmoe.config): smoke, "
-                                           "small, powered, paper.")
+                                           "small, powered, medium, paper.")
     conf_commands = conf.add_subparsers(dest="config_command", metavar="SUBCOMMAND",
                                         required=True)
     conf_show = conf_commands.add_parser("show", help="print a documented profile")
