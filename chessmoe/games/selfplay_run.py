@@ -281,17 +281,41 @@ class _Player:
             self.engine = None
 
 
-_WORKER: dict[str, _Player] = {}
+_WORKER: dict[str, Any] = {}
 
 
 def _worker_init(path: str, settings: RunSettings, engine_name: str, suite_name: str) -> None:
     # The parent handles Ctrl-C: it drops the unfinished shard and stops the pool.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER["player"] = _Player(path, settings, engine_name, suite_name)
+    _WORKER["parent"] = os.getppid()
 
 
 def _worker_play(plan: GamePlan) -> PlayedGame:
-    return _WORKER["player"].play(plan)
+    if os.getppid() != _WORKER["parent"]:  # the parent was killed: play nothing more
+        _WORKER["player"].close()
+        os._exit(1)
+    played: PlayedGame = _WORKER["player"].play(plan)
+    return played
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """A SIGTERM stops a run as Ctrl-C does: workers stopped, the unfinished shard dropped."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 # --- the run directory ---------------------------------------------------------------------
@@ -497,7 +521,7 @@ def grow(out: str | os.PathLike[str], games: int, settings: RunSettings | None =
                        "run's settings or grow a new directory")
 
     directory.mkdir(parents=True, exist_ok=True)
-    with _locked(directory):
+    with _locked(directory), _sigterm_interrupts():
         manifest: dict[str, Any] = existing or {
             "kind": RUN_KIND, "format": FORMAT, "target_games": 0,
             "settings": asdict(settings),
