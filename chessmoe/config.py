@@ -195,10 +195,11 @@ PROFILES: dict[str, Profile] = {
         "medium",
         f"every regime on {MEDIUM_GAMES:,} Stockfish self-play games (grow them first: "
         f"chessmoe data selfplay --out DATA_DIR/selfplay/stockfish-n1000 --games "
-        f"{MEDIUM_GAMES} --workers N; ~0.29 s a game per core, ~6 h on 2 cores, ~200 MB) "
-        "plus the Lichess 2013-01 excerpt: about 20 M positions (~2.3 GB of shards). The "
-        "small network at batch 1024 for 2 epochs is about 39,000 steps a run: meant for a "
-        "GPU (device auto, bf16); on a CPU it is a long run (days on 2 cores)",
+        f"{MEDIUM_GAMES} --workers N; ~0.29 s a game per core, ~6 h on 2 idle cores, "
+        "~200 MB of PGN) plus the Lichess 2013-01 excerpt: about 21 M positions (~2.4 GB of "
+        "dataset shards). The small network at batch 1024 for 2 epochs is about 33,000 steps "
+        "a run: meant for a GPU (device auto, bf16); on a CPU it is a long run (days on 2 "
+        "cores)",
         DataPlan((MEDIUM_RUN, "lichess-2013-01:5000"), (_MEDIUM_SOURCE,)),
         TrainingPlan(_MEDIUM_TRAIN, source=_MEDIUM_SOURCE, definitions=_MOVECOUNT),
         TournamentPlan("powered"),
