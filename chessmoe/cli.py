@@ -126,8 +126,8 @@ def _data_selfplay_run(args: argparse.Namespace) -> int:
         print(f"this session: {result.played} games in {result.seconds:.1f} s "
               f"({result.games_per_second:.2f} games/s)")
     else:
-        print(f"nothing to play: the run already holds {totals['attempted']} of "
-              f"{games} games")
+        print(f"nothing to play: the run already holds {totals['attempted']} games "
+              f"(asked for {games})")
     for skip in result.skipped:
         print(f"skipped game {skip['game']} (opening {skip['opening']}): {skip['error']}")
     return 0
