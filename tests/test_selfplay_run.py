@@ -43,6 +43,7 @@ for line in sys.stdin:
         print(f"id name {name}")
         print("option name Threads type spin default 1 min 1 max 64")
         print("option name Hash type spin default 16 min 1 max 1024")
+        print("option name Skill Level type spin default 20 min 0 max 20")
         print("uciok")
     elif words[0] == "isready":
         print("readyok")
@@ -353,3 +354,22 @@ def test_stockfish_games_are_reproducible_across_workers_and_resumes(
             "checkmate", "stalemate", "repetition", "fifty_moves", "insufficient_material",
             "max_plies"}
         assert game.headers["FEN"] and game.headers["SetUp"] == "1"
+
+
+def test_a_crash_in_a_worker_process_is_skipped_too(
+        fake_engine: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fens = read_epd(embedded_suite_path())
+    monkeypatch.setenv("FAKE_CRASH_FEN", fens[1])  # one of games 2 and 3, whichever comes first
+    monkeypatch.setenv("FAKE_CRASH_MARKER", str(tmp_path / "crashed"))
+    result = grow(tmp_path / "run", 6, SMALL, engine=fake_engine, workers=2, progress=False)
+    assert len(result.skipped) == 1 and result.skipped[0]["game"] in {2, 3}
+    assert len(games_by_index(tmp_path / "run")) == 5
+
+
+def test_cli_keeps_the_sample_recipe_for_a_pgn_file(
+        fake_engine: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "games.pgn"
+    assert main(["data", "selfplay", "--out", str(out), "--games", "2", "--engine",
+                 str(fake_engine), "--nodes", "5", "10", "--max-plies", "12", "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["games"] == 2
+    assert out.read_text().count('[Event "chessmoe self-play sample"]') == 2
