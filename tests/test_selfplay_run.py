@@ -373,3 +373,15 @@ def test_cli_keeps_the_sample_recipe_for_a_pgn_file(
                  str(fake_engine), "--nodes", "5", "10", "--max-plies", "12", "--quiet"]) == 0
     assert json.loads(capsys.readouterr().out)["games"] == 2
     assert out.read_text().count('[Event "chessmoe self-play sample"]') == 2
+
+
+def test_one_process_grows_a_run_at_a_time(fake_engine: Path, tmp_path: Path) -> None:
+    import fcntl
+
+    run = tmp_path / "run"
+    grow(run, 2, SMALL, engine=fake_engine, progress=False)
+    with open(run / ".lock", "a+") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # another grower holds the run
+        with pytest.raises(RunError, match="being grown by another process"):
+            grow(run, 4, SMALL, engine=fake_engine, progress=False)
+    assert read_manifest(run)["totals"]["attempted"] == 2

@@ -445,6 +445,12 @@ def _clean(directory: Path, manifest: dict[str, Any]) -> list[str]:
     return removed
 
 
+def _foreign(directory: Path) -> bool:
+    """A directory with files in it but no run: not ours to write into."""
+    return (directory.is_dir() and not is_run(directory)
+            and any(p.name != ".lock" for p in directory.iterdir()))
+
+
 @contextlib.contextmanager
 def _locked(directory: Path) -> Iterator[None]:
     """One process grows a run at a time."""
@@ -503,25 +509,28 @@ def grow(out: str | os.PathLike[str], games: int, settings: RunSettings | None =
     directory = Path(out)
     if directory.exists() and not directory.is_dir():
         raise RunError(f"{directory} is a file; a self-play run is a directory")
-    existing = read_manifest(directory) if is_run(directory) else None
-    if existing is None and directory.is_dir() and any(
-            p.name != ".lock" for p in directory.iterdir()):
+    if _foreign(directory):
         raise RunError(f"{directory} is not empty and holds no self-play run; choose a new "
                        "or empty directory")
     if settings is None:
-        settings = (RunSettings.from_dict(existing["settings"]) if existing is not None
-                    else RunSettings())
+        settings = run_settings(directory) or RunSettings()
+    # Engine and suite first: a missing binary or suite leaves nothing behind.
     engine_path = str(find_stockfish(engine))
     engine_name = _engine_name(engine_path)
     suite, fens = _suite(settings.openings)
     wanted = _identity(settings, engine_name, suite)
-    if existing is not None and _run_identity(existing) != wanted:
-        raise RunError(f"{directory} was grown with other settings ("
-                       f"{_difference(_run_identity(existing), wanted)}); resume it with the "
-                       "run's settings or grow a new directory")
 
     directory.mkdir(parents=True, exist_ok=True)
     with _locked(directory), _sigterm_interrupts():
+        # Read under the lock: another process may have grown the run meanwhile.
+        existing = read_manifest(directory) if is_run(directory) else None
+        if _foreign(directory):
+            raise RunError(f"{directory} is not empty and holds no self-play run; choose a "
+                           "new or empty directory")
+        if existing is not None and _run_identity(existing) != wanted:
+            raise RunError(f"{directory} was grown with other settings ("
+                           f"{_difference(_run_identity(existing), wanted)}); resume it with "
+                           "the run's settings or grow a new directory")
         manifest: dict[str, Any] = existing or {
             "kind": RUN_KIND, "format": FORMAT, "target_games": 0,
             "settings": asdict(settings),
