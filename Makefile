@@ -36,8 +36,9 @@ VOILA_CULL := --MappingKernelManager.cull_interval=60 --MappingKernelManager.cul
 SOURCE ?= sample
 PROFILE ?= small
 WORKERS ?= 2
+GAMES ?= 150000
 
-.PHONY: explore fastchess cutechess parity help env test lint typecheck layers nbcheck nbclean unit figures results-stats datasets experts controls results-search tournament results openings sample bench clean distclean
+.PHONY: explore fastchess cutechess parity help env test lint typecheck layers nbcheck nbclean unit figures results-stats datasets experts controls results-search tournament results openings sample selfplay bench clean distclean
 
 help: ## List the targets with one line each
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -117,6 +118,10 @@ openings: $(STAMP) ## Regenerate the embedded opening suite with Stockfish
 sample: $(STAMP) ## Regenerate the embedded self-play sample with Stockfish (about 25 min on 2 cores)
 	$(PY) -m chessmoe data selfplay --games 3000 --seed 20261122 --workers $(WORKERS) \
 	  --out chessmoe/data/sample/selfplay-sf15.pgn.gz
+
+selfplay: $(STAMP) ## Grow the medium profile's self-play run to GAMES (150000, ~6 h on 2 cores; rerun to resume)
+	$(PY) -m chessmoe data selfplay --out "$${CHESSMOE_DATA:-data}/selfplay/stockfish-n1000" \
+	  --games $(GAMES) --workers $(WORKERS)
 
 FASTCHESS_REPO ?= https://github.com/Disservin/fastchess.git
 FASTCHESS_COMMIT := 74deac23aadc6718fa0f8e24ac95d16392d79444

@@ -31,19 +31,105 @@ def _data_sample(args: argparse.Namespace) -> int:
     return 0
 
 
+_SAMPLE_ONLY = ("random_plies", "skill", "resign_cp", "resign_plies")
+_RUN_ONLY = ("spread", "shard_games", "hash", "openings")
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _apply(flags: list[str]) -> str:
+    return "applies" if len(flags) == 1 else "apply"
+
+
 def _data_selfplay(args: argparse.Namespace) -> int:
+    name = args.out.name.lower()
+    if name.endswith((".pgn", ".pgn.gz")):
+        return _data_selfplay_sample(args)
+    return _data_selfplay_run(args)
+
+
+def _data_selfplay_sample(args: argparse.Namespace) -> int:
+    """``--out FILE.pgn[.gz]``: the embedded sample's recipe, one file."""
     from chessmoe.games.selfplay import SelfPlayConfig, generate
 
-    config = SelfPlayConfig(games=args.games, seed=args.seed,
-                            random_plies=(args.random_plies[0], args.random_plies[1]),
-                            skill=(args.skill[0], args.skill[1]),
-                            nodes=(args.nodes[0], args.nodes[1]),
-                            resign_cp=args.resign_cp, resign_plies=args.resign_plies,
-                            max_plies=args.max_plies)
+    wrong = [_flag(k) for k in _RUN_ONLY if getattr(args, k) is not None]
+    if wrong:
+        print(f"chessmoe data selfplay: {', '.join(wrong)} {_apply(wrong)} to a run directory, "
+              "not to the sample's recipe (--out FILE.pgn[.gz])", file=sys.stderr)
+        return 2
+    default = SelfPlayConfig()
+    nodes = tuple(args.nodes) if args.nodes is not None else default.nodes
+    if len(nodes) != 2:
+        print("chessmoe data selfplay: the sample's recipe takes --nodes MIN MAX",
+              file=sys.stderr)
+        return 2
+
+    def pick(value: Any, fallback: Any) -> Any:
+        return fallback if value is None else value
+
+    try:
+        config = SelfPlayConfig(
+            games=pick(args.games, default.games), seed=pick(args.seed, default.seed),
+            random_plies=tuple(pick(args.random_plies, default.random_plies)),
+            skill=tuple(pick(args.skill, default.skill)), nodes=(nodes[0], nodes[1]),
+            resign_cp=pick(args.resign_cp, default.resign_cp),
+            resign_plies=pick(args.resign_plies, default.resign_plies),
+            max_plies=pick(args.max_plies, default.max_plies))
+    except ValueError as error:
+        print(f"chessmoe data selfplay: {error}", file=sys.stderr)
+        return 2
     manifest = generate(args.out, config, workers=args.workers, engine=args.engine,
                         progress=not args.quiet,
                         command="chessmoe " + " ".join(sys.argv[1:]))
     print(json.dumps(manifest["counts"], indent=2))
+    return 0
+
+
+def _data_selfplay_run(args: argparse.Namespace) -> int:
+    """``--out DIR``: grow a self-play run (``chessmoe.games.selfplay_run``)."""
+    import dataclasses
+
+    from chessmoe.games.selfplay_run import RunSettings, grow, read_manifest, run_settings
+
+    wrong = [_flag(k) for k in _SAMPLE_ONLY if getattr(args, k) is not None]
+    if wrong:
+        print(f"chessmoe data selfplay: {', '.join(wrong)} {_apply(wrong)} to the sample's "
+              "recipe (--out FILE.pgn[.gz]), not to a run directory", file=sys.stderr)
+        return 2
+    if args.nodes is not None and len(args.nodes) != 1:
+        print("chessmoe data selfplay: a run takes one --nodes N (the sample's recipe "
+              "takes MIN MAX)", file=sys.stderr)
+        return 2
+    existing = run_settings(args.out)
+    games = args.games
+    if games is None:
+        if existing is None:
+            print("chessmoe data selfplay: --games N is needed to start a run",
+                  file=sys.stderr)
+            return 2
+        games = int(read_manifest(args.out)["target_games"])
+    given = {"nodes": args.nodes[0] if args.nodes else None, "spread": args.spread,
+             "seed": args.seed, "max_plies": args.max_plies, "shard_games": args.shard_games,
+             "hash_mb": args.hash, "openings": args.openings}
+    settings = dataclasses.replace(existing or RunSettings(),
+                                   **{k: v for k, v in given.items() if v is not None})
+    result = grow(args.out, games, settings, workers=args.workers, engine=args.engine,
+                  progress=not args.quiet, command="chessmoe " + " ".join(sys.argv[1:]))
+    totals = result.manifest["totals"]
+    for name in result.discarded:
+        print(f"discarded {name} (left by an interrupted run)")
+    print(f"{result.directory}: {totals['games']} games in {len(result.manifest['shards'])} "
+          f"shards, {totals['skipped']} skipped, {totals['bytes'] / 1e6:.2f} MB")
+    if result.played or result.skipped:
+        print(f"this session: {result.played} games in {result.seconds:.1f} s "
+              f"({result.games_per_second:.2f} games/s)")
+    else:
+        print(f"nothing to play: the run already holds {totals['attempted']} games "
+              f"(asked for {games})")
+    for skip in result.skipped:
+        print(f"skipped game {skip['game']} (opening {skip['opening']}): {skip['error']}")
     return 0
 
 
@@ -474,23 +560,46 @@ def build_parser() -> argparse.ArgumentParser:
     sample.set_defaults(handler=_data_sample)
 
     selfplay = data_commands.add_parser(
-        "selfplay", help="generate games by Stockfish self-play (the sample's recipe)",
-        description="Play games between two Stockfish settings drawn per game (Skill Level, "
-                    "node limit) after a few random plies. Resumable: rerun the same command "
-                    "after an interruption.")
-    selfplay.add_argument("--out", type=Path, required=True, help="output .pgn or .pgn.gz")
-    selfplay.add_argument("--games", type=int, default=3000)
-    selfplay.add_argument("--seed", type=int, default=20261122)
-    selfplay.add_argument("--workers", type=int, default=1, help="parallel engines")
+        "selfplay", help="grow a self-play run of Stockfish games from the opening suite "
+                         "(or regenerate the sample)",
+        description="--out DIR grows a run directory: Stockfish games from the opening suite "
+                    "at a node limit (default 1000 +-20%% per side), the cutechess draw rules, "
+                    "PGN shards written whole plus manifest.json. Parallel (--workers), "
+                    "resumable (rerun, with the same or a larger --games), refused with other "
+                    "settings. --out FILE.pgn[.gz] plays the embedded sample's recipe instead "
+                    "(two Stockfish settings drawn per game after random plies).")
+    selfplay.add_argument("--out", type=Path, required=True,
+                          help="run directory, or a .pgn/.pgn.gz file for the sample's recipe")
+    selfplay.add_argument("--games", type=_count(1), default=None,
+                          help="games of the run in all (default: the run's target; the "
+                               "sample: 3000)")
+    selfplay.add_argument("--seed", type=int, default=None,
+                          help="seed of the node limits (run) or of the recipe (sample)")
+    selfplay.add_argument("--workers", type=_count(1), default=1,
+                          help="parallel engines, one process each")
     selfplay.add_argument("--engine", help="Stockfish binary (default: found on PATH)")
-    selfplay.add_argument("--random-plies", type=int, nargs=2, default=(2, 6),
-                          metavar=("MIN", "MAX"))
-    selfplay.add_argument("--skill", type=int, nargs=2, default=(4, 20), metavar=("MIN", "MAX"))
-    selfplay.add_argument("--nodes", type=int, nargs=2, default=(500, 30000),
-                          metavar=("MIN", "MAX"), help="node limit range, drawn log-uniformly")
-    selfplay.add_argument("--resign-cp", type=int, default=1000)
-    selfplay.add_argument("--resign-plies", type=int, default=8)
-    selfplay.add_argument("--max-plies", type=int, default=400)
+    selfplay.add_argument("--nodes", type=_count(1), nargs="+", default=None,
+                          metavar="N",
+                          help="run: nodes per move (default 1000); sample: MIN MAX, drawn "
+                               "log-uniformly (default 500 30000)")
+    selfplay.add_argument("--max-plies", type=_count(1), default=None,
+                          help="longer games are drawn (run: 600; sample: 400)")
+    selfplay.add_argument("--spread", type=float, default=None,
+                          help="run: each side's node limit is drawn within nodes * (1 +- "
+                               "spread) per game pair (default 0.2)")
+    selfplay.add_argument("--shard-games", type=_count(1), default=None,
+                          help="run: games per shard (default 1000)")
+    selfplay.add_argument("--hash", type=_count(1), default=None, metavar="MB",
+                          help="run: Stockfish hash (default 16)")
+    selfplay.add_argument("--openings", default=None,
+                          help="run: opening suite, embedded | paper | an EPD path "
+                               "(default: embedded)")
+    selfplay.add_argument("--random-plies", type=int, nargs=2, default=None,
+                          metavar=("MIN", "MAX"), help="sample: random plies (default 2 6)")
+    selfplay.add_argument("--skill", type=int, nargs=2, default=None, metavar=("MIN", "MAX"),
+                          help="sample: Skill Level range (default 4 20)")
+    selfplay.add_argument("--resign-cp", type=int, default=None, help="sample (default 1000)")
+    selfplay.add_argument("--resign-plies", type=int, default=None, help="sample (default 8)")
     selfplay.add_argument("--quiet", action="store_true", help="no progress bar")
     selfplay.set_defaults(handler=_data_selfplay)
 
@@ -536,11 +645,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     train = commands.add_parser(
         "train", help="train experts: every regime of a profile, or one regime/expert",
-        description="Train the regimes of a profile (smoke | small | paper) into "
+        description="Train the regimes of a profile (smoke | small | medium | paper) into "
                     "RESULTS/experts/PROFILE/<bundle>/ and evaluate each bundle on the test "
                     "sets (Table 1). Resumable: rerun after an interruption.")
     train.add_argument("--profile", default="small",
-                       help="smoke | small | powered | paper (chessmoe config show NAME)")
+                       help="smoke | small | powered | medium | paper (chessmoe config show NAME)")
     train.add_argument("--regime", nargs="*", default=None,
                        help="regular separated staged weighted (default: all)")
     train.add_argument("--a", type=float, nargs="*", default=None,
@@ -647,7 +756,7 @@ def build_parser() -> argparse.ArgumentParser:
     conf = commands.add_parser("config", help="show a profile: every field, its value and "
                                               "what it means",
                                description="The one config root (chessmoe.config): smoke, "
-                                           "small, powered, paper.")
+                                           "small, powered, medium, paper.")
     conf_commands = conf.add_subparsers(dest="config_command", metavar="SUBCOMMAND",
                                         required=True)
     conf_show = conf_commands.add_parser("show", help="print a documented profile")

@@ -1,4 +1,4 @@
-"""The one config root: every profile (smoke, small, powered, paper) as one typed record.
+"""The one config root: every profile (smoke, small, powered, medium, paper) as one typed record.
 
 A profile says, for each stage of the pipeline, what to run: the data (statistics and dataset
 sources), the training (a :class:`~chessmoe.nets.training.TrainConfig` and the regimes'
@@ -19,6 +19,8 @@ from chessmoe.nets.regimes import TrainingPlan
 from chessmoe.nets.training import TrainConfig
 
 __all__ = [
+    "MEDIUM_GAMES",
+    "MEDIUM_RUN",
     "PROFILES",
     "DataPlan",
     "Profile",
@@ -37,7 +39,7 @@ class DataPlan:
     stats_sources: tuple[str, ...] = field(
         metadata={
             "doc": "sources of the phase statistics (Fig. 2, 8-13): sample | lichess-YYYY-MM:N | "
-            "kingbase | a path"
+            "kingbase | selfplay:RUN | A+B | a path"
         }
     )
     dataset_sources: tuple[str, ...] = field(
@@ -114,6 +116,23 @@ _SMALL_DATA = DataPlan(("lichess-2013-01:5000", "sample"), ("lichess-2013-01:500
 _SMALL_TRAINING = TrainingPlan(_SMALL_TRAIN, source="lichess-2013-01:5000",
                                definitions=_MOVECOUNT)
 
+# The medium profile: a self-play run grown by 'chessmoe data selfplay --out
+# DATA_DIR/selfplay/stockfish-n1000 --games 150000' (1,000 nodes a move), then the Lichess
+# excerpt, read as one source under one seeded split.
+MEDIUM_RUN = "selfplay:stockfish-n1000"
+MEDIUM_GAMES = 150_000
+_MEDIUM_SOURCE = f"{MEDIUM_RUN}+lichess-2013-01:5000"
+_MEDIUM_TRAIN = TrainConfig(
+    model="small",
+    batch_size=1024,
+    epochs=2.0,
+    eval_every=1000,
+    eval_samples=65536,
+    log_every=100,
+    max_lr=0.14,
+    device="auto",
+)
+
 PROFILES: dict[str, Profile] = {
     "smoke": Profile(
         "smoke",
@@ -171,6 +190,19 @@ PROFILES: dict[str, Profile] = {
         _SMALL_DATA,
         _SMALL_TRAINING,
         TournamentPlan("ratings", experts="small", workers=1),
+    ),
+    "medium": Profile(
+        "medium",
+        f"every regime on {MEDIUM_GAMES:,} Stockfish self-play games (grow them first: "
+        f"chessmoe data selfplay --out DATA_DIR/selfplay/stockfish-n1000 --games "
+        f"{MEDIUM_GAMES} --workers N; ~0.29 s a game per core, ~6 h on 2 idle cores, "
+        "~200 MB of PGN) plus the Lichess 2013-01 excerpt: about 21 M positions (~2.4 GB of "
+        "dataset shards). The small network at batch 1024 for 2 epochs is about 33,000 steps "
+        "a run: meant for a GPU (device auto, bf16); on a CPU it is a long run (days on 2 "
+        "cores)",
+        DataPlan((MEDIUM_RUN, "lichess-2013-01:5000"), (_MEDIUM_SOURCE,)),
+        TrainingPlan(_MEDIUM_TRAIN, source=_MEDIUM_SOURCE, definitions=_MOVECOUNT),
+        TournamentPlan("powered"),
     ),
     "paper": Profile(
         "paper",

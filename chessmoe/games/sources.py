@@ -6,8 +6,13 @@ A *source spec* is one of
 * ``kingbase`` -- KingBase Lite 2019 (archive.org), fetched into the data directory;
 * ``lichess-YYYY-MM`` -- a Lichess standard rated month (``.pgn.zst``);
 * ``lichess-YYYY-MM:N`` -- the first N games of that month (a plain ``.pgn``);
+* ``selfplay:NAME`` -- the self-play run ``DATA_DIR/selfplay/NAME`` (or the run directory
+  ``NAME``) grown by ``chessmoe data selfplay``: its shards in game order, each checked
+  against the run's manifest (sha256) before it is read;
 * a path to a PGN file (``.pgn``, ``.gz``, ``.bz2``, ``.zst``, ``.zip``) or a directory
-  of them.
+  of them (a self-play run directory is read as ``selfplay:`` reads it);
+* ``A+B`` -- the games of source ``A``, then those of ``B`` (e.g.
+  ``selfplay:sf15-n1000+lichess-2013-01:5000``), split by one seeded rule.
 
 Named sources are looked up in the data directory (``$CHESSMOE_DATA`` or
 ``./data``) and fetched when missing.
@@ -48,6 +53,7 @@ __all__ = [
 SAMPLE_FILE = "selfplay-sf15.pgn.gz"
 _PGN_SUFFIXES = (".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.zst", ".zip")
 _LICHESS = re.compile(r"^lichess-(\d{4}-\d{2})(?::(\d+))?$")
+_SELFPLAY = "selfplay:"
 
 
 class FetchError(KitError, RuntimeError):
@@ -145,8 +151,23 @@ def _strip_suffix(name: str) -> str:
     return name
 
 
+def _parts(spec: str) -> list[str] | None:
+    """The sources an ``A+B`` spec joins (None: not a joined spec)."""
+    if "+" not in spec or Path(spec).exists():
+        return None
+    parts = spec.split("+")
+    if any(not part for part in parts):
+        raise SourceNotFound(f"source {spec!r}: an empty part between '+' signs")
+    return parts
+
+
 def source_name(spec: str) -> str:
     """The results name of a source spec, without looking for or fetching its files."""
+    parts = _parts(spec)
+    if parts is not None:
+        return "+".join(source_name(part) for part in parts)
+    if spec.startswith(_SELFPLAY):
+        return "selfplay-" + Path(spec[len(_SELFPLAY):]).name
     if spec == "sample":
         return "selfplay-sample"
     if spec == "kingbase":
@@ -163,6 +184,17 @@ def resolve(spec: str, data_dir: str | os.PathLike[str] | None = None, *,
             fetch_missing: bool = True, progress: bool = True) -> ResolvedSource:
     """Resolve a source spec to files, fetching named sources when missing."""
     data = Path(data_dir) if data_dir is not None else default_data_dir()
+    parts = _parts(spec)
+    if parts is not None:
+        return _joined(spec, [resolve(part, data, fetch_missing=fetch_missing,
+                                      progress=progress) for part in parts])
+    if spec.startswith(_SELFPLAY):
+        named = Path(spec[len(_SELFPLAY):])
+        run = named if named.is_dir() else data / "selfplay" / named
+        if not run.is_dir():
+            raise SourceNotFound(f"self-play run {run} not found; grow it with 'chessmoe data "
+                                 f"selfplay --out {run}'")
+        return _selfplay_run(spec, run, "selfplay-" + named.name)
     if spec == "sample":
         return ResolvedSource(spec, "selfplay-sample", (sample_path(),),
                               "embedded Stockfish 15.1 self-play sample (chessmoe recipe)")
@@ -196,12 +228,40 @@ def resolve(spec: str, data_dir: str | os.PathLike[str] | None = None, *,
         return ResolvedSource(spec, name, (path,), what + " (database.lichess.org, CC0)")
     path = Path(spec)
     if path.is_dir():
+        from chessmoe.games.selfplay_run import is_run
+
+        if is_run(path):
+            return _selfplay_run(spec, path, path.name)
         return ResolvedSource(spec, path.name, _pgn_files(path), f"PGN files under {path}")
     if path.is_file():
         return ResolvedSource(spec, _strip_suffix(path.name), (path,), f"PGN file {path}")
     raise SourceNotFound(
         f"unknown source {spec!r}: not 'sample', 'kingbase', 'lichess-YYYY-MM[:N]' or an "
         "existing PGN path")
+
+
+def _selfplay_run(spec: str, run: Path, name: str) -> ResolvedSource:
+    """A self-play run's shards in game order, each verified against its manifest."""
+    from chessmoe.games.selfplay_run import read_manifest, run_shards
+
+    files = run_shards(run)  # a RunError (one line) for a missing or changed shard
+    manifest = read_manifest(run)
+    settings = manifest["settings"]
+    totals = manifest["totals"]
+    return ResolvedSource(spec, name, files,
+                          f"{totals['games']} {manifest['engine']['name']} self-play games at "
+                          f"{settings['nodes']} nodes (+-{settings['spread']:.0%}) from "
+                          f"{manifest['openings']['file']} ({run})")
+
+
+def _joined(spec: str, sources: list[ResolvedSource]) -> ResolvedSource:
+    """Several sources read one after another, under one seeded split."""
+    if any(not isinstance(s.split_rule, SeededSplit) for s in sources):
+        raise SourceNotFound(f"source {spec!r}: only sources split by a seeded rule can be "
+                             "joined (KingBase is split by month)")
+    return ResolvedSource(spec, "+".join(s.name for s in sources),
+                          tuple(f for s in sources for f in s.files),
+                          " + ".join(s.description for s in sources))
 
 
 def fetch(name: str, data_dir: str | os.PathLike[str] | None = None, *,

@@ -74,7 +74,7 @@ class TrainingPlan:
 
     train: TrainConfig = field(metadata={"doc": "hyper-parameters of every run (Table 7)"})
     source: str = field(metadata={"doc": "dataset source: sample | lichess-YYYY-MM:N | "
-                                         "kingbase | a path"})
+                                         "kingbase | selfplay:RUN | A+B | a path"})
     definition: str = field(default="lichess",
                             metadata={"doc": "phase definition the experts split by"})
     max_games: int | None = field(default=None,

@@ -1,0 +1,387 @@
+"""Self-play runs: deterministic games, resumable shards, refused mismatches, skipped crashes,
+and shards checked against the manifest when a dataset reads them."""
+
+from __future__ import annotations
+
+import json
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from chessmoe._io.fsutil import atomic_path
+from chessmoe.cli import main
+from chessmoe.games import selfplay_run
+from chessmoe.games.epd import embedded_suite_path, read_epd
+from chessmoe.games.pgn import SkipCounter, iter_games
+from chessmoe.games.selfplay_run import (
+    RunError,
+    RunSettings,
+    game_plan,
+    grow,
+    read_manifest,
+    run_shards,
+)
+from chessmoe.games.sources import resolve, source_name
+
+# A UCI engine in a few lines: it plays a legal move picked by a hash of the position and the
+# node limit (so both matter, as they do for Stockfish), and can crash on cue.
+FAKE_ENGINE = '''
+import hashlib, os, sys
+import chess
+
+board = chess.Board()
+name = os.environ.get("FAKE_NAME", "FakeFish 1.0")
+crash_fen = os.environ.get("FAKE_CRASH_FEN")
+marker = os.environ.get("FAKE_CRASH_MARKER")
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "uci":
+        print(f"id name {name}")
+        print("option name Threads type spin default 1 min 1 max 64")
+        print("option name Hash type spin default 16 min 1 max 1024")
+        print("option name Skill Level type spin default 20 min 0 max 20")
+        print("uciok")
+    elif words[0] == "isready":
+        print("readyok")
+    elif words[0] == "position":
+        rest = line.split(" moves ")
+        head = rest[0].split()
+        board = chess.Board() if head[1] == "startpos" else chess.Board(" ".join(head[2:8]))
+        start = board.fen()
+        for move in (rest[1].split() if len(rest) > 1 else []):
+            board.push_uci(move)
+    elif words[0] == "go":
+        if os.environ.get("FAKE_CRASH_ALWAYS") or (
+                crash_fen == start and not os.path.exists(marker)):
+            if marker:
+                open(marker, "w").close()
+            os._exit(3)
+        nodes = words[words.index("nodes") + 1] if "nodes" in words else "0"
+        moves = sorted(m.uci() for m in board.legal_moves)
+        pick = int(hashlib.sha256((board.fen() + nodes).encode()).hexdigest(), 16)
+        print("info depth 1 score cp 0")
+        print(f"bestmove {moves[pick % len(moves)]}")
+    elif words[0] == "quit":
+        break
+    sys.stdout.flush()
+'''
+
+SMALL = RunSettings(nodes=10, shard_games=3, max_plies=16)
+
+
+@pytest.fixture
+def fake_engine(tmp_path: Path) -> Path:
+    path = tmp_path / "fakefish"
+    path.write_text(f"#!{sys.executable}\n{FAKE_ENGINE}")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def games_by_index(run: Path) -> dict[int, str]:
+    """Every game of a run by its index (a duplicate index fails the test)."""
+    games: dict[int, str] = {}
+    for shard in sorted(run.glob("shard-*.pgn")):
+        chunks = [c for c in shard.read_text().split('[Event "') if c.strip()]
+        for chunk in chunks:
+            index = int(chunk.split('[GameIndex "', 1)[1].split('"', 1)[0])
+            assert index not in games, f"game {index} appears twice"
+            games[index] = chunk
+    return games
+
+
+def test_game_plans_pair_openings_and_swap_node_limits() -> None:
+    fens = read_epd(embedded_suite_path())
+    settings = RunSettings()
+    plans = [game_plan(settings, fens, i) for i in range(4002)]
+    assert plans == [game_plan(settings, fens, i) for i in range(4002)]  # pure
+    for first, second in zip(plans[0::2], plans[1::2], strict=True):
+        assert first.opening == second.opening
+        assert (first.white_nodes, first.black_nodes) == (second.black_nodes,
+                                                          second.white_nodes)
+    assert [p.opening for p in plans[:6]] == [0, 0, 1, 1, 2, 2]
+    assert plans[4000].opening == 0 and plans[4000].fen == fens[0]  # the suite wraps around
+    nodes = [n for p in plans for n in (p.white_nodes, p.black_nodes)]
+    assert min(nodes) >= 800 and max(nodes) <= 1200 and len(set(nodes)) > 300
+    # the second lap of the suite plays its openings at other node limits
+    assert (plans[0].white_nodes, plans[0].black_nodes) != (plans[4000].white_nodes,
+                                                            plans[4000].black_nodes)
+    other = [game_plan(RunSettings(seed=1), fens, i) for i in range(10)]
+    assert [p.white_nodes for p in other] != [p.white_nodes for p in plans[:10]]
+
+
+@pytest.mark.parametrize("kwargs", [{"nodes": 0}, {"spread": 1.0}, {"spread": -0.1},
+                                    {"shard_games": 0}, {"max_plies": 0}])
+def test_settings_reject_bad_values(kwargs: dict[str, object]) -> None:
+    with pytest.raises(RunError):
+        RunSettings(**kwargs)  # type: ignore[arg-type]
+
+
+def test_interrupted_run_resumes_to_the_same_games(
+        fake_engine: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reference = tmp_path / "reference"
+    done = grow(reference, 7, SMALL, engine=fake_engine, progress=False)
+    assert done.played == 7 and len(done.manifest["shards"]) == 3  # 3 + 3 + 1 games
+    expected = games_by_index(reference)
+    assert sorted(expected) == list(range(7))
+
+    run = tmp_path / "run"
+    grow(run, 2, SMALL, engine=fake_engine, progress=False)  # a short first session
+
+    # The next session is cut (Ctrl-C) while the second shard is being written.
+    real_write = selfplay_run.atomic_write_text
+    calls = {"n": 0}
+
+    def cut_write(path: Path, text: str) -> None:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            with atomic_path(path) as tmp:
+                tmp.write_text(text[: len(text) // 2])
+                raise KeyboardInterrupt
+        real_write(path, text)
+
+    monkeypatch.setattr(selfplay_run, "atomic_write_text", cut_write)
+    with pytest.raises(KeyboardInterrupt):
+        grow(run, 7, SMALL, engine=fake_engine, progress=False)
+    monkeypatch.setattr(selfplay_run, "atomic_write_text", real_write)
+    manifest = read_manifest(run)
+    assert [s["file"] for s in manifest["shards"]] == ["shard-00000.pgn", "shard-00001.pgn"]
+    assert manifest["totals"]["attempted"] == 5
+    assert sorted(p.name for p in run.iterdir()) == [".lock", "manifest.json",
+                                                     "shard-00000.pgn", "shard-00001.pgn"]
+
+    # A shard renamed into place just before the cut, never listed in the manifest, and a
+    # temporary file of another interrupted write: both are discarded.
+    (run / "shard-00002.pgn").write_text("half a game")
+    (run / ".shard-00002.pgn.abc123.tmp").write_text("half a game")
+    resumed = grow(run, 7, SMALL, engine=fake_engine, progress=False)
+    assert sorted(resumed.discarded) == [".shard-00002.pgn.abc123.tmp", "shard-00002.pgn"]
+    assert resumed.played == 2
+    assert games_by_index(run) == expected  # no game lost, none twice, the same games
+    assert read_manifest(run)["totals"]["games"] == 7
+    again = grow(run, 7, SMALL, engine=fake_engine, progress=False)
+    assert again.played == 0 and games_by_index(run) == expected
+
+
+def test_interrupt_while_playing_drops_the_unfinished_shard(
+        fake_engine: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_play = selfplay_run._Player.play
+    calls = {"n": 0}
+
+    def cut_play(self: selfplay_run._Player, plan: selfplay_run.GamePlan
+                 ) -> selfplay_run.PlayedGame:
+        calls["n"] += 1
+        if calls["n"] == 5:
+            raise KeyboardInterrupt
+        return real_play(self, plan)
+
+    monkeypatch.setattr(selfplay_run._Player, "play", cut_play)
+    run = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt):
+        grow(run, 6, SMALL, engine=fake_engine, progress=False)
+    manifest = read_manifest(run)
+    assert [s["attempted"] for s in manifest["shards"]] == [3]  # game 3 was never written
+    assert sorted(p.name for p in run.glob("shard-*")) == ["shard-00000.pgn"]
+
+
+def test_resume_with_other_settings_is_refused(fake_engine: Path, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    run = tmp_path / "run"
+    grow(run, 2, SMALL, engine=fake_engine, progress=False)
+    with pytest.raises(RunError, match=r"nodes=10 in the run, nodes=11 now"):
+        grow(run, 4, RunSettings(nodes=11, shard_games=3, max_plies=16), engine=fake_engine,
+             progress=False)
+    suite = tmp_path / "three.epd"
+    suite.write_text("".join(line + "\n" for line in read_epd(embedded_suite_path())[:3]))
+    with pytest.raises(RunError, match="opening suite sha256"):
+        grow(run, 4, RunSettings(nodes=10, shard_games=3, max_plies=16, openings=str(suite)),
+             engine=fake_engine, progress=False)
+    monkeypatch.setenv("FAKE_NAME", "FakeFish 2.0")
+    with pytest.raises(RunError, match=r"engine .FakeFish 1\.0. in the run, .FakeFish 2\.0."):
+        grow(run, 4, SMALL, engine=fake_engine, progress=False)
+    monkeypatch.delenv("FAKE_NAME")
+    assert grow(run, 4, None, engine=fake_engine, progress=False).played == 2  # the run's own
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    with pytest.raises(RunError, match="not empty and holds no self-play run"):
+        grow(other, 2, SMALL, engine=fake_engine, progress=False)
+
+
+def test_a_crashed_engine_skips_its_game_and_the_run_continues(
+        fake_engine: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fens = read_epd(embedded_suite_path())
+    monkeypatch.setenv("FAKE_CRASH_FEN", fens[1])  # games 2 and 3; the engine dies once
+    monkeypatch.setenv("FAKE_CRASH_MARKER", str(tmp_path / "crashed"))
+    run = tmp_path / "run"
+    result = grow(run, 6, SMALL, engine=fake_engine, progress=False)
+    assert [s["game"] for s in result.skipped] == [2]
+    assert "engine process died" in result.skipped[0]["error"]
+    manifest = read_manifest(run)
+    assert manifest["shards"][0]["skipped"][0]["game"] == 2
+    assert manifest["totals"] == {**manifest["totals"], "games": 5, "skipped": 1,
+                                  "attempted": 6}
+    assert sorted(games_by_index(run)) == [0, 1, 3, 4, 5]
+
+
+def test_an_engine_that_keeps_crashing_stops_the_run(
+        fake_engine: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAKE_CRASH_ALWAYS", "1")
+    with pytest.raises(RunError, match="failed in 3 games in a row"):
+        grow(tmp_path / "run", 6, SMALL, engine=fake_engine, progress=False)
+    assert read_manifest(tmp_path / "run")["shards"] == []
+
+
+def test_parallel_workers_write_the_same_games(fake_engine: Path, tmp_path: Path) -> None:
+    grow(tmp_path / "one", 5, SMALL, engine=fake_engine, progress=False)
+    result = grow(tmp_path / "two", 5, SMALL, engine=fake_engine, workers=2, progress=False)
+    assert result.played == 5
+    assert games_by_index(tmp_path / "two") == games_by_index(tmp_path / "one")
+
+
+def test_manifest_records_provenance_and_checksums(fake_engine: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    grow(run, 4, SMALL, engine=fake_engine, progress=False, command="chessmoe test")
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["kind"] == "chessmoe self-play run" and manifest["target_games"] == 4
+    assert manifest["engine"]["name"] == "FakeFish 1.0"
+    assert manifest["openings"]["file"] == "chessmoe-5ply.epd"
+    assert manifest["openings"]["positions"] == 2000
+    assert manifest["draw_rules"] == "cutechess"
+    assert manifest["settings"]["nodes"] == 10 and manifest["settings"]["seed"] == 20261125
+    session = manifest["sessions"][0]
+    assert session["command"] == "chessmoe test"
+    assert {"git", "software", "hardware"} <= set(session["provenance"])
+    for shard in manifest["shards"]:
+        assert selfplay_run.sha256_file(run / shard["file"]) == shard["sha256"]
+    skips = SkipCounter()
+    games = list(iter_games(run / "shard-00000.pgn", skips=skips, extract=lambda b: None))
+    assert len(games) == 3 and skips.seen == 3
+    headers = games[1].headers
+    assert headers["Engine"] == "FakeFish 1.0" and headers["OpeningIndex"] == "0"
+    assert headers["GameIndex"] == "1" and headers["DrawRules"] == "cutechess"
+    assert headers["TerminationDetail"] in {"max_plies", "checkmate", "stalemate",
+                                            "repetition", "fifty_moves",
+                                            "insufficient_material"}
+    assert int(headers["WhiteNodes"]) == int(games[0].headers["BlackNodes"])
+
+
+def test_dataset_reader_checks_shards_against_the_manifest(
+        fake_engine: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "data"
+    run = data / "selfplay" / "fake"
+    grow(run, 4, SMALL, engine=fake_engine, progress=False)
+    source = resolve("selfplay:fake", data)
+    assert source.name == "selfplay-fake" == source_name("selfplay:fake")
+    assert [f.name for f in source.files] == ["shard-00000.pgn", "shard-00001.pgn"]
+    assert resolve(str(run)).files == source.files  # the directory itself reads the same
+    joined = resolve("selfplay:fake+sample", data)
+    assert joined.name == "selfplay-fake+selfplay-sample" == source_name("selfplay:fake+sample")
+    assert joined.files[:2] == source.files and len(joined.files) == 3
+
+    shard = run / "shard-00001.pgn"
+    shard.write_text(shard.read_text().replace("FakeFish", "FakeFisk", 1))
+    with pytest.raises(RunError, match=r"shard-00001\.pgn: sha256 differs"):
+        run_shards(run)
+    code = main(["data", "build", "--source", "selfplay:fake", "--data-dir", str(data),
+                 "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "sha256 differs from the run's manifest" in err
+    shard.unlink()
+    with pytest.raises(RunError, match="missing"):
+        run_shards(run)
+    with pytest.raises(Exception, match="not found; grow it"):
+        resolve("selfplay:nothing", data)
+
+
+def test_cli_grows_resumes_and_refuses_in_one_line(
+        fake_engine: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run"
+    base = ["data", "selfplay", "--out", str(run), "--engine", str(fake_engine), "--quiet"]
+    assert main([*base, "--games", "3", "--nodes", "10", "--max-plies", "16"]) == 0
+    out = capsys.readouterr().out
+    assert "3 games in 1 shards, 0 skipped" in out and "games/s" in out
+    assert main([*base, "--games", "4"]) == 0  # the run's own settings, one more game
+    assert "4 games in 2 shards" in capsys.readouterr().out
+    for argv, message in [
+            ([*base, "--games", "5", "--nodes", "20"], "nodes=10 in the run, nodes=20 now"),
+            ([*base, "--games", "5", "--skill", "3", "5"], "--skill applies to the sample"),
+            ([*base, "--nodes", "10", "20"], "a run takes one --nodes N"),
+            (["data", "selfplay", "--out", str(tmp_path / "new"), "--engine",
+              str(tmp_path / "no-such-engine"), "--games", "2"], "does not exist"),
+            (["data", "selfplay", "--out", str(tmp_path / "new2"), "--games", "2",
+              "--engine", str(fake_engine), "--openings", "nowhere.epd"],
+             "unknown opening suite"),
+            (["data", "selfplay", "--out", str(tmp_path / "x.pgn"), "--spread", "0.1"],
+             "--spread applies to a run directory")]:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1, err
+    assert main(base) == 0  # no --games: the run's target, nothing left to play
+    assert "nothing to play" in capsys.readouterr().out
+
+
+def test_medium_profile_names_the_run_and_the_excerpt() -> None:
+    from chessmoe import config
+
+    medium = config.profile("medium")
+    assert medium.training.source == "selfplay:stockfish-n1000+lichess-2013-01:5000"
+    assert medium.data.dataset_sources == (medium.training.source,)
+    assert source_name(medium.training.source) == (
+        "selfplay-stockfish-n1000+lichess-2013-01-first5000")
+    assert "medium" in config.show("medium")
+
+
+@pytest.mark.stockfish
+def test_stockfish_games_are_reproducible_across_workers_and_resumes(
+        stockfish: Path, tmp_path: Path) -> None:
+    settings = RunSettings(nodes=10, shard_games=2)
+    whole = grow(tmp_path / "whole", 4, settings, engine=stockfish, workers=2, progress=False)
+    assert whole.manifest["engine"]["name"].startswith("Stockfish")
+    grow(tmp_path / "parts", 1, settings, engine=stockfish, progress=False)
+    grow(tmp_path / "parts", 4, settings, engine=stockfish, progress=False)
+    assert games_by_index(tmp_path / "parts") == games_by_index(tmp_path / "whole")
+    skips = SkipCounter()
+    games = [g for f in run_shards(tmp_path / "whole")
+             for g in iter_games(f, skips=skips, extract=lambda b: None)]
+    assert len(games) == 4 and skips.seen == 4
+    for game in games:
+        assert game.headers["TerminationDetail"] in {
+            "checkmate", "stalemate", "repetition", "fifty_moves", "insufficient_material",
+            "max_plies"}
+        assert game.headers["FEN"] and game.headers["SetUp"] == "1"
+
+
+def test_a_crash_in_a_worker_process_is_skipped_too(
+        fake_engine: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fens = read_epd(embedded_suite_path())
+    monkeypatch.setenv("FAKE_CRASH_FEN", fens[1])  # one of games 2 and 3, whichever comes first
+    monkeypatch.setenv("FAKE_CRASH_MARKER", str(tmp_path / "crashed"))
+    result = grow(tmp_path / "run", 6, SMALL, engine=fake_engine, workers=2, progress=False)
+    assert len(result.skipped) == 1 and result.skipped[0]["game"] in {2, 3}
+    assert len(games_by_index(tmp_path / "run")) == 5
+
+
+def test_cli_keeps_the_sample_recipe_for_a_pgn_file(
+        fake_engine: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "games.pgn"
+    assert main(["data", "selfplay", "--out", str(out), "--games", "2", "--engine",
+                 str(fake_engine), "--nodes", "5", "10", "--max-plies", "12", "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["games"] == 2
+    assert out.read_text().count('[Event "chessmoe self-play sample"]') == 2
+
+
+def test_one_process_grows_a_run_at_a_time(fake_engine: Path, tmp_path: Path) -> None:
+    import fcntl
+
+    run = tmp_path / "run"
+    grow(run, 2, SMALL, engine=fake_engine, progress=False)
+    with open(run / ".lock", "a+") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # another grower holds the run
+        with pytest.raises(RunError, match="being grown by another process"):
+            grow(run, 4, SMALL, engine=fake_engine, progress=False)
+    assert read_manifest(run)["totals"]["attempted"] == 2
