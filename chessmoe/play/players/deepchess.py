@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,10 +66,12 @@ from chessmoe.nets.related.deepchess import (
     split_by_game,
 )
 from chessmoe.play.engine import Searcher
+from chessmoe.play.players import EngineOption, weights_note
 from chessmoe.search.alphabeta_compare import CompareAlphaBeta
 from chessmoe.search.mcts import Limits, SearchResult
 
 __all__ = [
+    "OPTIONS",
     "PROFILES",
     "DeepChessPlayer",
     "DeepChessTrainConfig",
@@ -79,6 +81,12 @@ __all__ = [
 ]
 
 WEIGHTS = "weights.pt"
+OPTIONS: tuple[EngineOption, ...] = (
+    EngineOption("Depth", "spin", 0, low=0, high=64,
+                 help="deepest iteration of the comparison alpha-beta; 0: the run's "
+                      "search_depth (3). Past 3, give it time: Fixed_Movetime or go wtime/btime "
+                      "stop the iterative deepening with the last finished depth's move"),
+)
 DOCUMENT_ACCURACY = {"train": 0.982, "validation": 0.980}
 
 
@@ -138,7 +146,8 @@ class DeepChessPlayer:
     """The document's engine: alpha-beta over positions, leaves compared by the network
     (tower embeddings cached per position, leaves of a node embedded in one batch)."""
 
-    def __init__(self, net: DeepChessNet, *, depth: int = 3) -> None:
+    def __init__(self, net: DeepChessNet, *, depth: int = 3, loaded: str = "") -> None:
+        self.loaded = loaded
         self.comparator = Comparator(net)
         self.search = CompareAlphaBeta(self.comparator.better, max_depth=depth,
                                        confidence=self.comparator.probability,
@@ -152,8 +161,10 @@ class DeepChessPlayer:
         self.comparator.clear()
 
 
-def build_searcher(model_dir: Path | None, *, threads: int = 1) -> Searcher:
-    """A :class:`DeepChessPlayer` with the weights and shape of ``model_dir`` (a run)."""
+def build_searcher(model_dir: Path | None, *, threads: int = 1,
+                   options: Mapping[str, Any] | None = None) -> Searcher:
+    """A :class:`DeepChessPlayer` with the weights and shape of ``model_dir`` (a run), its
+    search as deep as ``options["Depth"]`` (0: the run's ``search_depth``)."""
     import torch
 
     from chessmoe.play.players import run_files
@@ -162,17 +173,25 @@ def build_searcher(model_dir: Path | None, *, threads: int = 1) -> Searcher:
     config = json.loads(config_path.read_text())
     shape = Shape(pos2vec=tuple(config["pos2vec"]), head=tuple(config["head"]))
     torch.set_num_threads(max(1, threads))
-    return DeepChessPlayer(load_weights(path, shape), depth=int(config["search_depth"]))
+    depth = int((options or {}).get("Depth", 0)) or int(config["search_depth"])
+    return DeepChessPlayer(load_weights(path, shape), depth=depth, loaded=weights_note(path))
 
 
 # --- training -------------------------------------------------------------------------------
 
 
-def train(out_dir: Path, *, profile: str, data_dir: Path | None) -> Path:
-    """Train at ``profile`` (``smoke`` or ``small``) into ``out_dir``; resumable."""
+def train(out_dir: Path, *, profile: str, data_dir: Path | None,
+          overrides: Sequence[str] = ()) -> Path:
+    """Train at ``profile`` with ``overrides`` (``KEY=VALUE`` fields of
+    :class:`DeepChessTrainConfig`) into ``out_dir``; resumable."""
+    from dataclasses import replace
+
+    from chessmoe._io.overrides import parse_overrides
+
     if profile not in PROFILES:
         raise KitError(f"unknown profile {profile!r}: one of {', '.join(PROFILES)}")
-    return train_run(out_dir, PROFILES[profile], data_dir=data_dir)
+    config = replace(PROFILES[profile], **parse_overrides(DeepChessTrainConfig, overrides))
+    return train_run(out_dir, config, data_dir=data_dir)
 
 
 def _source(data_dir: Path | None) -> Path:

@@ -37,7 +37,7 @@ import json
 import math
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,10 +63,12 @@ from chessmoe.nets.related.mais import (
     save_weights,
 )
 from chessmoe.play.engine import Searcher
+from chessmoe.play.players import EngineOption, weights_note
 from chessmoe.search.bestfirst import BestFirst, BestFirstConfig
 from chessmoe.search.mcts import Limits, SearchResult
 
 __all__ = [
+    "OPTIONS",
     "PROFILES",
     "MaisPlayer",
     "MaisTrainConfig",
@@ -80,6 +82,11 @@ __all__ = [
 ]
 
 WEIGHTS = "weights.pt"
+OPTIONS: tuple[EngineOption, ...] = (
+    EngineOption("Delta_Percent", "spin", 30, low=1, high=100,
+                 help="the best-first search's delta in hundredths (document: 0.3); the node "
+                      "budget is the common Nodes option"),
+)
 
 
 @dataclass(frozen=True)
@@ -232,8 +239,10 @@ class MaisPlayer:
     """The document's engine: best-first search over the trained network (one batch per
     expansion)."""
 
-    def __init__(self, model: MaisNet, config: BestFirstConfig | None = None) -> None:
+    def __init__(self, model: MaisNet, config: BestFirstConfig | None = None, *,
+                 loaded: str = "") -> None:
         self.model = model
+        self.loaded = loaded
         self.search = BestFirst(lambda boards: predict(model, boards), config)
 
     def play(self, board: chess.Board, limits: Limits, stop: threading.Event | None = None,
@@ -244,25 +253,35 @@ class MaisPlayer:
         self.search.new_game()
 
 
-def build_searcher(model_dir: Path | None, *, threads: int = 1) -> Searcher:
-    """A :class:`MaisPlayer` with the weights of ``model_dir`` (a run directory)."""
+def build_searcher(model_dir: Path | None, *, threads: int = 1,
+                   options: Mapping[str, Any] | None = None) -> Searcher:
+    """A :class:`MaisPlayer` with the weights of ``model_dir`` (a run directory), its search's
+    delta ``options["Delta_Percent"] / 100``."""
     import torch
 
     from chessmoe.play.players import run_files
 
     (path,) = run_files("mais", model_dir, WEIGHTS)
     torch.set_num_threads(max(1, threads))
-    return MaisPlayer(load_weights(path))
+    delta = int((options or {}).get("Delta_Percent", 30)) / 100.0
+    return MaisPlayer(load_weights(path), BestFirstConfig(delta=delta), loaded=weights_note(path))
 
 
 # --- training -----------------------------------------------------------------------------
 
 
-def train(out_dir: Path, *, profile: str, data_dir: Path | None) -> Path:
-    """Train at ``profile`` (``smoke`` or ``small``) into ``out_dir``; resumable."""
+def train(out_dir: Path, *, profile: str, data_dir: Path | None,
+          overrides: Sequence[str] = ()) -> Path:
+    """Train at ``profile`` with ``overrides`` (``KEY=VALUE`` fields of
+    :class:`MaisTrainConfig`) into ``out_dir``; resumable."""
+    from dataclasses import replace
+
+    from chessmoe._io.overrides import parse_overrides
+
     if profile not in PROFILES:
         raise KitError(f"unknown profile {profile!r}: one of {', '.join(PROFILES)}")
-    return train_run(out_dir, PROFILES[profile], data_dir=data_dir)
+    config = replace(PROFILES[profile], **parse_overrides(MaisTrainConfig, overrides))
+    return train_run(out_dir, config, data_dir=data_dir)
 
 
 def _config_json(config: MaisTrainConfig, source: Path) -> dict[str, Any]:
