@@ -347,6 +347,11 @@ def test_uci_every_go_ends_in_one_bestmove(smoke_run: Path) -> None:
     engine._wait()
     moves = _bestmoves(out.getvalue())
     assert len(moves) == 4 and moves[-1] == "bestmove d1d8"
+    from chessmoe._io.fsutil import sha256_file
+
+    weights = smoke_run / "weights.pt"  # the line names the file loaded (issue 22)
+    assert (f"info string mais weights {weights} sha256 {sha256_file(weights)[:12]}"
+            in out.getvalue().splitlines())
     board = chess.Board()
     board.push_uci("e2e4")
     assert chess.Move.from_uci(moves[0].split()[1]) in board.legal_moves
