@@ -88,13 +88,13 @@ class EngineOption:
             return str(value).strip().lower() in ("true", "1", "on", "yes")
         if self.kind == "spin":
             try:
-                number = int(value)  # type: ignore[call-overload]
+                number = int(str(value))
             except (TypeError, ValueError):
                 raise KitError(f"option {self.name} needs an integer, got {value!r}") from None
             if not self.low <= number <= self.high:
                 raise KitError(f"option {self.name} must lie in {self.low}..{self.high}, "
                                f"got {number}")
-            return number
+            return int(number)
         text = str(value)
         if text not in self.choices:
             raise KitError(f"option {self.name} must be one of {', '.join(self.choices)}, "
