@@ -277,7 +277,8 @@ def _related_train(args: argparse.Namespace) -> int:
     from chessmoe.play.players import train
 
     out = args.out or Path("results") / "related" / args.engine
-    path = train(args.engine, out, profile=args.profile, data_dir=args.data_dir)
+    path = train(args.engine, out, profile=args.profile, data_dir=args.data_dir,
+                 overrides=args.set or [])
     print(f"{args.engine}: trained into {path}")
     return 0
 
@@ -705,10 +706,16 @@ def build_parser() -> argparse.ArgumentParser:
     related_train = related_commands.add_parser(
         "train", help="train one related engine into results/related/ENGINE")
     related_train.add_argument("engine", choices=("deepchess", "ntuple", "mais"))
-    related_train.add_argument("--profile", default="small", choices=("smoke", "small"))
+    related_train.add_argument("--profile", default="small", choices=("smoke", "small", "large"),
+                               help="scale (large: the issue-22 scale, CPU hours; not every "
+                                    "engine has one)")
     related_train.add_argument("--out", type=Path, default=None,
                                help="run directory (default: results/related/ENGINE)")
     related_train.add_argument("--data-dir", type=Path, default=None)
+    related_train.add_argument("--set", nargs="+", action="extend", metavar="KEY=VALUE",
+                               help="override fields of the engine's training config, e.g. "
+                                    "ntuple depth=2 start=pesto, deepchess "
+                                    "learning_curve=5000,20000, mais validation=selfplay")
     related_train.set_defaults(handler=_related_train)
 
     analyse = commands.add_parser(

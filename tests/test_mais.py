@@ -347,6 +347,11 @@ def test_uci_every_go_ends_in_one_bestmove(smoke_run: Path) -> None:
     engine._wait()
     moves = _bestmoves(out.getvalue())
     assert len(moves) == 4 and moves[-1] == "bestmove d1d8"
+    from chessmoe._io.fsutil import sha256_file
+
+    weights = smoke_run / "weights.pt"  # the line names the file loaded (issue 22)
+    assert (f"info string mais weights {weights} sha256 {sha256_file(weights)[:12]}"
+            in out.getvalue().splitlines())
     board = chess.Board()
     board.push_uci("e2e4")
     assert chess.Move.from_uci(moves[0].split()[1]) in board.legal_moves
@@ -376,3 +381,38 @@ def test_best_first_prefers_the_shorter_mate() -> None:
     for move in result.pv:
         board.push(move)
     assert board.is_checkmate()
+
+
+# --- issue 22: the document's validation split (self-play games, by game) and baselines --
+
+
+def test_selfplay_validation_baselines_by_hand() -> None:
+    from chessmoe.play.players.mais import selfplay_validation
+
+    y = np.array([100.0, -50.0, 10.0, 0.0])
+    naive = np.array([20.0, -10.0, 4.0, 1.0])
+    out = selfplay_validation(None, np.zeros((4, 6, 8, 8), dtype=np.int8), y, naive, 5.0)
+    assert out["selfplay_zero_mae"] == pytest.approx(160 / 4)
+    # 5 x naive: 100, -50, 20, 5 -> errors 0, 0, 10, 5
+    assert out["selfplay_naive_mae"] == pytest.approx(15 / 4)
+    assert "selfplay_val_mae" not in out and out["selfplay_val_positions"] == 4
+    assert selfplay_validation(None, np.zeros((0, 6, 8, 8)), np.zeros(0), np.zeros(0), 5) == {}
+
+
+def test_every_kth_selfplay_game_is_validation_only(tmp_path: Path) -> None:
+    config = replace(PROFILES["smoke"], games=4, selfplay_holdout_every=2)
+    train_run(tmp_path, config, progress=False)
+    records = [json.loads(line) for line in
+               (tmp_path / "metrics.jsonl").read_text().splitlines()][1:]
+    assert [(r["games"], r["games_trained"], r["games_held_out"]) for r in records] == [
+        (2, 1, 1), (4, 1, 1)]
+    for r in records:
+        # trained positions come from the one trained game only (mirrored)
+        assert r["positions_new"] == 2 * (r["positions_new"] // 2)
+        assert r["selfplay_val_mae"] >= 0 and r["selfplay_zero_mae"] > 0
+        assert r["selfplay_naive_mae"] >= 0
+    assert records[1]["selfplay_val_positions"] > records[0]["selfplay_val_positions"]
+    assert records[0]["pool"] == records[0]["positions_new"]  # held-out games never pooled
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert [row["games"] for row in summary["selfplay_mae_curve"]] == [2, 4]
+    assert summary["selfplay_naive_multiple"] == 5.0

@@ -13,6 +13,7 @@ import chess
 import numpy as np
 import pytest
 
+from chessmoe._io.errors import KitError
 from chessmoe.nets.related.ntuple import (
     N_LINEAR,
     TUPLE_SIZE,
@@ -504,3 +505,86 @@ def test_the_mate_distance_is_found_before_the_horizon() -> None:
     result = AlphaBeta(evaluate).play(board, Limits(nodes=20000))
     assert result.depth == 3 and result.value == 1.0
     assert [m.uci() for m in result.pv] == ["f6f7", "h8h7", "a1h1"]
+
+
+# --- the PeSTO baseline (issue 22: a tuned linear start, not material only) ----------------
+
+
+def test_pesto_tapered_eval_by_hand_on_two_positions() -> None:
+    """Expected values worked out by hand from the PeSTO tables (rows rank 8 .. rank 1)."""
+    from chessmoe.nets.related.pesto import pesto_eval, pesto_phase, pesto_terms
+
+    # 1. K+P vs K: Kg1 Pe4 (White) v Kg8. phase 0 -> pure endgame.
+    # eg: pawn 94 + eg_pawn[e4] (rank-4 row, file e: -7) + eg_king[g1] (rank-1 row, file g:
+    # -24) - (eg_king[g8 seen by Black = g1] -24) = 94 - 7 = 87; mg: 82 + 17 = 99 + 24 - 24.
+    board = chess.Board("6k1/8/8/8/4P3/8/8/6K1 w - - 0 1")
+    assert pesto_terms(board) == (99, 87, 0)
+    assert pesto_eval(board) == 87.0
+    # 2. White Kg1 Qd1 Nf3 v Black Kg8 Rd8, Black to move. phase = 4 + 1 + 2 = 7.
+    # mg White: Q 1025 + mg_queen[d1] 10; N 337 + mg_knight[f3] 17; K mg_king[g1] 24 -> 1413
+    # mg Black (mirrored: d8 -> d1, g8 -> g1): R 477 + mg_rook[d1] 17; K 24 -> 518; mg = 895
+    # eg White: Q 936 + eg_queen[d1] -43; N 281 + eg_knight[f3] -3; K eg_king[g1] -24 -> 1147
+    # eg Black: R 512 + eg_rook[d1] -1; K -24 -> 487; eg = 660
+    # eval = (7 * 895 + 17 * 660) / 24 = (6265 + 11220) / 24 = 728.5416...
+    board = chess.Board("3r2k1/8/8/8/8/5N2/8/3Q2K1 b - - 0 1")
+    assert pesto_phase(board) == 7
+    assert pesto_terms(board) == (895, 660, 7)
+    assert pesto_eval(board) == pytest.approx(17485 / 24)
+    from chessmoe.nets.related.pesto import PestoEvaluator
+
+    assert PestoEvaluator()(board) == pytest.approx(-17485 / 24)  # Black to move
+
+
+def test_pesto_is_colour_symmetric_and_zero_at_the_start() -> None:
+    from chessmoe.nets.related.pesto import pesto_eval
+
+    assert pesto_eval(chess.Board()) == 0.0
+    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    assert pesto_eval(board.mirror()) == pytest.approx(-pesto_eval(board))
+
+
+def test_the_pesto_start_weights_are_the_mirror_averaged_tables() -> None:
+    """At the start weights, a lone White knight's self-pair entry holds the mean of its
+    square and the mirrored one (internal units = cp / CP_PER_UNIT), material its value."""
+    from chessmoe.nets.related import pesto
+    from chessmoe.nets.related.ntuple import CP_PER_UNIT, extract, start_weights
+
+    weights = start_weights("pesto")
+    material = start_weights("material")
+    assert weights.open_linear[0] == pytest.approx(82 / CP_PER_UNIT)
+    assert material.open_linear[0] == 200.0  # Table I
+    board = chess.Board("6k1/8/8/8/8/8/8/1N4K1 w - - 0 1")
+    f = extract(board)
+    # endgame blend (alpha 0): knight 281 + mean(eg_knight b1 -51, g1 -50) + kings cancel
+    # (g1 and mirrored g8 both read eg_king g1, averaged with b1: same for both sides)
+    expected = (281 + (-51 - 50) / 2) / CP_PER_UNIT
+    assert f.alpha == 0.0
+    assert weights.white_eval(f) == pytest.approx(expected)
+    assert pesto.EG_TABLES[chess.KNIGHT][7][1] == -51
+
+
+def test_ntuple_training_config_takes_depth_and_start() -> None:
+    cfg = TrainConfig(depth=2, start="pesto")
+    assert (cfg.depth, cfg.start) == (2, "pesto")
+    with pytest.raises(KitError, match="unknown n-tuple start"):
+        TrainConfig(start="stockfish")
+    from chessmoe._io.overrides import parse_overrides
+
+    assert parse_overrides(TrainConfig, ["depth=2", "start=pesto"]) == {"depth": 2,
+                                                                        "start": "pesto"}
+
+
+def test_a_trained_vs_pesto_match_is_two_ntuple_players() -> None:
+    from chessmoe.play.match import PlayerSpec
+    from chessmoe.play.players import build_searcher
+    from chessmoe.search.mcts import Limits
+
+    player = build_searcher("ntuple", None, options={"Evaluation": "pesto", "Depth": 2})
+    assert "pesto" in player.loaded  # type: ignore[attr-defined]
+    result = player.play(chess.Board(), Limits(nodes=300))
+    assert result.move in chess.Board().legal_moves
+    spec = PlayerSpec(name="pesto", kind="ntuple", options=(("Evaluation", "pesto"),), nodes=50)
+    built = spec.build()
+    assert "pesto" in built.searcher.loaded  # type: ignore[attr-defined]
+    with pytest.raises(KitError, match="must be one of"):
+        build_searcher("ntuple", None, options={"Evaluation": "stockfish"})

@@ -4,9 +4,11 @@ every error line is an info string. Each dialogue runs under a hard time limit."
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import chess
 import pytest
@@ -82,7 +84,7 @@ def test_an_infinite_search_is_ended_by_stop_position_and_ucinewgame(interrupt: 
                                     "Phase_Definition value moonphase",
                                     "Device value bogus"])
 def test_a_broken_evaluator_still_gives_readyok_and_a_bestmove(option: str) -> None:
-    out = __import__("io").StringIO()
+    out = io.StringIO()
     engine = UciEngine(EngineOptions(Nodes=20), out=out)
     engine.handle(f"setoption name {option}")
     engine.handle("isready")
@@ -112,3 +114,61 @@ def test_the_process_exits_when_input_ends_during_an_infinite_search(ending: str
                           input=script, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr[-500:]
     assert sum(ln.startswith("bestmove") for ln in done.stdout.splitlines()) == 1
+
+
+# --- the related engines' own options and the weights they loaded (issue 22) --------------
+
+
+def _related(engine: str, **options: object) -> tuple[UciEngine, io.StringIO]:
+    out = io.StringIO()
+    return UciEngine(EngineOptions(**options), out=out, engine=engine), out  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("engine", "own"), [
+    ("ntuple", ["option name Evaluation type combo default weights var weights var pesto "
+                "var material", "option name Depth type spin default 64 min 1 max 64"]),
+    ("deepchess", ["option name Depth type spin default 0 min 0 max 64"]),
+    ("mais", ["option name Delta_Percent type spin default 30 min 1 max 100"]),
+])
+def test_each_related_engine_lists_its_own_options(engine: str, own: list[str]) -> None:
+    uci, out = _related(engine)
+    uci.handle("uci")
+    lines = out.getvalue().splitlines()
+    for line in own:
+        assert line in lines
+    names = {ln.split()[2] for ln in lines if ln.startswith("option name")}
+    assert "Batch_Size" not in names and "Routing" not in names  # the MCTS's, not theirs
+    assert {"Nodes", "Model_Directory", "Fixed_Movetime", "Threads"} <= names
+    assert lines[-1] == "uciok"
+
+
+def test_ntuple_names_the_weights_it_loaded_and_plays_pesto(tmp_path: Path) -> None:
+    from chessmoe._io.fsutil import sha256_file
+    from chessmoe.nets.related.ntuple import NtupleWeights, TrainConfig, config_record, save_weights
+
+    save_weights(tmp_path, NtupleWeights.initial(), config_record(TrainConfig()))
+    uci, out = _related("ntuple", Nodes=40)
+    uci.handle(f"setoption name Model_Directory value {tmp_path}")
+    uci.handle("isready")
+    digest = sha256_file(tmp_path / "weights.npz")[:12]
+    assert f"info string ntuple weights {tmp_path / 'weights.npz'} sha256 {digest}" in \
+        out.getvalue().splitlines()
+    uci.handle("setoption name Evaluation value pesto")
+    uci.handle("setoption name Depth value 2")
+    assert uci.player is None  # rebuilt with the new options
+    uci.handle("position startpos")
+    uci.handle("go")
+    _settle(_Wrap(uci, out), 1)  # type: ignore[arg-type]
+    assert "info string ntuple evaluation pesto" in out.getvalue()
+    assert uci.engine_settings == {"Evaluation": "pesto", "Depth": 2}
+    uci.handle("setoption name Evaluation value stockfish")
+    assert "info string error: option Evaluation must be one of" in out.getvalue()
+    uci.handle("setoption name Depth value 0")
+    assert "must lie in 1..64" in out.getvalue()
+
+
+class _Wrap:
+    """The two attributes of a Dialogue that _settle reads."""
+
+    def __init__(self, engine: UciEngine, out: io.StringIO) -> None:
+        self.engine, self.out = engine, out

@@ -169,7 +169,8 @@ class PlayerSpec:
     ``kind="uci"``: ``command`` (argv), ``options`` (UCI options) and the same limits.
     ``kind`` one of the related documents' engines (``deepchess``, ``ntuple``, ``mais``;
     :mod:`chessmoe.play.players`): ``experts`` names its trained weights (default: the
-    committed ones) and the same limits apply.
+    committed ones), ``options`` its own options (e.g. ``(("Evaluation", "pesto"),)`` makes an
+    ``ntuple`` player the PeSTO baseline) and the same limits apply.
     """
 
     name: str
@@ -265,7 +266,8 @@ class SearcherPlayer:
 
         self.spec = spec
         self.name = spec.name
-        self.searcher = build_searcher(spec.kind, spec.experts, threads=spec.threads)
+        self.searcher = build_searcher(spec.kind, spec.experts, threads=spec.threads,
+                                       options=dict(spec.options))
         self.limits = Limits(nodes=spec.nodes, movetime_ms=spec.movetime_ms)
 
     def new_game(self) -> None:

@@ -3,7 +3,11 @@
 :class:`UciEngine` speaks the Universal Chess Interface; its options carry the names of the
 paper's cutechess command where they exist (``Batch_Size``, ``Nodes``, ``Simulations``,
 ``Fixed_Movetime``, ``Model_Directory``) plus ``Baseline_Directory``, ``Phase_Definition`` (the
-gate), ``Routing``, ``Single_Expert``, ``Threads`` and ``Device``. Malformed commands and illegal
+gate), ``Routing``, ``Single_Expert``, ``Threads`` and ``Device``. A related document's engine
+(``--player deepchess|ntuple|mais``) lists only the common options that apply to it
+(:data:`RELATED_COMMON`) and its own (its module's ``OPTIONS``, e.g. DeepChess ``Depth``,
+n-tuple ``Evaluation`` and ``Depth``, MAIS ``Delta_Percent``), and says what it loaded:
+``info string <engine> weights <path> sha256 <first 12 hex>``. Malformed commands and illegal
 moves produce an ``info string`` and never stop the engine.
 """
 
@@ -29,7 +33,10 @@ from chessmoe.search.mcts import (
     UniformEvaluator,
 )
 
-__all__ = ["EngineOptions", "UciEngine", "UciError", "run_uci", "wait_for"]
+__all__ = ["RELATED_COMMON", "EngineOptions", "UciEngine", "UciError", "run_uci", "wait_for"]
+
+RELATED_COMMON = ("Nodes", "Fixed_Movetime", "Model_Directory", "Threads")
+"""The common options a related engine uses (the others steer the paper's MCTS only)."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +104,7 @@ class UciEngine:
         self._stop = threading.Event()
         self._infinite = False  # "go infinite": bestmove only after stop (UCI)
         self._lock = threading.Lock()
+        self.engine_settings: dict[str, Any] = {}  # a related engine's own options, as set
 
     # -- output --
     def send(self, line: str) -> None:
@@ -146,6 +154,8 @@ class UciEngine:
         self.send("id author chessmoe developers")
         defaults = EngineOptions()
         for name in EngineOptions.__dataclass_fields__:
+            if self.engine != "moe" and name not in RELATED_COMMON:
+                continue
             value = getattr(defaults, name)
             if name in _SPIN:
                 low, high = _SPIN[name]
@@ -157,6 +167,11 @@ class UciEngine:
                 self.send(f"option name {name} type check default {str(value).lower()}")
             else:
                 self.send(f"option name {name} type string default {value or '<empty>'}")
+        if self.engine != "moe":
+            from chessmoe.play.players import engine_options
+
+            for option in engine_options(self.engine):
+                self.send(option.uci_line())
         self.send("uciok")
 
     def _cmd_isready(self, _: str) -> None:
@@ -177,6 +192,8 @@ class UciEngine:
             raise UciError(f"setoption needs 'name <id> [value <x>]', got: {rest}")
         name, _, value = rest[5:].partition(" value ")
         name, value = name.strip(), value.strip()
+        if self.engine != "moe" and self._set_engine_option(name, value):
+            return
         fields = {f.lower(): f for f in EngineOptions.__dataclass_fields__}
         key = fields.get(name.lower().replace(" ", "_"))
         if key is None:
@@ -207,6 +224,22 @@ class UciEngine:
             import torch
 
             torch.set_num_threads(parsed)
+
+    def _set_engine_option(self, name: str, value: str) -> bool:
+        """Set a related engine's own option; ``False`` when ``name`` is not one of them."""
+        from chessmoe._io.errors import KitError
+        from chessmoe.play.players import engine_options
+
+        own = {o.name.lower(): o for o in engine_options(self.engine)}
+        option = own.get(name.lower().replace(" ", "_"))
+        if option is None:
+            return False
+        try:
+            self.engine_settings[option.name] = option.parse(value)
+        except KitError as error:
+            raise UciError(str(error)) from None
+        self.player = None  # rebuilt with the new setting on the next isready/go
+        return True
 
     def _cmd_ucinewgame(self, _: str) -> None:
         self._stop_search()
@@ -354,7 +387,11 @@ class UciEngine:
             from chessmoe.play.players import build_searcher
 
             self.player = build_searcher(self.engine, self.options.Model_Directory or None,
-                                         threads=self.options.Threads)
+                                         threads=self.options.Threads,
+                                         options=self.engine_settings)
+            loaded = getattr(self.player, "loaded", "")
+            if loaded:
+                self.info(f"{self.engine} {loaded}")
         if self.player is None:
             evaluator, description = self._make_evaluator(self.options)
             self.player = Player(evaluator, SearchConfig(batch_size=self.options.Batch_Size))

@@ -73,7 +73,10 @@ __all__ = [
     "encode",
     "encode_batch",
     "extract_positions",
+    "first_games",
     "load_weights",
+    "material_balance",
+    "material_pair_accuracy",
     "pair_accuracy",
     "pair_probabilities",
     "piece_bit",
@@ -81,6 +84,7 @@ __all__ = [
     "random_pairs",
     "save_weights",
     "split_by_game",
+    "split_positions",
 ]
 
 PIECE_BITS = 768
@@ -276,6 +280,54 @@ def split_by_game(positions: PositionSet, held_out: float, seed: int
             chosen.extend(rng.choice(ids, size=count, replace=False).tolist())
     mask = np.isin(positions.game, np.asarray(chosen, dtype=np.int32))
     return positions.subset(~mask), positions.subset(mask)
+
+
+def split_positions(positions: PositionSet, share: float, seed: int
+                    ) -> tuple[PositionSet, PositionSet]:
+    """``(kept, unseen)``: about ``share`` of the positions, drawn at random across all the
+    games, are set aside (the by-position held-out set: unseen positions of games whose other
+    positions are trained on, as a split of positions rather than games would make it)."""
+    if share <= 0:
+        return positions, positions.subset(np.zeros(len(positions), dtype=bool))
+    rng = np.random.default_rng(seed)
+    count = min(len(positions) - 1, max(1, round(share * len(positions))))
+    mask = np.zeros(len(positions), dtype=bool)
+    mask[rng.choice(len(positions), size=count, replace=False)] = True
+    return positions.subset(~mask), positions.subset(mask)
+
+
+def first_games(positions: PositionSet, games: int) -> PositionSet:
+    """The positions of the first ``games`` games of ``positions`` (in game-id order, the order
+    they were read); ``games <= 0``: all of them."""
+    ids = np.unique(positions.game)
+    if games <= 0 or games >= len(ids):
+        return positions
+    return positions.subset(np.isin(positions.game, ids[:games]))
+
+
+_MATERIAL = np.zeros(INPUT_BITS)
+for _color, _sign in ((chess.WHITE, 1.0), (chess.BLACK, -1.0)):
+    for _type, _value in ((chess.PAWN, 1), (chess.KNIGHT, 3), (chess.BISHOP, 3),
+                          (chess.ROOK, 5), (chess.QUEEN, 9)):
+        _start = piece_bit(_color, _type, 0)
+        _MATERIAL[_start:_start + 64] = _sign * _value
+
+
+def material_balance(bits: np.ndarray) -> np.ndarray:
+    """White's material minus Black's (P 1, N 3, B 3, R 5, Q 9) from the 773 bits, ``[N]``."""
+    balance: np.ndarray = bits.astype(np.float64) @ _MATERIAL
+    return balance
+
+
+def material_pair_accuracy(positions: PositionSet, pairs: PairBatch) -> float:
+    """The comparator that knows only material, on the same pairs as the network: it picks
+    the position with more White material as the White win (a tie counts one half)."""
+    if len(pairs.label) == 0:
+        return float("nan")
+    balance = material_balance(positions.bits)
+    first, second = balance[pairs.first], balance[pairs.second]
+    right = np.where(pairs.label == 0, first > second, second > first)
+    return float(np.mean(np.where(first == second, 0.5, right.astype(np.float64))))
 
 
 @dataclass(frozen=True)

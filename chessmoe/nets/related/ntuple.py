@@ -34,8 +34,12 @@ side to move) than the desired move's leaf ``l_best`` and::
 
 (with the side to move's sign, since ``phi`` is White's). The final weights are the average
 of every intermediate weight vector (one per training position); training stops when the
-held-out agreement with Stockfish's move stops improving. Initial weights: material as the
-document's Table I (Q 2600, R 1300, B 850, N 800, P 200) for both phases, everything else 0.
+held-out agreement with Stockfish's move stops improving. Initial weights
+(``TrainConfig.start``, :func:`start_weights`): ``"material"`` (default) is material as the
+document's Table I (Q 2600, R 1300, B 850, N 800, P 200) for both phases, everything else 0 --
+weaker than the document's start, which is Stockfish's *tuned* linear evaluation (its ORI2);
+``"pesto"`` is the hand-tuned PeSTO piece values and piece-square tables
+(:mod:`chessmoe.nets.related.pesto`) written into the same weights, a tuned linear start.
 For play, the weights are scaled by the document's material constraint
 ``gamma = 16488 / (2 Q_o + 4 R_o + 4 B_o + 4 N_o)`` and rounded to integers (3.3); internal
 units are converted to centipawns with :data:`CP_PER_UNIT` (a pawn of 200 = 100 cp).
@@ -63,6 +67,7 @@ import numpy.typing as npt
 from chessmoe._io.errors import KitError
 from chessmoe._io.fsutil import atomic_path, atomic_write_json
 from chessmoe._io.jsonl import JsonlLog, append_record
+from chessmoe.nets.related import pesto
 from chessmoe.phases import tapered_alpha
 
 __all__ = [
@@ -70,6 +75,7 @@ __all__ = [
     "INITIAL_MATERIAL",
     "LINEAR_FEATURES",
     "N_TUPLES",
+    "STARTS",
     "TUPLE_SIZE",
     "Averager",
     "ComparisonStats",
@@ -90,6 +96,8 @@ __all__ = [
     "load_weights",
     "sample_positions",
     "save_weights",
+    "self_pair_index",
+    "start_weights",
     "train_comparison",
     "tuple_indices",
 ]
@@ -287,6 +295,50 @@ class NtupleWeights:
         g = self.gamma()
         return NtupleWeights(*(np.round(g * a) for a in (
             self.open_linear, self.end_linear, self.open_tuple, self.end_tuple)))
+
+
+def self_pair_index(piece_type: int, seen_square: int) -> int:
+    """The 2-tuple entry of a piece paired with itself: ``piece_type`` 0 (pawn) .. 5 (king)
+    on ``seen_square`` (a1 = 0, seen from its own side: Black's square mirrored vertically).
+    Squares mirrored left-right share the entry (a piece-square table of 32 values)."""
+    return int(_BASE[piece_type, seen_square] + piece_type * (32 * 64)
+               + _SECOND[seen_square, seen_square])
+
+
+def _pesto_weights() -> NtupleWeights:
+    """PeSTO's values and tables as n-tuple weights (internal units): piece values in the
+    linear material weights, each table averaged over left-right mirrored squares in the
+    self-pair entries. Opening = PeSTO's middlegame, endgame = its endgame; the n-tuple
+    blend uses ``alpha`` (Stockfish's non-pawn material), not PeSTO's 24-step phase."""
+    open_linear, end_linear = np.zeros(N_LINEAR), np.zeros(N_LINEAR)
+    for k, piece_type in enumerate((chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK,
+                                    chess.QUEEN)):
+        assert LINEAR_FEATURES[k] == chess.piece_name(piece_type)
+        open_linear[k] = pesto.MG_VALUE[piece_type] / CP_PER_UNIT
+        end_linear[k] = pesto.EG_VALUE[piece_type] / CP_PER_UNIT
+    open_tuple, end_tuple = np.zeros(TUPLE_SIZE), np.zeros(TUPLE_SIZE)
+    for piece_type in chess.PIECE_TYPES:
+        for square in range(64):
+            index = self_pair_index(piece_type - 1, square)
+            for target, tables in ((open_tuple, pesto.MG_TABLES), (end_tuple, pesto.EG_TABLES)):
+                table = tables[piece_type]
+                mean = (pesto.table_value(table, chess.WHITE, square)
+                        + pesto.table_value(table, chess.WHITE, square ^ 7)) / 2
+                target[index] = mean / CP_PER_UNIT
+    return NtupleWeights(open_linear, end_linear, open_tuple, end_tuple)
+
+
+STARTS: Final = ("material", "pesto")
+
+
+def start_weights(start: str) -> NtupleWeights:
+    """The starting weights named ``start``: ``"material"`` (the document's Table I material,
+    all else 0) or ``"pesto"`` (the PeSTO tables, :func:`_pesto_weights`)."""
+    if start == "material":
+        return NtupleWeights.initial()
+    if start == "pesto":
+        return _pesto_weights()
+    raise KitError(f"unknown n-tuple start {start!r}: one of {', '.join(STARTS)}")
 
 
 class NtupleEvaluator:
@@ -515,7 +567,9 @@ def evaluate_agreement(positions: Sequence[LabelledPosition], weights: NtupleWei
 @dataclass(frozen=True)
 class TrainConfig:
     """A comparison-training run. ``depth`` is the document's d (1..4): each move is
-    compared through the leaf of a (d-1)-ply + quiescence search of its child."""
+    compared through the leaf of a (d-1)-ply + quiescence search of its child (the
+    document's best result is d = 4; the kit's committed run is d = 1). ``start`` names the
+    starting weights (:func:`start_weights`): ``material`` or ``pesto``."""
 
     positions: int = 3000
     held_out: int = 400
@@ -533,8 +587,11 @@ class TrainConfig:
     per_game: int = 4  # at most this many positions per game
     held_out_every: int = 10  # every n-th game gives held-out positions
     seed: int = 0
+    start: str = "material"  # the starting weights: material (Table I) or pesto
 
     def __post_init__(self) -> None:
+        if self.start not in STARTS:
+            raise KitError(f"unknown n-tuple start {self.start!r}: one of {', '.join(STARTS)}")
         if not 1 <= self.depth <= 4:
             raise KitError(f"training depth d must be 1..4, got {self.depth}")
         if self.positions < 1 or self.held_out < 1 or self.iterations < 0:
@@ -610,14 +667,15 @@ def train_comparison(train_set: Sequence[LabelledPosition],
                      leaf_search: LeafSearch, *,
                      on_iteration: Callable[[dict[str, float]], None] | None = None,
                      progress: bool = True) -> TrainOutcome:
-    """Comparison training from the initial weights; iteration 0 is the start's agreement.
+    """Comparison training from ``config.start``'s weights; iteration 0 is the start's
+    agreement.
 
     Every iteration passes over ``train_set`` in a seeded order, updating after each
     position; its averaged weights are scored on ``held_out`` and the best are kept; training
     stops after ``patience`` iterations without a better held-out agreement."""
     from tqdm import tqdm
 
-    start = NtupleWeights.initial()
+    start = start_weights(config.start)
     averager = Averager(start, config.learning_rate)
     rng = random.Random(config.seed)
     began = time.monotonic()

@@ -2,13 +2,19 @@
 
 Each related engine lives in one module here (``deepchess``, ``ntuple``, ``mais``) exposing
 
-- ``build_searcher(model_dir: Path | None, *, threads: int = 1) -> Searcher``: a player that
+- ``OPTIONS: tuple[EngineOption, ...]``: the engine's own settings (its UCI options beside the
+  common ``Model_Directory``, ``Nodes``, ``Fixed_Movetime`` and ``Threads``);
+- ``build_searcher(model_dir: Path | None, *, threads: int = 1, options: Mapping[str, Any])
+  -> Searcher``: a player that
   answers :class:`~chessmoe.search.mcts.Limits` with a
   :class:`~chessmoe.search.mcts.SearchResult` (the :class:`~chessmoe.play.engine.Searcher`
   protocol), loading its trained weights safely from ``model_dir`` (default: the kit's
-  committed ``results/related/<name>``);
-- ``train(out_dir: Path, *, profile: str, data_dir: Path | None) -> Path``: trains it the way
-  its document describes, writing a run directory with provenance under ``out_dir``.
+  committed ``results/related/<name>``) and configured by ``options`` (every name of
+  ``OPTIONS``, checked and completed with defaults by :func:`build_searcher` here); the
+  searcher's ``loaded`` attribute says what it loaded (:func:`weights_note`);
+- ``train(out_dir: Path, *, profile: str, data_dir: Path | None, overrides: Sequence[str])
+  -> Path``: trains it the way its document describes (``overrides``: ``KEY=VALUE`` fields of
+  its training config), writing a run directory with provenance under ``out_dir``.
 
 Their networks and searches sit in the layers below (``chessmoe.nets.related``,
 ``chessmoe.search``);
@@ -18,15 +24,17 @@ this package only joins them into players. The paper's engine is the kind ``"moe
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from chessmoe._io.errors import KitError
 from chessmoe.play.engine import Searcher
 
-__all__ = ["RELATED_KINDS", "RelatedKind", "build_searcher", "default_model_dir", "run_files",
-           "train"]
+__all__ = ["RELATED_KINDS", "EngineOption", "RelatedKind", "build_searcher", "default_model_dir",
+           "engine_options", "resolve_options", "run_files", "train", "weights_note"]
 
 RelatedKind = Literal["deepchess", "ntuple", "mais"]
 RELATED_KINDS: tuple[str, ...] = get_args(RelatedKind)
@@ -46,6 +54,79 @@ def _module(kind: str) -> ModuleType:
             raise KitError(f"engine {kind!r} ({_DOCUMENT[kind]}) is not part of this "
                            "version of the kit") from None
         raise
+
+
+OptionKind = Literal["spin", "combo", "check"]
+
+
+@dataclass(frozen=True)
+class EngineOption:
+    """One setting of a related engine, as UCI spells it (``option name ... type ...``)."""
+
+    name: str
+    kind: OptionKind
+    default: int | str | bool
+    low: int = 0
+    high: int = 0
+    choices: tuple[str, ...] = ()
+    help: str = ""
+
+    def uci_line(self) -> str:
+        if self.kind == "spin":
+            return (f"option name {self.name} type spin default {self.default} "
+                    f"min {self.low} max {self.high}")
+        if self.kind == "combo":
+            choices = " ".join(f"var {c}" for c in self.choices)
+            return f"option name {self.name} type combo default {self.default} {choices}"
+        return f"option name {self.name} type check default {str(self.default).lower()}"
+
+    def parse(self, value: object) -> int | str | bool:
+        """``value`` (a UCI string or a typed value) checked against this option."""
+        if self.kind == "check":
+            if isinstance(value, bool):
+                return value
+            return str(value).strip().lower() in ("true", "1", "on", "yes")
+        if self.kind == "spin":
+            try:
+                number = int(str(value))
+            except (TypeError, ValueError):
+                raise KitError(f"option {self.name} needs an integer, got {value!r}") from None
+            if not self.low <= number <= self.high:
+                raise KitError(f"option {self.name} must lie in {self.low}..{self.high}, "
+                               f"got {number}")
+            return int(number)
+        text = str(value)
+        if text not in self.choices:
+            raise KitError(f"option {self.name} must be one of {', '.join(self.choices)}, "
+                           f"got {text!r}")
+        return text
+
+
+def engine_options(kind: str) -> tuple[EngineOption, ...]:
+    """The own options of engine ``kind`` (its module's ``OPTIONS``)."""
+    options: tuple[EngineOption, ...] = getattr(_module(kind), "OPTIONS", ())
+    return options
+
+
+def resolve_options(kind: str, given: Mapping[str, object] | None) -> dict[str, Any]:
+    """Every own option of ``kind``: ``given`` (names matched case-insensitively, spaces as
+    underscores) checked, the rest at their defaults; an unknown name is a KitError."""
+    known = {o.name.lower(): o for o in engine_options(kind)}
+    values: dict[str, Any] = {o.name: o.default for o in known.values()}
+    for name, value in (given or {}).items():
+        option = known.get(name.lower().replace(" ", "_"))
+        if option is None:
+            raise KitError(f"engine {kind} has no option {name!r} (its options: "
+                           f"{', '.join(o.name for o in known.values()) or 'none'})")
+        values[option.name] = option.parse(value)
+    return values
+
+
+def weights_note(path: Path) -> str:
+    """``weights <path> sha256 <first 12 hex digits>``: which file a player loaded."""
+    from chessmoe._io.fsutil import sha256_file
+
+    return f"weights {path} sha256 {sha256_file(path)[:12]}"
 
 
 def default_model_dir(kind: str) -> Path | None:
@@ -74,18 +155,22 @@ def run_files(kind: str, model_dir: Path | None, *names: str) -> list[Path]:
 
 
 def build_searcher(kind: str, model_dir: str | Path | None = None, *,
-                   threads: int = 1) -> Searcher:
-    """A fresh player of engine ``kind`` (its own state; one per game lane)."""
+                   threads: int = 1, options: Mapping[str, object] | None = None) -> Searcher:
+    """A fresh player of engine ``kind`` (its own state; one per game lane), set up with its
+    own ``options`` (:func:`resolve_options`)."""
     module = _module(kind)
+    values = resolve_options(kind, options)
     path = Path(model_dir) if model_dir else default_model_dir(kind)
-    searcher: Searcher = module.build_searcher(path, threads=threads)
+    searcher: Searcher = module.build_searcher(path, threads=threads, options=values)
     return searcher
 
 
 def train(kind: str, out_dir: str | Path, *, profile: str = "small",
-          data_dir: str | Path | None = None) -> Path:
-    """Train engine ``kind`` at ``profile`` into ``out_dir`` (resumable where it is long)."""
+          data_dir: str | Path | None = None, overrides: Sequence[str] = ()) -> Path:
+    """Train engine ``kind`` at ``profile`` into ``out_dir`` (resumable where it is long);
+    ``overrides`` are ``KEY=VALUE`` fields of its training config (``--set``)."""
     module = _module(kind)
     result: Path = module.train(Path(out_dir), profile=profile,
-                                data_dir=Path(data_dir) if data_dir else None)
+                                data_dir=Path(data_dir) if data_dir else None,
+                                overrides=tuple(overrides))
     return result

@@ -10,7 +10,11 @@ Training (:func:`train_run`), in the document's order:
 1. positions: up to ``positions_per_game`` random positions of each decided game of the
    source (the Lichess excerpt when found, else the kit's embedded sample), not in the first
    5 moves and not right after a capture; the games (not the positions) are split into a
-   training and a held-out part, so no game feeds both;
+   training and a held-out part, so no game feeds both (the *by-game* held-out set); of the
+   training games' positions a share ``held_out_positions`` is set aside too (the
+   *by-position* held-out set: unseen positions of games trained on, which is what a split of
+   positions, likely the document's, measures); ``train_games`` > 0 keeps only the first
+   that many training games;
 2. Pos2Vec: each tower layer in turn trained as an autoencoder on the codes of the layers
    below it, ``pos2vec_epochs`` epochs per layer, learning rate 0.005 x 0.98 per epoch;
 3. the comparator: both towers (shared weights, initialised by step 2) and the head trained
@@ -19,9 +23,17 @@ Training (:func:`train_run`), in the document's order:
 
 ``metrics.jsonl`` has one record per epoch: ``phase`` ``pos2vec`` (``layer``, ``loss``) or
 ``comparator`` (``loss``, ``train_accuracy`` on ``eval_pairs`` new pairs of training positions,
-``held_out_accuracy`` on ``eval_pairs`` fixed pairs of held-out positions). ``summary.json``
-puts the last and best accuracies beside the document's 98.2 % (training) and 98.0 %
-(validation) and measures the search's speed (leaves per second).
+``held_out_accuracy`` on ``eval_pairs`` fixed pairs of held-out games' positions (by game),
+``held_out_position_accuracy`` on fixed pairs of the set-aside positions (by position)).
+``summary.json`` puts the last and best accuracies beside the document's 98.2 % (training) and
+98.0 % (validation), beside the material-only comparator's accuracy on the *same* pairs
+(``material_held_out_accuracy``, ``material_held_out_position_accuracy``: more White
+material = the White win, ties half), and measures the search's speed (leaves per second).
+
+Learning curve (:func:`learning_curve`; ``--set learning_curve=5000,20000,60000,90000``):
+one run per count N in ``run/games-N`` on the first N training games, the same held-out games
+for every N (the same source, ``games`` and seed), and ``learning_curve.json`` with each
+run's by-game, by-position and material accuracies.
 
 The run is resumable: weights, optimiser, the autoencoder decoder in training, the positions
 and random states are saved after every epoch (``state/``, not for version control); a
@@ -33,8 +45,8 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -58,27 +70,39 @@ from chessmoe.nets.related.deepchess import (
     Shape,
     comparator_epoch,
     extract_positions,
+    first_games,
     load_weights,
+    material_pair_accuracy,
     pair_accuracy,
     pretrain_layer,
     random_pairs,
     save_weights,
     split_by_game,
+    split_positions,
 )
 from chessmoe.play.engine import Searcher
+from chessmoe.play.players import EngineOption, weights_note
 from chessmoe.search.alphabeta_compare import CompareAlphaBeta
 from chessmoe.search.mcts import Limits, SearchResult
 
 __all__ = [
+    "OPTIONS",
     "PROFILES",
     "DeepChessPlayer",
     "DeepChessTrainConfig",
     "build_searcher",
+    "learning_curve",
     "train",
     "train_run",
 ]
 
 WEIGHTS = "weights.pt"
+OPTIONS: tuple[EngineOption, ...] = (
+    EngineOption("Depth", "spin", 0, low=0, high=64,
+                 help="deepest iteration of the comparison alpha-beta; 0: the run's "
+                      "search_depth (3). Past 3, give it time: Fixed_Movetime or go wtime/btime "
+                      "stop the iterative deepening with the last finished depth's move"),
+)
 DOCUMENT_ACCURACY = {"train": 0.982, "validation": 0.980}
 
 
@@ -92,6 +116,9 @@ class DeepChessTrainConfig:
     head: tuple[int, ...] = FULL.head
     positions_per_game: int = 10
     held_out_games: float = 0.1  # share of the games held out (by game)
+    held_out_positions: float = 0.1  # share of the training games' positions set aside
+    train_games: int = 0  # > 0: only the first N training games are trained on
+    learning_curve: tuple[int, ...] = ()  # train_games of each run of a learning curve
     pos2vec_epochs: int = 200  # per layer
     comparator_epochs: int = 100
     pairs_per_epoch: int = 1_000_000  # new pairs per epoch (each in both orders)
@@ -138,7 +165,8 @@ class DeepChessPlayer:
     """The document's engine: alpha-beta over positions, leaves compared by the network
     (tower embeddings cached per position, leaves of a node embedded in one batch)."""
 
-    def __init__(self, net: DeepChessNet, *, depth: int = 3) -> None:
+    def __init__(self, net: DeepChessNet, *, depth: int = 3, loaded: str = "") -> None:
+        self.loaded = loaded
         self.comparator = Comparator(net)
         self.search = CompareAlphaBeta(self.comparator.better, max_depth=depth,
                                        confidence=self.comparator.probability,
@@ -152,8 +180,10 @@ class DeepChessPlayer:
         self.comparator.clear()
 
 
-def build_searcher(model_dir: Path | None, *, threads: int = 1) -> Searcher:
-    """A :class:`DeepChessPlayer` with the weights and shape of ``model_dir`` (a run)."""
+def build_searcher(model_dir: Path | None, *, threads: int = 1,
+                   options: Mapping[str, Any] | None = None) -> Searcher:
+    """A :class:`DeepChessPlayer` with the weights and shape of ``model_dir`` (a run), its
+    search as deep as ``options["Depth"]`` (0: the run's ``search_depth``)."""
     import torch
 
     from chessmoe.play.players import run_files
@@ -162,17 +192,60 @@ def build_searcher(model_dir: Path | None, *, threads: int = 1) -> Searcher:
     config = json.loads(config_path.read_text())
     shape = Shape(pos2vec=tuple(config["pos2vec"]), head=tuple(config["head"]))
     torch.set_num_threads(max(1, threads))
-    return DeepChessPlayer(load_weights(path, shape), depth=int(config["search_depth"]))
+    depth = int((options or {}).get("Depth", 0)) or int(config["search_depth"])
+    return DeepChessPlayer(load_weights(path, shape), depth=depth, loaded=weights_note(path))
 
 
 # --- training -------------------------------------------------------------------------------
 
 
-def train(out_dir: Path, *, profile: str, data_dir: Path | None) -> Path:
-    """Train at ``profile`` (``smoke`` or ``small``) into ``out_dir``; resumable."""
+def train(out_dir: Path, *, profile: str, data_dir: Path | None,
+          overrides: Sequence[str] = ()) -> Path:
+    """Train at ``profile`` with ``overrides`` (``KEY=VALUE`` fields of
+    :class:`DeepChessTrainConfig`) into ``out_dir``; resumable."""
+    from dataclasses import replace
+
+    from chessmoe._io.overrides import parse_overrides
+
     if profile not in PROFILES:
         raise KitError(f"unknown profile {profile!r}: one of {', '.join(PROFILES)}")
-    return train_run(out_dir, PROFILES[profile], data_dir=data_dir)
+    config = replace(PROFILES[profile], **parse_overrides(DeepChessTrainConfig, overrides))
+    if config.learning_curve:
+        return learning_curve(out_dir, config, data_dir=data_dir)
+    return train_run(out_dir, config, data_dir=data_dir)
+
+
+CURVE_KEYS = ("train_games", "train_positions", "held_out_games", "held_out_positions",
+              "held_out_position_count", "train_accuracy_last", "held_out_accuracy_last",
+              "held_out_position_accuracy_last", "material_held_out_accuracy",
+              "material_held_out_position_accuracy")
+
+
+def learning_curve(out_dir: Path, config: DeepChessTrainConfig, *,
+                   data_dir: Path | None = None, source: Path | None = None,
+                   progress: bool = True) -> Path:
+    """One run per count of ``config.learning_curve`` (``out_dir/games-N``, each resumable,
+    trained on the first N training games, evaluated on the same held-out games) and
+    ``out_dir/learning_curve.json`` with their accuracies."""
+    if not config.learning_curve or any(n < 1 for n in config.learning_curve):
+        raise KitError("learning_curve needs positive game counts, e.g. 5000,20000,60000")
+    out_dir = Path(out_dir)
+    source = source if source is not None else _source(data_dir)
+    rows: list[dict[str, Any]] = []
+    for count in sorted(set(config.learning_curve)):
+        run = out_dir / f"games-{count}"
+        train_run(run, replace(config, train_games=count, learning_curve=()), source=source,
+                  progress=progress)
+        summary = json.loads((run / "summary.json").read_text())
+        rows.append({"games_asked": count, "run": run.name,
+                     **{key: summary.get(key) for key in CURVE_KEYS}})
+    atomic_write_json(out_dir / "learning_curve.json", {
+        "engine": "deepchess", "profile": config.profile, "source": source.name,
+        "games_read": config.games, "document": "about 640K CCRL games; 98.0 % validation",
+        "held_out": "by game: the same held-out games for every count; by position: "
+                    "set-aside positions of each run's own training games",
+        "rows": rows})
+    return out_dir
 
 
 def _source(data_dir: Path | None) -> Path:
@@ -186,6 +259,7 @@ def _config_json(config: DeepChessTrainConfig, source: Path) -> dict[str, Any]:
     data["reduced"] = list(config.reduced)
     data["pos2vec"] = list(config.pos2vec)
     data["head"] = list(config.head)
+    data["learning_curve"] = list(config.learning_curve)
     data.update({
         "engine": "deepchess",
         "document": "related-deepchess.md",
@@ -194,7 +268,8 @@ def _config_json(config: DeepChessTrainConfig, source: Path) -> dict[str, Any]:
         "input": "773 bits: 2 sides x 6 types x 64 squares, side to move (White 1), 4 "
                  "castling rights",
         "source": source.name,
-        "split": "by game",
+        "split": "by game (held-out games) and by position (set-aside positions of the "
+                 "training games)",
         "document_accuracy": DOCUMENT_ACCURACY,
     })
     return data
@@ -249,8 +324,12 @@ def train_run(out_dir: Path, config: DeepChessTrainConfig, *, data_dir: Path | N
 
     positions = _positions(out_dir, config, source)
     train_set, held_set = split_by_game(positions, config.held_out_games, config.seed)
+    train_set = first_games(train_set, config.train_games)
+    train_set, unseen_set = split_positions(train_set, config.held_out_positions,
+                                            config.seed + 2)
     held_pairs = random_pairs(held_set, config.eval_pairs // 2,
                               np.random.default_rng(config.seed + 1))
+    unseen_pairs = _pairs_or_none(unseen_set, config.eval_pairs // 2, config.seed + 3)
 
     torch.manual_seed(config.seed)
     net = DeepChessNet(config.shape)
@@ -320,6 +399,9 @@ def train_run(out_dir: Path, config: DeepChessTrainConfig, *, data_dir: Path | N
             record["train_accuracy"] = pair_accuracy(
                 net, train_set, random_pairs(train_set, config.eval_pairs // 2, rng))
             record["held_out_accuracy"] = pair_accuracy(net, held_set, held_pairs)
+            if unseen_pairs is not None:
+                record["held_out_position_accuracy"] = pair_accuracy(net, unseen_set,
+                                                                     unseen_pairs)
         record["seconds"] = time.perf_counter() - tick
         append_record(metrics_path, record)
         _save_state(out_dir, net, optimizer, decoder, rng, torch_rng, index + 1)
@@ -327,9 +409,20 @@ def train_run(out_dir: Path, config: DeepChessTrainConfig, *, data_dir: Path | N
         bar.set_postfix({k: f"{record[k]:.3f}" for k in ("loss", "held_out_accuracy")
                          if k in record})
     bar.close()
+    material = {"material_held_out_accuracy": material_pair_accuracy(held_set, held_pairs),
+                "material_held_out_position_accuracy": material_pair_accuracy(
+                    unseen_set, unseen_pairs) if unseen_pairs is not None else None,
+                "held_out_position_count": len(unseen_set)}
     _write_summary(out_dir, config, net, source, positions, train_set, held_set,
-                   time.perf_counter() - started)
+                   time.perf_counter() - started, material)
     return out_dir
+
+
+def _pairs_or_none(positions: PositionSet, pairs: int, seed: int) -> Any:
+    """Evaluation pairs of ``positions``, or ``None`` where one result has no position."""
+    if pairs < 1 or positions.white_won.all() or not positions.white_won.any():
+        return None
+    return random_pairs(positions, pairs, np.random.default_rng(seed))
 
 
 def _save_state(out_dir: Path, net: DeepChessNet, optimizer: Any, decoder: Any,
@@ -372,7 +465,8 @@ def _measure_nps(net: DeepChessNet, source: Path, config: DeepChessTrainConfig
 
 def _write_summary(out_dir: Path, config: DeepChessTrainConfig, net: DeepChessNet,
                    source: Path, positions: PositionSet, train_set: PositionSet,
-                   held_set: PositionSet, seconds: float) -> None:
+                   held_set: PositionSet, seconds: float,
+                   material: dict[str, Any] | None = None) -> None:
     records = sorted(read_records(out_dir / "metrics.jsonl").records, key=lambda r: r["step"])
     comparator = [r for r in records if r["phase"] == "comparator"]
     pretrain = [r for r in records if r["phase"] == "pos2vec"]
@@ -391,6 +485,13 @@ def _write_summary(out_dir: Path, config: DeepChessTrainConfig, net: DeepChessNe
         "held_out_accuracy_last": comparator[-1]["held_out_accuracy"] if comparator else None,
         "held_out_accuracy_best": max((r["held_out_accuracy"] for r in comparator),
                                       default=None),
+        "held_out_position_accuracy_last": comparator[-1].get("held_out_position_accuracy")
+        if comparator else None,
+        "held_out_accuracy_means": "by game: pairs of positions of games never trained on; "
+                                   "held_out_position_accuracy: by position (unseen "
+                                   "positions of the training games)",
+        "train_games_limit": config.train_games,
+        **(material or {}),
         "document_train_accuracy": DOCUMENT_ACCURACY["train"],
         "document_validation_accuracy": DOCUMENT_ACCURACY["validation"],
         "train_seconds_this_invocation": seconds,

@@ -26,6 +26,14 @@ the real game exactly as for self-play; ``fresh_mae`` is the error on the batch'
 self-play positions before the network is fitted on them (held out at that moment: the
 document's 10 % validation split, without discarding training data).
 
+The document's own validation split (issue 22: ``val_mae`` on human games is not it): with
+``selfplay_holdout_every = k`` > 0 every k-th self-play game (game numbers k, 2k, ...; 10 = the
+document's 10 %) is played but never trained on; its positions (and mirrors) join a growing
+validation pool. After every batch ``selfplay_val_mae`` is the network's MAE on that pool,
+beside two predictors that learn nothing on the same positions: ``selfplay_zero_mae`` (always
+0) and ``selfplay_naive_mae`` (``naive_multiple`` x the position's naive evaluation, 5 by
+default), so the record keyed by ``games`` is the MAE curve by number of self-play games.
+
 The run is resumable: weights, optimizer, replay pool and random states are saved after every
 batch (``state/``, not meant for version control) and a restarted run continues after the last
 finished batch.
@@ -37,7 +45,7 @@ import json
 import math
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,10 +71,12 @@ from chessmoe.nets.related.mais import (
     save_weights,
 )
 from chessmoe.play.engine import Searcher
+from chessmoe.play.players import EngineOption, weights_note
 from chessmoe.search.bestfirst import BestFirst, BestFirstConfig
 from chessmoe.search.mcts import Limits, SearchResult
 
 __all__ = [
+    "OPTIONS",
     "PROFILES",
     "MaisPlayer",
     "MaisTrainConfig",
@@ -75,11 +85,17 @@ __all__ = [
     "exploration_rf",
     "mirror_planes",
     "self_play_game",
+    "selfplay_validation",
     "train",
     "train_run",
 ]
 
 WEIGHTS = "weights.pt"
+OPTIONS: tuple[EngineOption, ...] = (
+    EngineOption("Delta_Percent", "spin", 30, low=1, high=100,
+                 help="the best-first search's delta in hundredths (document: 0.3); the node "
+                      "budget is the common Nodes option"),
+)
 
 
 @dataclass(frozen=True)
@@ -97,6 +113,8 @@ class MaisTrainConfig:
     batch_size: int = 32  # Keras' fit default
     validation_games: int = 40
     validation_max_positions: int = 3000
+    selfplay_holdout_every: int = 10  # every k-th self-play game is validation only; 0: none
+    naive_multiple: float = 5.0  # the naive baseline predicts this x the naive evaluation
     nps_positions: int = 8  # positions searched to measure the search's speed
     nps_nodes: int = 2000  # node budget of each of those searches
     seed: int = 20261123
@@ -232,8 +250,10 @@ class MaisPlayer:
     """The document's engine: best-first search over the trained network (one batch per
     expansion)."""
 
-    def __init__(self, model: MaisNet, config: BestFirstConfig | None = None) -> None:
+    def __init__(self, model: MaisNet, config: BestFirstConfig | None = None, *,
+                 loaded: str = "") -> None:
         self.model = model
+        self.loaded = loaded
         self.search = BestFirst(lambda boards: predict(model, boards), config)
 
     def play(self, board: chess.Board, limits: Limits, stop: threading.Event | None = None,
@@ -244,25 +264,35 @@ class MaisPlayer:
         self.search.new_game()
 
 
-def build_searcher(model_dir: Path | None, *, threads: int = 1) -> Searcher:
-    """A :class:`MaisPlayer` with the weights of ``model_dir`` (a run directory)."""
+def build_searcher(model_dir: Path | None, *, threads: int = 1,
+                   options: Mapping[str, Any] | None = None) -> Searcher:
+    """A :class:`MaisPlayer` with the weights of ``model_dir`` (a run directory), its search's
+    delta ``options["Delta_Percent"] / 100``."""
     import torch
 
     from chessmoe.play.players import run_files
 
     (path,) = run_files("mais", model_dir, WEIGHTS)
     torch.set_num_threads(max(1, threads))
-    return MaisPlayer(load_weights(path))
+    delta = int((options or {}).get("Delta_Percent", 30)) / 100.0
+    return MaisPlayer(load_weights(path), BestFirstConfig(delta=delta), loaded=weights_note(path))
 
 
 # --- training -----------------------------------------------------------------------------
 
 
-def train(out_dir: Path, *, profile: str, data_dir: Path | None) -> Path:
-    """Train at ``profile`` (``smoke`` or ``small``) into ``out_dir``; resumable."""
+def train(out_dir: Path, *, profile: str, data_dir: Path | None,
+          overrides: Sequence[str] = ()) -> Path:
+    """Train at ``profile`` with ``overrides`` (``KEY=VALUE`` fields of
+    :class:`MaisTrainConfig`) into ``out_dir``; resumable."""
+    from dataclasses import replace
+
+    from chessmoe._io.overrides import parse_overrides
+
     if profile not in PROFILES:
         raise KitError(f"unknown profile {profile!r}: one of {', '.join(PROFILES)}")
-    return train_run(out_dir, PROFILES[profile], data_dir=data_dir)
+    config = replace(PROFILES[profile], **parse_overrides(MaisTrainConfig, overrides))
+    return train_run(out_dir, config, data_dir=data_dir)
 
 
 def _config_json(config: MaisTrainConfig, source: Path) -> dict[str, Any]:
@@ -293,12 +323,29 @@ def _validation(model: MaisNet, planes: np.ndarray, targets: np.ndarray) -> dict
             "val_bias": float(np.mean(error))}
 
 
+def selfplay_validation(model: MaisNet | None, x: np.ndarray, y: np.ndarray,
+                        naive: np.ndarray, multiple: float) -> dict[str, float]:
+    """MAEs on held-out self-play positions: the network's (when ``model`` is given), the
+    zero predictor's and ``multiple`` x naive evaluation's (centipawns, White's view)."""
+    if len(y) == 0:
+        return {}
+    out = {"selfplay_zero_mae": float(np.mean(np.abs(y))),
+           "selfplay_naive_mae": float(np.mean(np.abs(y - multiple * naive))),
+           "selfplay_val_positions": float(len(y))}
+    if model is not None:
+        out["selfplay_val_mae"] = mean_absolute_error(model, x, y)
+    return out
+
+
 def _save_state(out_dir: Path, model: MaisNet, optimizer: Any, pool_x: np.ndarray,
                 pool_y: np.ndarray, rng: np.random.Generator, torch_rng: Any,
-                batches_done: int) -> None:
+                batches_done: int, held: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
     import torch
 
     state = out_dir / "state"
+    with atomic_path(state / "selfplay_val.npz", suffix=".npz") as tmp, \
+            open(tmp, "wb") as handle:
+        np.savez(handle, x=held[0], y=held[1], naive=held[2])
     with atomic_path(state / "pool.npz", suffix=".npz") as tmp, open(tmp, "wb") as handle:
         np.savez(handle, x=pool_x, y=pool_y)
     with atomic_path(state / "optimizer.pt") as tmp:
@@ -336,6 +383,9 @@ def train_run(out_dir: Path, config: MaisTrainConfig, *, data_dir: Path | None =
     rng = np.random.default_rng(config.seed)
     pool_x = np.zeros((0, 6, 8, 8), dtype=np.int8)
     pool_y = np.zeros(0, dtype=np.float64)
+    held_x = np.zeros((0, 6, 8, 8), dtype=np.int8)
+    held_y = np.zeros(0, dtype=np.float64)
+    held_naive = np.zeros(0, dtype=np.float64)
     batches_done = 0
     progress_path = out_dir / "state" / "progress.json"
     if progress_path.exists():
@@ -348,6 +398,9 @@ def train_run(out_dir: Path, config: MaisTrainConfig, *, data_dir: Path | None =
         torch_rng.set_state(opt["torch_rng"])
         with np.load(out_dir / "state" / "pool.npz") as pool:
             pool_x, pool_y = pool["x"], pool["y"]
+        if (out_dir / "state" / "selfplay_val.npz").exists():
+            with np.load(out_dir / "state" / "selfplay_val.npz") as held:
+                held_x, held_y, held_naive = held["x"], held["y"], held["naive"]
     metrics_path = out_dir / "metrics.jsonl"
     kept = [r for r in read_records(metrics_path).records if r.get("batch", 0) <= batches_done]
     atomic_write_text(metrics_path, "".join(json.dumps(r, sort_keys=True) + "\n" for r in kept))
@@ -369,10 +422,21 @@ def train_run(out_dir: Path, config: MaisTrainConfig, *, data_dir: Path | None =
         tick = time.perf_counter()
         first = batch * config.games_per_batch + 1
         last = min(config.games, first + config.games_per_batch - 1)
-        games = [self_play_game(value_fn, n, rng, max_plies=config.max_plies,
+        every = [self_play_game(value_fn, n, rng, max_plies=config.max_plies,
                                 gamma=config.gamma) for n in range(first, last + 1)]
-        x = np.concatenate([g.planes for g in games])
-        y = np.concatenate([np.asarray(g.targets) for g in games])
+        k = config.selfplay_holdout_every
+        held_out = [g for n, g in enumerate(every, start=first) if k > 0 and n % k == 0]
+        games = [g for n, g in enumerate(every, start=first) if not (k > 0 and n % k == 0)]
+        if held_out:
+            hx = np.concatenate([g.planes for g in held_out])
+            hy = np.concatenate([np.asarray(g.targets) for g in held_out])
+            hn = np.concatenate([np.asarray(g.naive) for g in held_out])
+            held_x = np.concatenate([held_x, hx, mirror_planes(hx)])
+            held_y = np.concatenate([held_y, hy, -hy])
+            held_naive = np.concatenate([held_naive, hn, -hn])
+        x = np.concatenate([g.planes for g in games]) if games else \
+            np.zeros((0, 6, 8, 8), dtype=np.int8)
+        y = np.concatenate([np.asarray(g.targets) for g in games]) if games else np.zeros(0)
         new_x = np.concatenate([x, mirror_planes(x)])
         new_y = np.concatenate([y, -y])
         fresh_mae = mean_absolute_error(model, new_x, new_y)
@@ -382,22 +446,26 @@ def train_run(out_dir: Path, config: MaisTrainConfig, *, data_dir: Path | None =
         fit_x = np.concatenate([new_x, pool_x[pick]])
         fit_y = np.concatenate([new_y, pool_y[pick]])
         losses = fit(model, optimizer, fit_x, fit_y, epochs=config.epochs,
-                     batch_size=config.batch_size, generator=torch_rng)
+                     batch_size=config.batch_size, generator=torch_rng) if len(fit_y) else \
+            [float("nan")]
         pool_x = np.concatenate([pool_x, new_x])
         pool_y = np.concatenate([pool_y, new_y])
         validation = _validation(model, val_x, val_y)
-        results = [g.result for g in games]
+        results = [g.result for g in every]
         record = {
             "batch": batch + 1, "games": last, **validation, "fresh_mae": fresh_mae,
             "loss": losses[-1], "positions_new": len(new_y), "positions_replay": replay,
             "pool": len(pool_y), "rf_first": exploration_rf(first),
             "white_wins": results.count("1-0"), "black_wins": results.count("0-1"),
             "draws": results.count("1/2-1/2"), "capped": results.count("*"),
-            "mean_plies": float(np.mean([len(g.moves) for g in games])),
+            "mean_plies": float(np.mean([len(g.moves) for g in every])),
+            "games_trained": len(games), "games_held_out": len(held_out),
+            **selfplay_validation(model, held_x, held_y, held_naive, config.naive_multiple),
             "seconds": time.perf_counter() - tick,
         }
         append_record(metrics_path, record)
-        _save_state(out_dir, model, optimizer, pool_x, pool_y, rng, torch_rng, batch + 1)
+        _save_state(out_dir, model, optimizer, pool_x, pool_y, rng, torch_rng, batch + 1,
+                    (held_x, held_y, held_naive))
         bar.set_postfix(val_mae=f"{validation['val_mae']:.0f}", fresh=f"{fresh_mae:.0f}")
     bar.close()
     _write_summary(out_dir, config, model, source, val_y, time.perf_counter() - started)
@@ -438,6 +506,17 @@ def _write_summary(out_dir: Path, config: MaisTrainConfig, model: MaisNet, sourc
         "val_bias_end": records[-1].get("val_bias") if records else None,
         "fresh_mae_first": played[0]["fresh_mae"] if played else None,
         "fresh_mae_last": played[-1]["fresh_mae"] if played else None,
+        "selfplay_val_mae_end": played[-1].get("selfplay_val_mae") if played else None,
+        "selfplay_zero_mae_end": played[-1].get("selfplay_zero_mae") if played else None,
+        "selfplay_naive_mae_end": played[-1].get("selfplay_naive_mae") if played else None,
+        "selfplay_naive_multiple": config.naive_multiple,
+        "selfplay_val_positions": played[-1].get("selfplay_val_positions") if played else None,
+        "selfplay_mae_curve": [{"games": r["games"], "mae": r["selfplay_val_mae"],
+                                "zero": r["selfplay_zero_mae"], "naive": r["selfplay_naive_mae"]}
+                               for r in played if "selfplay_val_mae" in r],
+        "val_mae_means": "val_mae: positions of human games (not the document's split); "
+                         "selfplay_val_mae: every k-th self-play game, never trained on (the "
+                         "document's 10 % split by game)",
         "results": {k: sum(r[k] for r in played)
                     for k in ("white_wins", "black_wins", "draws", "capped")},
         "validation_source": source.name,
