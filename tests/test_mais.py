@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import chess
 import numpy as np
@@ -416,3 +417,31 @@ def test_every_kth_selfplay_game_is_validation_only(tmp_path: Path) -> None:
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert [row["games"] for row in summary["selfplay_mae_curve"]] == [2, 4]
     assert summary["selfplay_naive_multiple"] == 5.0
+
+
+def test_a_snapshot_keeps_the_weights_after_its_game_count(tmp_path: Path) -> None:
+    """``snapshots=(2,)``: after the batch that ends at game 2, ``at-2-games/weights.pt``
+    holds the weights of that moment (equal to the run's weights then, different from the
+    end's), and a player loads it as a run directory of its own."""
+    import torch
+
+    from chessmoe.play.players.mais import build_searcher, snapshot_dir
+
+    def weights(path: Path) -> dict[str, Any]:
+        return torch.load(path, weights_only=True)
+
+    def same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+        return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+    config = replace(PROFILES["smoke"], games=2, snapshots=(2,))
+    train_run(tmp_path, config, progress=False)
+    at_two = weights(tmp_path / "weights.pt")
+    snap = snapshot_dir(tmp_path, 2)
+    assert same(weights(snap / "weights.pt"), at_two)
+    assert json.loads((snap / "snapshot.json").read_text())["games"] == 2
+    # growing the run to 4 games leaves the snapshot as it was
+    train_run(tmp_path, replace(config, games=4), progress=False)
+    assert same(weights(snap / "weights.pt"), at_two)
+    assert not same(weights(tmp_path / "weights.pt"), at_two)
+    result = build_searcher(snap).play(chess.Board(), Limits(nodes=20))
+    assert result.move in chess.Board().legal_moves

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -86,6 +87,7 @@ __all__ = [
     "mirror_planes",
     "self_play_game",
     "selfplay_validation",
+    "snapshot_dir",
     "train",
     "train_run",
 ]
@@ -119,6 +121,9 @@ class MaisTrainConfig:
     nps_nodes: int = 2000  # node budget of each of those searches
     seed: int = 20261123
     reduced: tuple[str, ...] = field(default_factory=tuple)  # what differs from the document
+    # keep the weights as they were after these many games in ``at-<N>-games/`` (a run
+    # directory of its own, so a player can load it: the document's later net vs an earlier)
+    snapshots: tuple[int, ...] = ()
 
 
 PROFILES: dict[str, MaisTrainConfig] = {
@@ -133,7 +138,17 @@ PROFILES: dict[str, MaisTrainConfig] = {
                  "flattens, 1200 for the model it played with)",
                  "games capped at 160 plies (document: played to the end, often 200+ moves)",
                  "single process on a shared 2-core CPU")),
+    "large": MaisTrainConfig(
+        profile="large", games=1200, max_plies=200, snapshots=(200,),
+        reduced=("games capped at 200 plies (document: played to the end)",
+                 "single process on a shared 2-core CPU")),
 }
+
+
+def snapshot_dir(out_dir: str | os.PathLike[str], games: int) -> Path:
+    """Where a run keeps its weights as they were after ``games`` self-play games."""
+    return Path(out_dir) / f"at-{games}-games"
+
 
 
 def exploration_rf(game_number: int) -> float:
@@ -298,6 +313,7 @@ def train(out_dir: Path, *, profile: str, data_dir: Path | None,
 def _config_json(config: MaisTrainConfig, source: Path) -> dict[str, Any]:
     data = asdict(config)
     data["reduced"] = list(config.reduced)
+    data["snapshots"] = list(config.snapshots)
     data.update({
         "engine": "mais",
         "document": "related-selfplay-value-search.md",
@@ -464,6 +480,13 @@ def train_run(out_dir: Path, config: MaisTrainConfig, *, data_dir: Path | None =
             "seconds": time.perf_counter() - tick,
         }
         append_record(metrics_path, record)
+        for games_at in config.snapshots:
+            if first <= games_at <= last:
+                save_weights(model, snapshot_dir(out_dir, games_at) / WEIGHTS)
+                atomic_write_json(snapshot_dir(out_dir, games_at) / "snapshot.json",
+                                  {"games": last, "batch": batch + 1,
+                                   "selfplay_val_mae": record.get("selfplay_val_mae"),
+                                   "val_mae": record["val_mae"]})
         _save_state(out_dir, model, optimizer, pool_x, pool_y, rng, torch_rng, batch + 1,
                     (held_x, held_y, held_naive))
         bar.set_postfix(val_mae=f"{validation['val_mae']:.0f}", fresh=f"{fresh_mae:.0f}")
