@@ -68,7 +68,7 @@ class TournamentPlan:
     """Which tournament to play (chessmoe.play.tournament.DESIGNS names the designs)."""
 
     design: str = field(metadata={
-        "doc": "smoke | small | powered | replicated | ratings | paper: the grid of matches"})
+        "doc": "smoke | small | powered | replicated | ratings | related | paper: the grid of matches"})
     experts: str = field(
         default="",
         metadata={"doc": "which results/experts/<name> it plays (its own profile's by default)"},
@@ -190,6 +190,16 @@ PROFILES: dict[str, Profile] = {
         _SMALL_DATA,
         _SMALL_TRAINING,
         TournamentPlan("ratings", experts="small", workers=1),
+    ),
+    "related": Profile(
+        "related",
+        "the related documents' own experiments under cutechess rules: the trained n-tuple "
+        "engine against PeSTO (1,000 games at 400 nodes), MAIS after 1,200 self-play games "
+        "against itself after 200, DeepChess against material alpha-beta at depth 3 "
+        "(200 games each); matches join as their runs are trained (resumable)",
+        _SMALL_DATA,
+        _SMALL_TRAINING,
+        TournamentPlan("related", experts="small"),
     ),
     "medium": Profile(
         "medium",

@@ -22,7 +22,7 @@ from chessmoe.play.match import (
     play_match,
     write_pgn,
 )
-from chessmoe.play.openings import read_epd, schedule, shard
+from chessmoe.play.openings import read_epd, resolve_suite, schedule, shard
 from chessmoe.play.records import GameRecord, summarise
 from chessmoe.play.tournament import (
     MatchSpec,
@@ -797,3 +797,59 @@ def test_units_give_each_opening_group_its_own_seed() -> None:
     assert drawn["arm0"] == drawn["arm1"] and drawn["arm0"] != drawn["other"]
     again = TournamentSpec("t", (*arms, other), pairs_per_shard=5, seed=8)
     assert {u.seed for u in units(again) if u.match.name == "other"} == {by_hand(8, "other")}
+
+
+def test_the_related_design_pairs_each_engine_with_its_documents_baseline(
+        tmp_path: Path) -> None:
+    """Matches appear when their runs exist; each is labelled with its weights' checksums, so
+    a run retrained under the same path makes the design refuse to resume."""
+    from chessmoe._io.fsutil import sha256_file
+    from chessmoe.play.tournament import _write_spec, build_design, related_spec
+
+    related = tmp_path / "results" / "related"
+    experts = tmp_path / "results" / "experts" / "small"
+    experts.mkdir(parents=True)
+    assert related_spec(str(experts)).matches == ()
+    (related / "ntuple").mkdir(parents=True)
+    (related / "ntuple" / "weights.npz").write_bytes(b"trained n-tuple")
+    (related / "mais" / "at-200-games").mkdir(parents=True)
+    (related / "mais" / "weights.pt").write_bytes(b"1200 games")
+    spec = related_spec(str(experts))
+    assert [m.name for m in spec.matches] == ["ntuple-vs-pesto"]  # no snapshot: no MAIS arm
+    (related / "mais" / "at-200-games" / "weights.pt").write_bytes(b"200 games")
+    spec = build_design("related", experts)
+    by_name = {m.name: m for m in spec.matches}
+    assert list(by_name) == ["ntuple-vs-pesto", "mais-vs-mais-at-200"]
+    ntuple = by_name["ntuple-vs-pesto"]
+    assert ntuple.pairs == 500 and ntuple.first.nodes == ntuple.second.nodes == 400
+    assert dict(ntuple.second.options) == {"Evaluation": "pesto"}
+    assert ntuple.label("weights_first") == sha256_file(related / "ntuple" / "weights.npz")[:12]
+    mais = by_name["mais-vs-mais-at-200"]
+    assert mais.pairs == 100 and mais.second.experts == str(related / "mais" / "at-200-games")
+    assert mais.label("weights_second") != mais.label("weights_first")
+    assert spec.adjudication == Adjudication() and ntuple.group != mais.group
+    out = tmp_path / "out"
+    _write_spec(spec, out)
+    (related / "ntuple" / "weights.npz").write_bytes(b"retrained n-tuple")
+    with pytest.raises(ValueError, match="ntuple-vs-pesto"):
+        _write_spec(related_spec(str(experts)), out)
+
+
+def test_a_depth_limited_deepchess_and_material_game_is_played(tmp_path: Path) -> None:
+    """The equal-depth pairing (no node limit, Depth 2 here) plays legal games to an end."""
+    from chessmoe.play.players import default_model_dir
+
+    deepchess = default_model_dir("deepchess")
+    if deepchess is None:
+        pytest.skip("no committed DeepChess run")
+    first = PlayerSpec(name="deepchess", kind="deepchess", experts=str(deepchess),
+                       nodes=None, options=(("Depth", 1),))
+    second = PlayerSpec(name="material", kind="ntuple", experts=None, nodes=None,
+                        options=(("Evaluation", "material"), ("Depth", 1)))
+    slots = schedule(read_epd(resolve_suite("embedded")), 1, 3)[:1]
+    (record,) = play_match(first, second, slots, tmp_path / "games.jsonl",
+                           rules=Adjudication(max_plies=40))
+    assert record.result in ("1-0", "0-1", "1/2-1/2") and 0 < record.plies <= 40
+    board = chess.Board(record.fen)
+    for move in record.moves:
+        board.push_uci(move)

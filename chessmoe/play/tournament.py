@@ -712,11 +712,81 @@ def ratings_spec(experts_root: str, *, pairs: int = 3, backend: str = "onnx"
                           games_at_once=1, adjudication=CLAIM_RULES)
 
 
+#: The weights file of each related engine's run directory (what a design fingerprints).
+RELATED_WEIGHTS: dict[str, str] = {"deepchess": "weights.pt", "ntuple": "weights.npz",
+                                   "mais": "weights.pt"}
+
+
+def _weights_label(kind: str, run: Path) -> str:
+    """The first 12 hex digits of a run's weights file: a label of the match, so a tournament
+    whose engine was retrained under the same path is refused, not mixed."""
+    return sha256_file(run / RELATED_WEIGHTS[kind])[:12]
+
+
+def related_spec(experts_root: str, *, related_root: str | os.PathLike[str] | None = None,
+                 ntuple_pairs: int = 500, pairs: int = 100) -> TournamentSpec:
+    """The related documents' own experiments, each engine against its document's baseline
+    (issue 22), under cutechess's draw rules, every match on its own openings:
+
+    * ``ntuple-vs-pesto``: the comparison-trained n-tuple engine against the hand-tuned PeSTO
+      tapered evaluation (the document's baseline is a tuned linear evaluation), both at 400
+      nodes, ``ntuple_pairs`` pairs (1,000 games); ``ntuple-d2-vs-pesto`` likewise for the
+      d = 2 run (``related/ntuple-d2``) when it is trained;
+    * ``mais-vs-mais-at-200``: the self-play value network after all its games against itself
+      after 200 (``at-200-games/``, kept by the large profile), 1,500 nodes each, ``pairs``;
+    * ``deepchess-vs-material``: DeepChess's comparator search against a material-only
+      alpha-beta, both to depth 3 (equal depth), ``pairs`` pairs.
+
+    Runs are read from ``related_root`` (default: ``results/related`` beside the experts);
+    a match whose run is absent is left out, and each match is labelled with its engines'
+    weights checksums, so a retrained engine starts a new design instead of resuming."""
+    root = (Path(related_root) if related_root is not None
+            else Path(experts_root).resolve().parents[1] / "related")
+    matches: list[MatchSpec] = []
+
+    def present(kind: str, run: Path) -> bool:
+        return (run / RELATED_WEIGHTS[kind]).is_file()
+
+    def add(name: str, first: PlayerSpec, second: PlayerSpec, count: int,
+            runs: tuple[tuple[str, Path], ...]) -> None:
+        labels = tuple((f"weights_{side}", _weights_label(kind, run))
+                       for side, (kind, run) in zip(("first", "second"), runs, strict=False))
+        matches.append(MatchSpec(name=name, first=first, second=second, pairs=count,
+                                 openings_group=name,
+                                 labels=(("kind", "related"), *labels)))
+
+    for run_name in ("ntuple", "ntuple-d2"):
+        run = root / run_name
+        if present("ntuple", run):
+            add(f"{run_name}-vs-pesto",
+                PlayerSpec(name=run_name, kind="ntuple", experts=str(run), nodes=400),
+                PlayerSpec(name="pesto", kind="ntuple", experts=str(run), nodes=400,
+                           options=(("Evaluation", "pesto"),)),
+                ntuple_pairs, (("ntuple", run),))
+    mais, early = root / "mais", root / "mais" / "at-200-games"
+    if present("mais", mais) and present("mais", early):
+        add("mais-vs-mais-at-200",
+            PlayerSpec(name="mais", kind="mais", experts=str(mais), nodes=1500),
+            PlayerSpec(name="mais-at-200", kind="mais", experts=str(early), nodes=1500),
+            pairs, (("mais", mais), ("mais", early)))
+    deepchess = root / "deepchess"
+    if present("deepchess", deepchess):
+        add("deepchess-vs-material",
+            PlayerSpec(name="deepchess", kind="deepchess", experts=str(deepchess), nodes=None,
+                       options=(("Depth", 3),)),
+            PlayerSpec(name="material", kind="ntuple", experts=None, nodes=None,
+                       options=(("Evaluation", "material"), ("Depth", 3))),
+            pairs, (("deepchess", deepchess),))
+    return TournamentSpec("related", tuple(matches), openings="embedded", pairs_per_shard=10,
+                          games_at_once=1, adjudication=Adjudication())
+
+
 DESIGNS: dict[str, Callable[..., TournamentSpec]] = {"smoke": smoke_spec,
                                                        "small": small_spec,
                                                        "powered": powered_spec,
                                                        "replicated": replicated_spec,
                                                        "ratings": ratings_spec,
+                                                       "related": related_spec,
                                                        "paper": paper_spec}
 
 
