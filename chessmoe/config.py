@@ -68,7 +68,8 @@ class TournamentPlan:
     """Which tournament to play (chessmoe.play.tournament.DESIGNS names the designs)."""
 
     design: str = field(metadata={
-        "doc": "smoke | small | powered | replicated | ratings | related | paper: the grid of matches"})
+        "doc": "smoke | small | powered | replicated | ratings | related | paper: the grid of "
+               "matches"})
     experts: str = field(
         default="",
         metadata={"doc": "which results/experts/<name> it plays (its own profile's by default)"},

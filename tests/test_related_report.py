@@ -24,13 +24,15 @@ def test_loaders_read_the_committed_runs() -> None:
     mais = related.load_mais(RELATED / "mais")
     assert mais is not None
     mais_lines = _lines(RELATED / "mais" / "metrics.jsonl")
-    assert len(mais.batches) == len(mais_lines) == 21  # batch 0 (untrained) + 20 batches
-    assert mais.batches[-1].games == mais.games == 200
+    assert len(mais.batches) == len(mais_lines)  # batch 0 (untrained) + one per batch
+    assert mais.batches[-1].games == mais.games == mais_lines[-1]["games"]
     assert mais.batches[0].fresh_mae is None
     assert mais.batches[-1].val_mae == mais_lines[-1]["val_mae"]
     summary = json.loads((RELATED / "mais" / "summary.json").read_text())
     assert mais.zero_predictor_mae == summary["val_mae_zero_predictor"]
     assert mais.vs_stockfish is not None and mais.vs_stockfish.games == 10
+    assert [b.selfplay_val_mae for b in mais.batches] == [r.get("selfplay_val_mae")
+                                                         for r in mais_lines]
 
     deep = related.load_deepchess(RELATED / "deepchess")
     assert deep is not None
@@ -87,5 +89,91 @@ def test_a_cut_metrics_log_is_named(tmp_path: Path) -> None:
     log = tmp_path / "mais" / "metrics.jsonl"
     text = log.read_text()
     log.write_text(text[: len(text) - 40])  # the last record cut mid-line
-    with pytest.raises(KitError, match=r"metrics\.jsonl.*line\(s\) \[21\]"):
+    last = len(text.splitlines())
+    with pytest.raises(KitError, match=rf"metrics\.jsonl.*line\(s\) \[{last}\]"):
         related.load_mais(tmp_path / "mais")
+
+
+def _mais_run(root: Path) -> None:
+    """A MAIS run of two batches measured on the self-play split (numbers by hand)."""
+    (root / "mais").mkdir(parents=True)
+    lines = [{"batch": 0, "games": 0, "val_mae": 900.0},
+             {"batch": 1, "games": 10, "val_mae": 800.0, "fresh_mae": 700.0,
+              "selfplay_val_mae": 300.0, "selfplay_zero_mae": 500.0,
+              "selfplay_naive_mae": 450.0},
+             {"batch": 2, "games": 20, "val_mae": 820.0, "fresh_mae": 650.0,
+              "selfplay_val_mae": 320.0, "selfplay_zero_mae": 510.0,
+              "selfplay_naive_mae": 440.0}]
+    (root / "mais" / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    (root / "mais" / "summary.json").write_text(json.dumps(
+        {"games": 20, "val_mae_zero_predictor": 850.0, "nps": 1000.0,
+         "selfplay_naive_multiple": 5.0}))
+
+
+def test_mais_on_the_self_play_split_names_its_baselines(tmp_path: Path) -> None:
+    _mais_run(tmp_path)
+    mais = related.load_mais(tmp_path / "mais")
+    assert mais is not None and [b.games for b in mais.selfplay] == [10, 20]
+    row = {r["Engine"].split(" ")[0]: r for r in related.related_rows(tmp_path)}["MAIS"]
+    assert row["Ours"] == ("self-play validation MAE 320 after 20 games (lowest 300 after "
+                           "10); on human positions 820")
+    assert row["Baselines"] == ("on the same self-play positions: zero predictor 510, "
+                                "5 x naive evaluation 440")
+    assert row["Against its baseline (related tournament)"] == "not played"
+    fig = related.fig_related_learning_curves(tmp_path, tmp_path / "out")
+    assert all(p.is_file() for p in fig.paths)
+
+
+def _related_tournament(root: Path, **counts: tuple[int, int, int, float, float]) -> Path:
+    out = root / "tournaments" / "related"
+    out.mkdir(parents=True)
+    matches = [{"name": name, "games": w + d + lo, "wins": w, "draws": d, "losses": lo,
+                "elo": elo, "margin": margin} for name, (w, d, lo, elo, margin) in
+               counts.items()]
+    (out / "summary.json").write_text(json.dumps({"matches": matches}))
+    return out
+
+
+def test_the_related_tournament_fills_each_engines_baseline_cell(tmp_path: Path) -> None:
+    """Scores by hand: 120-60-20 is 75 %; the n-tuple target is an interval above 50 %
+    (Elo's lower end above 0); MAIS's is a score of 55 %."""
+    _mais_run(tmp_path)
+    shutil.copytree(RELATED / "ntuple", tmp_path / "ntuple")
+    _related_tournament(tmp_path, **{"ntuple-vs-pesto": (400, 300, 300, 34.9, 17.0),
+                                     "mais-vs-mais-at-200": (90, 16, 94, -7.0, 40.0),
+                                     "deepchess-vs-material": (120, 60, 20, 190.8, 50.0)})
+    matches = related.load_related_matches(tmp_path / "tournaments" / "related")
+    assert matches["deepchess-vs-material"].score == 0.75
+    rows = {r["Engine"].split(" ")[0]: r
+            for r in related.related_rows(tmp_path, tmp_path / "tournaments" / "related")}
+    cell = "Against its baseline (related tournament)"
+    assert rows["n-tuple"][cell] == (
+        "vs PeSTO, 400 nodes: 400-300-300, 55.0 % over 1000 games, +35 +/- 17 Elo "
+        "(target: interval above 50 %: interval above 50 %)")
+    assert rows["MAIS"][cell].endswith("49.0 % over 200 games, -7 +/- 40 Elo "
+                                       "(target 55 %: not met)")
+    assert rows["DeepChess"]["Ours"] == "not trained"  # no run: its match is not shown
+    # an interval reaching 0 is not "above 50 %"
+    _related_tournament(tmp_path / "b", **{"ntuple-vs-pesto": (400, 300, 300, 16.0, 17.0)})
+    shutil.copytree(RELATED / "ntuple", tmp_path / "b" / "ntuple")
+    rows = {r["Engine"].split(" ")[0]: r for r in related.related_rows(
+        tmp_path / "b", tmp_path / "b" / "tournaments" / "related")}
+    assert rows["n-tuple"][cell].endswith("(target: interval above 50 %: interval not above "
+                                          "50 %)")
+
+
+def test_a_deepchess_learning_curve_is_read_in_game_order(tmp_path: Path) -> None:
+    curve = tmp_path / "deepchess-curve"
+    curve.mkdir()
+    rows = [{"train_games": 20000, "held_out_accuracy_last": 0.7,
+             "held_out_position_accuracy_last": 0.9, "material_held_out_accuracy": 0.69},
+            {"train_games": 5000, "held_out_accuracy_last": 0.65,
+             "held_out_position_accuracy_last": None, "material_held_out_accuracy": 0.69}]
+    (curve / "learning_curve.json").write_text(json.dumps({"rows": rows}))
+    points = related.load_deepchess_curve(curve)
+    assert [p.train_games for p in points] == [5000, 20000]
+    assert points[0].held_out_position_accuracy is None
+    assert points[1].material_held_out_accuracy == 0.69
+    assert related.load_deepchess_curve(tmp_path / "absent") == ()
+    fig = related.fig_related_learning_curves(tmp_path, tmp_path / "out")
+    assert all(p.is_file() for p in fig.paths)

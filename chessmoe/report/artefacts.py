@@ -168,6 +168,7 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
             notebook="13_related_engines.ipynb",
             params=lambda results, out: {
                 "related_dir": str(results / "related"),
+                "tournament_dir": str(results / "tournaments" / "related"),
                 "figures_dir": str(out)},
             needs=(),  # an engine not trained is a "not trained" row, not a failure
             figures=(stems.RELATED_LEARNING_CURVES,),

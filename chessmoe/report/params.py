@@ -308,6 +308,7 @@ class RelatedEnginesParams:
     """``13_related_engines.ipynb``."""
 
     related_dir: str = "../results/related"
+    tournament_dir: str = "../results/tournaments/related"  # each engine vs its baseline
     figures_dir: str = f"{SCRATCH}/13_related_engines"
 
 

@@ -101,6 +101,38 @@ class DeepChessRun:
     epochs: tuple[DeepChessEpoch, ...]
     nps: float  # leaves per second of the alpha-beta search
     vs_stockfish: VsStockfish | None
+    # unseen positions of the training games (the document's split is likely by position)
+    held_out_position_accuracy: float | None = None
+    # the material-only comparator on the very same held-out pairs (by game, by position)
+    material_held_out_accuracy: float | None = None
+    material_held_out_position_accuracy: float | None = None
+
+
+@dataclass(frozen=True)
+class DeepChessCurvePoint:
+    """One run of a DeepChess learning curve: trained on the first ``train_games`` games."""
+
+    train_games: int
+    held_out_accuracy: float
+    held_out_position_accuracy: float | None
+    material_held_out_accuracy: float | None
+
+
+@dataclass(frozen=True)
+class RelatedMatch:
+    """A match of the ``related`` tournament, from its first engine's view."""
+
+    name: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    elo: float
+    margin: float  # 95 %, as cutechess computes it
+
+    @property
+    def score(self) -> float:
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else math.nan
 
 
 @dataclass(frozen=True)
@@ -120,6 +152,8 @@ class NtupleRun:
     vs_untrained: VsStockfish  # trained (first) vs untrained weights
     nps: float | None  # nodes per second of the trained engine (speed.json)
     vs_stockfish: VsStockfish | None
+    start: str = "material"  # the start weights: material (Table I) or pesto
+    depth: int = 1  # d of the d-ply comparison training
 
 
 @dataclass(frozen=True)
@@ -128,6 +162,10 @@ class MaisBatch:
     games: int
     val_mae: float
     fresh_mae: float | None  # None before the first batch of self-play
+    # the document's split: every k-th self-play game, never trained on (None in older runs)
+    selfplay_val_mae: float | None = None
+    selfplay_zero_mae: float | None = None
+    selfplay_naive_mae: float | None = None
 
 
 @dataclass(frozen=True)
@@ -137,6 +175,12 @@ class MaisRun:
     zero_predictor_mae: float
     nps: float
     vs_stockfish: VsStockfish | None
+    naive_multiple: float | None = None  # the naive baseline predicts this x naive evaluation
+
+    @property
+    def selfplay(self) -> tuple[MaisBatch, ...]:
+        """The batches measured on the self-play validation split."""
+        return tuple(b for b in self.batches if b.selfplay_val_mae is not None)
 
 
 # --- reading --------------------------------------------------------------------------------
@@ -198,7 +242,41 @@ def load_deepchess(run_dir: str | os.PathLike[str]) -> DeepChessRun | None:
                    for r in _metrics(root / "metrics.jsonl") if r.get("phase") == "comparator")
     return DeepChessRun(int(summary["games"]), int(summary["train_positions"]),
                         int(cfg["comparator_epochs"]), int(cfg["pos2vec_epochs"]), epochs,
-                        float(summary["nps"]), _vs(root / "vs-stockfish" / "summary.json"))
+                        float(summary["nps"]), _vs(root / "vs-stockfish" / "summary.json"),
+                        _optional(summary.get("held_out_position_accuracy_last")),
+                        _optional(summary.get("material_held_out_accuracy")),
+                        _optional(summary.get("material_held_out_position_accuracy")))
+
+
+def _optional(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def load_deepchess_curve(curve_dir: str | os.PathLike[str]) -> tuple[DeepChessCurvePoint, ...]:
+    """The points of a DeepChess learning curve (``learning_curve.json`` of
+    ``chessmoe related train deepchess --set learning_curve=...``); empty when not run."""
+    path = Path(curve_dir) / "learning_curve.json"
+    if not path.is_file():
+        return ()
+    rows = _json(path).get("rows", [])
+    return tuple(DeepChessCurvePoint(int(r["train_games"]), float(r["held_out_accuracy_last"]),
+                                     _optional(r.get("held_out_position_accuracy_last")),
+                                     _optional(r.get("material_held_out_accuracy")))
+                 for r in sorted(rows, key=lambda r: int(r["train_games"])))
+
+
+def load_related_matches(tournament_dir: str | os.PathLike[str]) -> dict[str, RelatedMatch]:
+    """The played matches of the ``related`` tournament by name (empty when not played)."""
+    path = Path(tournament_dir) / "summary.json"
+    if not path.is_file():
+        return {}
+    out = {}
+    for m in _json(path).get("matches", []):
+        if int(m.get("games", 0)) > 0:
+            out[str(m["name"])] = RelatedMatch(str(m["name"]), int(m["games"]), int(m["wins"]),
+                                               int(m["draws"]), int(m["losses"]),
+                                               float(m["elo"]), float(m["margin"]))
+    return out
 
 
 def load_ntuple(run_dir: str | os.PathLike[str]) -> NtupleRun | None:
@@ -221,7 +299,9 @@ def load_ntuple(run_dir: str | os.PathLike[str]) -> NtupleRun | None:
     return NtupleRun(int(cfg["data"]["train_positions"]), int(cfg["data"]["held_out_positions"]),
                      int(cfg["train"]["iterations"]), int(cfg["best_iteration"]), its,
                      vs_untrained, nps,
-                     _vs(root / "vs-stockfish" / "summary.json"))
+                     _vs(root / "vs-stockfish" / "summary.json"),
+                     str(cfg["train"].get("start", "material")),
+                     int(cfg["train"].get("depth", 1)))
 
 
 def load_mais(run_dir: str | os.PathLike[str]) -> MaisRun | None:
@@ -231,10 +311,14 @@ def load_mais(run_dir: str | os.PathLike[str]) -> MaisRun | None:
         return None
     summary = _json(root / "summary.json")
     batches = tuple(MaisBatch(int(r["batch"]), int(r["games"]), float(r["val_mae"]),
-                              None if r.get("fresh_mae") is None else float(r["fresh_mae"]))
+                              _optional(r.get("fresh_mae")),
+                              _optional(r.get("selfplay_val_mae")),
+                              _optional(r.get("selfplay_zero_mae")),
+                              _optional(r.get("selfplay_naive_mae")))
                     for r in _metrics(root / "metrics.jsonl"))
     return MaisRun(int(summary["games"]), batches, float(summary["val_mae_zero_predictor"]),
-                   float(summary["nps"]), _vs(root / "vs-stockfish" / "summary.json"))
+                   float(summary["nps"]), _vs(root / "vs-stockfish" / "summary.json"),
+                   _optional(summary.get("selfplay_naive_multiple")))
 
 
 # --- the figure -----------------------------------------------------------------------------
@@ -250,14 +334,33 @@ def _not_trained(ax: Any, title: str) -> None:
 
 def fig_related_learning_curves(related_dir: str | os.PathLike[str],
                                 out_dir: str | os.PathLike[str]) -> Artefact:
-    """Three panels: MAIS's MAE, the n-tuple engine's move agreement, DeepChess's accuracy."""
+    """Four panels: MAIS's MAE by games (on the document's self-play split where the run has
+    it, beside the zero and naive predictors), the n-tuple engine's move agreement,
+    DeepChess's accuracy by epoch (with the material comparator on the same pairs) and by
+    training games (``deepchess-curve/``, when its learning curve was run)."""
     root = Path(related_dir)
     mais, ntuple, deep = (load_mais(root / "mais"), load_ntuple(root / "ntuple"),
                           load_deepchess(root / "deepchess"))
-    fig = new_figure(12.0, 3.8)
-    ax_m, ax_n, ax_d = fig.subplots(1, 3)
+    curve = load_deepchess_curve(root / "deepchess-curve")
+    fig = new_figure(16.0, 3.9)
+    ax_m, ax_n, ax_d, ax_c = fig.subplots(1, 4)
     if mais is None:
         _not_trained(ax_m, "MAIS (self-play value network)")
+    elif mais.selfplay:
+        held = mais.selfplay
+        games = [b.games for b in held]
+        ax_m.plot(games, [b.selfplay_val_mae for b in held], marker="o", ms=2,
+                  label="network, held-out self-play games")
+        ax_m.plot(games, [b.selfplay_zero_mae for b in held], color="#444444", ls="--",
+                  lw=1, label="zero predictor (same positions)")
+        multiple = f"{mais.naive_multiple:g} x " if mais.naive_multiple else ""
+        ax_m.plot(games, [b.selfplay_naive_mae for b in held], color="#2ca02c", ls=":",
+                  lw=1.2, label=f"{multiple}naive evaluation (same positions)")
+        ax_m.axvline(float(DOCUMENTS["mais"].value), color="#999999", lw=0.8)
+        ax_m.set_xlabel("self-play games played (grey: the document's ~300)")
+        ax_m.set_ylabel("MAE of Q (naive evaluation's centipawns)")
+        ax_m.set_title("MAIS: value error on the 10 % self-play split", fontsize=9)
+        ax_m.legend(fontsize=7)
     else:
         ax_m.plot([b.games for b in mais.batches], [b.val_mae for b in mais.batches],
                   marker="o", ms=3, label="validation MAE (real games)")
@@ -268,7 +371,7 @@ def fig_related_learning_curves(related_dir: str | os.PathLike[str],
                      label="zero predictor (validation)")
         ax_m.set_xlabel("self-play games played")
         ax_m.set_ylabel("MAE of Q (naive evaluation's centipawns)")
-        ax_m.set_title("MAIS: value error vs games", fontsize=9)
+        ax_m.set_title("MAIS: value error vs games (human positions)", fontsize=9)
         ax_m.legend(fontsize=7)
     if ntuple is None:
         _not_trained(ax_n, "n-tuple comparison training")
@@ -280,7 +383,7 @@ def fig_related_learning_curves(related_dir: str | os.PathLike[str],
         ax_n.plot([i.iteration for i in ntuple.iterations],
                   [100 * i.held_out_agreement for i in ntuple.iterations], marker="s",
                   label=f"held out ({ntuple.held_out_positions} positions)")
-        ax_n.set_xlabel("training iteration (0 = untrained weights)")
+        ax_n.set_xlabel("training iteration (0 = the start weights)")
         ax_n.set_ylabel("agreement with Stockfish's move (%)")
         ax_n.set_xticks([i.iteration for i in ntuple.iterations])
         ax_n.set_title("n-tuple: agreement with Stockfish", fontsize=9)
@@ -293,14 +396,45 @@ def fig_related_learning_curves(related_dir: str | os.PathLike[str],
         ax_d.plot([e.epoch for e in deep.epochs],
                   [100 * e.held_out_accuracy for e in deep.epochs], marker="s", ms=3,
                   label="held out (unseen games)")
-        ax_d.axhline(100 * DOCUMENTS["deepchess"].value, color="#1f77b4", ls="--", lw=1,
-                     label=f"document train {100 * DOCUMENTS['deepchess'].value:.1f} %")
+        if deep.held_out_position_accuracy is not None:
+            ax_d.plot([deep.epochs[-1].epoch], [100 * deep.held_out_position_accuracy],
+                      marker="D", ls="none", color="#9467bd",
+                      label="held out (unseen positions), last epoch")
+        if deep.material_held_out_accuracy is not None:
+            ax_d.axhline(100 * deep.material_held_out_accuracy, color="#2ca02c", ls="-.",
+                         lw=1.2, label="material only, same unseen-game pairs")
         ax_d.axhline(100 * DEEPCHESS_DOCUMENT_VALIDATION, color="#ff7f0e", ls=":", lw=1.2,
                      label=f"document validation {100 * DEEPCHESS_DOCUMENT_VALIDATION:.1f} %")
         ax_d.set_xlabel("comparator epoch")
         ax_d.set_ylabel("comparator accuracy (%)")
         ax_d.set_title("DeepChess: which position is better", fontsize=9)
         ax_d.legend(fontsize=7, loc="center right")
+    if not curve:
+        ax_c.text(0.5, 0.5, "learning curve not run\n(chessmoe related train deepchess\n"
+                  "--set learning_curve=5000,20000,60000,90000)", ha="center", va="center",
+                  transform=ax_c.transAxes, color="#666666", fontsize=8)
+        ax_c.set_title("DeepChess: accuracy by training games", fontsize=9)
+        ax_c.set_xticks([])
+        ax_c.set_yticks([])
+    else:
+        games = [p.train_games for p in curve]
+        ax_c.plot(games, [100 * p.held_out_accuracy for p in curve], marker="s",
+                  label="unseen games")
+        by_position = [(p.train_games, p.held_out_position_accuracy) for p in curve
+                       if p.held_out_position_accuracy is not None]
+        if by_position:
+            ax_c.plot([g for g, _ in by_position], [100 * (a or 0.0) for _, a in by_position],
+                      marker="D", label="unseen positions")
+        material = [(p.train_games, p.material_held_out_accuracy) for p in curve
+                    if p.material_held_out_accuracy is not None]
+        if material:
+            ax_c.plot([g for g, _ in material], [100 * (a or 0.0) for _, a in material],
+                      color="#2ca02c", ls="-.", label="material only, unseen games")
+        ax_c.set_xscale("log")
+        ax_c.set_xlabel("training games")
+        ax_c.set_ylabel("held-out accuracy (%)")
+        ax_c.set_title("DeepChess: accuracy by training games", fontsize=9)
+        ax_c.legend(fontsize=7)
     fig.suptitle("Related documents' engines: learning curves of the committed runs",
                  fontsize=10)
     stem = stems.RELATED_LEARNING_CURVES
@@ -323,15 +457,52 @@ def _vs_cell(vs: VsStockfish | None) -> str:
 
 
 def _row(engine: str, document: DocumentNumbers, trained: str, ours: str, theirs: str,
-         vs: str, speed: str) -> dict[str, str]:
+         vs: str, speed: str, baseline: str = "", against: str = "") -> dict[str, str]:
     return {"Engine": engine, "Document": document.document, "Trained on": trained,
             "Quantity": document.headline, "Ours": ours, "Document's": theirs,
+            "Baselines": baseline, "Against its baseline (related tournament)": against,
             "Vs Stockfish": vs, "Speed (ours vs document)": speed}
 
 
-def related_rows(related_dir: str | os.PathLike[str]) -> list[dict[str, str]]:
-    """One row per engine (strings, as tabulated)."""
+START_NAMES = {"material": "Table I material only", "pesto": "PeSTO's tuned tables"}
+
+#: The ``related`` tournament's matches of each engine with the issue's target score.
+RELATED_TARGETS: dict[str, tuple[tuple[str, str, float | None], ...]] = {
+    "deepchess": (("deepchess-vs-material", "material alpha-beta, depth 3", 0.55),),
+    "ntuple": (("ntuple-vs-pesto", "PeSTO, 400 nodes", None),
+               ("ntuple-d2-vs-pesto", "PeSTO, 400 nodes (d = 2 run)", None)),
+    "mais": (("mais-vs-mais-at-200", "its own net after 200 games", 0.55),),
+}
+
+
+def _against(kind: str, matches: dict[str, RelatedMatch]) -> str:
+    """The engine's matches against its baselines: W-D-L, score, Elo with its 95 % interval
+    and whether the target is met (a score above 50 % means the interval's lower end is
+    above 0 Elo)."""
+    cells = []
+    for name, opponent, target in RELATED_TARGETS[kind]:
+        m = matches.get(name)
+        if m is None:
+            continue
+        low = m.elo - m.margin
+        if target is None:
+            verdict = ("interval above 50 %" if low > 0 else "interval not above 50 %")
+            goal = "target: interval above 50 %"
+        else:
+            verdict = "met" if m.score >= target else "not met"
+            goal = f"target {100 * target:.0f} %"
+        cells.append(f"vs {opponent}: {m.wins}-{m.draws}-{m.losses}, {_pct(m.score)} over "
+                     f"{m.games} games, {m.elo:+.0f} +/- {m.margin:.0f} Elo ({goal}: {verdict})")
+    return "; ".join(cells) if cells else "not played"
+
+
+def related_rows(related_dir: str | os.PathLike[str],
+                 tournament_dir: str | os.PathLike[str] | None = None) -> list[dict[str, str]]:
+    """One row per engine (strings, as tabulated); ``tournament_dir``: the ``related``
+    tournament (default ``results/tournaments/related`` beside ``related_dir``)."""
     root = Path(related_dir)
+    matches = load_related_matches(tournament_dir if tournament_dir is not None
+                                   else root.parent / "tournaments" / "related")
     rows = []
     doc = DOCUMENTS["deepchess"]
     deep = load_deepchess(root / "deepchess")
@@ -339,14 +510,25 @@ def related_rows(related_dir: str | os.PathLike[str]) -> list[dict[str, str]]:
         rows.append(_row("DeepChess", doc, "not trained", "not trained", "", "", ""))
     else:
         last = deep.epochs[-1]
+        ours = f"{_pct(last.train_accuracy)} / {_pct(last.held_out_accuracy)} (last epoch; " \
+               "held out by game)"
+        if deep.held_out_position_accuracy is not None:
+            ours += f"; {_pct(deep.held_out_position_accuracy)} on unseen positions"
+        baseline = "material-only comparator on the same pairs"
+        if deep.material_held_out_accuracy is not None:
+            baseline += f": {_pct(deep.material_held_out_accuracy)} by game"
+            if deep.material_held_out_position_accuracy is not None:
+                baseline += f", {_pct(deep.material_held_out_position_accuracy)} by position"
+        else:
+            baseline += " (not measured by this run)"
         rows.append(_row(
             "DeepChess", doc,
             f"{deep.games} games, {deep.train_positions} training positions; "
             f"{deep.pos2vec_epochs} Pos2Vec epochs/layer, {deep.comparator_epochs} "
             "comparator epochs",
-            f"{_pct(last.train_accuracy)} / {_pct(last.held_out_accuracy)} (last epoch)",
-            f"{_pct(doc.value)} / {_pct(DEEPCHESS_DOCUMENT_VALIDATION)}",
-            _vs_cell(deep.vs_stockfish), f"{deep.nps:.0f} leaves/s (document: none given)"))
+            ours, f"{_pct(doc.value)} / {_pct(DEEPCHESS_DOCUMENT_VALIDATION)}",
+            _vs_cell(deep.vs_stockfish), f"{deep.nps:.0f} leaves/s (document: none given)",
+            baseline, _against("deepchess", matches)))
     doc = DOCUMENTS["ntuple"]
     nt = load_ntuple(root / "ntuple")
     if nt is None:
@@ -361,8 +543,13 @@ def related_rows(related_dir: str | os.PathLike[str]) -> list[dict[str, str]]:
             f"{' (stopped early)' if len(nt.iterations) - 1 < nt.max_iterations else ''}, "
             f"weights of iteration {nt.best_iteration} kept",
             f"{_pct(vs.score)} ({vs.wins}-{vs.draws}-{vs.losses}, {vs.games} games at "
-            f"{vs.engine_nodes} nodes)", _pct(doc.value, 2), _vs_cell(nt.vs_stockfish),
-            "n/a" if nt.nps is None else f"{nt.nps:.0f} nodes/s (document: none given)"))
+            f"{vs.engine_nodes} nodes) against its untrained start", _pct(doc.value, 2),
+            _vs_cell(nt.vs_stockfish),
+            "n/a" if nt.nps is None else f"{nt.nps:.0f} nodes/s (document: none given)",
+            f"its start weights ({START_NAMES.get(nt.start, nt.start)}), d = {nt.depth}; "
+            "the document's: a tuned linear evaluation "
+            "(Stockfish's, ORI2) at d = 4; the kit's stand-in: PeSTO's tables",
+            _against("ntuple", matches)))
     doc = DOCUMENTS["mais"]
     mais = load_mais(root / "mais")
     if mais is None:
@@ -372,26 +559,44 @@ def related_rows(related_dir: str | os.PathLike[str]) -> list[dict[str, str]]:
         best = min(mais.batches, key=lambda b: b.val_mae)
         end = mais.batches[-1]
         speed = doc.speed or math.nan
+        if mais.selfplay:
+            held = mais.selfplay
+            low = min(held, key=lambda b: b.selfplay_val_mae or math.inf)
+            last_held = held[-1]
+            ours = (f"self-play validation MAE {last_held.selfplay_val_mae:.0f} after "
+                    f"{last_held.games} games (lowest {low.selfplay_val_mae:.0f} after "
+                    f"{low.games}); on human positions {end.val_mae:.0f}")
+            multiple = f"{mais.naive_multiple:g} x " if mais.naive_multiple else ""
+            baseline = (f"on the same self-play positions: zero predictor "
+                        f"{last_held.selfplay_zero_mae:.0f}, {multiple}naive evaluation "
+                        f"{last_held.selfplay_naive_mae:.0f}")
+        else:
+            ours = (f"best validation MAE {best.val_mae:.0f} after {best.games} games; "
+                    f"{end.val_mae:.0f} after {end.games} (human positions)")
+            baseline = f"zero predictor {mais.zero_predictor_mae:.0f} (human positions)"
         rows.append(_row(
             "MAIS (self-play value + best-first)", doc,
             f"{mais.games} self-play games in {len(mais.batches) - 1} batches",
-            f"best validation MAE {best.val_mae:.0f} after {best.games} games; "
-            f"{end.val_mae:.0f} after {end.games} (zero predictor "
-            f"{mais.zero_predictor_mae:.0f})",
-            f"flattens after about {doc.value:.0f} games",
+            ours, f"flattens after about {doc.value:.0f} games",
             _vs_cell(mais.vs_stockfish),
-            f"{mais.nps:.0f} vs {speed:.0f} {doc.speed_unit}"))
+            f"{mais.nps:.0f} vs {speed:.0f} {doc.speed_unit}",
+            baseline, _against("mais", matches)))
     return rows
 
 
 def table_related_engines(related_dir: str | os.PathLike[str],
-                          out_dir: str | os.PathLike[str]) -> Artefact:
-    frame = pd.DataFrame(related_rows(related_dir))
+                          out_dir: str | os.PathLike[str],
+                          tournament_dir: str | os.PathLike[str] | None = None) -> Artefact:
+    frame = pd.DataFrame(related_rows(related_dir, tournament_dir))
     notes = ["Every number of the 'Ours' columns is read from results/related/<kind>/ "
              "(config.json, metrics.jsonl, summary.json, vs-stockfish/summary.json); the "
-             "document's numbers are the published ones. The runs are far smaller than the "
-             "documents' (see each config.json's 'reduced' list), and the matches are short: "
-             "read them as smoke-level evidence, not ratings."]
+             "document's numbers are the published ones. The runs are smaller than the "
+             "documents' (see each config.json's 'reduced' list).",
+             "Baselines are named: each engine is compared with a simple predictor or engine on "
+             "the same data, and plays its document's baseline in the 'related' tournament "
+             "(chessmoe tournament --profile related; cutechess draw rules; Elo with its 95 % "
+             "interval as cutechess computes it). The 10-game matches against Stockfish only "
+             "show complete games; they are not ratings."]
     stem = stems.RELATED_ENGINES
     paths = save_table(frame.set_index("Engine"), out_dir, stem,
                        "The related documents' engines as trained by the kit, vs the documents",
