@@ -690,9 +690,15 @@ def test_a_player_who_always_loses_scores_zero_with_both_colours(
 
 def test_the_ratings_design_is_a_round_robin_with_stockfish_anchors(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every pair of players once, all on the same openings; the related engines join only
-    when their weights are committed; the anchor is one of the players."""
-    from chessmoe.play.tournament import RATING_ANCHOR, RATING_CHECK, ratings_spec
+    """Every pair of players once, each pairing on its own openings (the committed claim
+    design: all on the same); the related engines join only when their weights are
+    committed; the anchor is one of the players."""
+    from chessmoe.play.tournament import (
+        RATING_ANCHOR,
+        RATING_CHECK,
+        ratings_claim_spec,
+        ratings_spec,
+    )
 
     experts = tmp_path / "experts"
     for name in ("regular", "staged"):
@@ -705,7 +711,8 @@ def test_the_ratings_design_is_a_round_robin_with_stockfish_anchors(
     assert names == {"regular", "staged", "sf-sl0-n50", "sf-sl0-n200", RATING_ANCHOR[0],
                      RATING_CHECK[0]}
     assert len(spec.matches) == 6 * 5 // 2
-    assert {m.group for m in spec.matches} == {"round-robin"}
+    assert [m.group for m in spec.matches] == [m.name for m in spec.matches]
+    assert {m.group for m in ratings_claim_spec(str(experts)).matches} == {"round-robin"}
     assert len({frozenset((m.first.name, m.second.name)) for m in spec.matches}) == 15
     (tmp_path / "results" / "related" / "ntuple").mkdir(parents=True)
     with_ntuple = ratings_spec(str(experts))
@@ -853,3 +860,36 @@ def test_a_depth_limited_deepchess_and_material_game_is_played(tmp_path: Path) -
     board = chess.Board(record.fen)
     for move in record.moves:
         board.push_uci(move)
+
+
+def test_the_rating_round_robin_gives_every_engine_100_games_from_50_openings(
+        tmp_path: Path) -> None:
+    """The replayed rating list (issue 22): >= 100 games and >= 50 distinct openings per
+    engine, cutechess rules, related engines labelled by their weights; the committed list's
+    design is still buildable (its recorded spec accepts it)."""
+    from chessmoe.play.openings import group_seed
+    from chessmoe.play.players import RELATED_KINDS
+    from chessmoe.play.tournament import _write_spec, build_design
+
+    experts = Path(__file__).resolve().parents[1] / "results" / "experts" / "small"
+    spec = build_design("rating-list", experts)
+    assert spec.adjudication == Adjudication()
+    fens = read_epd(resolve_suite("embedded"))
+    games: dict[str, int] = {}
+    openings: dict[str, set[int]] = {}
+    for match in spec.matches:
+        slots = schedule(fens, match.pairs, group_seed(spec.seed, match.group))
+        for name in (match.first.name, match.second.name):
+            games[name] = games.get(name, 0) + len(slots)
+            openings.setdefault(name, set()).update(s.opening for s in slots)
+        for side in (match.first, match.second):
+            if side.kind in RELATED_KINDS:
+                assert len(str(match.label(f"weights_{side.name}"))) == 12
+    assert len(games) >= 8
+    assert min(games.values()) >= 100 and min(len(o) for o in openings.values()) >= 50
+    committed = experts.parents[1] / "tournaments" / "ratings" / "spec.json"
+    out = tmp_path
+    (out / "spec.json").write_text(committed.read_text())
+    _write_spec(build_design("ratings", experts), out)  # accepted: the same design
+    with pytest.raises(ValueError):
+        _write_spec(spec, out)

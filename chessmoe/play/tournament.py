@@ -686,15 +686,7 @@ def stockfish_anchors() -> list[PlayerSpec]:
             limited(RATING_CHECK[0], RATING_CHECK[1])]
 
 
-def ratings_spec(experts_root: str, *, pairs: int = 3, backend: str = "onnx"
-                 ) -> TournamentSpec:
-    """One round robin for a rating list anchored to Stockfish: the regular network and the
-    staged mixture (the best method of the small tournament, chosen before this one was
-    played) at the powered setting (batch 8, 100 nodes), the related documents' engines
-    whose trained weights are committed (each at 100 of its own nodes), and three Stockfish
-    anchors (:func:`stockfish_anchors`). Every pairing plays ``pairs`` openings with both
-    colours, all pairings on the same openings. A round robin (not a gauntlet against the
-    anchors only) so that every engine's rating rests on games against all the others."""
+def _rating_players(experts_root: str, backend: str) -> list[PlayerSpec]:
     from chessmoe.play.players import RELATED_KINDS, default_model_dir
 
     batch, nodes = POWERED_SETTING
@@ -703,13 +695,54 @@ def ratings_spec(experts_root: str, *, pairs: int = 3, backend: str = "onnx"
                if (Path(experts_root) / name / "manifest.json").exists()]
     players += [PlayerSpec(name=kind, kind=kind, nodes=nodes)  # type: ignore[arg-type]
                 for kind in RELATED_KINDS if default_model_dir(kind) is not None]
-    players += stockfish_anchors()
+    return players + stockfish_anchors()
+
+
+def ratings_claim_spec(experts_root: str, *, pairs: int = 3, backend: str = "onnx"
+                       ) -> TournamentSpec:
+    """The committed rating list's design (``results/tournaments/ratings``): one round robin,
+    ``pairs`` openings shared by every pairing, under the claim reading of the draw rules.
+    Kept so that tournament can be resumed and checked; :func:`ratings_spec` (design
+    ``rating-list``) replaces it."""
+    players = _rating_players(experts_root, backend)
     matches = [MatchSpec(name=f"{a.name}-vs-{b.name}", first=a, second=b, pairs=pairs,
                          openings_group="round-robin",
                          labels=(("kind", "rating"), ("first", a.name), ("second", b.name)))
                for i, a in enumerate(players) for b in players[i + 1:]]
     return TournamentSpec("ratings", tuple(matches), openings="embedded", pairs_per_shard=3,
                           games_at_once=1, adjudication=CLAIM_RULES)
+
+
+def ratings_spec(experts_root: str, *, pairs: int = 8, backend: str = "onnx"
+                 ) -> TournamentSpec:
+    """One round robin for a rating list anchored to Stockfish, under cutechess's draw rules:
+    the regular network and the staged mixture (the best method of the small tournament,
+    chosen before the first list was played) at the powered setting (batch 8, 100 nodes),
+    the related documents' engines whose trained weights are committed (each at 100 of its
+    own nodes, labelled with its weights' checksum) and the Stockfish anchors
+    (:func:`stockfish_anchors`). Each pairing plays ``pairs`` openings of its own with both
+    colours: with 8 players and 8 pairs every engine plays 7 x 16 = 112 games from 56
+    openings. A round robin (not a gauntlet against the anchors only) so that every
+    engine's rating rests on games against all the others."""
+    from chessmoe.play.players import RELATED_KINDS
+
+    players = _rating_players(experts_root, backend)
+
+    def labels(player: PlayerSpec) -> tuple[tuple[str, Any], ...]:
+        if player.kind not in RELATED_KINDS:
+            return ()
+        from chessmoe.play.players import default_model_dir
+
+        run = default_model_dir(player.kind)
+        return ((f"weights_{player.name}", _weights_label(player.kind, run)),) if run else ()
+
+    matches = [MatchSpec(name=f"{a.name}-vs-{b.name}", first=a, second=b, pairs=pairs,
+                         openings_group=f"{a.name}-vs-{b.name}",
+                         labels=(("kind", "rating"), ("first", a.name), ("second", b.name),
+                                 *labels(a), *labels(b)))
+               for i, a in enumerate(players) for b in players[i + 1:]]
+    return TournamentSpec("rating-list", tuple(matches), openings="embedded",
+                          pairs_per_shard=4, games_at_once=1, adjudication=Adjudication())
 
 
 #: The weights file of each related engine's run directory (what a design fingerprints).
@@ -719,8 +752,10 @@ RELATED_WEIGHTS: dict[str, str] = {"deepchess": "weights.pt", "ntuple": "weights
 
 def _weights_label(kind: str, run: Path) -> str:
     """The first 12 hex digits of a run's weights file: a label of the match, so a tournament
-    whose engine was retrained under the same path is refused, not mixed."""
-    return sha256_file(run / RELATED_WEIGHTS[kind])[:12]
+    whose engine was retrained under the same path is refused, not mixed ("missing" when
+    the run has no weights file: its games would fail with a message naming it)."""
+    path = run / RELATED_WEIGHTS[kind]
+    return sha256_file(path)[:12] if path.is_file() else "missing"
 
 
 def related_spec(experts_root: str, *, related_root: str | os.PathLike[str] | None = None,
@@ -785,7 +820,8 @@ DESIGNS: dict[str, Callable[..., TournamentSpec]] = {"smoke": smoke_spec,
                                                        "small": small_spec,
                                                        "powered": powered_spec,
                                                        "replicated": replicated_spec,
-                                                       "ratings": ratings_spec,
+                                                       "ratings": ratings_claim_spec,
+                                                       "rating-list": ratings_spec,
                                                        "related": related_spec,
                                                        "paper": paper_spec}
 
