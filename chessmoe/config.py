@@ -68,8 +68,8 @@ class TournamentPlan:
     """Which tournament to play (chessmoe.play.tournament.DESIGNS names the designs)."""
 
     design: str = field(metadata={
-        "doc": "smoke | small | powered | replicated | ratings | rating-list | related | paper: "
-               "the grid of matches"})
+        "doc": "smoke | small | powered | replicated | ratings | ratings-cutechess | related | "
+               "paper: the grid of matches"})
     experts: str = field(
         default="",
         metadata={"doc": "which results/experts/<name> it plays (its own profile's by default)"},
@@ -188,19 +188,19 @@ PROFILES: dict[str, Profile] = {
         "ratings",
         "the committed rating list's round robin: the small engines, the related documents' "
         "engines and Stockfish anchors on 3 shared openings, claim draw rules (replaced by "
-        "rating-list)",
+        "ratings-cutechess)",
         _SMALL_DATA,
         _SMALL_TRAINING,
         TournamentPlan("ratings", experts="small", workers=1),
     ),
-    "rating-list": Profile(
-        "rating-list",
+    "ratings-cutechess": Profile(
+        "ratings-cutechess",
         "the rating list replayed under cutechess rules: the same players, 8 openings per "
         "pairing, each pairing its own, so every engine plays 128 games from about 60 "
         "openings (chessmoe ratings reads it)",
         _SMALL_DATA,
         _SMALL_TRAINING,
-        TournamentPlan("rating-list", experts="small"),
+        TournamentPlan("ratings-cutechess", experts="small"),
     ),
     "related": Profile(
         "related",

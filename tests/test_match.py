@@ -872,7 +872,7 @@ def test_the_rating_round_robin_gives_every_engine_100_games_from_50_openings(
     from chessmoe.play.tournament import _write_spec, build_design
 
     experts = Path(__file__).resolve().parents[1] / "results" / "experts" / "small"
-    spec = build_design("rating-list", experts)
+    spec = build_design("ratings-cutechess", experts)
     assert spec.adjudication == Adjudication()
     fens = read_epd(resolve_suite("embedded"))
     games: dict[str, int] = {}

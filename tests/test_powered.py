@@ -142,3 +142,40 @@ def test_table1_rows_compare_seed_ranges_of_both_sides(tmp_path: Path) -> None:
     assert rows["separated"].verdict == "contradicts"
     assert all("not confidence intervals" in r.ours and math.isnan(r.p_holm)
                for r in rows.values())
+
+
+def test_compute_points_put_each_bundle_at_its_training_steps(tmp_path: Path) -> None:
+    """Steps come from the manifests (separated's three experts together make the regular
+    network's steps: 698 + 748 + 610 = 2056; regular-long and the staged/weighted mixtures
+    three times that) and each Elo is the arm's own pentanomial estimate."""
+    import json
+
+    from chessmoe.report import verdicts
+    from chessmoe.report.figures import claims
+
+    root = Path(__file__).resolve().parents[1] / "results"
+    powered, experts = root / "tournaments" / "powered", root / "experts" / "small"
+    points = {p.bundle: p for p in claims.compute_points("small", powered, experts)}
+    assert points["regular"].compute == 1.0 and points["regular"].estimate.elo == 0.0
+    assert points["separated"].compute == 1.0
+    for bundle in ("regular-long", "separated-long", "staged", "weighted-a4", "weighted-a10"):
+        assert points[bundle].compute == 3.0, bundle
+    arms = verdicts.load_arms(powered)
+    assert points["staged"].estimate == verdicts.arm_estimate(
+        "staged", arms["staged-b8-n100"])
+    # a bundle that is trained but has not played is left out; a scale without a regular
+    # network or tournament has no points
+    (tmp_path / "experts" / "regular").mkdir(parents=True)
+    (tmp_path / "experts" / "regular" / "manifest.json").write_text(
+        json.dumps({"experts": {"baseline": {"iterations": 100}}}))
+    (tmp_path / "experts" / "staged").mkdir()
+    (tmp_path / "experts" / "staged" / "manifest.json").write_text(
+        json.dumps({"experts": {f"phase{k}": {"iterations": 100} for k in range(3)}}))
+    (tmp_path / "tournament").mkdir()
+    assert [p.bundle for p in claims.compute_points("medium", tmp_path / "tournament",
+                                                    tmp_path / "experts")] == ["regular"]
+    assert claims.compute_points("medium", tmp_path / "absent", tmp_path / "experts") == []
+    fig = claims.fig_compute_gap([("small", powered, experts),
+                                  ("medium", tmp_path / "absent", tmp_path / "experts")],
+                                 tmp_path / "out")
+    assert all(p.is_file() and p.stat().st_size > 0 for p in fig.paths)

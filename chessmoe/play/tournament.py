@@ -703,7 +703,7 @@ def ratings_claim_spec(experts_root: str, *, pairs: int = 3, backend: str = "onn
     """The committed rating list's design (``results/tournaments/ratings``): one round robin,
     ``pairs`` openings shared by every pairing, under the claim reading of the draw rules.
     Kept so that tournament can be resumed and checked; :func:`ratings_spec` (design
-    ``rating-list``) replaces it."""
+    ``ratings-cutechess``) replaces it."""
     players = _rating_players(experts_root, backend)
     matches = [MatchSpec(name=f"{a.name}-vs-{b.name}", first=a, second=b, pairs=pairs,
                          openings_group="round-robin",
@@ -741,7 +741,7 @@ def ratings_spec(experts_root: str, *, pairs: int = 8, backend: str = "onnx"
                          labels=(("kind", "rating"), ("first", a.name), ("second", b.name),
                                  *labels(a), *labels(b)))
                for i, a in enumerate(players) for b in players[i + 1:]]
-    return TournamentSpec("rating-list", tuple(matches), openings="embedded",
+    return TournamentSpec("ratings-cutechess", tuple(matches), openings="embedded",
                           pairs_per_shard=4, games_at_once=1, adjudication=Adjudication())
 
 
@@ -821,7 +821,7 @@ DESIGNS: dict[str, Callable[..., TournamentSpec]] = {"smoke": smoke_spec,
                                                        "powered": powered_spec,
                                                        "replicated": replicated_spec,
                                                        "ratings": ratings_claim_spec,
-                                                       "rating-list": ratings_spec,
+                                                       "ratings-cutechess": ratings_spec,
                                                        "related": related_spec,
                                                        "paper": paper_spec}
 

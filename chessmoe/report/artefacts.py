@@ -54,6 +54,7 @@ class ResultsLayout:
     powered: str = "powered"  # the claims' tournament (one setting, many paired openings)
     replicated: str = "replicated"  # its replay under cutechess rules, seeds, head to head
     ratings: str = "ratings"  # the round robin with Stockfish anchors
+    medium: str = "medium"  # the second scale's experts and tournament (equal compute)
 
 
 LAYOUTS: dict[str, ResultsLayout] = {
@@ -61,7 +62,7 @@ LAYOUTS: dict[str, ResultsLayout] = {
     "smoke": ResultsLayout(stats="selfplay-sample", stats_compare=(), dataset="sample",
                            dataset_compare=(), experts="smoke", tournament="smoke",
                            search="smoke-separated", powered="smoke", replicated="smoke-replicated",
-                           ratings="smoke"),
+                           ratings="smoke", medium="smoke-medium"),
 }
 
 
@@ -148,12 +149,14 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
                 "tournament_dir": str(results / "tournaments" / lay.powered),
                 "replicated_dir": str(results / "tournaments" / lay.replicated),
                 "experts_dir": str(results / "experts" / lay.experts),
+                "medium_tournament_dir": str(results / "tournaments" / lay.medium),
+                "medium_experts_dir": str(results / "experts" / lay.medium),
                 "figures_dir": str(out)},
             needs=((f"tournaments/{lay.powered}/spec.json",
                     f"make tournament PROFILE={lay.powered}"),
                    *((f"experts/{lay.experts}/{b}/evaluation.json",
                       f"make experts PROFILE={lay.experts}") for b in ("regular",))),
-            figures=(stems.POWERED_ARMS, stems.SEED_GRID),
+            figures=(stems.POWERED_ARMS, stems.SEED_GRID, stems.COMPUTE_GAP),
             tables=(stems.CLAIMS,)),
         NotebookJob(
             notebook="11_ratings.ipynb",

@@ -290,6 +290,8 @@ class ClaimsParams:
     tournament_dir: str = "../results/tournaments/powered"
     replicated_dir: str = "../results/tournaments/replicated"
     experts_dir: str = "../results/experts/small"
+    medium_tournament_dir: str = "../results/tournaments/medium"  # the second scale
+    medium_experts_dir: str = "../results/experts/medium"
     figures_dir: str = f"{SCRATCH}/10_claims"
 
 

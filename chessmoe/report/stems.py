@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Final
 
 CLAIMS: Final = "claims"
+COMPUTE_GAP: Final = "compute-gap"
 EXTRAS_BATCH_PURITY: Final = "extras/batch-purity"
 EXTRAS_DATASET_SIZES_BY_DEFINITION: Final = "extras/dataset-sizes-by-definition"
 EXTRAS_ELO_EXPLORER: Final = "extras/elo-explorer"

@@ -8,8 +8,11 @@ unit, so the two games of an opening are never counted as independent.
 
 from __future__ import annotations
 
+import json
 import math
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -17,8 +20,103 @@ import pandas as pd
 from chessmoe.report import stems, verdicts
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 
-__all__ = ["fig_powered_arms", "fig_seed_grid", "table_claims"]
+__all__ = ["COMPUTE_ARMS", "ComputePoint", "compute_points", "fig_compute_gap",
+           "fig_powered_arms", "fig_seed_grid", "table_claims"]
 
+#: The bundles of the equal-compute comparison, as the tournaments name their arms.
+COMPUTE_ARMS: tuple[str, ...] = ("regular-long", "separated", "separated-long", "staged",
+                                 "weighted-a4", "weighted-a10")
+
+
+
+@dataclass(frozen=True)
+class ComputePoint:
+    """One bundle at one scale: its training steps (its own experts' optimiser steps, all
+    phases together) in units of the regular network's, and its Elo against the regular
+    network at the tournament's setting."""
+
+    scale: str
+    bundle: str
+    compute: float
+    estimate: verdicts.ArmEstimate
+
+
+def _steps(bundle: Path) -> int | None:
+    path = bundle / "manifest.json"
+    if not path.is_file():
+        return None
+    experts = json.loads(path.read_text()).get("experts", {})
+    return sum(int(e["iterations"]) for e in experts.values()) or None
+
+
+def compute_points(scale: str, tournament_dir: str | os.PathLike[str],
+                   experts_dir: str | os.PathLike[str], setting: str = "b8-n100"
+                   ) -> list[ComputePoint]:
+    """The regular network (1x, 0 Elo by definition) and every :data:`COMPUTE_ARMS` bundle
+    that is trained and has played its arm ``<bundle>-<setting>`` in the tournament."""
+    experts = Path(experts_dir)
+    regular = _steps(experts / "regular")
+    tournament = Path(tournament_dir)
+    if regular is None or not tournament.exists():
+        return []
+    arms = verdicts.load_arms(tournament)
+    points = [ComputePoint(scale, "regular", 1.0, verdicts.ArmEstimate(
+        "regular", 0, 0, 0.5, 0.0, 0.0, 0.0))]
+    for bundle in COMPUTE_ARMS:
+        steps, records = _steps(experts / bundle), arms.get(f"{bundle}-{setting}")
+        if steps is None or not records:
+            continue
+        estimate = verdicts.arm_estimate(bundle, records)
+        if estimate.pairs >= 2:
+            points.append(ComputePoint(scale, bundle, steps / regular, estimate))
+    return points
+
+
+def fig_compute_gap(scales: Sequence[tuple[str, str | os.PathLike[str],
+                                           str | os.PathLike[str]]],
+                    out_dir: str | os.PathLike[str]) -> Artefact:
+    """Elo against the regular network by training compute, one panel per scale
+    (``(label, tournament_dir, experts_dir)``): the single network trained longer
+    (regular-long) beside the mixtures at the same total steps, so whether the equal-compute
+    finding holds at a second scale is read off the panels. A scale not yet played says so."""
+    fig = new_figure(4.2 * max(len(scales), 1), 3.8)
+    axes = fig.subplots(1, max(len(scales), 1), squeeze=False)[0]
+    colours = {"regular": "#000000", "regular-long": "#000000", "separated": "#d62728",
+               "separated-long": "#ff9896", "staged": "#1f77b4", "weighted-a4": "#2ca02c",
+               "weighted-a10": "#98df8a"}
+    for ax, (label, tournament, experts) in zip(axes, scales, strict=False):
+        points = compute_points(label, tournament, experts)
+        ax.set_title(f"{label}: '{Path(tournament).name}' tournament", fontsize=9)
+        if len(points) < 2:
+            ax.text(0.5, 0.5, "not played yet", ha="center", va="center",
+                    transform=ax.transAxes, color="#666666")
+            ax.set_xticks([])
+            ax.set_yticks([])
+            continue
+        single = sorted((p for p in points if p.bundle.startswith("regular")),
+                        key=lambda p: p.compute)
+        ax.plot([p.compute for p in single], [p.estimate.elo for p in single], color="black",
+                lw=1, ls="--", label="one network, trained longer")
+        for i, p in enumerate(points):
+            e = p.estimate
+            x = p.compute * (1 + 0.04 * (i % 3 - 1)) if p.bundle != "regular" else p.compute
+            if p.bundle != "regular" and math.isfinite(e.low) and math.isfinite(e.high):
+                ax.plot([x, x], [e.low, e.high], color=colours.get(p.bundle, "#444444"),
+                        lw=1.4)
+            ax.plot([x], [e.elo], marker="s" if p.bundle.startswith("regular") else "o",
+                    color=colours.get(p.bundle, "#444444"), ms=5, ls="none",
+                    label=p.bundle)
+        ax.axhline(0, color="#999999", lw=0.8)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(sorted({p.compute for p in points}),
+                      [f"{p:g}x" for p in sorted({p.compute for p in points})])
+        ax.set_xlabel("training steps (x the regular network's)")
+        ax.set_ylabel("Elo against the regular network (95 % interval)")
+        ax.legend(fontsize=6.5, loc="best")
+    fig.suptitle("Equal training compute: the mixtures beside one network trained as long",
+                 fontsize=10)
+    stem = stems.COMPUTE_GAP
+    return Artefact(stem, save_figure(fig, out_dir, stem), figure=fig)
 
 
 def _played(tournament_dir: Path) -> str:
