@@ -470,6 +470,11 @@ def test_uci_every_go_ends_in_one_bestmove(smoke_run: Path) -> None:
     engine._wait()
     moves = _bestmoves(out.getvalue())
     assert len(moves) == 4 and moves[-1] == "bestmove d1d8"
+    # its comparator confidence is no evaluation: info lines carry a score only for a mate
+    infos = [ln for ln in out.getvalue().splitlines() if ln.startswith("info depth")]
+    first_mate = next(i for i, ln in enumerate(infos) if "score" in ln)
+    assert infos[first_mate].split("score cp ")[1].split()[0] == "10000"
+    assert all("score" not in ln for ln in infos[:first_mate]) and first_mate > 0
     board = chess.Board()
     board.push_uci("e2e4")
     assert chess.Move.from_uci(moves[0].split()[1]) in list(board.legal_moves)

@@ -893,3 +893,23 @@ def test_the_rating_round_robin_gives_every_engine_100_games_from_50_openings(
     _write_spec(build_design("ratings", experts), out)  # accepted: the same design
     with pytest.raises(ValueError):
         _write_spec(spec, out)
+
+
+def test_deepchess_reports_a_score_only_for_a_mate_it_found() -> None:
+    """Its comparator confidence is not an evaluation: no score in an ordinary position (so
+    it is never resign-adjudicated on it), a mate score when it sees mate in one; an engine
+    with calibrated values (the n-tuple engine) always reports one."""
+    from chessmoe.play.match import SearcherPlayer
+    from chessmoe.play.players import default_model_dir
+
+    deepchess = default_model_dir("deepchess")
+    if deepchess is None:
+        pytest.skip("no committed DeepChess run")
+    player = SearcherPlayer(PlayerSpec(name="dc", kind="deepchess", experts=str(deepchess),
+                                       nodes=None, options=(("Depth", 1),)))
+    assert player.move(chess.Board()).score_cp is None
+    mate = player.move(chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"))  # Ra8#
+    assert mate.move == chess.Move.from_uci("a1a8") and mate.score_cp is not None
+    assert mate.score_cp >= 10000
+    ntuple = SearcherPlayer(PlayerSpec(name="nt", kind="ntuple", nodes=50))
+    assert ntuple.move(chess.Board()).score_cp is not None

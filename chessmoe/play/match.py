@@ -275,7 +275,12 @@ class SearcherPlayer:
 
     def move(self, board: chess.Board) -> MoveOutcome:
         result = self.searcher.play(board, self.limits)
-        return MoveOutcome(result.move, value_to_cp(result.value),
+        # an engine whose values are not a calibrated evaluation (DeepChess's comparator
+        # confidence) reports a score only for a mate: adjudication never rests on the rest
+        calibrated = getattr(self.searcher, "scores_calibrated", True)
+        score = (value_to_cp(result.value) if calibrated or abs(result.value) >= 1.0
+                 else None)
+        return MoveOutcome(result.move, score,
                            {"nodes": result.nodes, "seconds": round(result.seconds, 4)})
 
     def close(self) -> None:

@@ -403,11 +403,12 @@ class UciEngine:
     def _search(self, player: Searcher, board: chess.Board, limits: Limits,
                 allowed: list[chess.Move] | None = None) -> None:
         try:
+            calibrated = bool(getattr(player, "scores_calibrated", True))
             result = player.play(board, limits, stop=self._stop,
-                                 on_progress=lambda r: self.send(self._info_line(r)))
+                                 on_progress=lambda r: self.send(self._info_line(r, calibrated)))
             while self._infinite and not self._stop.is_set():  # wait for stop (UCI)
                 self._stop.wait(0.05)
-            self.send(self._info_line(result))
+            self.send(self._info_line(result, calibrated))
             move = result.move
             if allowed:
                 by_visits = {c.move: c.visits for c in result.children}
@@ -419,12 +420,16 @@ class UciEngine:
             self.send(f"bestmove {choices[0].uci() if choices else '(none)'}")
 
     @staticmethod
-    def _info_line(result: SearchResult) -> str:
+    def _info_line(result: SearchResult, calibrated: bool = True) -> str:
+        """The search's UCI info; an engine whose values are no calibrated evaluation
+        (DeepChess) gives a score only for a mate, so a tournament manager never adjudicates
+        on its comparator's confidence."""
         pv = " ".join(m.uci() for m in result.pv)
+        score = (f"score cp {value_to_cp(result.value)} "
+                 if calibrated or abs(result.value) >= 1.0 else "")
         return (f"info depth {max(1, round(result.depth))} seldepth {result.seldepth} "
                 f"nodes {result.nodes} nps {int(result.nps)} "
-                f"time {int(result.seconds * 1000)} score cp {value_to_cp(result.value)} "
-                f"pv {pv}")
+                f"time {int(result.seconds * 1000)} {score}pv {pv}")
 
     def _wait(self) -> None:
         thread = self._thread

@@ -163,7 +163,13 @@ PROFILES: dict[str, DeepChessTrainConfig] = {
 
 class DeepChessPlayer:
     """The document's engine: alpha-beta over positions, leaves compared by the network
-    (tower embeddings cached per position, leaves of a node embedded in one batch)."""
+    (tower embeddings cached per position, leaves of a node embedded in one batch).
+
+    Its values are a comparator's confidence, not a calibrated evaluation, so in matches it
+    reports no score except for a mate it found (``scores_calibrated``): no resignation or
+    draw adjudication ever rests on its numbers."""
+
+    scores_calibrated = False
 
     def __init__(self, net: DeepChessNet, *, depth: int = 3, loaded: str = "") -> None:
         self.loaded = loaded
