@@ -152,3 +152,21 @@ def test_cutechess_cli_ends_every_kit_game_the_same_way(tmp_path: Path) -> None:
     disagree = [g for g in report.games if not g.agree]
     assert not disagree, disagree
     assert json.loads((tmp_path / "p.json").read_text())["agreeing"] == len(games)
+
+
+def test_pick_games_replays_every_termination_first(tmp_path: Path) -> None:
+    """A rare ending (here the last game of the order) is picked even when the round-robin
+    order alone would stop before it; then the order fills the rest, and the result stays in
+    round-robin order."""
+    from dataclasses import replace
+
+    (tmp_path / "a").mkdir()
+    for k in range(6):
+        ending = "fifty_moves" if k == 5 else FOOLS.termination
+        append_record(tmp_path / "a" / "games-000.jsonl",
+                      replace(FOOLS.in_match(slot=f"{k:05d}-0"), termination=ending).to_json())
+    picked = [r.slot for _, _, r in pick_games(tmp_path, 3, each=1)]
+    assert picked == ["00000-0", "00001-0", "00005-0"]
+    assert [r.slot for _, _, r in pick_games(tmp_path, 3, each=0)] == [
+        "00000-0", "00001-0", "00002-0"]
+    assert len(pick_games(tmp_path, 99)) == 6

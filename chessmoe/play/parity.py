@@ -260,10 +260,12 @@ def replay_game(manager: str | os.PathLike[str], match: str, log: str | os.PathL
 
 
 def pick_games(tournament: str | os.PathLike[str], games: int,
-               matches: Sequence[str] | None = None
+               matches: Sequence[str] | None = None, each: int = 5
                ) -> list[tuple[str, Path, GameRecord]]:
-    """``games`` games of a tournament directory, taken round-robin over its matches (every
-    match's first game, then every second, ...), each with its log: deterministic."""
+    """``games`` games of a tournament directory, each with its log, deterministic: first
+    up to ``each`` games of every termination the tournament has (so a rare rule, such as
+    the fifty-move rule, is replayed too), then the rest round-robin over its matches
+    (every match's first game, then every second, ...)."""
     from chessmoe._io.jsonl import read_records
 
     per_match: list[list[tuple[str, Path, GameRecord]]] = []
@@ -275,12 +277,22 @@ def pick_games(tournament: str | os.PathLike[str], games: int,
                 for r in read_records(log).records]
         if mine:
             per_match.append(mine)
-    out: list[tuple[str, Path, GameRecord]] = []
+    order: list[tuple[str, Path, GameRecord]] = []
     depth = 0
-    while len(out) < games and any(depth < len(m) for m in per_match):
-        out += [m[depth] for m in per_match if depth < len(m)]
+    while any(depth < len(m) for m in per_match):
+        order += [m[depth] for m in per_match if depth < len(m)]
         depth += 1
-    return out[:games]
+    taken: dict[str, int] = {}
+    first: list[int] = []
+    for index, (_, _, record) in enumerate(order):
+        reason = record.termination or ""
+        if taken.get(reason, 0) < each:
+            taken[reason] = taken.get(reason, 0) + 1
+            first.append(index)
+    chosen = first[:games]
+    rest = (i for i in range(len(order)) if i not in set(chosen))
+    chosen += [i for _, i in zip(range(games - len(chosen)), rest, strict=False)]
+    return [order[i] for i in sorted(chosen)]
 
 
 def run_parity(tournament: str | os.PathLike[str], manager: str | os.PathLike[str],
