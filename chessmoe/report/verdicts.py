@@ -300,6 +300,7 @@ class _Test:
     effect: float
     paper_sign: int | None
     high_elo: float = math.nan  # the "no gain" rule's upper bound
+    in_progress: str = ""  # set: its tournament is still being played (not yet a test)
 
 
 def _decide(test: _Test, p_holm: float, alpha: float) -> str:
@@ -382,6 +383,13 @@ def claims(tournament: str | os.PathLike[str], experts: str | os.PathLike[str],
     arms = load_arms(primary) if primary.exists() else {}
     rep = (load_arms(replicated) if replicated is not None and Path(replicated).exists()
            else {})
+    # rows from a tournament still being played are shown, but are not tests until it has
+    # played its planned games (deciding while the sample grows would inflate the error)
+    running = ""
+    if rep and replicated is not None and not _complete(Path(replicated)):
+        played = sum(len(r) for r in rep.values())
+        running = (f"in progress: {played:,} of {planned_games(replicated) or 0:,} planned "
+                   "games of the replicated tournament")
     tests: list[_Test] = []
     for method, paper in PAPER_TABLE2.items():
         records = arms.get(f"{method}-{setting}")
@@ -405,9 +413,9 @@ def claims(tournament: str | os.PathLike[str], experts: str | os.PathLike[str],
         note = (f"{len(grid)} seed pairings ({firsts} {method} x {seconds} regular seeds); "
                 f"their Elo ranges {_fmt(min(spread))} to {_fmt(max(spread))}" if spread
                 else f"{len(grid)} seed pairings")
-        tests.append(_arm_claim("MoE vs regular, across seeds",
-                                f"{method} beats regular under other training seeds of both",
-                                pooled, +1, note))
+        tests.append(replace(_arm_claim("MoE vs regular, across seeds",
+                                        f"{method} beats regular under other training seeds "
+                                        "of both", pooled, +1, note), in_progress=running))
     for expert, sign, says in (("opening", 0, "no gain or slightly worse"),
                                ("middlegame", 1, "clear gain"), ("endgame", 1, "clear gain")):
         records = arms.get(f"only-{expert}-{setting}")
@@ -467,14 +475,19 @@ def claims(tournament: str | os.PathLike[str], experts: str | os.PathLike[str],
     for method in ("staged", "weighted-a4", "weighted-a10", "separated-long"):
         records = rep.get(f"{method}-vs-regular-long-{setting}")
         if records:
-            tests.append(_arm_claim("equal training compute, head to head",
-                                    f"{method} beats regular-long played directly (equal "
-                                    "total training; the paper has no such control)",
-                                    arm_estimate(method, records), +1,
-                                    "equal total training", POST_HOC))
-    adjusted = holm([t.claim.p for t in tests])
-    out = [replace(t.claim, verdict=_decide(t, q, alpha), p_holm=q)
-           for t, q in zip(tests, adjusted, strict=True)]
+            tests.append(replace(_arm_claim("equal training compute, head to head",
+                                            f"{method} beats regular-long played directly "
+                                            "(equal total training; the paper has no such "
+                                            "control)", arm_estimate(method, records), +1,
+                                            "equal total training", POST_HOC),
+                                 in_progress=running))
+    family = [t for t in tests if not t.in_progress]
+    adjusted = dict(zip((id(t) for t in family), holm([t.claim.p for t in family]),
+                        strict=True))
+    out = [replace(t.claim, verdict=t.in_progress, p_holm=math.nan) if t.in_progress
+           else replace(t.claim, verdict=_decide(t, adjusted[id(t)], alpha),
+                        p_holm=adjusted[id(t)])
+           for t in tests]
     seeds, mixtures = table1_seed_band(experts)
     if len(seeds) >= 2:
         lo, hi = min(seeds), max(seeds)

@@ -158,7 +158,10 @@ def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.P
              f"scores, the interval's standard error) adjusted by Holm's procedure over the "
              f"{tested} game-decided rows, so the table's family-wise error is at most 5 %: "
              "supports / contradicts where the adjusted p is below 0.05 on the paper's / the "
-             "other side; undecided at this scale otherwise. Intervals are unadjusted 95 %.",
+             "other side; undecided at this scale otherwise. Intervals are unadjusted 95 %. "
+             "Rows from a tournament still being played say 'in progress' and are not in the "
+             "family until it has played its planned games (deciding as the sample grows "
+             "would inflate the error).",
              "Every interval takes a game pair (one opening, both colours) as its unit "
              "(pentanomial); a per-game (trinomial, cutechess) interval of the same games "
              "would differ.",
