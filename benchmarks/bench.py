@@ -714,10 +714,93 @@ def bench_gpu(repeat: int) -> BenchResult:
     return result
 
 
+def bench_ntuple(repeat: int) -> BenchResult:
+    """n-tuple comparison training (issue 22): one d=1 comparison of every legal move's
+    quiescence leaf per position, the kit's features and capture generation against the
+    plain references of ``tests/ntuple_reference.py`` (one piece, one file, one move at a
+    time) on the same positions and weights; both must give the same credits and updates.
+    Also the cost of one checkpoint of the whole training state."""
+    import sys
+
+    import numpy as np
+
+    from chessmoe.nets.related import ntuple
+    from chessmoe.phases import tapered_alpha
+    from chessmoe.search import alphabeta
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.ntuple_reference import (
+        reference_linear,
+        reference_noisy_moves,
+        reference_tuples,
+    )
+
+    result = BenchResult("ntuple", "n-tuple comparison training (issue 22)")
+    boards = [b for b in _positions_from_sample(120)[::2] if b.legal_moves.count() >= 2][:40]
+    positions = [ntuple.LabelledPosition(b.fen(), next(iter(b.legal_moves)).uci())
+                 for b in boards]
+    weights = ntuple.start_weights("pesto")
+    config = ntuple.TrainConfig(depth=1, start="pesto")
+
+    def reference_extract(board: chess.BaseBoard, *, tuples: bool = True) -> Any:
+        index, sign = reference_tuples(board) if tuples else ([], [])
+        return ntuple.Features(reference_linear(board), np.asarray(index, dtype=np.int64),
+                               np.asarray(sign, dtype=np.float64), tapered_alpha(board))
+
+    def run() -> list[tuple[float, Any, bool]]:
+        return [ntuple._compare(p, weights, config, alphabeta.principal_leaf)
+                for p in positions]
+
+    fast_extract, fast_noisy = ntuple.extract, alphabeta.noisy_moves
+
+    def run_reference() -> list[tuple[float, Any, bool]]:
+        ntuple.extract, alphabeta.noisy_moves = reference_extract, reference_noisy_moves
+        try:
+            return run()
+        finally:
+            ntuple.extract, alphabeta.noisy_moves = fast_extract, fast_noisy
+
+    kit = reference = float("inf")
+    for _ in range(repeat):  # interleaved: the machine's noise hits both alike
+        seconds, ours = _best(run, 1)
+        kit = min(kit, seconds)
+        seconds, theirs = _best(run_reference, 1)
+        reference = min(reference, seconds)
+    same = all(a[0] == b[0] and a[2] == b[2] and (a[1] is None) == (b[1] is None)
+               and (a[1] is None or np.array_equal(a[1].open_tuple, b[1].open_tuple))
+               for a, b in zip(ours, theirs, strict=True))
+    with tempfile.TemporaryDirectory() as tmp:
+        state = ntuple._TrainState(averager=ntuple.Averager(weights), rng_state=None,
+                                   metrics=[], best=0.0, best_weights=weights,
+                                   best_iteration=0, stale=0,
+                                   order=list(range(50_000)))
+        path = Path(tmp) / "checkpoint.npz"
+        save_seconds, _ = _best(lambda: ntuple._save_checkpoint(path, state, "x", 0.0),
+                                repeat)
+        size_mb = path.stat().st_size / 1e6
+    per_kit, per_ref = kit / len(positions), reference / len(positions)
+    result.rows = [
+        ("positions", f"{len(positions)} from the embedded self-play sample, PeSTO weights, "
+                      "d = 1 (every move's quiescence leaf)"),
+        ("reference features and capture generation", f"{per_ref * 1000:.1f} ms a position"),
+        ("chessmoe", f"{per_kit * 1000:.1f} ms a position"),
+        ("ratio (reference / ours)", f"{per_ref / per_kit:.2f}x"),
+        ("same credits and updates", "yes" if same else "NO"),
+        ("one checkpoint (50,000-position order, all weights)",
+         f"{save_seconds * 1000:.0f} ms, {size_mb:.1f} MB (every 250 positions: "
+         f"{100 * save_seconds / (250 * per_kit):.2f} % of training time)"),
+        ("one iteration over 50,000 positions, projected",
+         f"{50_000 * per_kit / 3600:.1f} h (reference {50_000 * per_ref / 3600:.1f} h)"),
+    ]
+    result.target = "identical results, >= 1.5x the reference, checkpoints < 1 % of training"
+    result.met = same and per_ref / per_kit >= 1.5 and save_seconds < 0.01 * 250 * per_kit
+    return result
+
+
 BENCHMARKS: dict[str, Callable[[int], BenchResult]] = {
     "stats": bench_stats, "dataset": bench_dataset, "planes": bench_planes,
     "training": bench_training, "mcts": bench_mcts, "inference": bench_inference,
-    "games": bench_games, "gpu": bench_gpu}
+    "games": bench_games, "gpu": bench_gpu, "ntuple": bench_ntuple}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -359,6 +359,7 @@ def test_train_smoke_writes_a_loadable_run(smoke_run: Path) -> None:
     for name in ("weights.npz", "config.json", "metrics.jsonl", "provenance.json",
                  "labels.jsonl", "untrained/weights.npz"):
         assert (smoke_run / name).is_file(), name
+    assert not (smoke_run / "checkpoint.npz").exists()  # removed once the run is complete
     weights, config = load_weights(smoke_run)
     assert config["profile"] == "smoke"
     metrics = [json.loads(line) for line in (smoke_run / "metrics.jsonl").read_text().splitlines()]
@@ -588,3 +589,139 @@ def test_a_trained_vs_pesto_match_is_two_ntuple_players() -> None:
     assert "pesto" in built.searcher.loaded  # type: ignore[attr-defined]
     with pytest.raises(KitError, match="must be one of"):
         build_searcher("ntuple", None, options={"Evaluation": "stockfish"})
+
+
+# --- the fast paths against plain references, and exact resume -------------------------------
+
+# en passant (white and black), promotions with and without capture, a pinned capturer, a
+# side in check with a capture and a promotion as evasions, a bare-kings ending
+EDGE_FENS = (
+    "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+    "rnbqkbnr/pppp1ppp/8/8/3PpP2/8/PPP1P1PP/RNBQKBNR b KQkq f3 0 3",
+    "r3k2r/1P4P1/8/8/8/8/1p4p1/R3K2R w KQkq - 0 1",
+    "r3k2r/1P4P1/8/8/8/8/1p4p1/R3K2R b KQkq - 0 1",
+    "4k3/8/8/1b6/8/3N4/4K3/8 w - - 0 1",
+    "4k3/8/8/8/8/8/3q4/R3K3 w Q - 0 1",
+    "3rk3/2P5/8/8/8/8/8/4K3 w - - 0 1",
+    "8/8/4k3/8/8/4K3/8/8 w - - 0 1",
+    "4k3/8/8/2pP4/8/8/8/4K3 w - c6 0 2",
+)
+
+
+def _playout(seed: int, plies: int) -> chess.Board:
+    import random
+
+    rng = random.Random(seed)
+    board = chess.Board()
+    for _ in range(plies):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        # prefer captures and pawn pushes now and then: promotions and bare endings appear
+        noisy = [m for m in moves if board.is_capture(m) or m.promotion
+                 or board.piece_type_at(m.from_square) == chess.PAWN]
+        board.push(rng.choice(noisy if noisy and rng.random() < 0.6 else moves))
+    return board
+
+
+def _check_fast_against_reference(board: chess.Board) -> None:
+    from chessmoe.search.alphabeta import noisy_moves
+    from tests.ntuple_reference import reference_linear, reference_noisy_moves, reference_tuples
+
+    features = extract(board)
+    index, sign = reference_tuples(board)
+    assert features.tuple_index.tolist() == index
+    assert features.tuple_sign.tolist() == sign
+    assert features.linear.tolist() == reference_linear(board).tolist()
+    assert noisy_moves(board) == reference_noisy_moves(board)
+
+
+@pytest.mark.parametrize("fen", EDGE_FENS)
+def test_fast_features_and_noisy_moves_equal_the_references_on_edge_positions(fen: str) -> None:
+    _check_fast_against_reference(chess.Board(fen))
+
+
+def test_fast_features_and_noisy_moves_equal_the_references_on_random_games() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=150, deadline=None, derandomize=True)
+    @given(st.integers(0, 2**32 - 1), st.integers(0, 300))
+    def check(seed: int, plies: int) -> None:
+        _check_fast_against_reference(_playout(seed, plies))
+
+    check()
+
+
+def _resume_positions() -> tuple[list[LabelledPosition], list[LabelledPosition]]:
+    """Positions with a fixed 'desired' move (the last legal one: no Stockfish needed)."""
+    boards = [_playout(seed, 12 + 3 * seed) for seed in range(14)]
+    labelled = [LabelledPosition(b.fen(), list(b.legal_moves)[-1].uci()) for b in boards
+                if b.legal_moves.count() >= 2]
+    return labelled[:10], labelled[10:]
+
+
+class _Killed(Exception):
+    pass
+
+
+def test_an_interrupted_training_run_resumes_to_exactly_the_same_weights(tmp_path: Path
+                                                                         ) -> None:
+    from chessmoe.nets.related.ntuple import train_comparison
+
+    train_set, held_out = _resume_positions()
+    config = TrainConfig(depth=1, iterations=3, patience=3, start="pesto", seed=5)
+    whole = train_comparison(train_set, held_out, config, principal_leaf, progress=False)
+
+    calls = 0
+
+    def dying_search(board: chess.Board, evaluate: object, depth: int) -> object:
+        nonlocal calls
+        calls += 1
+        if calls == 400:  # mid-way through the second pass, like a kill
+            raise _Killed
+        return principal_leaf(board, evaluate, depth)  # type: ignore[arg-type]
+
+    checkpoint = tmp_path / "checkpoint.npz"
+    with pytest.raises(_Killed):
+        train_comparison(train_set, held_out, config, dying_search,  # type: ignore[arg-type]
+                         progress=False, checkpoint=checkpoint, checkpoint_every=3)
+    assert checkpoint.is_file()
+    seen: list[dict[str, float]] = []
+    resumed = train_comparison(train_set, held_out, config, principal_leaf, progress=False,
+                               checkpoint=checkpoint, checkpoint_every=3,
+                               on_iteration=seen.append)
+
+    def strip(metrics: list[dict[str, float]]) -> list[dict[str, float]]:
+        return [{k: v for k, v in m.items() if k != "seconds"} for m in metrics]
+
+    assert strip(resumed.metrics) == strip(whole.metrics) == strip(seen)
+    assert [m["iteration"] for m in whole.metrics] == [0, 1, 2, 3]
+    assert resumed.best_iteration == whole.best_iteration
+    for key in ("open_linear", "end_linear", "open_tuple", "end_tuple"):
+        assert np.array_equal(getattr(resumed.weights, key), getattr(whole.weights, key)), key
+    # a finished run's checkpoint returns the same outcome without searching again
+    again = train_comparison(train_set, held_out, config, dying_search,  # type: ignore[arg-type]
+                             progress=False, checkpoint=checkpoint)
+    assert strip(again.metrics) == strip(whole.metrics)
+
+
+def test_a_checkpoint_of_another_run_is_refused_with_a_clear_error(tmp_path: Path) -> None:
+    from chessmoe.nets.related.ntuple import train_comparison
+
+    train_set, held_out = _resume_positions()
+    config = TrainConfig(depth=1, iterations=1, patience=1, start="pesto")
+    checkpoint = tmp_path / "checkpoint.npz"
+    train_comparison(train_set[:3], held_out[:2], config, principal_leaf, progress=False,
+                     checkpoint=checkpoint)
+    with pytest.raises(KitError, match="checkpoint of a different run"):
+        train_comparison(train_set[:3], held_out[:2], TrainConfig(
+            depth=1, iterations=2, patience=1, start="pesto"), principal_leaf,
+            progress=False, checkpoint=checkpoint)
+    with pytest.raises(KitError, match="checkpoint of a different run"):
+        train_comparison(train_set[:4], held_out[:2], config, principal_leaf, progress=False,
+                         checkpoint=checkpoint)
+    checkpoint.write_bytes(b"PK\x03\x04 truncated")
+    with pytest.raises(KitError, match="unreadable training checkpoint"):
+        train_comparison(train_set[:3], held_out[:2], config, principal_leaf, progress=False,
+                         checkpoint=checkpoint)

@@ -45,6 +45,7 @@ __all__ = [
     "Leaf",
     "SearchAborted",
     "cp_to_value",
+    "noisy_moves",
     "ordered_moves",
     "principal_leaf",
 ]
@@ -125,6 +126,24 @@ def _noisy(board: chess.Board, move: chess.Move) -> bool:
     return board.is_capture(move) or move.promotion is not None
 
 
+def noisy_moves(board: chess.Board) -> list[chess.Move]:
+    """The legal captures and promotions of ``board``, in legal-move generation order:
+    ``[m for m in board.legal_moves if capture or promotion]``, but generated only towards
+    squares a capture or promotion can reach (the opponent's pieces, the en-passant square,
+    the last rank when a pawn stands one step before it), which python-chess yields as the
+    same subsequence."""
+    if board.turn == chess.WHITE:
+        last, before = chess.BB_RANK_8, chess.BB_RANK_7
+    else:
+        last, before = chess.BB_RANK_1, chess.BB_RANK_2
+    targets = board.occupied_co[not board.turn]
+    if board.pawns & board.occupied_co[board.turn] & before:
+        targets |= last
+    if board.ep_square is not None:
+        targets |= chess.BB_SQUARES[board.ep_square]
+    return [m for m in board.generate_legal_moves(chess.BB_ALL, targets) if _noisy(board, m)]
+
+
 class AlphaBeta:
     """One search at a time over ``evaluate``; ``quiescence=False`` scores depth-0 nodes
     with the static evaluation directly (tests compare it with plain minimax).
@@ -197,7 +216,7 @@ class AlphaBeta:
                 return stand, [], False
             best, best_terminal = stand, False
             alpha = max(alpha, stand)
-            moves = [m for m in board.legal_moves if _noisy(board, m)]
+            moves = noisy_moves(board)
             if self.delta_margin is not None:
                 floor = alpha - stand - self.delta_margin
                 moves = [m for m in moves if _gain(board, m) > floor]

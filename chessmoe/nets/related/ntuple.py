@@ -51,14 +51,16 @@ takes a ``leaf_search`` callable, which :mod:`chessmoe.play.players.ntuple` wire
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import random
 import time
+import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 import chess
 import numpy as np
@@ -94,6 +96,7 @@ __all__ = [
     "extract",
     "label_positions",
     "load_weights",
+    "run_fingerprint",
     "sample_positions",
     "save_weights",
     "self_pair_index",
@@ -130,34 +133,63 @@ _SECOND: Final = np.where(((np.arange(64) & 7) >= 4)[:, None], np.arange(64)[Non
                           np.arange(64)[None, :])  # [s1, s2] -> column (mirrored with s1)
 
 
+def _cell_tables() -> tuple[I64, I64, I64, F64]:
+    """Look-up tables over a piece's cell ``c = 64 * p + square`` (``p`` = colour x 6 + type,
+    White first, square a1 = 0) for :func:`tuple_indices`:
+
+    * ``first[c]``: the table row offset of the piece as the pair's first piece X;
+    * ``view[c]``: ``64 * colour + seen square``, the first piece's point of view;
+    * ``pair[view, c2]``: the kind and second-square offset of piece ``c2`` seen from
+      ``view`` (the second square mirrored with the first one);
+    * ``sign[c]``: +1 for White's pieces, -1 for Black's."""
+    cells = np.arange(12 * 64)
+    p, square = cells // 64, cells % 64
+    black = p >= 6
+    piece_type = p % 6
+    seen = square ^ np.where(black, 56, 0)
+    first = _BASE[piece_type, seen]
+    view = black * 64 + seen
+    view_black = (np.arange(128) >= 64)[:, None]  # [view, c2]
+    view_seen = (np.arange(128) % 64)[:, None]
+    kind = (black[None, :] != view_black) * 6 + piece_type[None, :]
+    second_seen = square[None, :] ^ np.where(view_black, 56, 0)
+    pair = kind * (32 * 64) + _SECOND[view_seen, second_seen]
+    sign = np.where(black, -1.0, 1.0)
+    return (first.astype(np.int64), view.astype(np.int64), pair.astype(np.int64), sign)
+
+
+_FIRST, _VIEW, _PAIR, _SIGN = _cell_tables()
+_BYTE_BITS: Final = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1,
+                                  bitorder="little").astype(bool)
+
+
+def _cells(board: chess.BaseBoard) -> I64:
+    """The cells ``64 * (colour x 6 + type) + square`` of every piece, White's first, then
+    by piece type and square (the order ``scan_forward`` gives per bitboard): the twelve
+    bitboards as little-endian bytes (byte k holds squares 8k .. 8k + 7), unpacked."""
+    black, white = board.occupied_co  # indexed by colour: BLACK = 0, WHITE = 1
+    masks = (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
+             board.kings)
+    raw = b"".join([(m & white).to_bytes(8, "little") for m in masks]
+                   + [(m & black).to_bytes(8, "little") for m in masks])
+    return np.flatnonzero(_BYTE_BITS[np.frombuffer(raw, dtype=np.uint8)])
+
+
 def tuple_indices(board: chess.BaseBoard) -> tuple[I64, F64]:
     """The 2-tuple entries a position uses: ``(index (n*n,), sign (n*n,))`` for its n pieces:
     every ordered pair (X's piece i, piece j) seen from X = i's colour (Black's board
     flipped vertically), +1 for White's pieces, -1 for Black's. The pair of a piece with
     itself lands in the column of its own square, which no two-piece pair uses: a
-    left-right-symmetric piece-square table (Stockfish's ``psq`` term) for free."""
-    squares: list[int] = []
-    types: list[int] = []
-    white: list[bool] = []
-    for color in (chess.WHITE, chess.BLACK):
-        for piece_type in range(6):
-            for square in chess.scan_forward(board.pieces_mask(piece_type + 1, color)):
-                squares.append(square)
-                types.append(piece_type)
-                white.append(color)
-    if not squares:
+    left-right-symmetric piece-square table (Stockfish's ``psq`` term) for free.
+
+    Pieces are taken White's first, then by type (pawn .. king) and square; the entries of
+    one position are computed from the precomputed tables of :func:`_cell_tables`."""
+    cells = _cells(board)
+    n = len(cells)
+    if not n:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
-    sq = np.asarray(squares, dtype=np.int64)
-    pt = np.asarray(types, dtype=np.int64)
-    is_white = np.asarray(white, dtype=bool)
-    flip = np.where(is_white, 0, 56)  # (n,)
-    seen_first = sq ^ flip  # (n,)
-    seen_second = sq[None, :] ^ flip[:, None]  # (n, n): j's square seen from i's side
-    kind = (is_white[None, :] != is_white[:, None]) * 6 + pt[None, :]  # (n, n)
-    index = (_BASE[pt, seen_first][:, None] + kind * (32 * 64)
-             + _SECOND[seen_first[:, None], seen_second])
-    sign = np.broadcast_to(np.where(is_white, 1.0, -1.0)[:, None], index.shape)
-    return index.ravel(), sign.ravel()
+    index = _FIRST[cells][:, None] + _PAIR[_VIEW[cells][:, None], cells[None, :]]
+    return index.ravel(), np.repeat(_SIGN[cells], n)
 
 
 def _forward_masks() -> tuple[list[list[int]], list[list[int]]]:
@@ -181,40 +213,54 @@ def _forward_masks() -> tuple[list[list[int]], list[list[int]]]:
 
 
 _PASSED, _SHIELD = _forward_masks()
-_ADJACENT: Final = [(chess.BB_FILES[f - 1] if f > 0 else 0) | (chess.BB_FILES[f + 1] if f < 7
-                                                                else 0) for f in range(8)]
+_FILE_A: Final = chess.BB_FILE_A
+
+
+def _files_of(bitboard: int) -> int:
+    """The files (bit f for file f) with at least one square of ``bitboard``."""
+    bitboard |= bitboard >> 32
+    bitboard |= bitboard >> 16
+    bitboard |= bitboard >> 8
+    return bitboard & 0xFF
 
 
 def _side_terms(board: chess.BaseBoard, color: chess.Color) -> list[float]:
-    """The linear terms of one side (``LINEAR_FEATURES`` order)."""
+    """The linear terms of one side (``LINEAR_FEATURES`` order): the pawn-structure counts
+    by file bit tricks (a pawn on a file with others counts as doubled beyond the first; a
+    pawn is isolated when neither neighbouring file holds one of its pawns)."""
     us = board.occupied_co[color]
     pawns = board.pawns & us
     their_pawns = board.pawns & board.occupied_co[not color]
-    out = [float((board.pieces_mask(t, color)).bit_count()) for t in range(1, 6)]
+    bishops = board.bishops & us
+    out = [float(pawns.bit_count()), float((board.knights & us).bit_count()),
+           float(bishops.bit_count()), float((board.rooks & us).bit_count()),
+           float((board.queens & us).bit_count())]
     out.append(1.0 if out[2] >= 2 else 0.0)
-    doubled = isolated = passed = advance = 0
-    for f in range(8):
-        on_file = (pawns & chess.BB_FILES[f]).bit_count()
-        if on_file > 1:
-            doubled += on_file - 1
-        if on_file and not pawns & _ADJACENT[f]:
-            isolated += on_file
+    files = _files_of(pawns)
+    doubled = pawns.bit_count() - files.bit_count()
+    lonely = files & ~((files << 1) | (files >> 1))
+    isolated = (pawns & (lonely * _FILE_A)).bit_count()
+    passed = advance = 0
+    spans = _PASSED[color]
     for square in chess.scan_forward(pawns):
-        if not their_pawns & _PASSED[color][square]:
+        if not their_pawns & spans[square]:
             passed += 1
-            rank = chess.square_rank(square)
+            rank = square >> 3
             advance += (rank - 1) if color else (6 - rank)
     out += [float(doubled), float(isolated), float(passed), float(advance)]
-    for piece_type in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
+    free = ~us
+    attacks = board.attacks_mask
+    for pieces in (board.knights, bishops, board.rooks, board.queens):
         total = 0
-        for square in chess.scan_forward(board.pieces_mask(piece_type, color)):
-            total += (board.attacks_mask(square) & ~us).bit_count()
+        for square in chess.scan_forward(pieces & us):
+            total += (attacks(square) & free).bit_count()
         out.append(float(total))
     open_files = half_open = 0
+    their_files = _files_of(their_pawns)
     for square in chess.scan_forward(board.rooks & us):
-        file_mask = chess.BB_FILES[chess.square_file(square)]
-        if not pawns & file_mask:
-            if their_pawns & file_mask:
+        file_bit = 1 << (square & 7)
+        if not files & file_bit:
+            if their_files & file_bit:
                 half_open += 1
             else:
                 open_files += 1
@@ -238,8 +284,8 @@ class Features:
 
 def extract(board: chess.BaseBoard, *, tuples: bool = True) -> Features:
     """The features of ``board`` (``tuples=False``: no 2-tuple entries)."""
-    linear = np.asarray(_side_terms(board, chess.WHITE)) - np.asarray(
-        _side_terms(board, chess.BLACK))
+    linear = np.array([w - b for w, b in zip(_side_terms(board, chess.WHITE),
+                                             _side_terms(board, chess.BLACK), strict=True)])
     if tuples:
         index, sign = tuple_indices(board)
     else:
@@ -662,57 +708,194 @@ class TrainOutcome:
     best_iteration: int = 0
 
 
+CHECKPOINT_VERSION: Final = 1
+
+
+def run_fingerprint(train_set: Sequence[LabelledPosition],
+                    held_out: Sequence[LabelledPosition], config: TrainConfig) -> str:
+    """sha256 of the config and every labelled position (train, then held out): a
+    checkpoint resumes only the run it was written by."""
+    digest = hashlib.sha256(json.dumps(asdict(config), sort_keys=True).encode())
+    for name, positions in (("train", train_set), ("held_out", held_out)):
+        digest.update(name.encode())
+        for position in positions:
+            digest.update(f"{position.fen}|{position.move}\n".encode())
+    return digest.hexdigest()
+
+
+@dataclass
+class _TrainState:
+    """Everything a training run needs to continue exactly where it stopped: the averaged
+    perceptron, the shuffle's random state, the pass in progress (``done`` positions of
+    ``order`` with its running counts) and the best weights so far."""
+
+    averager: Averager
+    rng_state: object
+    metrics: list[dict[str, float]]
+    best: float
+    best_weights: NtupleWeights
+    best_iteration: int
+    stale: int
+    iteration: int = 0  # the pass in progress (0: none yet)
+    order: list[int] = field(default_factory=list)
+    done: int = 0
+    agree: float = 0.0
+    updates: int = 0
+    skipped: int = 0
+    elapsed: float = 0.0  # seconds of training before this process
+    finished: bool = False
+
+
+def _save_checkpoint(path: Path, state: _TrainState, fingerprint: str, elapsed: float
+                     ) -> None:
+    """The state (``elapsed`` seconds of training so far) as one ``.npz`` (float64
+    weights, no pickles), written atomically."""
+    meta = {"version": CHECKPOINT_VERSION, "fingerprint": fingerprint,
+            "rng_state": state.rng_state, "metrics": state.metrics, "best": state.best,
+            "best_iteration": state.best_iteration, "stale": state.stale,
+            "iteration": state.iteration, "done": state.done, "agree": state.agree,
+            "updates": state.updates, "skipped": state.skipped, "elapsed": elapsed,
+            "finished": state.finished, "steps": state.averager.steps,
+            "learning_rate": state.averager.learning_rate}
+    arrays: dict[str, Any] = {  # Any: savez's keyword arguments are loosely typed
+        "meta": np.asarray(json.dumps(meta)), "order": np.asarray(state.order, dtype=np.int64)}
+    for key in _WEIGHT_KEYS:
+        arrays[f"current_{key}"] = getattr(state.averager.current, key)
+        arrays[f"weighted_{key}"] = getattr(state.averager.weighted, key)
+        arrays[f"best_{key}"] = getattr(state.best_weights, key)
+    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
+        np.savez(handle, allow_pickle=False, **arrays)
+
+
+def _load_checkpoint(path: Path, fingerprint: str) -> _TrainState:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            order = [int(k) for k in data["order"]]
+            weights = {f"{prefix}_{key}": np.array(data[f"{prefix}_{key}"], dtype=np.float64)
+                       for prefix in ("current", "weighted", "best") for key in _WEIGHT_KEYS}
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
+        raise KitError(f"{path}: unreadable training checkpoint ({error}); delete it to "
+                       "start the run again") from None
+    if meta.get("version") != CHECKPOINT_VERSION or meta.get("fingerprint") != fingerprint:
+        raise KitError(f"{path}: checkpoint of a different run (other settings, positions or "
+                       "labels); delete it to start again, or rerun with the same settings")
+
+    def record(prefix: str) -> NtupleWeights:
+        return NtupleWeights(*(weights[f"{prefix}_{key}"] for key in _WEIGHT_KEYS))
+
+    averager = Averager(record("current"), float(meta["learning_rate"]))
+    averager.current = record("current")
+    averager.weighted = record("weighted")
+    averager.steps = int(meta["steps"])
+    rng_state = meta["rng_state"]
+    return _TrainState(averager=averager,
+                       rng_state=(rng_state[0], tuple(rng_state[1]), rng_state[2]),
+                       metrics=list(meta["metrics"]), best=float(meta["best"]),
+                       best_weights=record("best"), best_iteration=int(meta["best_iteration"]),
+                       stale=int(meta["stale"]), iteration=int(meta["iteration"]), order=order,
+                       done=int(meta["done"]), agree=float(meta["agree"]),
+                       updates=int(meta["updates"]), skipped=int(meta["skipped"]),
+                       elapsed=float(meta["elapsed"]), finished=bool(meta["finished"]))
+
+
 def train_comparison(train_set: Sequence[LabelledPosition],
                      held_out: Sequence[LabelledPosition], config: TrainConfig,
                      leaf_search: LeafSearch, *,
                      on_iteration: Callable[[dict[str, float]], None] | None = None,
-                     progress: bool = True) -> TrainOutcome:
+                     progress: bool = True, checkpoint: Path | None = None,
+                     checkpoint_every: int = 250) -> TrainOutcome:
     """Comparison training from ``config.start``'s weights; iteration 0 is the start's
     agreement.
 
     Every iteration passes over ``train_set`` in a seeded order, updating after each
     position; its averaged weights are scored on ``held_out`` and the best are kept; training
-    stops after ``patience`` iterations without a better held-out agreement."""
+    stops after ``patience`` iterations without a better held-out agreement.
+
+    With ``checkpoint`` (a ``.npz`` path) the whole state is saved atomically every
+    ``checkpoint_every`` training positions and after every held-out score, and a run that
+    finds a checkpoint of the same run (:func:`run_fingerprint`) continues from it: an
+    interrupted run ends with exactly the weights and metrics of an uninterrupted one (the
+    ``seconds`` column aside). ``on_iteration`` is called for each iteration's record, the
+    ones already in the checkpoint included, in order."""
     from tqdm import tqdm
 
-    start = start_weights(config.start)
-    averager = Averager(start, config.learning_rate)
-    rng = random.Random(config.seed)
+    fingerprint = run_fingerprint(train_set, held_out, config)
     began = time.monotonic()
-    base = evaluate_agreement(held_out, start, config, leaf_search)
-    record: dict[str, float] = {"iteration": 0, "held_out_agreement": base.agreement,
-                                "held_out": base.positions, "seconds": 0.0}
-    metrics = [record]
+    if checkpoint is not None and checkpoint.is_file():
+        state = _load_checkpoint(checkpoint, fingerprint)
+    else:
+        start = start_weights(config.start)
+        rng = random.Random(config.seed)
+        base = evaluate_agreement(held_out, start, config, leaf_search)
+        state = _TrainState(averager=Averager(start, config.learning_rate),
+                            rng_state=rng.getstate(),
+                            metrics=[{"iteration": 0, "held_out_agreement": base.agreement,
+                                      "held_out": base.positions, "seconds": 0.0}],
+                            best=base.agreement, best_weights=start.copy(), best_iteration=0,
+                            stale=0)
+        if checkpoint is not None:
+            _save_checkpoint(checkpoint, state, fingerprint, 0.0)
     if on_iteration:
-        on_iteration(record)
-    best, best_weights, best_iteration, stale = base.agreement, start.copy(), 0, 0
-    order = list(range(len(train_set)))
-    for iteration in range(1, config.iterations + 1):
-        rng.shuffle(order)
-        agree = 0.0
-        updates = skipped = 0
-        for k in tqdm(order, desc=f"iteration {iteration}", disable=not progress):
+        for record in state.metrics:
+            on_iteration(record)
+
+    def elapsed() -> float:
+        return state.elapsed + time.monotonic() - began
+
+    def save() -> None:
+        if checkpoint is not None:
+            _save_checkpoint(checkpoint, state, fingerprint, elapsed())
+
+    averager = state.averager
+    while not state.finished:
+        if state.iteration == 0 or state.done >= len(state.order):
+            if state.iteration >= config.iterations:
+                break
+            rng = random.Random()
+            rng.setstate(state.rng_state)  # type: ignore[arg-type]
+            # each pass reshuffles the previous pass's order (the first: 0 .. n-1)
+            order = list(state.order) if state.order else list(range(len(train_set)))
+            rng.shuffle(order)
+            state.rng_state = rng.getstate()
+            state.iteration += 1
+            state.order, state.done = order, 0
+            state.agree, state.updates, state.skipped = 0.0, 0, 0
+        bar = tqdm(total=len(state.order), initial=state.done,
+                   desc=f"iteration {state.iteration}", disable=not progress)
+        while state.done < len(state.order):
+            k = state.order[state.done]
             ok, update, skip = _compare(train_set[k], averager.current, config, leaf_search)
             averager.step(update)
-            agree += ok
-            updates += update is not None
-            skipped += skip
+            state.agree += ok
+            state.updates += update is not None
+            state.skipped += skip
+            state.done += 1
+            bar.update(1)
+            if state.done % checkpoint_every == 0 and state.done < len(state.order):
+                save()
+        bar.close()
         averaged = averager.average()
         held = evaluate_agreement(held_out, averaged, config, leaf_search)
-        record = {"iteration": iteration, "train_agreement": agree / len(train_set),
-                  "updates": updates, "skipped": skipped,
+        record = {"iteration": state.iteration,
+                  "train_agreement": state.agree / len(train_set),
+                  "updates": state.updates, "skipped": state.skipped,
                   "held_out_agreement": held.agreement, "held_out": held.positions,
-                  "gamma": averaged.gamma(), "seconds": round(time.monotonic() - began, 2)}
-        metrics.append(record)
+                  "gamma": averaged.gamma(), "seconds": round(elapsed(), 2)}
+        state.metrics.append(record)
         if on_iteration:
             on_iteration(record)
-        if held.agreement > best:
-            best, best_weights, best_iteration, stale = held.agreement, averaged, iteration, 0
+        if held.agreement > state.best:
+            state.best, state.best_weights = held.agreement, averaged
+            state.best_iteration, state.stale = state.iteration, 0
         else:
-            stale += 1
-            if stale >= config.patience:
-                break
-    return TrainOutcome(best_weights, metrics, best_iteration)
+            state.stale += 1
+            if state.stale >= config.patience:
+                state.finished = True
+        if state.iteration >= config.iterations:
+            state.finished = True
+        save()
+    return TrainOutcome(state.best_weights, state.metrics, state.best_iteration)
 
 
 def config_record(config: TrainConfig, **extra: object) -> dict[str, object]:

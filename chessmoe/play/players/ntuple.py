@@ -8,7 +8,9 @@ runs the document's d-ply comparison training with the search's principal leaves
 run directory: ``weights.npz`` + ``config.json`` (the trained weights), ``untrained/`` (the
 run's start weights -- the document's Table I material, or PeSTO with ``start=pesto`` -- for
 the trained-vs-untrained match), ``metrics.jsonl`` (held-out agreement with Stockfish's move
-per iteration) and ``provenance.json``.
+per iteration) and ``provenance.json``. While it trains, ``checkpoint.npz`` holds the whole
+state (every 250 positions and after each held-out score): the same command run again after
+an interruption continues where it stopped and ends with the same weights.
 
 Options (:data:`OPTIONS`; UCI options of ``chessmoe uci --player ntuple``, ``PlayerSpec.options``
 of a match): ``Evaluation`` -- ``weights`` (the run directory's, default), ``pesto`` (the
@@ -24,6 +26,7 @@ of :class:`~chessmoe.nets.related.ntuple.TrainConfig`, e.g. ``depth=2`` (the doc
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -34,8 +37,7 @@ import chess
 
 from chessmoe._io.errors import KitError
 from chessmoe._io.external import StockfishNotFound, find_stockfish
-from chessmoe._io.fsutil import atomic_write_json, sha256_file
-from chessmoe._io.jsonl import append_record
+from chessmoe._io.fsutil import atomic_write_json, atomic_write_text, sha256_file
 from chessmoe._io.overrides import parse_overrides
 from chessmoe._io.provenance import provenance
 from chessmoe.games.pgn import PgnFilters, iter_games
@@ -57,7 +59,8 @@ from chessmoe.play.players import EngineOption, weights_note
 from chessmoe.search.alphabeta import AlphaBeta, principal_leaf
 from chessmoe.search.mcts import Limits, SearchResult
 
-__all__ = ["OPTIONS", "PROFILES", "NtupleSearcher", "build_searcher", "find_excerpt", "train"]
+__all__ = ["CHECKPOINT", "OPTIONS", "PROFILES", "NtupleSearcher", "build_searcher", "find_excerpt",
+           "train"]
 
 OPTIONS: tuple[EngineOption, ...] = (
     EngineOption("Evaluation", "combo", "weights", choices=("weights", "pesto", "material"),
@@ -66,6 +69,8 @@ OPTIONS: tuple[EngineOption, ...] = (
                  help="deepest alpha-beta iteration (nodes and movetime stop it earlier)"),
 )
 
+
+CHECKPOINT = "checkpoint.npz"  # a run in progress (removed once its weights are written)
 
 PROFILES: dict[str, TrainConfig] = {
     "smoke": TrainConfig(positions=12, held_out=6, depth=1, iterations=1, label_nodes=500,
@@ -160,15 +165,22 @@ def train(out_dir: Path, *, profile: str, data_dir: Path | None,
     train_set = [LabelledPosition(fen, labels[fen]) for fen in train_fens]
     held_out = [LabelledPosition(fen, labels[fen]) for fen in held_fens]
     metrics_path = out_dir / "metrics.jsonl"
-    metrics_path.unlink(missing_ok=True)  # one run's metrics (labels stay cached)
+    checkpoint = out_dir / CHECKPOINT
+    if checkpoint.is_file() and progress:
+        print(f"ntuple: resuming from {checkpoint}", flush=True)
+    logged: list[dict[str, float]] = []
 
     def log(record: dict[str, float]) -> None:
-        append_record(metrics_path, record)
+        # this run's metrics only (labels stay cached), rewritten whole: a resumed run
+        # replays the records its checkpoint holds, so nothing is lost or written twice
+        logged.append(record)
+        atomic_write_text(metrics_path, "".join(json.dumps(r, sort_keys=True) + "\n"
+                                                for r in logged))
         if progress:
             print(f"ntuple: {record}", flush=True)
 
     outcome = train_comparison(train_set, held_out, config, principal_leaf,
-                               on_iteration=log, progress=progress)
+                               on_iteration=log, progress=progress, checkpoint=checkpoint)
     data = {"file": excerpt.name, "sha256": sha256_file(excerpt),
             "train_positions": len(train_set), "held_out_positions": len(held_out),
             "labels": f"Stockfish ({stockfish}) best move at {config.label_nodes} nodes"}
@@ -182,4 +194,5 @@ def train(out_dir: Path, *, profile: str, data_dir: Path | None,
     atomic_write_json(out_dir / "provenance.json",
                       provenance(profile=profile, config=asdict(config), data=data,
                                  stockfish=str(stockfish)))
+    checkpoint.unlink(missing_ok=True)  # the run is complete: the next one starts afresh
     return out_dir
