@@ -29,6 +29,9 @@ def test_controls_appear_and_the_note_compares_every_mixture_with_the_seed_band(
         "separated": _evaluation(phase0=3.0, phase1=3.1, phase2=3.2, mixture=2.60),
         "separated-long": _evaluation(phase0=2.9, phase1=3.0, phase2=3.1, mixture=2.39),
         "regular-long": _evaluation(baseline=2.30),
+        "staged": _evaluation(phase0=2.5, phase1=2.6, phase2=2.7, mixture=2.41),
+        "staged-seed10": _evaluation(phase0=2.5, phase1=2.6, phase2=2.7, mixture=2.37),
+        "weighted-a10-seed11": _evaluation(phase0=2.5, phase1=2.6, phase2=2.7, mixture=2.45),
     }
     manifests = {"separated-long": {"experts": {f"phase{k}": {"iterations": 2056}
                                                 for k in range(3)}},
@@ -45,6 +48,12 @@ def test_controls_appear_and_the_note_compares_every_mixture_with_the_seed_band(
     assert "spans 2.3800-2.4200 over 3 training seeds (mean 2.4000)" in text
     assert "Separated Learning -0.2000 (outside)" in text
     assert "Separated Learning, 2,056 iterations per expert (control) +0.0100 (inside)" in text
+    # a mixture's extra training seeds are rows of their own, and are compared with the band
+    assert table.loc["Staged Learning, seed 10 (control) / Mixture", "No-Phases"] == 2.37
+    assert table.loc["Weighted Learning (a = 10), seed 11 (control) / Mixture",
+                     "No-Phases"] == 2.45
+    assert "Staged Learning, seed 10 (control) +0.0300 (outside)" in text
+    assert "Regular Learning, seed 10 (control) / -" in table.index
 
 
 def test_one_seed_gives_no_band(tmp_path: Path) -> None:

@@ -276,8 +276,8 @@ def _evaluation(experts: Path, bundle: str, key: str, loss: float) -> None:
 
 def test_table1_verdicts_compare_each_mixture_with_the_seed_band(tmp_path: Path) -> None:
     """Regular seeds 2.00, 2.10 and 2.30 (regular-long, not a seed, at 1.0): a mixture whose
-    every seed lies below 2.00 supports, one overlapping the band is undecided, one above
-    2.30 contradicts."""
+    every seed lies below 2.00 is below the range, one overlapping the band overlaps it, one
+    above 2.30 is above it: descriptive words, not test verdicts."""
     from chessmoe.report.verdicts import claims, table1_seed_band
 
     experts = tmp_path / "experts"
@@ -297,9 +297,11 @@ def test_table1_verdicts_compare_each_mixture_with_the_seed_band(tmp_path: Path)
     rows = {c.paper.split()[0]: c for c in claims(tmp_path / "none", experts)
             if c.topic == "Table 1 loss"}
     assert set(rows) == {"separated", "staged", "weighted-a4"}
-    assert rows["separated"].verdict == "supports"
-    assert rows["staged"].verdict == "undecided at this scale"
-    assert rows["weighted-a4"].verdict == "contradicts"
+    assert rows["separated"].verdict == "below the seed range (descriptive)"
+    assert rows["staged"].verdict == "overlaps the seed range (descriptive)"
+    assert rows["weighted-a4"].verdict == "above the seed range (descriptive)"
+    assert rows["weighted-a4"].note.endswith("; one seed of the mixture")
+    assert not rows["staged"].note.endswith("; one seed of the mixture")
     assert rows["separated"].ours.startswith("1.9000-1.9500 over 2 seeds vs regular "
                                              "2.0000-2.3000 over 3 seeds")
     assert rows["weighted-a4"].ours.startswith("2.3500 vs regular 2.0000-2.3000")

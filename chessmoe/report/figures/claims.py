@@ -156,12 +156,15 @@ def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.P
     notes = [f"Source: {sources}; {Path(experts_dir).name} experts' evaluations.",
              f"Verdicts from games: the two-sided p-value of no effect (a z-test on game-pair "
              f"scores, the interval's standard error) adjusted by Holm's procedure over the "
-             f"{tested} game-decided rows, so the table's family-wise error is at most 5 %: "
-             "supports / contradicts where the adjusted p is below 0.05 on the paper's / the "
-             "other side; undecided at this scale otherwise. Intervals are unadjusted 95 %. "
-             "Rows from a tournament still being played say 'in progress' and are not in the "
-             "family until it has played its planned games (deciding as the sample grows "
-             "would inflate the error).",
+             f"{tested} game-decided rows, so the chance of any false verdict among those "
+             f"{tested} is at most 5 % (the family includes post-hoc rows added after the "
+             "powered results were seen; rows outside it are not covered): supports / "
+             "contradicts where the adjusted p is below 0.05 on the side the 'paper says' "
+             "column states / the other side (for post-hoc and exploratory rows that column "
+             "states the hypothesis tested); undecided at this scale otherwise. Intervals are "
+             "unadjusted 95 %. Rows from a tournament still being played say 'in progress', "
+             "carry no p and are not in the family until it has played its planned games "
+             "(deciding as the sample grows would inflate the error).",
              "Every interval takes a game pair (one opening, both colours) as its unit "
              "(pentanomial); a per-game (trinomial, cutechess) interval of the same games "
              "would differ.",
@@ -172,7 +175,8 @@ def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.P
              "Kind: post-hoc controls were designed after the powered results were seen; "
              "exploratory rows test questions the paper does not ask.",
              "Table 1 rows compare ranges over training seeds (min to max), not confidence "
-             "intervals; they are not in the Holm family."]
+             "intervals: their words (below / overlaps / above the seed range) describe, they "
+             "do not test, and they are not in the Holm family."]
     if not rows:
         notes.insert(0, "No claim can be assessed yet: the tournament has no complete pair.")
     paths = save_table(frame.set_index("Topic"), out_dir, stems.CLAIMS,

@@ -211,11 +211,15 @@ def fig14_schedules(runs: ExpertRuns, out_dir: str | os.PathLike[str], bundle: s
 
 
 def _control_approaches(runs: ExpertRuns) -> dict[str, str]:
-    """The training controls present (``nets.controls``): extra regular seeds, the
-    equal-iteration separated experts and the equal-compute regular network, labelled for
-    Table 1."""
-    out = {b: f"{APPROACHES['regular']}, seed {b.removeprefix('regular-seed')} (control)"
-           for b in sorted(runs.evaluations) if b.startswith("regular-seed")}
+    """The training controls present (``nets.controls``): extra training seeds of a bundle
+    (``regular-seed10``, ``staged-seed11``, ...), the equal-iteration separated experts and the
+    equal-compute regular network, labelled for Table 1."""
+    out: dict[str, str] = {}
+    for regime, approach in APPROACHES.items():  # more training seeds of a bundle
+        for bundle in sorted(runs.evaluations):
+            seed = bundle.removeprefix(f"{regime}-seed")
+            if seed != bundle and seed.isdigit():
+                out[bundle] = f"{approach}, seed {seed} (control)"
     for bundle, regime, unit in (("separated-long", "separated", " per expert"),
                                  ("regular-long", "regular", "")):
         if bundle in runs.evaluations:
