@@ -456,6 +456,8 @@ def _tournament(args: argparse.Namespace) -> int:
     experts = args.experts or Path("results") / "experts" / config.experts_of(chosen)
     spec = tournament.build_design(chosen.tournament.design, experts,
                                    pairs=args.pairs or chosen.tournament.pairs)
+    if args.match:
+        spec = tournament.only_matches(spec, args.match)
     out = args.out or Path("results") / "tournaments" / args.profile
     if args.measure_games and (not args.plan or min(args.measure_games) <= 0):
         print("chessmoe tournament: --measure-games takes positive node limits and goes with "
@@ -801,6 +803,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="expert bundles (default: results/experts/<the profile's experts>)")
     tourn.add_argument("--out", type=Path, default=None)
     tourn.add_argument("--pairs", type=int, default=None, help="game pairs per match")
+    tourn.add_argument("--match", nargs="+", default=None, metavar="NAME",
+                       help="play only these matches of the design (the others can be added "
+                            "to the same directory later), e.g. --profile related --match "
+                            "mais-vs-mais-at-200")
     tourn.add_argument("--workers", type=int, default=2)
     tourn.add_argument("--gpu-workers", type=int, default=None,
                        help="GPU units in flight (default: every worker when GPUs are present)")

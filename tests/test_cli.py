@@ -81,7 +81,7 @@ def test_engine_arguments_out_of_range_are_one_argparse_line(
     assert says in capsys.readouterr().err
 
 
-def test_user_mistakes_in_analyse_and_search_are_one_line_exit_2(
+def test_user_mistakes_in_analyse_search_and_tournament_are_one_line_exit_2(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad"
     bad.mkdir()
@@ -93,7 +93,9 @@ def test_user_mistakes_in_analyse_and_search_are_one_line_exit_2(
              (["analyse", "startpos", "--experts", str(bad / "model.pt"), "--nodes", "5"],
               "cannot be loaded"),
              (["search", "--bundle", str(tmp_path / "none"), "--out", str(tmp_path / "s")],
-              "none does not exist (expected an expert bundle")]
+              "none does not exist (expected an expert bundle"),
+             (["tournament", "--profile", "smoke", "--match", "no-such-match",
+               "--out", str(tmp_path / "t")], "has no match 'no-such-match'; its matches:")]
     for argv, says in cases:
         assert main(argv) == 2, argv
         err = capsys.readouterr().err

@@ -806,6 +806,34 @@ def test_units_give_each_opening_group_its_own_seed() -> None:
     assert {u.seed for u in units(again) if u.match.name == "other"} == {by_hand(8, "other")}
 
 
+def test_a_tournament_can_play_some_of_its_matches_and_add_the_rest_later(
+        tmp_path: Path) -> None:
+    """--match plays only the named matches; a later run of the others adds them to the same
+    directory, and neither run erases the other's record in spec.json or summary.json."""
+    from chessmoe._io.errors import KitError
+    from chessmoe.play.tournament import only_matches
+
+    first = run_local(only_matches(_tiny_spec(), ["b-vs-a"]), tmp_path, workers=1,
+                      progress=False)
+    assert [m["name"] for m in first["matches"]] == ["b-vs-a"] and first["complete"]
+    assert not (tmp_path / "a-vs-b").exists()
+    second = run_local(only_matches(_tiny_spec(), ["a-vs-b"]), tmp_path, workers=1,
+                       progress=False)
+    assert sorted(m["name"] for m in second["matches"]) == ["a-vs-b", "b-vs-a"]
+    assert all(m["games"] == 4 for m in second["matches"]) and second["complete"]
+    recorded = json.loads((tmp_path / "spec.json").read_text())
+    assert sorted(m["name"] for m in recorded["matches"]) == ["a-vs-b", "b-vs-a"]
+    # the whole design afterwards resumes both, nothing replayed
+    whole = run_local(_tiny_spec(), tmp_path, workers=1, progress=False)
+    assert [m["games"] for m in whole["matches"]] == [4, 4]
+    # a recorded match played differently is still refused, named or not in this run
+    with pytest.raises(ValueError, match="played differently"):
+        run_local(only_matches(_tiny_spec(pairs=3), ["a-vs-b"]), tmp_path, workers=1,
+                  progress=False)
+    with pytest.raises(KitError, match="no match 'c-vs-d'; its matches: a-vs-b, b-vs-a"):
+        only_matches(_tiny_spec(), ["a-vs-b", "c-vs-d"])
+
+
 def test_the_related_design_pairs_each_engine_with_its_documents_baseline(
         tmp_path: Path) -> None:
     """Matches appear when their runs exist; each is labelled with its weights' checksums, so

@@ -293,11 +293,16 @@ def _write_spec(spec: TournamentSpec, out: Path,
                 data_dir: str | os.PathLike[str] | None = None) -> None:
     """Record the spec and the opening suite's checksum; refuse to resume a tournament
     in which a recorded match changed or the openings changed (its recorded games would
-    mix two designs). Matches may be added (a control trained later joins the design)."""
+    mix two designs). Matches may be added (a control trained later joins the design), and a
+    run of some matches (:func:`only_matches`) keeps the record of the others."""
     path = out / "spec.json"
     data = {**spec.to_dict(), "openings_suite": _suite_record(spec, data_dir)}
     if path.exists():
         old = json.loads(path.read_text())
+        ours = {m["name"] for m in data["matches"]}
+        kept = [m for m in old.get("matches", []) if m["name"] not in ours]
+        if kept:  # recorded before, not part of this run: still part of the tournament
+            data["matches"] = [*kept, *data["matches"]]
         new = {m["name"]: m for m in json.loads(json.dumps(data))["matches"]}
         changed = sorted(m["name"] for m in old.get("matches", [])
                          if m["name"] in new
@@ -443,6 +448,12 @@ def summarise_tournament(spec: TournamentSpec, out_dir: str | os.PathLike[str]
                         "planned_games": 2 * match.pairs, **summarise(records).to_json()})
     recorded = json.loads((out / "spec.json").read_text()) if (out / "spec.json").exists() \
         else {}
+    path = out / "summary.json"
+    previous = json.loads(path.read_text()) if path.exists() else {}
+    ours = {m.name for m in spec.matches}
+    others = {m["name"] for m in recorded.get("matches", [])} - ours
+    # matches recorded by an earlier run of other matches keep their entries
+    matches = [m for m in previous.get("matches", []) if m.get("name") in others] + matches
     summary = {"tournament": spec.name, "openings": spec.openings,
                "openings_suite": recorded.get("openings_suite"), "seed": spec.seed,
                "adjudication": asdict(spec.adjudication), "matches": matches,
@@ -836,6 +847,18 @@ def build_design(name: str, experts_root: str | os.PathLike[str], *,
                        f"{', '.join(DESIGNS)}") from None
     spec = factory(str(experts_root))
     return with_pairs(spec, pairs) if pairs else spec
+
+
+def only_matches(spec: TournamentSpec, names: Sequence[str]) -> TournamentSpec:
+    """The tournament restricted to the matches ``names`` (in the design's order): play one
+    engine's match while another is still being trained, and add the rest later (a
+    tournament directory accepts matches added to it; it refuses one played differently)."""
+    known = [m.name for m in spec.matches]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise KitError(f"tournament {spec.name!r} has no match {unknown[0]!r}; its matches: "
+                       + (", ".join(known) or "none (is every engine's run present?)"))
+    return replace(spec, matches=tuple(m for m in spec.matches if m.name in set(names)))
 
 
 def with_pairs(spec: TournamentSpec, pairs: int) -> TournamentSpec:
