@@ -564,3 +564,56 @@ def test_learning_curve_records_each_count_on_the_same_held_out_games(tmp_path: 
     assert rows[0]["material_held_out_accuracy"] == rows[1]["material_held_out_accuracy"]
     records = _records(tmp_path / "games-6")
     assert "held_out_position_accuracy" in records[-1]
+
+
+def test_positions_from_several_files_are_those_of_the_files_read_in_order(
+        tmp_path: Path) -> None:
+    """A self-play run's shards are read as one PGN: the sample cut into two files gives the
+    positions of the whole, the first N decided games crossing the cut."""
+    import gzip
+
+    text = gzip.decompress(sample_path().read_bytes()).decode()
+    games = text.split("\n\n[Event ")
+    cut = 25
+    first = tmp_path / "shard-0.pgn"
+    second = tmp_path / "shard-1.pgn"
+    first.write_text("\n\n[Event ".join(games[:cut]) + "\n\n")
+    second.write_text("[Event " + "\n\n[Event ".join(games[cut:]))
+    whole = extract_positions(sample_path(), games=60, per_game=3, seed=4)
+    parts = extract_positions([first, second], games=60, per_game=3, seed=4)
+    assert parts.games == whole.games == 60
+    assert np.array_equal(parts.bits, whole.bits) and np.array_equal(parts.game, whole.game)
+    assert np.array_equal(parts.white_won, whole.white_won)
+    only_first = extract_positions([first], games=60, per_game=3, seed=4)
+    assert only_first.games < 60  # the cut is inside the first 60 decided games
+
+
+def test_a_run_reads_a_named_source_and_records_it(tmp_path: Path) -> None:
+    """config.source names the games by a source spec (here the embedded sample, as
+    'selfplay:RUN' names a self-play run); config.json and provenance.json record the spec
+    and the checksum of every file; a source file and a spec together are refused."""
+    from chessmoe._io.fsutil import sha256_file
+
+    config = replace(PROFILES["smoke"], comparator_epochs=1, pos2vec_epochs=1,
+                     source="sample")
+    train_run(tmp_path / "run", config, progress=False)
+    recorded = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert recorded["source"] == "selfplay-sample" and recorded["source_spec"] == "sample"
+    provenance = json.loads((tmp_path / "run" / "provenance.json").read_text())
+    assert provenance["source"] == "sample"
+    assert provenance["source_files"] == [{"file": sample_path().name,
+                                           "bytes": sample_path().stat().st_size,
+                                           "sha256": sha256_file(sample_path())}]
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["source"] == "selfplay-sample" and summary["games"] == 40
+    with pytest.raises(KitError, match="name the games once"):
+        train_run(tmp_path / "other", config, source=sample_path(), progress=False)
+    with pytest.raises(KitError, match=r"self-play run .* not found"):
+        train_run(tmp_path / "none", replace(config, source="selfplay:no-such-run"),
+                  data_dir=tmp_path, progress=False)
+
+
+def test_the_large_profile_trains_on_90k_engine_games() -> None:
+    large = PROFILES["large"]
+    assert large.source == "selfplay:stockfish-n1000"
+    assert round(large.games * (1 - large.held_out_games)) == 90_000

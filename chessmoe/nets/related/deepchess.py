@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -226,11 +226,13 @@ class PositionSet:
         return len(np.unique(self.game))
 
 
-def extract_positions(source: str | os.PathLike[str], *, games: int, per_game: int,
-                      seed: int, skip_plies: int = 10) -> PositionSet:
+def extract_positions(source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
+                      games: int, per_game: int, seed: int, skip_plies: int = 10
+                      ) -> PositionSet:
     """Up to ``per_game`` random positions of each of the first ``games`` decided games of a
-    PGN (read with :func:`chessmoe.games.pgn.iter_games`): positions after ply ``skip_plies``
-    or later (not in the first 5 moves) whose last move was not a capture."""
+    PGN, or of several read in order (a self-play run's shards; read with
+    :func:`chessmoe.games.pgn.iter_games`): positions after ply ``skip_plies`` or later (not
+    in the first 5 moves) whose last move was not a capture."""
     from chessmoe.games.pgn import GameRecord, SkipCounter, iter_games, no_games_error
 
     rng = np.random.default_rng(seed)
@@ -240,7 +242,13 @@ def extract_positions(source: str | os.PathLike[str], *, games: int, per_game: i
     skips = SkipCounter()
     record: GameRecord[Any]
     kept = 0
-    for record in iter_games(source, skips=skips):
+    files = ([source] if isinstance(source, (str, os.PathLike)) else list(source))
+
+    def records() -> Iterator[GameRecord[Any]]:
+        for path in files:
+            yield from iter_games(path, skips=skips)
+
+    for record in records():
         if record.result not in ("1-0", "0-1"):
             continue
         board = chess.Board(record.start_fen) if record.start_fen else chess.Board()
@@ -261,7 +269,7 @@ def extract_positions(source: str | os.PathLike[str], *, games: int, per_game: i
         if kept >= games:
             break
     if not words:
-        raise no_games_error(str(source), skips)
+        raise no_games_error(", ".join(str(f) for f in files), skips)
     return PositionSet(bits=_unpack(np.array(words, dtype=np.uint64)),
                        game=np.asarray(game_ids, dtype=np.int32),
                        white_won=np.asarray(white, dtype=bool))

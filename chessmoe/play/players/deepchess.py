@@ -8,7 +8,9 @@ player.
 Training (:func:`train_run`), in the document's order:
 
 1. positions: up to ``positions_per_game`` random positions of each decided game of the
-   source (the Lichess excerpt when found, else the kit's embedded sample), not in the first
+   source (``source``: a source spec such as ``selfplay:stockfish-n1000``, the engine games
+   of profile ``large``; by default the Lichess excerpt when found, else the kit's embedded
+   sample; provenance.json records the spec and every file's sha256), not in the first
    5 moves and not right after a capture; the games (not the positions) are split into a
    training and a held-out part, so no game feeds both (the *by-game* held-out set); of the
    training games' positions a share ``held_out_positions`` is set aside too (the
@@ -54,7 +56,12 @@ import chess
 import numpy as np
 
 from chessmoe._io.errors import KitError
-from chessmoe._io.fsutil import atomic_path, atomic_write_json, atomic_write_text
+from chessmoe._io.fsutil import (
+    atomic_path,
+    atomic_write_json,
+    atomic_write_text,
+    sha256_file,
+)
 from chessmoe._io.jsonl import append_record, read_records
 from chessmoe._io.provenance import provenance
 from chessmoe.nets.related.deepchess import (
@@ -130,6 +137,9 @@ class DeepChessTrainConfig:
     nps_nodes: int = 1000
     seed: int = 20261123
     reduced: tuple[str, ...] = field(default_factory=tuple)  # what differs from the document
+    # the games: "" = the Lichess excerpt (else the embedded sample); or a source spec of
+    # chessmoe.games.sources, e.g. "selfplay:stockfish-n1000" (engine games, as the document)
+    source: str = ""
 
     @property
     def shape(self) -> Shape:
@@ -155,6 +165,22 @@ PROFILES: dict[str, DeepChessTrainConfig] = {
                  "20 comparator epochs of 40K pairs (80K rows) instead of 100 epochs of 1M",
                  "SGD momentum 0.9 and mini-batches of 64 (the document names neither)",
                  "single process on a shared 2-core CPU")),
+    # issue 22's scale: engine games as the document (Stockfish 15.1 self-play at 1,000
+    # nodes, 'make selfplay'), 100K decided games read, 10 % held out by game: 90K to train
+    # on; with --set learning_curve=5000,20000,60000,90000 the curve on the same held-out games
+    "large": DeepChessTrainConfig(
+        profile="large", games=100_000, source="selfplay:stockfish-n1000",
+        pos2vec=DISTILLED.pos2vec, head=DISTILLED.head, positions_per_game=10,
+        pos2vec_epochs=10, comparator_epochs=60, pairs_per_epoch=200_000,
+        reduced=("the document's distilled network (Pos2Vec 773-100-100-100, head 100-100-2) "
+                 "instead of 773-600-400-200-100 / 400-200-100-2 (--set pos2vec=... head=... "
+                 "for the full one)",
+                 "100K decided Stockfish 15.1 self-play games at 1,000 nodes (90K trained on) "
+                 "instead of 640K CCRL engine games",
+                 "about 1M positions instead of 2M + 200K validation",
+                 "10 autoencoder epochs per layer instead of 200",
+                 "60 comparator epochs of 200K pairs instead of 100 epochs of 1M",
+                 "SGD momentum 0.9 and mini-batches of 64 (the document names neither)")),
 }
 
 
@@ -236,17 +262,17 @@ def learning_curve(out_dir: Path, config: DeepChessTrainConfig, *,
     if not config.learning_curve or any(n < 1 for n in config.learning_curve):
         raise KitError("learning_curve needs positive game counts, e.g. 5000,20000,60000")
     out_dir = Path(out_dir)
-    source = source if source is not None else _source(data_dir)
+    games = _game_source(config, data_dir, source)
     rows: list[dict[str, Any]] = []
     for count in sorted(set(config.learning_curve)):
         run = out_dir / f"games-{count}"
         train_run(run, replace(config, train_games=count, learning_curve=()), source=source,
-                  progress=progress)
+                  data_dir=data_dir, progress=progress)
         summary = json.loads((run / "summary.json").read_text())
         rows.append({"games_asked": count, "run": run.name,
                      **{key: summary.get(key) for key in CURVE_KEYS}})
     atomic_write_json(out_dir / "learning_curve.json", {
-        "engine": "deepchess", "profile": config.profile, "source": source.name,
+        "engine": "deepchess", "profile": config.profile, "source": games.name,
         "games_read": config.games, "document": "about 640K CCRL games; 98.0 % validation",
         "held_out": "by game: the same held-out games for every count; by position: "
                     "set-aside positions of each run's own training games",
@@ -254,14 +280,44 @@ def learning_curve(out_dir: Path, config: DeepChessTrainConfig, *,
     return out_dir
 
 
-def _source(data_dir: Path | None) -> Path:
-    from chessmoe.games.sources import lichess_excerpt
+@dataclass(frozen=True)
+class GameSource:
+    """The games a run reads: ``files`` in order, recorded under ``name`` (the file's name
+    for the default excerpt, the source's results name for a spec), from ``spec``."""
 
-    return lichess_excerpt(data_dir, or_sample=True)
+    name: str
+    files: tuple[Path, ...]
+    spec: str = ""
+
+    @staticmethod
+    def of_file(path: Path) -> GameSource:
+        return GameSource(Path(path).name, (Path(path),))
 
 
-def _config_json(config: DeepChessTrainConfig, source: Path) -> dict[str, Any]:
+def _source(data_dir: Path | None, spec: str = "") -> GameSource:
+    """``spec`` resolved (a self-play run's shards in game order, each checked against its
+    manifest), or with none the Lichess excerpt, else the embedded sample."""
+    from chessmoe.games import sources
+
+    if not spec:
+        return GameSource.of_file(sources.lichess_excerpt(data_dir, or_sample=True))
+    resolved = sources.resolve(spec, data_dir, fetch_missing=False)
+    return GameSource(resolved.name, resolved.files, spec)
+
+
+def _game_source(config: DeepChessTrainConfig, data_dir: Path | None,
+                 source: Path | None) -> GameSource:
+    if source is not None:
+        if config.source:
+            raise KitError("name the games once: a source file or the config's source spec")
+        return GameSource.of_file(source)
+    return _source(data_dir, config.source)
+
+
+def _config_json(config: DeepChessTrainConfig, source: GameSource) -> dict[str, Any]:
     data = asdict(config)
+    if not config.source:  # runs made before the field existed compare equal
+        data.pop("source")
     data["reduced"] = list(config.reduced)
     data["pos2vec"] = list(config.pos2vec)
     data["head"] = list(config.head)
@@ -274,6 +330,7 @@ def _config_json(config: DeepChessTrainConfig, source: Path) -> dict[str, Any]:
         "input": "773 bits: 2 sides x 6 types x 64 squares, side to move (White 1), 4 "
                  "castling rights",
         "source": source.name,
+        **({"source_spec": source.spec} if source.spec else {}),
         "split": "by game (held-out games) and by position (set-aside positions of the "
                  "training games)",
         "document_accuracy": DOCUMENT_ACCURACY,
@@ -290,13 +347,14 @@ def _steps(config: DeepChessTrainConfig) -> list[tuple[str, int, int]]:
     return steps
 
 
-def _positions(out_dir: Path, config: DeepChessTrainConfig, source: Path) -> PositionSet:
+def _positions(out_dir: Path, config: DeepChessTrainConfig, source: GameSource
+               ) -> PositionSet:
     """The run's positions, extracted once and kept in ``state/positions.npz``."""
     path = out_dir / "state" / "positions.npz"
     if path.exists():
         with np.load(path) as data:
             return PositionSet(data["bits"], data["game"], data["white_won"])
-    positions = extract_positions(source, games=config.games,
+    positions = extract_positions(source.files, games=config.games,
                                   per_game=config.positions_per_game, seed=config.seed)
     with atomic_path(path, suffix=".npz") as tmp, open(tmp, "wb") as handle:
         np.savez_compressed(handle, bits=positions.bits, game=positions.game,
@@ -313,9 +371,9 @@ def train_run(out_dir: Path, config: DeepChessTrainConfig, *, data_dir: Path | N
     torch.set_num_threads(1)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    source = source if source is not None else _source(data_dir)
+    games = _game_source(config, data_dir, source)
     config_path = out_dir / "config.json"
-    wanted = _config_json(config, source)
+    wanted = _config_json(config, games)
     if config_path.exists():
         previous = json.loads(config_path.read_text())
         fixed = {k: v for k, v in wanted.items()
@@ -328,7 +386,7 @@ def train_run(out_dir: Path, config: DeepChessTrainConfig, *, data_dir: Path | N
     atomic_write_json(config_path, wanted)
     atomic_write_text(out_dir / ".gitignore", "state/\n")
 
-    positions = _positions(out_dir, config, source)
+    positions = _positions(out_dir, config, games)
     train_set, held_set = split_by_game(positions, config.held_out_games, config.seed)
     train_set = first_games(train_set, config.train_games)
     train_set, unseen_set = split_positions(train_set, config.held_out_positions,
@@ -419,7 +477,7 @@ def train_run(out_dir: Path, config: DeepChessTrainConfig, *, data_dir: Path | N
                 "material_held_out_position_accuracy": material_pair_accuracy(
                     unseen_set, unseen_pairs) if unseen_pairs is not None else None,
                 "held_out_position_count": len(unseen_set)}
-    _write_summary(out_dir, config, net, source, positions, train_set, held_set,
+    _write_summary(out_dir, config, net, games, positions, train_set, held_set,
                    time.perf_counter() - started, material)
     return out_dir
 
@@ -445,14 +503,14 @@ def _save_state(out_dir: Path, net: DeepChessNet, optimizer: Any, decoder: Any,
                       {"steps_done": steps_done, "numpy_rng": rng.bit_generator.state})
 
 
-def _measure_nps(net: DeepChessNet, source: Path, config: DeepChessTrainConfig
+def _measure_nps(net: DeepChessNet, source: GameSource, config: DeepChessTrainConfig
                  ) -> dict[str, Any]:
     """Search speed: leaves per second over a few real-game positions (after up to 20 plies
     of the source's first games), each searched with ``nps_nodes`` leaves."""
     from chessmoe.games.pgn import probe_positions
 
     player = DeepChessPlayer(net, depth=config.search_depth)
-    boards = probe_positions(source, config.nps_positions)
+    boards = probe_positions(source.files[0], config.nps_positions)
     leaves = comparisons = 0
     seconds = depth = 0.0
     for board in boards:
@@ -470,7 +528,7 @@ def _measure_nps(net: DeepChessNet, source: Path, config: DeepChessTrainConfig
 
 
 def _write_summary(out_dir: Path, config: DeepChessTrainConfig, net: DeepChessNet,
-                   source: Path, positions: PositionSet, train_set: PositionSet,
+                   source: GameSource, positions: PositionSet, train_set: PositionSet,
                    held_set: PositionSet, seconds: float,
                    material: dict[str, Any] | None = None) -> None:
     records = sorted(read_records(out_dir / "metrics.jsonl").records, key=lambda r: r["step"])
@@ -507,4 +565,10 @@ def _write_summary(out_dir: Path, config: DeepChessTrainConfig, net: DeepChessNe
     }
     summary.update(_measure_nps(net, source, config))
     atomic_write_json(out_dir / "summary.json", summary)
-    atomic_write_json(out_dir / "provenance.json", provenance(config=config.profile))
+    # every file the source resolved to (the reader took the first ``games`` decided games
+    # of them in order; a self-play run's later shards may not have been reached)
+    files = [{"file": f.name, "bytes": f.stat().st_size, "sha256": sha256_file(f)}
+             for f in source.files]
+    atomic_write_json(out_dir / "provenance.json",
+                      provenance(config=config.profile, source=source.spec or source.name,
+                                 source_files=files))
