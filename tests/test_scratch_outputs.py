@@ -86,3 +86,19 @@ def test_phase_tables_are_shown_with_human_column_names() -> None:
                                    "Endgame, division (%)"]
     assert shown.index.name == "Source / table" and shown.iloc[0, 0] == 1.5
     assert table.columns[0] == "differ_pct"  # the saved artefact keeps its names
+
+
+def test_the_rating_list_is_drawn_from_the_cutechess_replay_once_it_is_complete(
+        tmp_path: Path) -> None:
+    import json
+
+    layout = artefacts.ResultsLayout()
+    job = artefacts.job("11_ratings.ipynb", layout)
+    committed = tmp_path / "tournaments" / "ratings"
+    replayed = tmp_path / "tournaments" / "ratings-cutechess"
+    assert job.params(tmp_path, tmp_path / "out")["tournament_dir"] == str(committed)
+    replayed.mkdir(parents=True)
+    (replayed / "summary.json").write_text(json.dumps({"complete": False, "matches": []}))
+    assert artefacts.ratings_tournament(tmp_path, layout) == committed  # still being played
+    (replayed / "summary.json").write_text(json.dumps({"complete": True, "matches": []}))
+    assert job.params(tmp_path, tmp_path / "out")["tournament_dir"] == str(replayed)

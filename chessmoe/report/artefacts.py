@@ -54,6 +54,8 @@ class ResultsLayout:
     powered: str = "powered"  # the claims' tournament (one setting, many paired openings)
     replicated: str = "replicated"  # its replay under cutechess rules, seeds, head to head
     ratings: str = "ratings"  # the round robin with Stockfish anchors
+    # its replay under cutechess rules with many openings: drawn instead once complete
+    ratings_replayed: str = "ratings-cutechess"
     medium: str = "medium"  # the second scale's experts and tournament (equal compute)
 
 
@@ -62,8 +64,22 @@ LAYOUTS: dict[str, ResultsLayout] = {
     "smoke": ResultsLayout(stats="selfplay-sample", stats_compare=(), dataset="sample",
                            dataset_compare=(), experts="smoke", tournament="smoke",
                            search="smoke-separated", powered="smoke", replicated="smoke-replicated",
-                           ratings="smoke", medium="smoke-medium"),
+                           ratings="smoke", ratings_replayed="smoke-ratings-cutechess",
+                           medium="smoke-medium"),
 }
+
+
+def ratings_tournament(results: Path, layout: ResultsLayout) -> Path:
+    """The rating list's tournament: the replay under cutechess rules
+    (``layout.ratings_replayed``) once its summary says every planned game is played, else
+    the committed round robin (``layout.ratings``)."""
+    import json
+
+    replayed = results / "tournaments" / layout.ratings_replayed
+    summary = replayed / "summary.json"
+    if summary.is_file() and json.loads(summary.read_text()).get("complete") is True:
+        return replayed
+    return results / "tournaments" / layout.ratings
 
 
 def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...]:
@@ -161,7 +177,7 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
         NotebookJob(
             notebook="11_ratings.ipynb",
             params=lambda results, out: {
-                "tournament_dir": str(results / "tournaments" / lay.ratings),
+                "tournament_dir": str(ratings_tournament(results, lay)),
                 "figures_dir": str(out)},
             needs=((f"tournaments/{lay.ratings}/spec.json",
                     f"make tournament PROFILE={lay.ratings}"),),
