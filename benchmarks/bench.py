@@ -779,6 +779,12 @@ def bench_ntuple(repeat: int) -> BenchResult:
                                 repeat)
         size_mb = path.stat().st_size / 1e6
     per_kit, per_ref = kit / len(positions), reference / len(positions)
+    few = positions[:10]  # d = 2 against d = 1 on the same positions (the kit's code)
+    deeper = ntuple.TrainConfig(depth=2, start="pesto")
+    one, _ = _best(lambda: [ntuple._compare(p, weights, config, alphabeta.principal_leaf)
+                            for p in few], 1)
+    two, _ = _best(lambda: [ntuple._compare(p, weights, deeper, alphabeta.principal_leaf)
+                            for p in few], 1)
     result.rows = [
         ("positions", f"{len(positions)} from the embedded self-play sample, PeSTO weights, "
                       "d = 1 (every move's quiescence leaf)"),
@@ -791,6 +797,9 @@ def bench_ntuple(repeat: int) -> BenchResult:
          f"{100 * save_seconds / (250 * per_kit):.2f} % of training time)"),
         ("one iteration over 50,000 positions, projected",
          f"{50_000 * per_kit / 3600:.1f} h (reference {50_000 * per_ref / 3600:.1f} h)"),
+        ("d = 2 (a 1-ply search + quiescence per move), first 10 positions",
+         f"{1000 * two / len(few):.1f} ms a position, {two / one:.1f}x d = 1 on the same "
+         f"positions: {50_000 * (two / len(few)) / 3600:.1f} h per 50,000"),
     ]
     result.target = "identical results, >= 1.5x the reference, checkpoints < 1 % of training"
     result.met = same and per_ref / per_kit >= 1.5 and save_seconds < 0.01 * 250 * per_kit

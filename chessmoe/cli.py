@@ -12,6 +12,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+# chessmoe.config.PROFILES' names, for help texts without importing torch (a test keeps
+# them equal)
+PROFILE_NAMES = ("smoke", "small", "powered", "replicated", "ratings", "ratings-cutechess",
+                 "related", "medium", "paper")
+
 __all__ = ["build_parser", "main"]
 
 Handler = Callable[[argparse.Namespace], int]
@@ -764,8 +769,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     conf = commands.add_parser("config", help="show a profile: every field, its value and "
                                               "what it means",
-                               description="The one config root (chessmoe.config): smoke, "
-                                           "small, powered, medium, paper.")
+                               description="The one config root (chessmoe.config): "
+                                           + ", ".join(PROFILE_NAMES) + ".")
     conf_commands = conf.add_subparsers(dest="config_command", metavar="SUBCOMMAND",
                                         required=True)
     conf_show = conf_commands.add_parser("show", help="print a documented profile")
@@ -795,7 +800,9 @@ def build_parser() -> argparse.ArgumentParser:
     nbs.set_defaults(handler=_notebooks)
 
     tourn = commands.add_parser(
-        "tournament", help="run a tournament profile (small | paper | smoke), resumable",
+        "tournament", help="run a tournament profile (small, powered, replicated, related, "
+                           "ratings-cutechess, paper, ...; 'chessmoe config show' lists them), "
+                           "resumable",
         description="Play every match of a tournament profile against the regular bundle; "
                     "logs, PGNs and summary.json go to OUT. Rerun to resume.")
     tourn.add_argument("--profile", default="small")

@@ -147,3 +147,9 @@ def test_train_controls_needs_the_regular_bundle_and_refuses_regime_flags(
     err = capsys.readouterr().err
     assert code == 2 and "drop --regime, --set" in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_help_texts_name_every_profile() -> None:
+    from chessmoe import cli, config
+
+    assert set(cli.PROFILE_NAMES) == set(config.PROFILES)

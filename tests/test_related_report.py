@@ -51,6 +51,9 @@ def test_loaders_read_the_committed_runs() -> None:
     assert (nt.vs_untrained.wins, nt.vs_untrained.draws, nt.vs_untrained.losses) == (
         vs["wins"], vs["draws"], vs["losses"])
     assert nt.vs_untrained.score == vs["score"]
+    # the pair-unit interval is read, not the per-game one
+    assert nt.vs_untrained.pair_margin == vs["pentanomial_margin"] != vs["elo_margin"]
+    assert nt.vs_untrained.pairs == vs["openings"]["pairs"]
 
 
 def test_table_rows_carry_the_runs_and_the_documents_numbers() -> None:
@@ -60,6 +63,9 @@ def test_table_rows_carry_the_runs_and_the_documents_numbers() -> None:
     assert f"{100 * deep.epochs[-1].held_out_accuracy:.1f} %" in rows["DeepChess"]["Ours"]
     assert rows["DeepChess"]["Document's"] == "98.2 % / 98.0 %"
     assert rows["n-tuple"]["Document's"] == "65.25 %"
+    vs = json.loads((RELATED / "ntuple" / "trained-vs-untrained" / "summary.json").read_text())
+    assert (f"{vs['pentanomial_elo']:+.0f} Elo +- {vs['pentanomial_margin']:.0f} (95 %, by "
+            f"game pairs, {vs['openings']['pairs']} pairs)") in rows["n-tuple"]["Ours"]
     assert "750 positions/s" in rows["MAIS"]["Speed (ours vs document)"]
     assert "0-0-10 (W-D-L)" in rows["MAIS"]["Vs Stockfish"]
 

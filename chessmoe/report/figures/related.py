@@ -83,6 +83,10 @@ class VsStockfish:
     score: float
     engine_nodes: int | None
     stockfish: str  # the Stockfish settings, in words
+    # Elo and its 95 % margin with a game pair as the unit (pentanomial), when recorded
+    pair_elo: float | None = None
+    pair_margin: float | None = None
+    pairs: int | None = None
 
 
 @dataclass(frozen=True)
@@ -226,9 +230,14 @@ def _vs(path: Path) -> VsStockfish | None:
         return VsStockfish(int(d["mais_wins"]), int(d["draws"]), int(d["mais_losses"]),
                            int(d["games"]), float(d["mais_score"]), d["mais"].get("nodes"),
                            _settings(d["stockfish"]))
+    pair_elo, pair_margin = d.get("pentanomial_elo"), d.get("pentanomial_margin")
     return VsStockfish(int(d["wins"]), int(d["draws"]), int(d["losses"]), int(d["games"]),
                        float(d["score"]), d["players"]["first"].get("nodes"),
-                       _settings(d["players"]["second"]))
+                       _settings(d["players"]["second"]),
+                       float(pair_elo) if pair_elo is not None else None,
+                       float(pair_margin) if pair_margin is not None else None,
+                       int(d["openings"]["pairs"]) if isinstance(d.get("openings"), dict)
+                       and "pairs" in d["openings"] else None)
 
 
 def load_deepchess(run_dir: str | os.PathLike[str]) -> DeepChessRun | None:
@@ -542,8 +551,12 @@ def related_rows(related_dir: str | os.PathLike[str],
             f"{len(nt.iterations) - 1} of {nt.max_iterations} iterations run"
             f"{' (stopped early)' if len(nt.iterations) - 1 < nt.max_iterations else ''}, "
             f"weights of iteration {nt.best_iteration} kept",
-            f"{_pct(vs.score)} ({vs.wins}-{vs.draws}-{vs.losses}, {vs.games} games at "
-            f"{vs.engine_nodes} nodes) against its untrained start", _pct(doc.value, 2),
+            f"{_pct(vs.score, 2)} ({vs.wins}-{vs.draws}-{vs.losses}, {vs.games} games at "
+            f"{vs.engine_nodes} nodes) against its untrained start"
+            + (f", {vs.pair_elo:+.0f} Elo +- {vs.pair_margin:.0f} (95 %, by game pairs"
+               + (f", {vs.pairs} pairs" if vs.pairs else "") + ")"
+               if vs.pair_elo is not None and vs.pair_margin is not None else ""),
+            _pct(doc.value, 2),
             _vs_cell(nt.vs_stockfish),
             "n/a" if nt.nps is None else f"{nt.nps:.0f} nodes/s (document: none given)",
             f"its start weights ({START_NAMES.get(nt.start, nt.start)}), d = {nt.depth}; "
@@ -589,14 +602,18 @@ def table_related_engines(related_dir: str | os.PathLike[str],
                           tournament_dir: str | os.PathLike[str] | None = None) -> Artefact:
     frame = pd.DataFrame(related_rows(related_dir, tournament_dir))
     notes = ["Every number of the 'Ours' columns is read from results/related/<kind>/ "
-             "(config.json, metrics.jsonl, summary.json, vs-stockfish/summary.json); the "
+             "(config.json, metrics.jsonl, summary.json where the run writes one, "
+             "trained-vs-untrained/summary.json for the n-tuple engine, "
+             "vs-stockfish/summary.json); the "
              "document's numbers are the published ones. The runs are smaller than the "
              "documents' (see each config.json's 'reduced' list).",
-             "Baselines are named: each engine is compared with a simple predictor or engine on "
-             "the same data, and plays its document's baseline in the 'related' tournament "
-             "(chessmoe tournament --profile related; cutechess draw rules; Elo with its 95 % "
-             "interval as cutechess computes it). The 10-game matches against Stockfish only "
-             "show complete games; they are not ratings."]
+             "Baselines are named: each engine is compared with a simple predictor or engine "
+             "on the same data where its run measured one (the 'Baselines' column says "
+             "'not measured by this run' otherwise), and is to play its document's baseline "
+             "in the 'related' tournament (chessmoe tournament --profile related; cutechess "
+             "draw rules; Elo with its 95 % interval as cutechess computes it; 'not played' "
+             "until then). The 10-game matches against Stockfish only show complete games; "
+             "they are not ratings."]
     stem = stems.RELATED_ENGINES
     paths = save_table(frame.set_index("Engine"), out_dir, stem,
                        "The related documents' engines as trained by the kit, vs the documents",
