@@ -373,7 +373,15 @@ def test_train_smoke_writes_a_loadable_run(smoke_run: Path) -> None:
     assert result.move in board.legal_moves and result.nodes <= 100
     # a rerun labels nothing again: the cache is reused as it is
     labels = (smoke_run / "labels.jsonl").read_bytes()
-    assert len(labels.splitlines()) == PROFILES["smoke"].positions + PROFILES["smoke"].held_out
+    smoke = PROFILES["smoke"]
+    assert len(labels.splitlines()) == smoke.positions + smoke.held_out + smoke.test_positions
+    # the test set: positions of the embedded sample's games, scored once after training
+    test = json.loads((smoke_run / "test.json").read_text())
+    assert test["positions"] == smoke.test_positions and test["source"] == "sample"
+    assert test["start_weights"] == "material" and test["source_files"][0]["sha256"]
+    assert 0.0 <= test["start_agreement"] <= 1.0 and 0.0 <= test["trained_agreement"] <= 1.0
+    assert test["difference"] == pytest.approx(test["trained_agreement"]
+                                               - test["start_agreement"])
     train(smoke_run, profile="smoke", data_dir=None)
     assert (smoke_run / "labels.jsonl").read_bytes() == labels
 
@@ -725,3 +733,45 @@ def test_a_checkpoint_of_another_run_is_refused_with_a_clear_error(tmp_path: Pat
     with pytest.raises(KitError, match="unreadable training checkpoint"):
         train_comparison(train_set[:3], held_out[:2], config, principal_leaf, progress=False,
                          checkpoint=checkpoint)
+
+
+def test_the_test_set_is_apart_scored_by_position_and_outside_the_fingerprint() -> None:
+    """Test positions come from their own games with their own seed; the same weights on
+    both sides differ by exactly 0; the test fields do not enter the run's fingerprint (a
+    checkpoint resumes when only the test set changes)."""
+    from chessmoe.nets.related.ntuple import (
+        agreement_on_test,
+        run_fingerprint,
+        sample_test_positions,
+        start_weights,
+    )
+
+    games = [(k, [b.fen() for b in _game_boards(k)]) for k in range(6)]
+    config = TrainConfig(test_positions=9, per_game=2, min_ply=4)
+    fens = sample_test_positions(iter(games), config)
+    assert len(fens) == 9 and fens == sample_test_positions(iter(games), config)
+    game_fens = {fen for _, g in games for fen in g[4:]}
+    assert set(fens) <= game_fens
+    train, held = _resume_positions()
+    assert run_fingerprint(train, held, config) == run_fingerprint(
+        train, held, TrainConfig(test_positions=0, per_game=2, min_ply=4, test_source="x"))
+    assert run_fingerprint(train, held, config) != run_fingerprint(
+        train, held, TrainConfig(test_positions=9, per_game=3, min_ply=4))
+    pesto = start_weights("pesto")
+    same = agreement_on_test(held, pesto, pesto, TrainConfig(depth=1), principal_leaf)
+    assert same.positions == len(held) and same.difference == 0.0
+    assert same.difference_half_width == 0.0
+    assert same.start_agreement == same.trained_agreement
+    material = start_weights("material")
+    other = agreement_on_test(held, material, pesto, TrainConfig(depth=1), principal_leaf)
+    assert other.difference == pytest.approx(other.trained_agreement - other.start_agreement)
+
+
+def _game_boards(seed: int) -> list[chess.Board]:
+    board = _playout(seed, 0)
+    out = [board.copy()]
+    playout = _playout(seed, 30)
+    for move in playout.move_stack:
+        board.push(move)
+        out.append(board.copy())
+    return out

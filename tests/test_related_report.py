@@ -183,3 +183,17 @@ def test_a_deepchess_learning_curve_is_read_in_game_order(tmp_path: Path) -> Non
     assert related.load_deepchess_curve(tmp_path / "absent") == ()
     fig = related.fig_related_learning_curves(tmp_path, tmp_path / "out")
     assert all(p.is_file() for p in fig.paths)
+
+
+def test_the_ntuple_row_shows_the_test_set_apart_when_it_was_scored(tmp_path: Path) -> None:
+    shutil.copytree(RELATED / "ntuple", tmp_path / "ntuple")
+    row = {r["Engine"].split(" ")[0]: r for r in related.related_rows(tmp_path)}["n-tuple"]
+    assert "test set apart" not in row["Ours"]  # the committed run predates it
+    (tmp_path / "ntuple" / "test.json").write_text(json.dumps({
+        "positions": 5000, "source": "sample", "source_name": "selfplay-sample",
+        "start_agreement": 0.3012, "start_half_width": 0.0121, "trained_agreement": 0.3456,
+        "trained_half_width": 0.0125, "difference": 0.0444, "difference_half_width": 0.0101}))
+    row = {r["Engine"].split(" ")[0]: r for r in related.related_rows(tmp_path)}["n-tuple"]
+    assert ("test set apart (5000 positions of selfplay-sample): start 0.301 +- 0.012, "
+            "trained 0.346 +- 0.013, difference +0.044 +- 0.010 (95 %, by position)"
+            ) in row["Ours"]

@@ -79,6 +79,7 @@ __all__ = [
     "N_TUPLES",
     "STARTS",
     "TUPLE_SIZE",
+    "AgreementOnTest",
     "Averager",
     "ComparisonStats",
     "Features",
@@ -90,6 +91,7 @@ __all__ = [
     "TrainConfig",
     "TrainOutcome",
     "Update",
+    "agreement_on_test",
     "comparison_update",
     "config_record",
     "evaluate_agreement",
@@ -98,6 +100,7 @@ __all__ = [
     "load_weights",
     "run_fingerprint",
     "sample_positions",
+    "sample_test_positions",
     "save_weights",
     "self_pair_index",
     "start_weights",
@@ -634,6 +637,10 @@ class TrainConfig:
     held_out_every: int = 10  # every n-th game gives held-out positions
     seed: int = 0
     start: str = "material"  # the starting weights: material (Table I) or pesto
+    # a test set apart from training and selection: positions of another source's games
+    # (default: the embedded Stockfish self-play sample), scored once after training
+    test_positions: int = 0
+    test_source: str = "sample"
 
     def __post_init__(self) -> None:
         if self.start not in STARTS:
@@ -642,6 +649,8 @@ class TrainConfig:
             raise KitError(f"training depth d must be 1..4, got {self.depth}")
         if self.positions < 1 or self.held_out < 1 or self.iterations < 0:
             raise KitError("positions and held_out must be positive, iterations >= 0")
+        if self.test_positions < 0:
+            raise KitError("test_positions must be >= 0")
 
 
 def sample_positions(games: Iterator[tuple[int, list[str]]], config: TrainConfig
@@ -668,6 +677,71 @@ def sample_positions(games: Iterator[tuple[int, list[str]]], config: TrainConfig
                 taken.append(k)
         target.extend(fens[k] for k in sorted(taken))
     return train, held
+
+
+def sample_test_positions(games: Iterator[tuple[int, list[str]]], config: TrainConfig
+                          ) -> list[str]:
+    """``config.test_positions`` FENs of a test set: up to ``per_game`` random plies
+    >= ``min_ply`` of each game, every game used (the source is apart from the training
+    and held-out games), drawn with their own seed."""
+    rng = random.Random(config.seed + 7919)
+    out: list[str] = []
+    for _, fens in games:
+        if len(out) >= config.test_positions:
+            break
+        plies = list(range(config.min_ply, len(fens)))
+        rng.shuffle(plies)
+        taken: list[int] = []
+        for k in plies:
+            if len(taken) >= config.per_game or len(out) + len(taken) >= config.test_positions:
+                break
+            board = chess.Board(fens[k])
+            if not board.is_game_over() and board.legal_moves.count() >= 2:
+                taken.append(k)
+        out.extend(fens[k] for k in sorted(taken))
+    return out
+
+
+@dataclass(frozen=True)
+class AgreementOnTest:
+    """Agreement with the desired moves on a test set, for the start and the trained
+    weights on the same positions: each with a 95 % interval, and their paired difference
+    (position by position) with its own."""
+
+    positions: int
+    start_agreement: float
+    start_half_width: float
+    trained_agreement: float
+    trained_half_width: float
+    difference: float
+    difference_half_width: float
+
+    def to_json(self) -> dict[str, float]:
+        return asdict(self)
+
+
+def _mean_and_half_width(values: Sequence[float]) -> tuple[float, float]:
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, math.inf
+    var = sum((v - mean) ** 2 for v in values) / (n - 1)
+    return mean, 1.96 * math.sqrt(var / n)
+
+
+def agreement_on_test(positions: Sequence[LabelledPosition], start: NtupleWeights,
+                   trained: NtupleWeights, config: TrainConfig, leaf_search: LeafSearch
+                   ) -> AgreementOnTest:
+    """Both weight sets on the same test positions (a tie's credit shared as in training)."""
+    if not positions:
+        raise KitError("no test positions: the test source gave none")
+    before = [_compare(p, start, config, leaf_search)[0] for p in positions]
+    after = [_compare(p, trained, config, leaf_search)[0] for p in positions]
+    s_mean, s_half = _mean_and_half_width(before)
+    t_mean, t_half = _mean_and_half_width(after)
+    d_mean, d_half = _mean_and_half_width([a - b for a, b in zip(after, before, strict=True)])
+    return AgreementOnTest(len(positions), s_mean, s_half, t_mean, t_half, d_mean, d_half)
+
 
 
 def label_positions(fens: Sequence[str], cache: Path, *, stockfish: Path, nodes: int,
@@ -709,13 +783,16 @@ class TrainOutcome:
 
 
 CHECKPOINT_VERSION: Final = 1
+TEST_FIELDS: Final = ("test_positions", "test_source")
 
 
 def run_fingerprint(train_set: Sequence[LabelledPosition],
                     held_out: Sequence[LabelledPosition], config: TrainConfig) -> str:
     """sha256 of the config and every labelled position (train, then held out): a
     checkpoint resumes only the run it was written by."""
-    digest = hashlib.sha256(json.dumps(asdict(config), sort_keys=True).encode())
+    # the test set is scored after training and does not change it
+    settings = {k: v for k, v in asdict(config).items() if k not in TEST_FIELDS}
+    digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
     for name, positions in (("train", train_set), ("held_out", held_out)):
         digest.update(name.encode())
         for position in positions:

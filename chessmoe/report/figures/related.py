@@ -158,6 +158,22 @@ class NtupleRun:
     vs_stockfish: VsStockfish | None
     start: str = "material"  # the start weights: material (Table I) or pesto
     depth: int = 1  # d of the d-ply comparison training
+    test: NtupleTest | None = None  # agreement on a test set apart (test.json), if scored
+
+
+@dataclass(frozen=True)
+class NtupleTest:
+    """test.json: start and trained agreement on positions apart from training and selection,
+    each with its 95 % half-width, and the paired difference."""
+
+    positions: int
+    source: str
+    start: float
+    start_half_width: float
+    trained: float
+    trained_half_width: float
+    difference: float
+    difference_half_width: float
 
 
 @dataclass(frozen=True)
@@ -310,7 +326,17 @@ def load_ntuple(run_dir: str | os.PathLike[str]) -> NtupleRun | None:
                      vs_untrained, nps,
                      _vs(root / "vs-stockfish" / "summary.json"),
                      str(cfg["train"].get("start", "material")),
-                     int(cfg["train"].get("depth", 1)))
+                     int(cfg["train"].get("depth", 1)), _ntuple_test(root / "test.json"))
+
+
+def _ntuple_test(path: Path) -> NtupleTest | None:
+    if not path.is_file():
+        return None
+    d = _json(path)
+    return NtupleTest(int(d["positions"]), str(d["source_name"]), float(d["start_agreement"]),
+                      float(d["start_half_width"]), float(d["trained_agreement"]),
+                      float(d["trained_half_width"]), float(d["difference"]),
+                      float(d["difference_half_width"]))
 
 
 def load_mais(run_dir: str | os.PathLike[str]) -> MaisRun | None:
@@ -555,7 +581,13 @@ def related_rows(related_dir: str | os.PathLike[str],
             f"{vs.engine_nodes} nodes) against its untrained start"
             + (f", {vs.pair_elo:+.0f} Elo +- {vs.pair_margin:.0f} (95 %, by game pairs"
                + (f", {vs.pairs} pairs" if vs.pairs else "") + ")"
-               if vs.pair_elo is not None and vs.pair_margin is not None else ""),
+               if vs.pair_elo is not None and vs.pair_margin is not None else "")
+            + (f"; agreement with Stockfish's move on a test set apart ({nt.test.positions} "
+               f"positions of {nt.test.source}): start {nt.test.start:.3f} +- "
+               f"{nt.test.start_half_width:.3f}, trained {nt.test.trained:.3f} +- "
+               f"{nt.test.trained_half_width:.3f}, difference {nt.test.difference:+.3f} +- "
+               f"{nt.test.difference_half_width:.3f} (95 %, by position)"
+               if nt.test is not None else ""),
             _pct(doc.value, 2),
             _vs_cell(nt.vs_stockfish),
             "n/a" if nt.nps is None else f"{nt.nps:.0f} nodes/s (document: none given)",
