@@ -599,11 +599,14 @@ def _compare(position: LabelledPosition, weights: NtupleWeights, config: TrainCo
 
 
 def evaluate_agreement(positions: Sequence[LabelledPosition], weights: NtupleWeights,
-                       config: TrainConfig, leaf_search: LeafSearch) -> ComparisonStats:
+                       config: TrainConfig, leaf_search: LeafSearch, *,
+                       progress: bool = False, desc: str = "held out") -> ComparisonStats:
     """Agreement with the desired moves under ``weights`` (no update; ties share credit)."""
+    from tqdm import tqdm
+
     agree = 0.0
     skipped = 0
-    for position in positions:
+    for position in tqdm(positions, desc=desc, disable=not progress):
         credit, _, skip = _compare(position, weights, config, leaf_search)
         agree += credit
         skipped += skip
@@ -730,13 +733,17 @@ def _mean_and_half_width(values: Sequence[float]) -> tuple[float, float]:
 
 
 def agreement_on_test(positions: Sequence[LabelledPosition], start: NtupleWeights,
-                   trained: NtupleWeights, config: TrainConfig, leaf_search: LeafSearch
-                   ) -> AgreementOnTest:
+                   trained: NtupleWeights, config: TrainConfig, leaf_search: LeafSearch,
+                   *, progress: bool = False) -> AgreementOnTest:
     """Both weight sets on the same test positions (a tie's credit shared as in training)."""
+    from tqdm import tqdm
+
     if not positions:
         raise KitError("no test positions: the test source gave none")
-    before = [_compare(p, start, config, leaf_search)[0] for p in positions]
-    after = [_compare(p, trained, config, leaf_search)[0] for p in positions]
+    before = [_compare(p, start, config, leaf_search)[0]
+              for p in tqdm(positions, desc="test set, start weights", disable=not progress)]
+    after = [_compare(p, trained, config, leaf_search)[0]
+             for p in tqdm(positions, desc="test set, trained weights", disable=not progress)]
     s_mean, s_half = _mean_and_half_width(before)
     t_mean, t_half = _mean_and_half_width(after)
     d_mean, d_half = _mean_and_half_width([a - b for a, b in zip(after, before, strict=True)])
@@ -904,7 +911,8 @@ def train_comparison(train_set: Sequence[LabelledPosition],
     else:
         start = start_weights(config.start)
         rng = random.Random(config.seed)
-        base = evaluate_agreement(held_out, start, config, leaf_search)
+        base = evaluate_agreement(held_out, start, config, leaf_search, progress=progress,
+                                  desc="held out, start weights")
         state = _TrainState(averager=Averager(start, config.learning_rate),
                             rng_state=rng.getstate(),
                             metrics=[{"iteration": 0, "held_out_agreement": base.agreement,
@@ -953,7 +961,8 @@ def train_comparison(train_set: Sequence[LabelledPosition],
                 save()
         bar.close()
         averaged = averager.average()
-        held = evaluate_agreement(held_out, averaged, config, leaf_search)
+        held = evaluate_agreement(held_out, averaged, config, leaf_search, progress=progress,
+                                  desc=f"held out, iteration {state.iteration}")
         record = {"iteration": state.iteration,
                   "train_agreement": state.agree / len(train_set),
                   "updates": state.updates, "skipped": state.skipped,

@@ -229,7 +229,7 @@ def _score_test_set(out_dir: Path, config: TrainConfig, trained: NtupleWeights, 
                              nodes=config.label_nodes, progress=progress)
     test_set = [LabelledPosition(fen, labels[fen]) for fen in fens]
     result = agreement_on_test(test_set, start_weights(config.start), trained, config,
-                               principal_leaf)
+                               principal_leaf, progress=progress)
     atomic_write_json(out_dir / TEST_FILE, {
         "source": config.test_source, "source_name": source.name,
         "source_files": source.file_records(),
