@@ -433,7 +433,7 @@ def test_a_snapshot_keeps_the_weights_after_its_game_count(tmp_path: Path) -> No
     def same(a: dict[str, Any], b: dict[str, Any]) -> bool:
         return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
-    config = replace(PROFILES["smoke"], games=2, snapshots=(2,))
+    config = replace(PROFILES["smoke"], games=2, snapshots=(2,), selfplay_holdout_every=2)
     train_run(tmp_path, config, progress=False)
     at_two = weights(tmp_path / "weights.pt")
     snap = snapshot_dir(tmp_path, 2)
@@ -445,3 +445,20 @@ def test_a_snapshot_keeps_the_weights_after_its_game_count(tmp_path: Path) -> No
     assert not same(weights(tmp_path / "weights.pt"), at_two)
     result = build_searcher(snap).play(chess.Board(), Limits(nodes=20))
     assert result.move in chess.Board().legal_moves
+    # both networks scored on the same final split: the final one's MAE is the curve's last
+    # point (same weights, same positions); the snapshot's differs from its own curve point,
+    # which was measured on the smaller split of its time
+    fixed = json.loads((tmp_path / "fixed-split.json").read_text())
+    records = [json.loads(line) for line in
+               (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert [(row["weights"], row["games"]) for row in fixed["networks"]] == [
+        ("at-2-games/weights.pt", 2), ("weights.pt", 4)]
+    assert fixed["networks"][1]["mae"] == pytest.approx(records[-1]["selfplay_val_mae"])
+    assert fixed["split"]["positions"] == records[-1]["selfplay_val_positions"]
+    assert fixed["zero_mae"] == pytest.approx(records[-1]["selfplay_zero_mae"])
+    assert records[-1]["selfplay_val_positions"] > records[1]["selfplay_val_positions"]
+    from chessmoe._io.errors import KitError
+    from chessmoe.play.players.mais import score_on_final_split
+
+    with pytest.raises(KitError, match="no self-play validation split"):
+        score_on_final_split(tmp_path, tmp_path / "elsewhere")

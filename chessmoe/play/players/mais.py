@@ -55,7 +55,7 @@ import chess
 import numpy as np
 
 from chessmoe._io.errors import KitError
-from chessmoe._io.fsutil import atomic_path, atomic_write_json, atomic_write_text
+from chessmoe._io.fsutil import atomic_path, atomic_write_json, atomic_write_text, sha256_file
 from chessmoe._io.jsonl import append_record, read_records
 from chessmoe._io.provenance import provenance
 from chessmoe.nets.related.mais import (
@@ -85,6 +85,7 @@ __all__ = [
     "build_searcher",
     "exploration_rf",
     "mirror_planes",
+    "score_on_final_split",
     "self_play_game",
     "selfplay_validation",
     "snapshot_dir",
@@ -492,7 +493,55 @@ def train_run(out_dir: Path, config: MaisTrainConfig, *, data_dir: Path | None =
         bar.set_postfix(val_mae=f"{validation['val_mae']:.0f}", fresh=f"{fresh_mae:.0f}")
     bar.close()
     _write_summary(out_dir, config, model, source, val_y, time.perf_counter() - started)
+    if config.snapshots and config.selfplay_holdout_every > 0:
+        score_on_final_split(out_dir)
     return out_dir
+
+
+FIXED_SPLIT = "fixed-split.json"
+
+
+def score_on_final_split(run_dir: str | os.PathLike[str],
+                         state_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """Every kept snapshot and the final weights scored on the *same* positions: the
+    validation split as it stands at the end of the run (``state/selfplay_val.npz``; the
+    curve in ``metrics.jsonl`` is measured on the split as it grew). Writes
+    ``run_dir/fixed-split.json`` with the zero and naive baselines on those positions, the
+    split's checksum, and each network's MAE (descriptive: positions of one game are not
+    independent, so no interval is given)."""
+    run = Path(run_dir)
+    state = Path(state_dir) if state_dir is not None else run / "state"
+    held = state / "selfplay_val.npz"
+    if not held.is_file():
+        raise KitError(f"{held}: no self-play validation split (the run's state/ folder); "
+                       "name the folder that holds it")
+    config = json.loads((run / "config.json").read_text())
+    with np.load(held, allow_pickle=False) as data:
+        x, y, naive = data["x"], data["y"], data["naive"]
+    if len(y) == 0:
+        raise KitError(f"{held}: the validation split is empty (no self-play game held out)")
+    multiple = float(config.get("naive_multiple", 5.0))
+    nets = sorted((p for p in run.glob("at-*-games") if (p / WEIGHTS).is_file()),
+                  key=lambda p: int(p.name.split("-")[1]))
+    rows = []
+    for path in [*nets, run]:
+        snapshot = path / "snapshot.json"
+        games = (int(json.loads(snapshot.read_text())["games"]) if snapshot.is_file()
+                 else int(config.get("games", 0)))
+        model = load_weights(path / WEIGHTS)
+        rows.append({"weights": str(path.relative_to(run) / WEIGHTS), "games": games,
+                     "weights_sha256": sha256_file(path / WEIGHTS),
+                     "mae": mean_absolute_error(model, x, y)})
+    out = {"split": {"file": held.name, "sha256": sha256_file(held), "positions": len(y),
+                     "what": "the run's final 10 % self-play validation split (every k-th "
+                             "game, never trained on), the same positions for every row"},
+           "zero_mae": float(np.mean(np.abs(y))),
+           "naive_mae": float(np.mean(np.abs(y - multiple * naive))),
+           "naive_multiple": multiple, "networks": rows,
+           "note": "descriptive: positions of one game are correlated, no interval",
+           "provenance": provenance(config=config.get("profile"))}
+    atomic_write_json(run / FIXED_SPLIT, out)
+    return out
 
 
 def _measure_nps(model: MaisNet, source: Path, config: MaisTrainConfig) -> dict[str, Any]:
