@@ -122,7 +122,7 @@ def test_mais_on_the_self_play_split_names_its_baselines(tmp_path: Path) -> None
     assert mais is not None and [b.games for b in mais.selfplay] == [10, 20]
     row = {r["Engine"].split(" ")[0]: r for r in related.related_rows(tmp_path)}["MAIS"]
     assert row["Ours"] == ("self-play validation MAE 320 after 20 games (lowest 300 after "
-                           "10); on human positions 820")
+                           "10, on the split as it grew); on human positions 820")
     assert row["Baselines"] == ("on the same self-play positions: zero predictor 510, "
                                 "5 x naive evaluation 440")
     assert row["Against its baseline (related tournament)"] == "not played"
@@ -197,3 +197,12 @@ def test_the_ntuple_row_shows_the_test_set_apart_when_it_was_scored(tmp_path: Pa
     assert ("test set apart (5000 positions of selfplay-sample): start 0.301 +- 0.012, "
             "trained 0.346 +- 0.013, difference +0.044 +- 0.010 (95 %, by position)"
             ) in row["Ours"]
+
+
+def test_the_mais_row_scores_its_nets_on_the_one_final_split() -> None:
+    fixed = json.loads((RELATED / "mais" / "fixed-split.json").read_text())
+    row = {r["Engine"].split(" ")[0]: r for r in related.related_rows(RELATED)}["MAIS"]
+    early, final = fixed["networks"]
+    assert (f"on the one final split ({fixed['split']['positions']:,} positions) "
+            f"{early['mae']:.0f} after {early['games']:,} games, {final['mae']:.0f} after "
+            f"{final['games']:,} games") in row["Ours"]

@@ -196,6 +196,10 @@ class MaisRun:
     nps: float
     vs_stockfish: VsStockfish | None
     naive_multiple: float | None = None  # the naive baseline predicts this x naive evaluation
+    # (games, MAE) of each snapshot and the final net on the one final split
+    # (fixed-split.json), with that split's size; empty when not scored
+    fixed_split: tuple[tuple[int, float], ...] = ()
+    fixed_split_positions: int = 0
 
     @property
     def selfplay(self) -> tuple[MaisBatch, ...]:
@@ -351,9 +355,15 @@ def load_mais(run_dir: str | os.PathLike[str]) -> MaisRun | None:
                               _optional(r.get("selfplay_zero_mae")),
                               _optional(r.get("selfplay_naive_mae")))
                     for r in _metrics(root / "metrics.jsonl"))
+    fixed: tuple[tuple[int, float], ...] = ()
+    positions = 0
+    if (root / "fixed-split.json").is_file():
+        data = _json(root / "fixed-split.json")
+        fixed = tuple((int(n["games"]), float(n["mae"])) for n in data["networks"])
+        positions = int(data["split"]["positions"])
     return MaisRun(int(summary["games"]), batches, float(summary["val_mae_zero_predictor"]),
                    float(summary["nps"]), _vs(root / "vs-stockfish" / "summary.json"),
-                   _optional(summary.get("selfplay_naive_multiple")))
+                   _optional(summary.get("selfplay_naive_multiple")), fixed, positions)
 
 
 # --- the figure -----------------------------------------------------------------------------
@@ -610,7 +620,12 @@ def related_rows(related_dir: str | os.PathLike[str],
             last_held = held[-1]
             ours = (f"self-play validation MAE {last_held.selfplay_val_mae:.0f} after "
                     f"{last_held.games} games (lowest {low.selfplay_val_mae:.0f} after "
-                    f"{low.games}); on human positions {end.val_mae:.0f}")
+                    f"{low.games}, on the split as it grew)"
+                    + (f"; on the one final split ({mais.fixed_split_positions:,} positions) "
+                       + ", ".join(f"{mae:.0f} after {games:,} games"
+                                   for games, mae in mais.fixed_split)
+                       if mais.fixed_split else "")
+                    + f"; on human positions {end.val_mae:.0f}")
             multiple = f"{mais.naive_multiple:g} x " if mais.naive_multiple else ""
             baseline = (f"on the same self-play positions: zero predictor "
                         f"{last_held.selfplay_zero_mae:.0f}, {multiple}naive evaluation "
