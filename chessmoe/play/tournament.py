@@ -458,13 +458,10 @@ def summarise_tournament(spec: TournamentSpec, out_dir: str | os.PathLike[str]
                "openings_suite": recorded.get("openings_suite"), "seed": spec.seed,
                "adjudication": asdict(spec.adjudication), "matches": matches,
                "complete": all(m["games"] == m["planned_games"] for m in matches)}
-    path = out / "summary.json"
-    if path.exists():
-        # Nothing new played: keep the summary, and with it the provenance of the run
-        # that played the games, rather than stamping it with a later commit and date.
-        old = json.loads(path.read_text())
-        if {k: old.get(k) for k in summary} == json.loads(json.dumps(summary)):
-            return dict(old)
+    # Nothing new played: keep the summary, and with it the provenance of the run that
+    # played the games, rather than stamping it with a later commit and date.
+    if previous and {k: previous.get(k) for k in summary} == json.loads(json.dumps(summary)):
+        return dict(previous)
     summary["provenance"] = provenance()
     atomic_write_json(path, summary)
     return summary
