@@ -33,9 +33,17 @@ class NotebookJob:
     needs: tuple[tuple[str, str], ...]  # (results-relative file, make target producing it)
     figures: tuple[str, ...] = ()  # stems saved as .png + .pdf
     tables: tuple[str, ...] = ()  # stems saved as .csv + .md
+    data: tuple[str, ...] = ()  # figure stems whose plotted numbers are saved as .csv too
+
+    def __post_init__(self) -> None:
+        stray = set(self.data) - set(self.figures)
+        if stray:
+            raise ValueError(f"{self.notebook}: data for figures it does not draw: "
+                             f"{', '.join(sorted(stray))}")
 
     def artefact_files(self) -> list[str]:
         return ([f"{s}.{e}" for s in self.figures for e in ("png", "pdf")]
+                + [f"{s}.csv" for s in self.data]
                 + [f"{s}.{e}" for s in self.tables for e in ("csv", "md")])
 
 
@@ -89,6 +97,9 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
     lay = layout or ResultsLayout()
     training_figures = (stems.FIG04_STAGED_ENDGAME_LOSS, stems.FIG14_SCHEDULES,
                         stems.FIG16_REGULAR_TRAINING, *stems.EXPERT_FIGURES.values())
+    strength_figures = (stems.FIG05_MOE_VS_SINGLE, stems.FIG06_SINGLE_EXPERT_NODES,
+                        stems.FIG07_PHASE_DEFINITIONS, *stems.METHOD_FIGURES.values(),
+                        stems.FIG29_SINGLE_EXPERT_MOVETIME)
     stats_target = {"lichess-2013-01-first5000": "make results-stats SOURCE=lichess-2013-01:5000",
                     "selfplay-sample": "make results-stats SOURCE=sample"}
     return (
@@ -134,10 +145,9 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
                 "figures_dir": str(out)},
             needs=((f"tournaments/{lay.tournament}/summary.json",
                     f"make tournament PROFILE={lay.tournament}"),),
-            figures=(stems.FIG05_MOE_VS_SINGLE, stems.FIG06_SINGLE_EXPERT_NODES,
-                     stems.FIG07_PHASE_DEFINITIONS, *stems.METHOD_FIGURES.values(),
-                     stems.FIG29_SINGLE_EXPERT_MOVETIME),
-            tables=(stems.TABLE2_ELO_GAINS, stems.EXTRAS_TABLE2_PAPER)),
+            figures=strength_figures,
+            tables=(stems.TABLE2_ELO_GAINS, stems.EXTRAS_TABLE2_PAPER),
+            data=strength_figures),
         NotebookJob(
             notebook="07_elo_explorer.ipynb",
             params=lambda results, out: {"figures_dir": str(out), "interactive": False},
@@ -173,7 +183,8 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
                    *((f"experts/{lay.experts}/{b}/evaluation.json",
                       f"make experts PROFILE={lay.experts}") for b in ("regular",))),
             figures=(stems.POWERED_ARMS, stems.SEED_GRID, stems.COMPUTE_GAP),
-            tables=(stems.CLAIMS,)),
+            tables=(stems.CLAIMS, stems.EXTRAS_CONTRASTS),
+            data=(stems.POWERED_ARMS, stems.SEED_GRID, stems.COMPUTE_GAP)),
         NotebookJob(
             notebook="11_ratings.ipynb",
             params=lambda results, out: {

@@ -78,7 +78,8 @@ def _index(jobs: Sequence[NotebookJob], results: Path) -> str:
                 sources[folder] = f"commit {commit}, {prov.get('date', 'unknown date')}"
         inputs = ", ".join(names)
         for stem in job.figures:
-            lines.append(f"| {stem} | [png]({stem}.png), [pdf]({stem}.pdf) | "
+            data = f", [csv]({stem}.csv)" if stem in job.data else ""
+            lines.append(f"| {stem} | [png]({stem}.png), [pdf]({stem}.pdf){data} | "
                          f"`notebooks/{job.notebook}` | {inputs} |")
         for stem in job.tables:
             lines.append(f"| {stem} | [md]({stem}.md), [csv]({stem}.csv) | "

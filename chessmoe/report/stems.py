@@ -13,6 +13,7 @@ from typing import Final
 CLAIMS: Final = "claims"
 COMPUTE_GAP: Final = "compute-gap"
 EXTRAS_BATCH_PURITY: Final = "extras/batch-purity"
+EXTRAS_CONTRASTS: Final = "extras/powered-contrasts"
 EXTRAS_DATASET_SIZES_BY_DEFINITION: Final = "extras/dataset-sizes-by-definition"
 EXTRAS_ELO_EXPLORER: Final = "extras/elo-explorer"
 EXTRAS_INPUT_PLANES: Final = "extras/input-planes"

@@ -20,8 +20,11 @@ import pandas as pd
 from chessmoe.report import stems, verdicts
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 
-__all__ = ["COMPUTE_ARMS", "ComputePoint", "compute_points", "fig_compute_gap",
-           "fig_powered_arms", "fig_seed_grid", "table_claims"]
+__all__ = ["COMPUTE_ARMS", "PAIR_INTERVAL", "ComputePoint", "compute_points", "estimates_frame",
+           "fig_compute_gap", "fig_powered_arms", "fig_seed_grid", "table_claims",
+           "table_contrasts"]
+
+PAIR_INTERVAL = "per game pair (pentanomial), 95 %"
 
 #: The bundles of the equal-compute comparison, as the tournaments name their arms.
 COMPUTE_ARMS: tuple[str, ...] = ("regular-long", "separated", "separated-long", "staged",
@@ -39,6 +42,23 @@ class ComputePoint:
     bundle: str
     compute: float
     estimate: verdicts.ArmEstimate
+
+
+def estimates_frame(estimates: Sequence[verdicts.ArmEstimate],
+                    **columns: Sequence[object]) -> pd.DataFrame:
+    """The numbers a figure of arm estimates draws (``<stem>.csv`` beside it): per arm its
+    pairs, openings, score, Elo with its interval and p, after any extra ``columns``."""
+    frame = pd.DataFrame({**{k: list(v) for k, v in columns.items()},
+                          "arm": [e.name for e in estimates],
+                          "games": [2 * e.pairs for e in estimates],
+                          "pairs": [e.pairs for e in estimates],
+                          "openings": [e.openings for e in estimates],
+                          "score": [e.score for e in estimates],
+                          "elo": [e.elo for e in estimates],
+                          "low": [e.low for e in estimates],
+                          "high": [e.high for e in estimates],
+                          "p": [e.p for e in estimates]})
+    return frame.assign(interval=PAIR_INTERVAL)
 
 
 def _steps(bundle: Path) -> int | None:
@@ -84,8 +104,10 @@ def fig_compute_gap(scales: Sequence[tuple[str, str | os.PathLike[str],
     colours = {"regular": "#000000", "regular-long": "#000000", "separated": "#d62728",
                "separated-long": "#ff9896", "staged": "#1f77b4", "weighted-a4": "#2ca02c",
                "weighted-a10": "#98df8a"}
+    drawn: list[ComputePoint] = []
     for ax, (label, tournament, experts) in zip(axes, scales, strict=False):
         points = compute_points(label, tournament, experts)
+        drawn += points if len(points) >= 2 else []
         ax.set_title(f"{label}: '{Path(tournament).name}' tournament", fontsize=9)
         if len(points) < 2:
             ax.text(0.5, 0.5, "not played yet", ha="center", va="center",
@@ -116,7 +138,10 @@ def fig_compute_gap(scales: Sequence[tuple[str, str | os.PathLike[str],
     fig.suptitle("Equal training compute: the mixtures beside one network trained as long",
                  fontsize=10)
     stem = stems.COMPUTE_GAP
-    return Artefact(stem, save_figure(fig, out_dir, stem), figure=fig)
+    data = estimates_frame([p.estimate for p in drawn], scale=[p.scale for p in drawn],
+                           bundle=[p.bundle for p in drawn],
+                           compute=[p.compute for p in drawn])
+    return Artefact(stem, save_figure(fig, out_dir, stem, data), figure=fig)
 
 
 def _played(tournament_dir: Path) -> str:
@@ -223,7 +248,10 @@ def fig_seed_grid(replicated_dir: str | os.PathLike[str] | None,
              else f"Training seeds of both sides ('{Path(replicated_dir).name}': "
                   f"{_played(Path(replicated_dir))})")
     ax.set_title(title, fontsize=9)
-    return Artefact(stems.SEED_GRID, save_figure(fig, out_dir, stems.SEED_GRID), figure=fig)
+    data = estimates_frame([r[1] for r in rows], row=[r[0] for r in rows],
+                           pooled=[r[2] for r in rows])
+    return Artefact(stems.SEED_GRID, save_figure(fig, out_dir, stems.SEED_GRID, data),
+                    figure=fig)
 
 
 def fig_powered_arms(tournament_dir: str | os.PathLike[str],
@@ -266,4 +294,40 @@ def fig_powered_arms(tournament_dir: str | os.PathLike[str],
         if any(e.name.startswith("separated-b") for e in estimates):
             ax.legend(fontsize=7, loc="upper right")
     ax.set_title(f"Every arm of the '{name}' tournament against one network", fontsize=10)
-    return Artefact(stems.POWERED_ARMS, save_figure(fig, out_dir, stems.POWERED_ARMS), figure=fig)
+    data = estimates_frame(estimates, tournament=[name] * len(estimates))
+    return Artefact(stems.POWERED_ARMS, save_figure(fig, out_dir, stems.POWERED_ARMS, data),
+                    figure=fig)
+
+
+def table_contrasts(tournament_dir: str | os.PathLike[str],
+                    out_dir: str | os.PathLike[str]) -> Artefact:
+    """Every pair of the tournament's arms compared opening by opening (each arm against
+    the same opponent, the regular network): arm a minus arm b in score points a pair with
+    its 95 % interval and unadjusted p. A lookup table for comparisons the claims table does
+    not make: none of its rows is a planned test."""
+    from itertools import combinations
+
+    arms = verdicts.load_arms(tournament_dir) if Path(tournament_dir).exists() else {}
+    rows = []
+    for a, b in combinations(sorted(arms), 2):
+        d = verdicts.paired_difference(arms[a], arms[b])
+        if d.openings >= 2:
+            rows.append({"arm a": a, "arm b": b, "a minus b (points a pair)": d.diff,
+                         "low": d.low, "high": d.high, "shared openings": d.openings,
+                         "p (unadjusted)": _p(d.p)})
+    columns = ["arm a", "arm b", "a minus b (points a pair)", "low", "high",
+               "shared openings", "p (unadjusted)"]
+    frame = pd.DataFrame(rows, columns=columns).set_index("arm a")
+    name = Path(tournament_dir).name
+    notes = [f"Tournament '{name}' ({_played(Path(tournament_dir))}); every arm played the "
+             "regular network, arms of one opening group on the same openings.",
+             "Points: 100 x (arm a's mean pair score - arm b's) over the openings both "
+             "played; 95 % interval from the spread of the per-opening differences "
+             "(normal approximation); near 50 % one point is about 7 Elo.",
+             f"{len(frame)} comparisons, none adjusted for multiplicity and none planned: "
+             "at 95 % about one in twenty excludes zero by chance. The planned tests are "
+             "the claims table's."]
+    paths = save_table(frame, out_dir, stems.EXTRAS_CONTRASTS,
+                       f"Every pair of arms of the '{name}' tournament, opening by opening "
+                       "(post hoc, unadjusted)", notes, floatfmt=".2f")
+    return Artefact(stems.EXTRAS_CONTRASTS, paths, table=frame)

@@ -85,6 +85,19 @@ def _finite(value: Any) -> bool:
     return value is not None and not pd.isna(value) and math.isfinite(float(value))
 
 
+PER_GAME_INTERVAL = "per game (trinomial, as cutechess), 95 %"
+
+
+def plotted(rows: pd.DataFrame) -> pd.DataFrame:
+    """The numbers a strength figure draws, one row per match: its labels, W/D/L, the Elo
+    estimate and its interval (written beside the figure as ``<stem>.csv``)."""
+    data = rows.reset_index() if rows.index.name else rows
+    keep = [c for c in ("name", "kind", "method", "expert", "definition", "batch_size",
+                        "nodes", "movetime", "games", "wins", "draws", "losses", "elo",
+                        "low", "high", "margin") if c in data]
+    return data[keep].assign(interval=PER_GAME_INTERVAL).reset_index(drop=True)
+
+
 def _not_played(ax: Axes, what: str, profile: str) -> None:
     ax.text(0.5, 0.5, f"{what}\nnot played in the '{profile}' tournament\n(see "
             "REPRODUCING.md for the paper profile)", ha="center", va="center", fontsize=9,
@@ -167,8 +180,10 @@ def fig_method(summary: dict[str, Any], out_dir: str | os.PathLike[str], number:
     fig = new_figure(10, 3.8 * len(methods))
     axes = fig.subplots(len(methods), 2, squeeze=False)
     letters = iter("abcd")
+    drawn = []
     for row, method in enumerate(methods):
         rows = _method_rows(summary, method)
+        drawn.append(plotted(rows))
         name = METHOD_NAMES.get(method, method)
         for col, x in enumerate(("nodes", "movetime")):
             ax = axes[row, col]
@@ -183,7 +198,8 @@ def fig_method(summary: dict[str, Any], out_dir: str | os.PathLike[str], number:
     fig.suptitle(f"Fig. {number} — Relative Elo gain over the regular network "
                  f"('{profile}' tournament)", fontsize=10)
     stem = stems.METHOD_FIGURES[number]
-    return Artefact(stem, save_figure(fig, out_dir, stem), figure=fig)
+    return Artefact(stem, save_figure(fig, out_dir, stem, pd.concat(drawn, ignore_index=True)),
+                    figure=fig)
 
 
 def fig05_separated_nodes(summary: dict[str, Any], out_dir: str | os.PathLike[str]
@@ -200,8 +216,9 @@ def fig05_separated_nodes(summary: dict[str, Any], out_dir: str | os.PathLike[st
     ax.legend(fontsize=8)
     ax.set_title(f"Fig. 5 — MoE (separated learning) vs. one network in MCTS "
                  f"('{profile}' tournament)", fontsize=10)
-    return Artefact(stems.FIG05_MOE_VS_SINGLE, save_figure(fig, out_dir, stems.FIG05_MOE_VS_SINGLE),
-                    figure=fig)
+    return Artefact(stems.FIG05_MOE_VS_SINGLE,
+                    save_figure(fig, out_dir, stems.FIG05_MOE_VS_SINGLE,
+                                plotted(rows[rows["nodes"].notna()])), figure=fig)
 
 
 def fig06_ablation(summary: dict[str, Any], out_dir: str | os.PathLike[str], *,
@@ -220,7 +237,8 @@ def fig06_ablation(summary: dict[str, Any], out_dir: str | os.PathLike[str], *,
     ax.set_title(f"Fig. {number} — One phase expert, the regular network elsewhere "
                  f"(batch {batch}, '{profile}' tournament)", fontsize=10)
     stem = stems.FIG06_SINGLE_EXPERT_NODES if number == 6 else stems.FIG29_SINGLE_EXPERT_MOVETIME
-    return Artefact(stem, save_figure(fig, out_dir, stem), figure=fig)
+    return Artefact(stem, save_figure(fig, out_dir, stem, plotted(rows[rows[x].notna()])),
+                    figure=fig)
 
 
 def fig07_definitions(summary: dict[str, Any], out_dir: str | os.PathLike[str]) -> Artefact:
@@ -256,7 +274,8 @@ def fig07_definitions(summary: dict[str, Any], out_dir: str | os.PathLike[str]) 
     ax.set_title(f"Fig. 7 — Phase definitions: separated experts vs. one network "
                  f"('{profile}' tournament)", fontsize=10)
     return Artefact(stems.FIG07_PHASE_DEFINITIONS,
-                    save_figure(fig, out_dir, stems.FIG07_PHASE_DEFINITIONS), figure=fig)
+                    save_figure(fig, out_dir, stems.FIG07_PHASE_DEFINITIONS, plotted(rows)),
+                    figure=fig)
 
 
 def table2_elo(summary: dict[str, Any], out_dir: str | os.PathLike[str],

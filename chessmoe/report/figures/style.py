@@ -95,11 +95,19 @@ class Artefact:
         return md[0].read_text() if md else _markdown(self.table, ".4f")
 
 
-def save_figure(fig: Figure, out_dir: str | os.PathLike[str], stem: str) -> list[Path]:
-    """Save ``fig`` as ``<stem>.png`` and ``<stem>.pdf`` (deterministic metadata)."""
+def save_figure(fig: Figure, out_dir: str | os.PathLike[str], stem: str,
+                data: pd.DataFrame | None = None) -> list[Path]:
+    """Save ``fig`` as ``<stem>.png`` and ``<stem>.pdf`` (deterministic metadata) and, given
+    ``data``, the numbers it draws as ``<stem>.csv`` (full precision, one row per plotted
+    estimate), so a reader can check a quoted value without reading it off the plot."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = []
+    if data is not None:
+        csv_path = out / f"{stem}.csv"
+        with atomic_path(csv_path) as tmp:
+            data.to_csv(tmp, index=False)
+        paths.append(csv_path)
     with style():
         for ext, metadata in (("png", {"Software": None}),
                               ("pdf", {"CreationDate": None, "Producer": None,
