@@ -119,8 +119,8 @@ sample: $(STAMP) ## Regenerate the embedded self-play sample with Stockfish (abo
 	$(PY) -m chessmoe data selfplay --games 3000 --seed 20261122 --workers $(WORKERS) \
 	  --out chessmoe/data/sample/selfplay-sf15.pgn.gz
 
-selfplay: $(STAMP) ## Grow the medium profile's self-play run to GAMES (150000, ~6 h on 2 cores; rerun to resume)
-	$(PY) -m chessmoe data selfplay --out "$${CHESSMOE_DATA:-data}/selfplay/stockfish-n1000" \
+selfplay: $(STAMP) ## Grow the medium profile's committed self-play run to GAMES (150000, ~10 h on 2 cores; rerun to resume)
+	$(PY) -m chessmoe data selfplay --out results/selfplay/stockfish-n1000 \
 	  --games $(GAMES) --workers $(WORKERS)
 
 FASTCHESS_REPO ?= https://github.com/Disservin/fastchess.git

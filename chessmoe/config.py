@@ -118,7 +118,8 @@ _SMALL_TRAINING = TrainingPlan(_SMALL_TRAIN, source="lichess-2013-01:5000",
                                definitions=_MOVECOUNT)
 
 # The medium profile: a self-play run grown by 'chessmoe data selfplay --out
-# DATA_DIR/selfplay/stockfish-n1000 --games 150000' (1,000 nodes a move), then the Lichess
+# results/selfplay/stockfish-n1000 --games 150000' (1,000 nodes a move; committed shard by
+# shard, so it resumes on another machine), then the Lichess
 # excerpt, read as one source under one seeded split.
 MEDIUM_RUN = "selfplay:stockfish-n1000"
 MEDIUM_GAMES = 150_000
@@ -215,12 +216,12 @@ PROFILES: dict[str, Profile] = {
     "medium": Profile(
         "medium",
         f"every regime on {MEDIUM_GAMES:,} Stockfish self-play games (grow them first: "
-        f"chessmoe data selfplay --out DATA_DIR/selfplay/stockfish-n1000 --games "
-        f"{MEDIUM_GAMES} --workers N; ~0.29 s a game per core, ~6 h on 2 idle cores, "
-        "~200 MB of PGN) plus the Lichess 2013-01 excerpt: about 21 M positions (~2.4 GB of "
-        "dataset shards). The small network at batch 1024 for 2 epochs is about 33,000 steps "
-        "a run: meant for a GPU (device auto, bf16); on a CPU it is a long run (days on 2 "
-        "cores)",
+        f"make selfplay GAMES={MEDIUM_GAMES} WORKERS=N, into "
+        "results/selfplay/stockfish-n1000; ~0.29 s a game per core, ~10 h on 2 busy cores, "
+        "~45 MB of gzip shards) plus the Lichess 2013-01 excerpt: about 21 M positions "
+        "(~2.4 GB of dataset shards). The small network at batch 1024 for 2 epochs is about "
+        "33,000 steps a run: meant for a GPU (device auto, bf16); on a CPU it is a long run "
+        "(days on 2 cores)",
         DataPlan((MEDIUM_RUN, "lichess-2013-01:5000"), (_MEDIUM_SOURCE,)),
         TrainingPlan(_MEDIUM_TRAIN, source=_MEDIUM_SOURCE, definitions=_MOVECOUNT),
         TournamentPlan("powered"),

@@ -3,6 +3,7 @@ and shards checked against the manifest when a dataset reads them."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import stat
 import sys
@@ -84,8 +85,10 @@ def fake_engine(tmp_path: Path) -> Path:
 def games_by_index(run: Path) -> dict[int, str]:
     """Every game of a run by its index (a duplicate index fails the test)."""
     games: dict[int, str] = {}
-    for shard in sorted(run.glob("shard-*.pgn")):
-        chunks = [c for c in shard.read_text().split('[Event "') if c.strip()]
+    for shard in sorted(run.glob("shard-*.pgn*")):
+        text = (gzip.decompress(shard.read_bytes()).decode() if shard.suffix == ".gz"
+                else shard.read_text())
+        chunks = [c for c in text.split('[Event "') if c.strip()]
         for chunk in chunks:
             index = int(chunk.split('[GameIndex "', 1)[1].split('"', 1)[0])
             assert index not in games, f"game {index} appears twice"
@@ -132,33 +135,34 @@ def test_interrupted_run_resumes_to_the_same_games(
     grow(run, 2, SMALL, engine=fake_engine, progress=False)  # a short first session
 
     # The next session is cut (Ctrl-C) while the second shard is being written.
-    real_write = selfplay_run.atomic_write_text
+    real_write = selfplay_run.atomic_write_bytes
     calls = {"n": 0}
 
-    def cut_write(path: Path, text: str) -> None:
+    def cut_write(path: Path, data: bytes) -> None:
         calls["n"] += 1
         if calls["n"] == 2:
             with atomic_path(path) as tmp:
-                tmp.write_text(text[: len(text) // 2])
+                tmp.write_bytes(data[: len(data) // 2])
                 raise KeyboardInterrupt
-        real_write(path, text)
+        real_write(path, data)
 
-    monkeypatch.setattr(selfplay_run, "atomic_write_text", cut_write)
+    monkeypatch.setattr(selfplay_run, "atomic_write_bytes", cut_write)
     with pytest.raises(KeyboardInterrupt):
         grow(run, 7, SMALL, engine=fake_engine, progress=False)
-    monkeypatch.setattr(selfplay_run, "atomic_write_text", real_write)
+    monkeypatch.setattr(selfplay_run, "atomic_write_bytes", real_write)
     manifest = read_manifest(run)
-    assert [s["file"] for s in manifest["shards"]] == ["shard-00000.pgn", "shard-00001.pgn"]
+    assert [s["file"] for s in manifest["shards"]] == ["shard-00000.pgn.gz", "shard-00001.pgn.gz"]
     assert manifest["totals"]["attempted"] == 5
     assert sorted(p.name for p in run.iterdir()) == [".lock", "manifest.json",
-                                                     "shard-00000.pgn", "shard-00001.pgn"]
+                                                     "shard-00000.pgn.gz", "shard-00001.pgn.gz"]
 
     # A shard renamed into place just before the cut, never listed in the manifest, and a
     # temporary file of another interrupted write: both are discarded.
-    (run / "shard-00002.pgn").write_text("half a game")
-    (run / ".shard-00002.pgn.abc123.tmp").write_text("half a game")
+    (run / "shard-00002.pgn.gz").write_text("half a game")
+    (run / ".shard-00002.pgn.gz.abc123.tmp").write_text("half a game")
     resumed = grow(run, 7, SMALL, engine=fake_engine, progress=False)
-    assert sorted(resumed.discarded) == [".shard-00002.pgn.abc123.tmp", "shard-00002.pgn"]
+    assert sorted(resumed.discarded) == [".shard-00002.pgn.gz.abc123.tmp",
+                                         "shard-00002.pgn.gz"]
     assert resumed.played == 2
     assert games_by_index(run) == expected  # no game lost, none twice, the same games
     assert read_manifest(run)["totals"]["games"] == 7
@@ -184,7 +188,7 @@ def test_interrupt_while_playing_drops_the_unfinished_shard(
         grow(run, 6, SMALL, engine=fake_engine, progress=False)
     manifest = read_manifest(run)
     assert [s["attempted"] for s in manifest["shards"]] == [3]  # game 3 was never written
-    assert sorted(p.name for p in run.glob("shard-*")) == ["shard-00000.pgn"]
+    assert sorted(p.name for p in run.glob("shard-*")) == ["shard-00000.pgn.gz"]
 
 
 def test_resume_with_other_settings_is_refused(fake_engine: Path, tmp_path: Path,
@@ -258,7 +262,7 @@ def test_manifest_records_provenance_and_checksums(fake_engine: Path, tmp_path: 
     for shard in manifest["shards"]:
         assert selfplay_run.sha256_file(run / shard["file"]) == shard["sha256"]
     skips = SkipCounter()
-    games = list(iter_games(run / "shard-00000.pgn", skips=skips, extract=lambda b: None))
+    games = list(iter_games(run / "shard-00000.pgn.gz", skips=skips, extract=lambda b: None))
     assert len(games) == 3 and skips.seen == 3
     headers = games[1].headers
     assert headers["Engine"] == "FakeFish 1.0" and headers["OpeningIndex"] == "0"
@@ -276,15 +280,16 @@ def test_dataset_reader_checks_shards_against_the_manifest(
     grow(run, 4, SMALL, engine=fake_engine, progress=False)
     source = resolve("selfplay:fake", data)
     assert source.name == "selfplay-fake" == source_name("selfplay:fake")
-    assert [f.name for f in source.files] == ["shard-00000.pgn", "shard-00001.pgn"]
+    assert [f.name for f in source.files] == ["shard-00000.pgn.gz", "shard-00001.pgn.gz"]
     assert resolve(str(run)).files == source.files  # the directory itself reads the same
     joined = resolve("selfplay:fake+sample", data)
     assert joined.name == "selfplay-fake+selfplay-sample" == source_name("selfplay:fake+sample")
     assert joined.files[:2] == source.files and len(joined.files) == 3
 
-    shard = run / "shard-00001.pgn"
-    shard.write_text(shard.read_text().replace("FakeFish", "FakeFisk", 1))
-    with pytest.raises(RunError, match=r"shard-00001\.pgn: sha256 differs"):
+    shard = run / "shard-00001.pgn.gz"
+    shard.write_bytes(gzip.compress(gzip.decompress(shard.read_bytes()).replace(
+        b"FakeFish", b"FakeFisk", 1), mtime=0))
+    with pytest.raises(RunError, match=r"shard-00001\.pgn\.gz: sha256 differs"):
         run_shards(run)
     code = main(["data", "build", "--source", "selfplay:fake", "--data-dir", str(data),
                  "--quiet"])
@@ -294,8 +299,20 @@ def test_dataset_reader_checks_shards_against_the_manifest(
     shard.unlink()
     with pytest.raises(RunError, match="missing"):
         run_shards(run)
-    with pytest.raises(Exception, match="not found; grow it"):
+    with pytest.raises(Exception, match=r"not found in .* or results/selfplay; grow it"):
         resolve("selfplay:nothing", data)
+
+
+def test_a_committed_run_is_found_when_the_data_directory_has_none(
+        fake_engine: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # the project root
+    grow(Path("results/selfplay/fake"), 2, SMALL, engine=fake_engine, progress=False)
+    source = resolve("selfplay:fake", tmp_path / "data")
+    assert [f.parts[-4:] for f in source.files] == [
+        ("results", "selfplay", "fake", "shard-00000.pgn.gz")]
+    own = tmp_path / "data" / "selfplay" / "fake"  # the data directory's own run comes first
+    grow(own, 3, SMALL, engine=fake_engine, progress=False)
+    assert resolve("selfplay:fake", tmp_path / "data").files[0].parent == own
 
 
 def test_cli_grows_resumes_and_refuses_in_one_line(
@@ -385,3 +402,30 @@ def test_one_process_grows_a_run_at_a_time(fake_engine: Path, tmp_path: Path) ->
         with pytest.raises(RunError, match="being grown by another process"):
             grow(run, 4, SMALL, engine=fake_engine, progress=False)
     assert read_manifest(run)["totals"]["attempted"] == 2
+
+
+def test_shards_are_the_same_bytes_wherever_they_are_grown(
+        fake_engine: Path, tmp_path: Path) -> None:
+    one = grow(tmp_path / "one", 4, SMALL, engine=fake_engine, progress=False)
+    two = grow(tmp_path / "two", 4, SMALL, engine=fake_engine, progress=False)
+    assert [s["file"] for s in one.manifest["shards"]] == ["shard-00000.pgn.gz",
+                                                           "shard-00001.pgn.gz"]
+    assert ([s["sha256"] for s in one.manifest["shards"]]
+            == [s["sha256"] for s in two.manifest["shards"]])
+    # a gzip stream with no time and no file name in its header
+    raw = (tmp_path / "one" / "shard-00000.pgn.gz").read_bytes()
+    assert raw[:2] == b"\x1f\x8b" and raw[4:8] == b"\0\0\0\0" and not raw[3] & 0x08
+    assert gzip.decompress(raw).decode().count('[Event "') == 3
+
+
+def test_a_format_1_run_is_read_but_not_grown(
+        fake_engine: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run = tmp_path / "run"
+    monkeypatch.setattr(selfplay_run, "FORMAT", 1)
+    grow(run, 5, SMALL, engine=fake_engine, progress=False)
+    monkeypatch.undo()
+    assert [p.name for p in run_shards(run)] == ["shard-00000.pgn", "shard-00001.pgn"]
+    assert sorted(games_by_index(run)) == list(range(5))
+    with pytest.raises(RunError, match="format 1 in the run, 2 now"):
+        grow(run, 7, SMALL, engine=fake_engine, progress=False)
+    assert [p.name for p in run_shards(run)] == ["shard-00000.pgn", "shard-00001.pgn"]

@@ -3,8 +3,15 @@
 ``chessmoe data selfplay --out DIR`` grows a *run directory*::
 
     DIR/manifest.json        settings, engine, opening suite, every shard with its sha256
-    DIR/shard-00000.pgn      games 0 .. n-1 of the run (n = ``shard_games``)
-    DIR/shard-00001.pgn      ...
+    DIR/shard-00000.pgn.gz   games 0 .. n-1 of the run (n = ``shard_games``)
+    DIR/shard-00001.pgn.gz   ...
+
+Shards are gzip streams with no time or file name in their header (the same games give the
+same bytes under one zlib), about 290 bytes a game, so a long run can be committed shard by
+shard as it grows and resumed on another machine from the committed files (the manifest's
+sha256 checks them).
+Runs of format 1 wrote plain ``.pgn`` shards: they are still read, and growing one is refused
+(a run is grown by the format that started it).
 
 **Games.** Game ``i`` belongs to pair ``p = i // 2`` and starts from opening ``p mod len(suite)``
 of the suite, in file order. The two sides play at node limits drawn per pair around
@@ -32,6 +39,7 @@ shard's record) and the engine restarted.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import multiprocessing as mp
 import os
@@ -51,7 +59,7 @@ from tqdm import tqdm
 
 from chessmoe._io.errors import KitError
 from chessmoe._io.external import find_stockfish
-from chessmoe._io.fsutil import atomic_write_json, atomic_write_text, sha256_file
+from chessmoe._io.fsutil import atomic_write_bytes, atomic_write_json, sha256_file
 from chessmoe._io.provenance import provenance, utc_now
 from chessmoe.games.epd import read_epd, resolve_suite
 from chessmoe.rules import DrawRules, rules_outcome
@@ -75,7 +83,7 @@ __all__ = [
 
 RUN_KIND: Final = "chessmoe self-play run"
 MANIFEST: Final = "manifest.json"
-FORMAT: Final = 1
+FORMAT: Final = 2  # 2: gzip shards (.pgn.gz); 1: plain .pgn shards
 DRAW_RULES: Final[DrawRules] = "cutechess"
 CRASHES_IN_A_ROW: Final = 3  # an engine that crashes this often in a row stops the run
 
@@ -321,8 +329,9 @@ def _sigterm_interrupts() -> Iterator[None]:
 # --- the run directory ---------------------------------------------------------------------
 
 
-def shard_name(number: int) -> str:
-    return f"shard-{number:05d}.pgn"
+def shard_name(number: int, run_format: int = FORMAT) -> str:
+    """The file name of shard ``number`` in a run of ``run_format``."""
+    return f"shard-{number:05d}.pgn" + (".gz" if run_format >= 2 else "")
 
 
 def is_run(directory: str | os.PathLike[str]) -> bool:
@@ -438,7 +447,8 @@ def _clean(directory: Path, manifest: dict[str, Any]) -> list[str]:
     for path in sorted(directory.iterdir()):
         name = path.name
         stray_temp = name.startswith(".") and name.endswith(".tmp")
-        stray_shard = name.startswith("shard-") and name.endswith(".pgn") and name not in listed
+        stray_shard = (name.startswith("shard-") and name.endswith((".pgn", ".pgn.gz"))
+                       and name not in listed)
         if path.is_file() and (stray_temp or stray_shard):
             path.unlink()
             removed.append(name)
@@ -480,7 +490,10 @@ def _shard_record(number: int, first: int, games: Sequence[PlayedGame], path: Pa
 
 
 def _write_shard(path: Path, games: Sequence[PlayedGame]) -> None:
-    atomic_write_text(path, "".join(g.pgn.strip() + "\n\n" for g in games if not g.error))
+    data = "".join(g.pgn.strip() + "\n\n" for g in games if not g.error).encode("utf-8")
+    if path.name.endswith(".gz"):  # mtime 0, no file name: the same games, the same bytes
+        data = gzip.compress(data, compresslevel=9, mtime=0)
+    atomic_write_bytes(path, data)
 
 
 def _played(plans: Sequence[GamePlan], pool: Any, player: _Player | None
@@ -583,7 +596,7 @@ def grow(out: str | os.PathLike[str], games: int, settings: RunSettings | None =
                                        "skipped")
                     bar.update(1)
                     bar.set_postfix(skipped=len(skipped_now), refresh=False)
-                path = directory / shard_name(number)
+                path = directory / shard_name(number, int(manifest["format"]))
                 _write_shard(path, results)
                 manifest["shards"].append(_shard_record(
                     number, first, results, path, time.monotonic() - shard_started))

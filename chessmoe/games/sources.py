@@ -6,9 +6,10 @@ A *source spec* is one of
 * ``kingbase`` -- KingBase Lite 2019 (archive.org), fetched into the data directory;
 * ``lichess-YYYY-MM`` -- a Lichess standard rated month (``.pgn.zst``);
 * ``lichess-YYYY-MM:N`` -- the first N games of that month (a plain ``.pgn``);
-* ``selfplay:NAME`` -- the self-play run ``DATA_DIR/selfplay/NAME`` (or the run directory
-  ``NAME``) grown by ``chessmoe data selfplay``: its shards in game order, each checked
-  against the run's manifest (sha256) before it is read;
+* ``selfplay:NAME`` -- the self-play run ``DATA_DIR/selfplay/NAME``, else the one the kit
+  commits as ``results/selfplay/NAME`` (from the project root; or the run directory ``NAME``)
+  grown by ``chessmoe data selfplay``: its shards in game order, each checked against the
+  run's manifest (sha256) before it is read;
 * a path to a PGN file (``.pgn``, ``.gz``, ``.bz2``, ``.zst``, ``.zip``) or a directory
   of them (a self-play run directory is read as ``selfplay:`` reads it);
 * ``A+B`` -- the games of source ``A``, then those of ``B`` (e.g.
@@ -35,6 +36,7 @@ from chessmoe._io.fsutil import atomic_path, sha256_file
 from chessmoe.games.splits import MonthSplit, SeededSplit, SplitRule
 
 __all__ = [
+    "COMMITTED_RUNS",
     "LICHESS_EXCERPT",
     "SAMPLE_FILE",
     "FetchError",
@@ -54,6 +56,9 @@ SAMPLE_FILE = "selfplay-sf15.pgn.gz"
 _PGN_SUFFIXES = (".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.zst", ".zip")
 _LICHESS = re.compile(r"^lichess-(\d{4}-\d{2})(?::(\d+))?$")
 _SELFPLAY = "selfplay:"
+#: Where the kit commits the self-play runs it grows (relative to the project root): a run
+#: longer than one machine's session is committed shard by shard and resumed from there.
+COMMITTED_RUNS = Path("results") / "selfplay"
 
 
 class FetchError(KitError, RuntimeError):
@@ -190,10 +195,12 @@ def resolve(spec: str, data_dir: str | os.PathLike[str] | None = None, *,
                                       progress=progress) for part in parts])
     if spec.startswith(_SELFPLAY):
         named = Path(spec[len(_SELFPLAY):])
-        run = named if named.is_dir() else data / "selfplay" / named
+        places = [named, data / "selfplay" / named, COMMITTED_RUNS / named]
+        run = next((place for place in places if place.is_dir()), places[1])
         if not run.is_dir():
-            raise SourceNotFound(f"self-play run {run} not found; grow it with 'chessmoe data "
-                                 f"selfplay --out {run}'")
+            raise SourceNotFound(f"self-play run {named} not found in {places[1].parent} or "
+                                 f"{COMMITTED_RUNS}; grow it with 'chessmoe data selfplay "
+                                 f"--out {COMMITTED_RUNS / named}'")
         return _selfplay_run(spec, run, "selfplay-" + named.name)
     if spec == "sample":
         return ResolvedSource(spec, "selfplay-sample", (sample_path(),),
