@@ -29,6 +29,43 @@ def test_quotes_with_and_without_their_estimate() -> None:
     assert found[0].estimate_decimals == 0
 
 
+def test_what_is_not_a_quote_and_where_an_estimate_stops() -> None:
+    text = ("see [1, 2](https://x) and a[0, 1];\n"
+            "```python\nx = [3, 4]\n```\n"
+            "inline `[5, 6]` is code; percent [+2 %, +9.5 %];\n"
+            "en dash [\u201386, \u201342];\n"
+            "DeepChess\n129 [-423, 682]; movecount4 [7, 8];\n"
+            "+161\n  Elo [+132, +191]; +12.1 points a\n  pair [+7.1, +17.1];\n"
+            "more than 4\n\n[+0.6, +14.4]")
+    found = [(q.estimate, q.low, q.high) for q in quoted_intervals(text)]
+    assert found == [(None, 2.0, 9.5), (None, -86.0, -42.0), (129.0, -423.0, 682.0),
+                     (None, 7.0, 8.0), (161.0, 132.0, 191.0), (12.1, 7.1, 17.1),
+                     (None, 0.6, 14.4)]
+
+
+def test_an_interval_must_stand_in_order_in_its_row() -> None:
+    """Its ends are neighbours (low, then high) with the estimate before them in a table row;
+    three different fields of a JSON object; and a reversed quote holds nowhere."""
+    row = Row("md", ((7.5, 1), (0.6, 1), (14.4, 1), (4.0, 0)))
+    assert supported(_quote(0.6, 14.4, 1, 7.5), [row]) is row
+    assert supported(_quote(0.6, 14.4, 1, 4.0), [row]) is None  # 4 is not the estimate
+    assert supported(_quote(0.6, 14.4, 1), [Row("md", ((0.6, 1), (7.5, 1), (14.4, 1)))]) \
+        is None
+    swapped = Quote("doc:1", "", 14.4, 0.6, 1, 1, 7.5, 1)
+    assert supported(swapped, [row, Row("md", ((7.5, 1), (14.4, 1), (0.6, 1)))]) is None
+    fields = Row("json", ((7.5, 17), (14.4, 17), (0.6, 17)), ordered=False)
+    assert supported(_quote(0.6, 14.4, 1, 7.5), [fields]) is fields
+    assert supported(_quote(0.6, 14.4, 1, 14.4), [fields]) is None  # one field, two roles
+
+
+def test_numbers_inside_words_are_not_numbers_of_a_row(tmp_path: Path) -> None:
+    (tmp_path / "t.md").write_text("| only-opening-b8-n200 | 2026-11-25 | -3 [-5, -1] |\n")
+    (tmp_path / "t.csv").write_text("p\n1e-05\n")
+    assert rows_of(tmp_path / "t.md")[0].numbers == ((2026.0, 0), (-3.0, 0), (-5.0, 0),
+                                                      (-1.0, 0))
+    assert rows_of(tmp_path / "t.csv")[1].numbers == ((1e-05, 17),)
+
+
 def _quote(low: float, high: float, decimals: int, estimate: float | None = None) -> Quote:
     return Quote("doc:1", "", low, high, decimals, decimals, estimate, decimals)
 
@@ -51,8 +88,8 @@ def test_a_quote_must_round_from_what_the_source_implies() -> None:
 def test_the_interval_and_its_estimate_must_share_one_row() -> None:
     rows = [Row("a", ((67.0, 17), (41.0, 17))), Row("b", ((93.0, 17),))]
     assert supported(_quote(41, 93, 0, 67), rows) is None
-    assert supported(_quote(41, 93, 0, 67), [*rows, Row("c", ((93.0, 0), (41.0, 0),
-                                                             (67.0, 0)))]) is not None
+    assert supported(_quote(41, 93, 0, 67), [*rows, Row("c", ((2.0, 0), (67.0, 0), (41.0, 0),
+                                                             (93.0, 0)))]) is not None
 
 
 def test_rows_of_csv_markdown_and_json(tmp_path: Path) -> None:
@@ -84,8 +121,9 @@ def test_the_committed_documents_quote_only_what_the_artefacts_hold() -> None:
     """Every interval REPRODUCING.md, README.md and the results' READMEs print is in a
     generated figure/table or a committed result, rounded correctly (make figures prints
     the same list after regenerating)."""
-    assert (ROOT / "REPRODUCING.md").is_file()
-    assert len(quoted_intervals((ROOT / "REPRODUCING.md").read_text())) >= 40
+    read = {p.relative_to(ROOT) for pattern in quotes.DOCUMENTS for p in ROOT.glob(pattern)}
+    assert Path("REPRODUCING.md") in read and Path("README.md") in read
+    assert len(quoted_intervals((ROOT / "REPRODUCING.md").read_text())) >= 50
     assert quotes.check_repository(ROOT) == []
 
 

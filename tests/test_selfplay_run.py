@@ -4,6 +4,7 @@ and shards checked against the manifest when a dataset reads them."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import stat
 import sys
@@ -303,16 +304,24 @@ def test_dataset_reader_checks_shards_against_the_manifest(
         resolve("selfplay:nothing", data)
 
 
-def test_a_committed_run_is_found_when_the_data_directory_has_none(
+def test_a_committed_run_is_read_from_the_checkout_and_never_shadowed(
         fake_engine: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)  # the project root
-    grow(Path("results/selfplay/fake"), 2, SMALL, engine=fake_engine, progress=False)
+    from chessmoe.games import sources
+
+    monkeypatch.chdir(tmp_path / "..")  # notebooks run elsewhere than the project root
+    checkout = Path(__file__).resolve().parents[1]
+    assert sources.committed_runs() == checkout / "results" / "selfplay"
+    committed = tmp_path / "results" / "selfplay"
+    monkeypatch.setattr(sources, "committed_runs", lambda: committed)
+    grow(committed / "fake", 2, SMALL, engine=fake_engine, progress=False)
     source = resolve("selfplay:fake", tmp_path / "data")
     assert [f.parts[-4:] for f in source.files] == [
         ("results", "selfplay", "fake", "shard-00000.pgn.gz")]
-    own = tmp_path / "data" / "selfplay" / "fake"  # the data directory's own run comes first
+    own = tmp_path / "data" / "selfplay" / "fake"  # a run of the same name in the data dir
     grow(own, 3, SMALL, engine=fake_engine, progress=False)
-    assert resolve("selfplay:fake", tmp_path / "data").files[0].parent == own
+    with pytest.raises(sources.SourceNotFound, match=r"both in .* name the one to read"):
+        resolve("selfplay:fake", tmp_path / "data")
+    assert resolve(str(own)).files[0].parent == own  # its path reads it
 
 
 def test_cli_grows_resumes_and_refuses_in_one_line(
@@ -412,10 +421,13 @@ def test_shards_are_the_same_bytes_wherever_they_are_grown(
                                                            "shard-00001.pgn.gz"]
     assert ([s["sha256"] for s in one.manifest["shards"]]
             == [s["sha256"] for s in two.manifest["shards"]])
-    # a gzip stream with no time and no file name in its header
     raw = (tmp_path / "one" / "shard-00000.pgn.gz").read_bytes()
+    # a gzip stream with no time, no file name and the "unknown" OS (255) in its header
     assert raw[:2] == b"\x1f\x8b" and raw[4:8] == b"\0\0\0\0" and not raw[3] & 0x08
-    assert gzip.decompress(raw).decode().count('[Event "') == 3
+    assert raw[9] == 255
+    games = gzip.decompress(raw)
+    assert games.decode().count('[Event "') == 3
+    assert one.manifest["shards"][0]["pgn_sha256"] == hashlib.sha256(games).hexdigest()
 
 
 def test_a_format_1_run_is_read_but_not_grown(

@@ -6,10 +6,12 @@
     DIR/shard-00000.pgn.gz   games 0 .. n-1 of the run (n = ``shard_games``)
     DIR/shard-00001.pgn.gz   ...
 
-Shards are gzip streams with no time or file name in their header (the same games give the
-same bytes under one zlib), about 290 bytes a game, so a long run can be committed shard by
-shard as it grows and resumed on another machine from the committed files (the manifest's
-sha256 checks them).
+Shards are gzip streams with no time, file name or OS in their header (the same games give
+the same bytes under one zlib build; each shard's record also holds ``pgn_sha256``, the hash
+of its uncompressed games, to compare runs across builds), about 290 bytes a game, so a long
+run can be committed shard by shard as it grows and resumed on another machine from the
+committed files (the manifest's sha256 checks them). Commit the manifest with the shards it
+lists: a shard file the manifest does not list yet is removed when the run resumes.
 Runs of format 1 wrote plain ``.pgn`` shards: they are still read, and growing one is refused
 (a run is grown by the format that started it).
 
@@ -40,6 +42,8 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import hashlib
+import io
 import json
 import multiprocessing as mp
 import os
@@ -486,13 +490,27 @@ def _shard_record(number: int, first: int, games: Sequence[PlayedGame], path: Pa
             "results": dict(sorted(Counter(g.result for g in kept).items())),
             "terminations": dict(sorted(Counter(g.termination for g in kept).items())),
             "sha256": sha256_file(path), "bytes": path.stat().st_size,
+            "pgn_sha256": hashlib.sha256(_shard_bytes(games)).hexdigest(),
             "seconds": round(seconds, 2), "written": utc_now()}
 
 
+def _shard_bytes(games: Sequence[PlayedGame]) -> bytes:
+    """The PGN text of a shard's kept games (what ``pgn_sha256`` of its record hashes)."""
+    return "".join(g.pgn.strip() + "\n\n" for g in games if not g.error).encode("utf-8")
+
+
 def _write_shard(path: Path, games: Sequence[PlayedGame]) -> None:
-    data = "".join(g.pgn.strip() + "\n\n" for g in games if not g.error).encode("utf-8")
-    if path.name.endswith(".gz"):  # mtime 0, no file name: the same games, the same bytes
-        data = gzip.compress(data, compresslevel=9, mtime=0)
+    data = _shard_bytes(games)
+    if path.name.endswith(".gz"):
+        # no time, no file name and the "unknown" OS byte in the header (gzip.compress lets
+        # zlib write its own OS byte, which differs between platforms); the deflate stream
+        # itself is zlib's, so other zlib builds may compress the same games differently:
+        # pgn_sha256 in the shard's record compares the games themselves
+        buffer = io.BytesIO()
+        with gzip.GzipFile(filename="", mode="wb", compresslevel=9, fileobj=buffer,
+                           mtime=0) as stream:
+            stream.write(data)
+        data = buffer.getvalue()
     atomic_write_bytes(path, data)
 
 

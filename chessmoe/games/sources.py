@@ -6,8 +6,9 @@ A *source spec* is one of
 * ``kingbase`` -- KingBase Lite 2019 (archive.org), fetched into the data directory;
 * ``lichess-YYYY-MM`` -- a Lichess standard rated month (``.pgn.zst``);
 * ``lichess-YYYY-MM:N`` -- the first N games of that month (a plain ``.pgn``);
-* ``selfplay:NAME`` -- the self-play run ``DATA_DIR/selfplay/NAME``, else the one the kit
-  commits as ``results/selfplay/NAME`` (from the project root; or the run directory ``NAME``)
+* ``selfplay:NAME`` -- the self-play run ``DATA_DIR/selfplay/NAME`` or the one the kit
+  commits as ``results/selfplay/NAME`` of its checkout (both: refused, name the path; or the
+  run directory ``NAME``)
   grown by ``chessmoe data selfplay``: its shards in game order, each checked against the
   run's manifest (sha256) before it is read;
 * a path to a PGN file (``.pgn``, ``.gz``, ``.bz2``, ``.zst``, ``.zip``) or a directory
@@ -42,6 +43,7 @@ __all__ = [
     "FetchError",
     "ResolvedSource",
     "SourceNotFound",
+    "committed_runs",
     "default_data_dir",
     "export_sample",
     "fetch",
@@ -56,9 +58,16 @@ SAMPLE_FILE = "selfplay-sf15.pgn.gz"
 _PGN_SUFFIXES = (".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.zst", ".zip")
 _LICHESS = re.compile(r"^lichess-(\d{4}-\d{2})(?::(\d+))?$")
 _SELFPLAY = "selfplay:"
-#: Where the kit commits the self-play runs it grows (relative to the project root): a run
-#: longer than one machine's session is committed shard by shard and resumed from there.
+#: Where the kit commits the self-play runs it grows (``results/selfplay`` of the checkout):
+#: a run longer than one machine's session is committed shard by shard and resumed from there.
 COMMITTED_RUNS = Path("results") / "selfplay"
+
+
+def committed_runs() -> Path:
+    """:data:`COMMITTED_RUNS` of the checkout this package runs from (whatever the working
+    directory: notebooks run in ``notebooks/``), else of the working directory."""
+    checkout = Path(__file__).resolve().parents[2]
+    return checkout / COMMITTED_RUNS if (checkout / "results").is_dir() else COMMITTED_RUNS
 
 
 class FetchError(KitError, RuntimeError):
@@ -195,10 +204,17 @@ def resolve(spec: str, data_dir: str | os.PathLike[str] | None = None, *,
                                       progress=progress) for part in parts])
     if spec.startswith(_SELFPLAY):
         named = Path(spec[len(_SELFPLAY):])
-        places = [named, data / "selfplay" / named, COMMITTED_RUNS / named]
-        run = next((place for place in places if place.is_dir()), places[1])
+        own, committed = data / "selfplay" / named, committed_runs() / named
+        if named.is_dir():
+            run = named
+        elif own.is_dir() and committed.is_dir() and own.resolve() != committed.resolve():
+            raise SourceNotFound(f"self-play run {named} is both in {own.parent} and in "
+                                 f"{committed.parent}; name the one to read by its path "
+                                 "(or remove the other)")
+        else:
+            run = own if own.is_dir() else committed
         if not run.is_dir():
-            raise SourceNotFound(f"self-play run {named} not found in {places[1].parent} or "
+            raise SourceNotFound(f"self-play run {named} not found in {own.parent} or "
                                  f"{COMMITTED_RUNS}; grow it with 'chessmoe data selfplay "
                                  f"--out {COMMITTED_RUNS / named}'")
         return _selfplay_run(spec, run, "selfplay-" + named.name)

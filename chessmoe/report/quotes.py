@@ -1,20 +1,32 @@
 """Numbers the documents quote, checked against the artefacts they come from.
 
-REPRODUCING.md and README.md quote estimates with their intervals ("+67 Elo [+41, +93]",
+REPRODUCING.md and README.md quote estimates with bracketed intervals ("+67 Elo [+41, +93]",
 "-45.5 points [-51.6, -39.4]"). Each such quote must be found, to its printed precision, in
 one row of a generated artefact (``figures/**/*.csv``, ``figures/**/*.md``) or one record of a
 committed result (``results/**/*.json``): the interval's two ends, and the estimate when the
 quote prints one right before the bracket. A quote nothing supports is a number typed by hand
 or left behind when its result changed; :func:`check_documents` names each one
-(``make figures`` prints them, a test keeps the committed documents at zero).
+(``make figures`` prints them, a test keeps the committed documents at zero). Intervals
+written another way (``+203 Elo +- 115``, ``2.643-2.682``) are not read.
+
+What counts as a quote: ``[low, high]`` (numbers may carry ``%``; one with ``low >= high``
+is always reported), not
+inside code (fenced blocks, inline code), not a Markdown link (``[1, 2](url)``) and not an
+index (``a[0, 1]``). Its estimate is the number right before the bracket, with only spaces,
+a unit (``Elo``, ``Elo points``, ``points``, ``points a pair``) and a line break on either
+side of the unit between them, and not glued to a word ("movecount4 [" quotes no estimate).
 
 A row is one line of a Markdown file, one record of a CSV file, or the numbers directly
-inside one JSON object (its number fields and lists of numbers). A quoted value ``q``
-printed with ``d`` decimals matches a number ``x`` that its source prints with ``k``
-decimals when every value that prints as ``x`` rounds to ``q``:
+inside one JSON object (its number fields and lists of numbers), in their order; numbers
+inside words (``b8-n200``, dates) are not numbers of a row. In a Markdown or CSV row the
+interval's ends must be two neighbouring numbers, in order, with the estimate right before
+them; in a JSON object (keys sorted, so ``elo_high`` precedes ``elo_low``) they must be three
+different fields. A quoted value ``q`` printed with ``d`` decimals matches a number ``x`` that
+its source prints with ``k`` decimals when every value that prints as ``x`` rounds to ``q``:
 ``|x - q| <= 0.5 * 10**-d - 0.5 * 10**-k``. A figure's full-precision CSV supports any
-correct rounding of its values; a rounded table supports only what it implies (its -15.95
-does not support a quoted -16.0, which the true -15.947 would not round to).
+correct rounding of its values (a value that prints short, such as 73.5, is taken as printed);
+a rounded table supports only what it implies (its -15.95 does not support a quoted -16.0,
+which the true -15.947 would not round to).
 """
 
 from __future__ import annotations
@@ -32,14 +44,17 @@ from typing import Any
 __all__ = ["DOCUMENTS", "SOURCES", "Quote", "Row", "check_documents", "check_repository",
            "quoted_intervals", "rows_of", "supported"]
 
-_NUMBER = r"[+\-\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
-# an estimate, optionally its unit, then [low, high]; the estimate only when nothing but a
-# unit word stands between it and the bracket ("12 openings [..." quotes no estimate)
+_SIGN = "+\\-\u2212\u2013"  # plus, hyphen-minus, minus sign, en dash
+_NUMBER = rf"[{_SIGN}]?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?"
+_UNIT = r"(?:Elo(?:\s+points)?|elo|points(?:\s+a\s+pair|\s+per\s+pair)?)"
+# an estimate, optionally its unit, then [low, high] (numbers may carry %); between estimate
+# and bracket only spaces, the unit and a line break before or after the unit
 _QUOTE = re.compile(
-    rf"(?:(?P<est>{_NUMBER})\s*(?:Elo|points(?: a pair| per pair)?)?\s*)?"
-    rf"\[\s*(?P<low>{_NUMBER})\s*,\s*(?P<high>{_NUMBER})\s*\]")
-_NUMBERS = re.compile(_NUMBER)
-_PRECEDED = re.compile(r"[\w.]$")  # an estimate glued to a word or a dot is not one
+    rf"(?:(?P<est>{_NUMBER})[ \t]*\n?[ \t]*(?:{_UNIT}[ \t]*\n?[ \t]*)?)?"
+    rf"\[\s*(?P<low>{_NUMBER})\s*%?\s*,\s*(?P<high>{_NUMBER})\s*%?\s*\]")
+_NUMBERS = re.compile(rf"(?<![\w.{_SIGN}])(?:{_NUMBER})")  # not inside a word or a date
+_PRECEDED = re.compile(r"[\w.]\Z")  # an estimate glued to a word or a dot is not one
+_CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
 
 
 @dataclass(frozen=True)
@@ -58,25 +73,35 @@ class Quote:
 
 @dataclass(frozen=True)
 class Row:
-    """The numbers of one artefact row (see the module's note)."""
+    """The numbers of one artefact row, in order (see the module's note)."""
 
     where: str
     numbers: tuple[tuple[float, int], ...]  # (value, decimals printed by the source)
+    ordered: bool = True  # False: a JSON object's fields (the ends may be any two fields)
 
 
 _EXACT = 17  # decimals of a number stored at full precision (JSON, a CSV float)
 
 
 def _value(token: str) -> tuple[float, int]:
-    clean = token.replace(",", "").replace("\u2212", "-")
+    clean = token.replace(",", "").replace("\u2212", "-").replace("\u2013", "-")
     decimals = len(clean.split(".", 1)[1]) if "." in clean else 0
     return float(clean), decimals
 
 
+def _blank_code(text: str) -> str:
+    """``text`` with code (fenced blocks, inline code) blanked, line breaks kept."""
+    return _CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
 def quoted_intervals(text: str, name: str = "") -> list[Quote]:
     """Every ``[low, high]`` interval of ``text`` (with the estimate printed before it)."""
+    text = _blank_code(text)
     quotes = []
     for match in _QUOTE.finditer(text):  # a quote may run over a line break
+        bracket = text.rindex("[", 0, match.start("low"))
+        if text[match.end():match.end() + 1] == "(" or _PRECEDED.search(text[:bracket]):
+            continue  # a Markdown link or an index, not an interval
         low, low_d = _value(match["low"])
         high, high_d = _value(match["high"])
         estimate: float | None = None
@@ -103,14 +128,15 @@ def _json_rows(value: Any, where: str) -> Iterator[Row]:
             else:
                 yield from _json_rows(item, where)
         if numbers:
-            yield Row(where, tuple(numbers))
+            yield Row(where, tuple(numbers), ordered=False)
     elif isinstance(value, list):
         for item in value:
             yield from _json_rows(item, where)
 
 
 def _cell_numbers(cell: str) -> list[tuple[float, int]]:
-    if re.fullmatch(r"-?\d+\.\d{6,}(?:e[+-]?\d+)?", cell.strip()):  # written at full precision
+    if re.fullmatch(r"-?(?:\d+\.\d{6,}(?:e[+-]?\d+)?|\d+(?:\.\d+)?e[+-]?\d+)",
+                    cell.strip()):  # written at full precision
         return [(float(cell), _EXACT)]
     return [_value(t) for t in _NUMBERS.findall(cell)]
 
@@ -133,21 +159,32 @@ def rows_of(path: Path, name: str | None = None) -> list[Row]:
     return []
 
 
-def _near(value: float, decimals: int, numbers: Sequence[tuple[float, int]]) -> bool:
-    """Whether some number, as precise as its source prints it, rounds to ``value``."""
-    return any(math.isfinite(x) and abs(x - value)
-               <= 0.5 * 10.0 ** -decimals - 0.5 * 10.0 ** -k + 1e-9 for x, k in numbers)
+def _near(value: float, decimals: int, number: tuple[float, int]) -> bool:
+    """Whether ``number``, as precise as its source prints it, rounds to ``value``."""
+    x, k = number
+    return math.isfinite(x) and abs(x - value) <= 0.5 * 10.0 ** -decimals - 0.5 * 10.0 ** -k \
+        + 1e-9
+
+
+def _holds(quote: Quote, row: Row) -> bool:
+    if not quote.low < quote.high:
+        return False  # a reversed interval is a typing error wherever its numbers stand
+    numbers = row.numbers
+    lows = [i for i, n in enumerate(numbers) if _near(quote.low, quote.low_decimals, n)]
+    highs = [i for i, n in enumerate(numbers) if _near(quote.high, quote.high_decimals, n)]
+    estimates = ([i for i, n in enumerate(numbers)
+                  if _near(quote.estimate, quote.estimate_decimals, n)]
+                 if quote.estimate is not None else None)
+    if row.ordered:
+        return any(i + 1 in highs and (estimates is None or i - 1 in estimates)
+                   for i in lows)
+    return any(i != j and (estimates is None or any(k not in (i, j) for k in estimates))
+               for i in lows for j in highs)
 
 
 def supported(quote: Quote, rows: Iterable[Row]) -> Row | None:
     """The first row holding the quote's interval (and its estimate, when printed)."""
-    for row in rows:
-        if (_near(quote.low, quote.low_decimals, row.numbers)
-                and _near(quote.high, quote.high_decimals, row.numbers)
-                and (quote.estimate is None
-                     or _near(quote.estimate, quote.estimate_decimals, row.numbers))):
-            return row
-    return None
+    return next((row for row in rows if _holds(quote, row)), None)
 
 
 def check_documents(documents: Sequence[Path], sources: Sequence[Path],
