@@ -452,14 +452,9 @@ def _notebooks(args: argparse.Namespace) -> int:
     print(f"{len(paths)} files in {args.figures} ({time.monotonic() - start:.1f} s)")
     root = args.figures.resolve().parent
     if args.layout == "small" and (root / "REPRODUCING.md").is_file():
-        from chessmoe.report.quotes import check_repository
+        from chessmoe.report.quotes import report_stale
 
-        stale = check_repository(root)
-        for line in stale:
-            print(f"make figures: {line}", file=sys.stderr)
-        if stale:
-            print(f"make figures: {len(stale)} quoted interval(s) above match no regenerated "
-                  "artefact: update the documents", file=sys.stderr)
+        report_stale(root, sys.stderr)
     return 0
 
 

@@ -3,6 +3,7 @@ each strength and claims figure writes beside itself (``<stem>.csv``)."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -115,6 +116,21 @@ def test_check_documents_names_each_unsupported_quote(tmp_path: Path) -> None:
     problems = quotes.check_documents([doc], [source], tmp_path)
     assert problems == ["DOC.md:2: '+70 Elo [+41, +93]' is in no generated artefact or "
                         "committed result"]
+
+
+def test_make_figures_names_the_stale_quotes_of_a_checkout(tmp_path: Path) -> None:
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "arms.csv").write_text("arm,elo,low,high\nstaged,66.8,41.2,93.2\n")
+    (tmp_path / "REPRODUCING.md").write_text("staged +67 Elo [+41, +93];\nold +60 [+38, +81]\n")
+    stream = io.StringIO()
+    assert quotes.report_stale(tmp_path, stream) == 1
+    assert stream.getvalue().splitlines() == [
+        "make figures: REPRODUCING.md:2: '+60 [+38, +81]' is in no generated artefact or "
+        "committed result",
+        "make figures: 1 quoted interval(s) above match no regenerated artefact: update the "
+        "documents"]
+    (tmp_path / "REPRODUCING.md").write_text("staged +67 Elo [+41, +93]\n")
+    assert quotes.report_stale(tmp_path, io.StringIO()) == 0
 
 
 def test_the_committed_documents_quote_only_what_the_artefacts_hold() -> None:

@@ -39,10 +39,10 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 __all__ = ["DOCUMENTS", "SOURCES", "Quote", "Row", "check_documents", "check_repository",
-           "quoted_intervals", "rows_of", "supported"]
+           "quoted_intervals", "report_stale", "rows_of", "supported"]
 
 _SIGN = "+\\-\u2212\u2013"  # plus, hyphen-minus, minus sign, en dash
 _NUMBER = rf"[{_SIGN}]?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?"
@@ -215,3 +215,15 @@ def check_repository(root: Path) -> list[str]:
         return sorted({p for pattern in patterns for p in root.glob(pattern) if p.is_file()})
 
     return check_documents(files(DOCUMENTS), files(SOURCES), root)
+
+
+def report_stale(root: Path, stream: TextIO, prefix: str = "make figures") -> int:
+    """Print each quote :func:`check_repository` finds stale under ``root`` to ``stream``
+    (one line each, then a summary line when there are any); return how many."""
+    stale = check_repository(root)
+    for line in stale:
+        print(f"{prefix}: {line}", file=stream)
+    if stale:
+        print(f"{prefix}: {len(stale)} quoted interval(s) above match no regenerated artefact: "
+              "update the documents", file=stream)
+    return len(stale)
