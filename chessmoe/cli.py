@@ -576,8 +576,8 @@ def build_parser() -> argparse.ArgumentParser:
         "selfplay", help="grow a self-play run of Stockfish games from the opening suite "
                          "(or regenerate the sample)",
         description="--out DIR grows a run directory: Stockfish games from the opening suite "
-                    "at a node limit (default 1000 +-20%% per side), the cutechess draw rules, "
-                    "PGN shards written whole plus manifest.json. Parallel (--workers), "
+                    "at a node limit (default 1000 +-20% per side), the cutechess draw rules, "
+                    "gzip PGN shards written whole plus manifest.json. Parallel (--workers), "
                     "resumable (rerun, with the same or a larger --games), refused with other "
                     "settings. --out FILE.pgn[.gz] plays the embedded sample's recipe instead "
                     "(two Stockfish settings drawn per game after random plies).")

@@ -21,6 +21,25 @@ def test_every_command_has_help(argv: list[str], capsys: pytest.CaptureFixture[s
     assert "usage: chessmoe" in capsys.readouterr().out
 
 
+def test_no_help_text_prints_a_doubled_percent_sign() -> None:
+    """argparse formats ``help=`` with %, not ``description=``: a "%%" written in a
+    description is printed as it stands."""
+    import argparse
+
+    def parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+        found = [parser]
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in dict.fromkeys(action.choices.values()):
+                    found += parsers(sub)
+        return found
+
+    every = parsers(build_parser())
+    assert len(every) > 20
+    for parser in every:
+        assert "%%" not in parser.format_help(), parser.prog
+
+
 def test_python_m_chessmoe_runs() -> None:
     done = subprocess.run([sys.executable, "-m", "chessmoe", "data", "sample", "--info"],
                           capture_output=True, text=True, check=True)
