@@ -347,6 +347,11 @@ def _count(least: int) -> Callable[[str], int]:
     return parse
 
 
+_QUIET = "no progress bars"
+_DATA_DIR = "data directory (default: $CHESSMOE_DATA or ./data)"
+_RESULTS = "results directory (default: results)"
+
+
 def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--experts", type=Path, default=None,
                         help="expert bundle (default: the kit's committed small experts, "
@@ -354,15 +359,21 @@ def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--baseline", type=Path, default=None,
                         help="regular bundle (for --single-expert)")
     parser.add_argument("--uniform", action="store_true", help="no network at all")
-    parser.add_argument("--routing", default="majority", choices=("majority", "split", "soft"))
+    parser.add_argument("--routing", default="majority", choices=("majority", "split", "soft"),
+                        help="which expert evaluates a mini-batch: the one most of its leaves "
+                             "belong to (majority, the paper's), each leaf its own (split), "
+                             "or a phase-weighted blend (soft)")
     parser.add_argument("--gate", default=None,
                         help="phase definition of the gate (default: the bundle's)")
     parser.add_argument("--single-expert", type=_count(0), default=None,
                         help="use only this phase's expert, the baseline elsewhere")
-    parser.add_argument("--batch-size", type=_count(1), default=8)
-    parser.add_argument("--nodes", type=_count(1), default=800)
+    parser.add_argument("--batch-size", type=_count(1), default=8,
+                        help="leaves evaluated together per mini-batch (default 8)")
+    parser.add_argument("--nodes", type=_count(1), default=800,
+                        help="nodes per search (default 800)")
     parser.add_argument("--movetime", type=_count(1), default=None, help="ms per move")
-    parser.add_argument("--device", default="auto")
+    parser.add_argument("--device", default="auto",
+                        help="auto (cuda when present, else cpu), cpu, cuda or cuda:N")
     parser.add_argument("--backend", default="auto", choices=("auto", "torch", "onnx", "cuda"),
                         help="network backend (auto: cuda on a GPU, ONNX Runtime on a CPU; "
                              "torch: eager fp32, the reference)")
@@ -625,7 +636,7 @@ def build_parser() -> argparse.ArgumentParser:
     fetch.add_argument("--first", type=int, help="Lichess: keep only the first N games")
     fetch.add_argument("--data-dir", type=Path, default=None,
                        help="where downloads go (default: $CHESSMOE_DATA or ./data)")
-    fetch.add_argument("--quiet", action="store_true")
+    fetch.add_argument("--quiet", action="store_true", help=_QUIET)
     fetch.set_defaults(handler=_data_fetch)
 
     build = data_commands.add_parser(
@@ -648,12 +659,13 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--test", type=float, default=None,
                        help="test size: fraction (< 1) or number of games (default 0.1)")
     build.add_argument("--seed", type=int, default=None, help="split seed (default 9)")
-    build.add_argument("--workers", type=int, default=1)
+    build.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     build.add_argument("--shard-size", type=int, default=1 << 20,
                        help="samples per shard (default 1048576)")
-    build.add_argument("--data-dir", type=Path, default=None)
-    build.add_argument("--max-games", type=int, default=None)
-    build.add_argument("--quiet", action="store_true")
+    build.add_argument("--data-dir", type=Path, default=None, help=_DATA_DIR)
+    build.add_argument("--max-games", type=int, default=None,
+                       help="stop after this many games (tests, quick looks)")
+    build.add_argument("--quiet", action="store_true", help=_QUIET)
     build.set_defaults(handler=_data_build)
 
     train = commands.add_parser(
@@ -672,8 +684,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--definitions", nargs="*", default=None,
                        help="separated experts under these further phase definitions (Fig. 7;"
                             " default with no --regime: the profile's)")
-    train.add_argument("--results", type=Path, default=Path("results"))
-    train.add_argument("--data-dir", type=Path, default=None)
+    train.add_argument("--results", type=Path, default=Path("results"), help=_RESULTS)
+    train.add_argument("--data-dir", type=Path, default=None, help=_DATA_DIR)
     train.add_argument("--workers", type=int, default=None,
                        help="parallel training processes (default: the profile's)")
     train.add_argument("--set", nargs="+", action="extend", metavar="KEY=VALUE",
@@ -684,7 +696,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "network under two more seeds, separated experts given the "
                             "regular network's iterations each, and the regular network "
                             "trained for their total (needs the regular bundle)")
-    train.add_argument("--quiet", action="store_true")
+    train.add_argument("--quiet", action="store_true", help=_QUIET)
     train.set_defaults(handler=_train)
 
     uci = commands.add_parser(
@@ -704,7 +716,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "by maximum likelihood on the standard Elo scale (draws half a win); one "
                     "row per player: rank, name, rating, error (interval half-width), points, "
                     "games. Two players' difference equals their match's cutechess Elo.")
-    ratings.add_argument("pgn", nargs="+", type=Path, metavar="FILE.pgn")
+    ratings.add_argument("pgn", nargs="+", type=Path, metavar="FILE.pgn",
+                         help="PGN files of the games to rate")
     ratings.add_argument("--anchor", default=None, metavar="NAME=ELO",
                          help="fix this player's rating (default: the players' mean is 0)")
     ratings.add_argument("--level", type=float, default=0.95,
@@ -717,13 +730,14 @@ def build_parser() -> argparse.ArgumentParser:
     related_commands = related.add_subparsers(dest="related_command", required=True)
     related_train = related_commands.add_parser(
         "train", help="train one related engine into results/related/ENGINE")
-    related_train.add_argument("engine", choices=("deepchess", "ntuple", "mais"))
+    related_train.add_argument("engine", choices=("deepchess", "ntuple", "mais"),
+                               help="the engine to train")
     related_train.add_argument("--profile", default="small", choices=("smoke", "small", "large"),
                                help="scale (large: the issue-22 scale, CPU hours; not every "
                                     "engine has one)")
     related_train.add_argument("--out", type=Path, default=None,
                                help="run directory (default: results/related/ENGINE)")
-    related_train.add_argument("--data-dir", type=Path, default=None)
+    related_train.add_argument("--data-dir", type=Path, default=None, help=_DATA_DIR)
     related_train.add_argument("--set", nargs="+", action="extend", metavar="KEY=VALUE",
                                help="override fields of the engine's training config, e.g. "
                                     "ntuple depth=2 start=pesto, deepchess "
@@ -744,31 +758,40 @@ def build_parser() -> argparse.ArgumentParser:
         "elo", help="cutechess-style Elo, interval, LOS and draw ratio of a match result",
         description="Prints 'Elo difference: X +/- Y, LOS: Z %, DrawRatio: W %' as cutechess "
                     "does (nan/inf included), then pentanomial and SPRT figures when asked.")
-    elo.add_argument("--wins", type=int)
-    elo.add_argument("--losses", type=int)
-    elo.add_argument("--draws", type=int)
-    elo.add_argument("--pentanomial", type=int, nargs=5, metavar=("LL", "LD", "DD", "WD", "WW"))
-    elo.add_argument("--sprt", type=float, nargs=2, metavar=("ELO0", "ELO1"))
-    elo.add_argument("--alpha", type=float, default=0.05)
-    elo.add_argument("--beta", type=float, default=0.05)
-    elo.add_argument("--model", choices=("normalized", "logistic"), default="normalized")
+    elo.add_argument("--wins", type=int, help="games won by the first player")
+    elo.add_argument("--losses", type=int, help="games it lost")
+    elo.add_argument("--draws", type=int, help="games drawn")
+    elo.add_argument("--pentanomial", type=int, nargs=5, metavar=("LL", "LD", "DD", "WD", "WW"),
+                     help="game pairs by their two results (one opening, both colours)")
+    elo.add_argument("--sprt", type=float, nargs=2, metavar=("ELO0", "ELO1"),
+                     help="SPRT of H0: ELO0 against H1: ELO1 on the pentanomial counts")
+    elo.add_argument("--alpha", type=float, default=0.05,
+                     help="SPRT false-positive rate (default 0.05)")
+    elo.add_argument("--beta", type=float, default=0.05,
+                     help="SPRT false-negative rate (default 0.05)")
+    elo.add_argument("--model", choices=("normalized", "logistic"), default="normalized",
+                     help="Elo model of the SPRT bounds (default normalized)")
     elo.add_argument("--exact-z", action="store_true",
                      help="use z = 1.959964 instead of cutechess's 1.957162 for the margin")
     elo.set_defaults(handler=_elo)
 
     search = commands.add_parser("search", help="record gated searches of an expert bundle "
                                                 "(Fig. 3: mini-batch purity)")
-    search.add_argument("--bundle", type=Path, required=True)
-    search.add_argument("--out", type=Path, required=True)
-    search.add_argument("--nodes", type=int, default=800)
-    search.add_argument("--positions", type=int, default=24)
+    search.add_argument("--bundle", type=Path, required=True, help="expert bundle to search")
+    search.add_argument("--out", type=Path, required=True, help="output directory")
+    search.add_argument("--nodes", type=_count(1), default=800,
+                        help="nodes of each recorded search (default 800)")
+    search.add_argument("--positions", type=_count(1), default=24,
+                        help="positions near phase changes to search (default 24)")
     search.set_defaults(handler=_search)
 
     openings = commands.add_parser("openings", help="generate an opening suite with Stockfish "
                                                     "(the embedded suite's recipe)")
-    openings.add_argument("--out", type=Path, required=True)
-    openings.add_argument("--positions", type=int, default=2000)
-    openings.add_argument("--seed", type=int, default=20261122)
+    openings.add_argument("--out", type=Path, required=True, help="EPD file to write")
+    openings.add_argument("--positions", type=_count(1), default=2000,
+                          help="positions in the suite (default 2000)")
+    openings.add_argument("--seed", type=int, default=20261122,
+                          help="seed of the random openings (default 20261122)")
     openings.add_argument("--engine", default=None, help="UCI engine (default: Stockfish)")
     openings.set_defaults(handler=_openings)
 
@@ -779,7 +802,7 @@ def build_parser() -> argparse.ArgumentParser:
     conf_commands = conf.add_subparsers(dest="config_command", metavar="SUBCOMMAND",
                                         required=True)
     conf_show = conf_commands.add_parser("show", help="print a documented profile")
-    conf_show.add_argument("profile")
+    conf_show.add_argument("profile", help="a profile name: " + ", ".join(PROFILE_NAMES))
     conf_show.add_argument("--set", nargs="+", action="extend", metavar="KEY=VALUE",
                            help="training overrides, parsed by each field's type, e.g. "
                                 "--set epochs=1 batch_size=128 (repeatable)")
@@ -793,13 +816,16 @@ def build_parser() -> argparse.ArgumentParser:
     for name, text in (("check", "fail if notebook sources carry outputs"),
                        ("strip", "remove outputs from notebook sources")):
         sub = nb_commands.add_parser(name, help=text)
-        sub.add_argument("paths", nargs="+")
+        sub.add_argument("paths", nargs="+", help="notebook files")
     figs = nb_commands.add_parser("figures", help="regenerate every figure and table")
     figs.add_argument("--dir", type=Path, default=Path("notebooks"), help="notebook sources")
-    figs.add_argument("--results", type=Path, default=Path("results"))
-    figs.add_argument("--figures", type=Path, default=Path("figures"))
-    figs.add_argument("--build", type=Path, default=Path("build/notebooks"))
-    figs.add_argument("--kernel", default="chessmoe")
+    figs.add_argument("--results", type=Path, default=Path("results"), help=_RESULTS)
+    figs.add_argument("--figures", type=Path, default=Path("figures"),
+                      help="where the figures and tables go (default: figures)")
+    figs.add_argument("--build", type=Path, default=Path("build/notebooks"),
+                      help="where the executed notebooks go (default: build/notebooks)")
+    figs.add_argument("--kernel", default="chessmoe",
+                      help="Jupyter kernel to run them in (default: chessmoe)")
     figs.add_argument("--layout", default="small", help="which profile's results to draw")
     figs.add_argument("--parallel", type=int, default=2, help="notebooks at a time")
     nbs.set_defaults(handler=_notebooks)
@@ -810,16 +836,18 @@ def build_parser() -> argparse.ArgumentParser:
                            "resumable",
         description="Play every match of a tournament profile against the regular bundle; "
                     "logs, PGNs and summary.json go to OUT. Rerun to resume.")
-    tourn.add_argument("--profile", default="small")
+    tourn.add_argument("--profile", default="small",
+                       help="the tournament profile (default small): " + ", ".join(PROFILE_NAMES))
     tourn.add_argument("--experts", type=Path, default=None,
                        help="expert bundles (default: results/experts/<the profile's experts>)")
-    tourn.add_argument("--out", type=Path, default=None)
+    tourn.add_argument("--out", type=Path, default=None,
+                       help="tournament directory (default: results/tournaments/<profile>)")
     tourn.add_argument("--pairs", type=int, default=None, help="game pairs per match")
     tourn.add_argument("--match", nargs="+", default=None, metavar="NAME",
                        help="play only these matches of the design (the others can be added "
                             "to the same directory later), e.g. --profile related --match "
                             "mais-vs-mais-at-200")
-    tourn.add_argument("--workers", type=int, default=2)
+    tourn.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     tourn.add_argument("--gpu-workers", type=int, default=None,
                        help="GPU units in flight (default: every worker when GPUs are present)")
     tourn.add_argument("--gpus", type=int, default=None,
@@ -832,8 +860,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "profile's size through the real runner at these node limits")
     tourn.add_argument("--dask", nargs="?", const="", default=None, metavar="ADDRESS",
                        help="run on Dask (a scheduler address; none: a LocalCluster)")
-    tourn.add_argument("--data-dir", type=Path, default=None)
-    tourn.add_argument("--quiet", action="store_true")
+    tourn.add_argument("--data-dir", type=Path, default=None, help=_DATA_DIR)
+    tourn.add_argument("--quiet", action="store_true", help=_QUIET)
     tourn.set_defaults(handler=_tournament)
 
     par = commands.add_parser(
@@ -849,18 +877,21 @@ def build_parser() -> argparse.ArgumentParser:
     par.add_argument("--manager", default=None, help="cutechess-cli binary")
     par.add_argument("--out", type=Path, default=None,
                      help="report (default: results/parity/<tournament>.json)")
-    par.add_argument("--quiet", action="store_true")
+    par.add_argument("--quiet", action="store_true", help=_QUIET)
     par.set_defaults(handler=_parity)
 
     res = commands.add_parser(
         "results", help="the whole pipeline of a profile (stats, datasets, experts, search, "
                         "tournament), resumable",
         description="Run every step in dependency order, skipping what is up to date.")
-    res.add_argument("--profile", default="small")
-    res.add_argument("--results", type=Path, default=Path("results"))
-    res.add_argument("--data-dir", type=Path, default=None)
-    res.add_argument("--steps", nargs="*", default=None)
-    res.add_argument("--quiet", action="store_true")
+    res.add_argument("--profile", default="small",
+                     help="the profile (default small): " + ", ".join(PROFILE_NAMES))
+    res.add_argument("--results", type=Path, default=Path("results"), help=_RESULTS)
+    res.add_argument("--data-dir", type=Path, default=None, help=_DATA_DIR)
+    res.add_argument("--steps", nargs="*", default=None,
+                     help="only these steps (default all): stats, datasets, experts, search, "
+                          "tournament")
+    res.add_argument("--quiet", action="store_true", help=_QUIET)
     res.set_defaults(handler=_results)
 
     stats = commands.add_parser(
@@ -870,12 +901,12 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--source", default="sample",
                        help="sample | lichess-2013-01 | kingbase | a PGN path")
     stats.add_argument("--name", help="results sub-directory (default: from the source)")
-    stats.add_argument("--results", type=Path, default=Path("results"))
-    stats.add_argument("--data-dir", type=Path, default=None)
-    stats.add_argument("--workers", type=int, default=1)
+    stats.add_argument("--results", type=Path, default=Path("results"), help=_RESULTS)
+    stats.add_argument("--data-dir", type=Path, default=None, help=_DATA_DIR)
+    stats.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     stats.add_argument("--max-games", type=int, default=None,
                        help="stop after this many games (tests, quick looks)")
-    stats.add_argument("--quiet", action="store_true")
+    stats.add_argument("--quiet", action="store_true", help=_QUIET)
     stats.set_defaults(handler=_stats)
     return parser
 

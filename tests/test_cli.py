@@ -21,9 +21,9 @@ def test_every_command_has_help(argv: list[str], capsys: pytest.CaptureFixture[s
     assert "usage: chessmoe" in capsys.readouterr().out
 
 
-def test_no_help_text_prints_a_doubled_percent_sign() -> None:
-    """argparse formats ``help=`` with %, not ``description=``: a "%%" written in a
-    description is printed as it stands."""
+def test_every_option_is_documented_and_no_help_prints_a_doubled_percent_sign() -> None:
+    """Every argument of every command says what it is; and argparse formats ``help=`` with
+    %, not ``description=``: a "%%" written in a description is printed as it stands."""
     import argparse
 
     def parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
@@ -38,6 +38,10 @@ def test_no_help_text_prints_a_doubled_percent_sign() -> None:
     assert len(every) > 20
     for parser in every:
         assert "%%" not in parser.format_help(), parser.prog
+        for action in parser._actions:
+            if not isinstance(action, (argparse._HelpAction, argparse._SubParsersAction,
+                                       argparse._VersionAction)):
+                assert action.help, f"{parser.prog} {action.option_strings or action.dest}"
 
 
 def test_python_m_chessmoe_runs() -> None:
