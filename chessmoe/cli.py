@@ -523,6 +523,8 @@ def _parity(args: argparse.Namespace) -> int:
     from chessmoe._io.errors import KitError
     from chessmoe.play import parity
 
+    if not (Path(args.tournament) / "spec.json").is_file():
+        raise KitError(f"{args.tournament} is not a tournament directory (no spec.json)")
     manager = parity.find_manager(args.manager)
     if manager is None:
         raise KitError("cutechess-cli not found: build it with 'make cutechess' (needs Qt 6), "

@@ -21,13 +21,18 @@ from pathlib import Path
 from typing import Any
 
 from chessmoe import config
+from chessmoe._io.errors import KitError
 from chessmoe._io.fsutil import atomic_write_json
 from chessmoe._io.provenance import provenance
 from chessmoe.config import Profile
 
-__all__ = ["STEPS", "run"]
+__all__ = ["STEPS", "UnknownStep", "run"]
 
 STEPS = ("stats", "datasets", "experts", "search", "tournament")
+
+
+class UnknownStep(KitError, ValueError):
+    """A step the pipeline does not have (the message names the known ones)."""
 
 
 def _stats(profile: Profile, results: Path, data_dir: Path | None,
@@ -116,7 +121,7 @@ def run(name: str, *, results_dir: str | os.PathLike[str] = "results",
     wanted = list(steps or STEPS)
     unknown = [s for s in wanted if s not in STEPS]
     if unknown:
-        raise ValueError(f"unknown step(s) {unknown}; known: {', '.join(STEPS)}")
+        raise UnknownStep(f"unknown step(s) {', '.join(unknown)}; known: {', '.join(STEPS)}")
     results = Path(results_dir)
     data = Path(data_dir) if data_dir is not None else None
     log: dict[str, Any] = {}

@@ -176,3 +176,11 @@ def test_the_help_texts_name_every_profile() -> None:
     from chessmoe import cli, config
 
     assert set(cli.PROFILE_NAMES) == set(config.PROFILES)
+
+
+def test_parity_names_a_missing_tournament_before_looking_for_cutechess(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["parity", str(tmp_path / "none")]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == (f"chessmoe parity: {tmp_path / 'none'} is not a tournament "
+                           "directory (no spec.json)")

@@ -47,5 +47,14 @@ def test_unknown_profile_and_step() -> None:
 
     with pytest.raises(KitError, match="unknown profile"):
         pipeline.run("huge")
-    with pytest.raises(ValueError, match="unknown step"):
+    with pytest.raises(KitError, match="unknown step"):
         pipeline.run("smoke", steps=["train"])
+
+
+def test_the_cli_names_an_unknown_step_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from chessmoe.cli import main
+
+    assert main(["results", "--profile", "smoke", "--steps", "train"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == ("chessmoe results: unknown step(s) train; known: stats, datasets, "
+                           "experts, search, tournament")
