@@ -187,3 +187,21 @@ def test_compute_points_put_each_bundle_at_its_training_steps(tmp_path: Path) ->
                                   ("medium", tmp_path / "absent", tmp_path / "experts")],
                                  tmp_path / "out")
     assert all(p.is_file() and p.stat().st_size > 0 for p in fig.paths)
+
+
+def test_every_committed_replicated_game_was_played_by_one_clean_commit() -> None:
+    """REPRODUCING says every record of the replicated tournament names commit d3d1828, a
+    clean tree, the same library versions and cutechess's draw rules: the records say so."""
+    import json
+
+    root = Path(__file__).resolve().parents[1] / "results" / "tournaments" / "replicated"
+    files = sorted(root.glob("*/games-*.jsonl"))
+    assert len(files) > 100
+    seen: set[tuple[object, ...]] = set()
+    for path in files:
+        for line in path.read_text().splitlines():
+            p = json.loads(line)["provenance"]
+            seen.add((p["commit"], p["dirty"], p["chess"], p["torch"], p["onnxruntime"],
+                      p["draw_rules"]))
+    assert seen == {("d3d1828bf38c3409ff1d737fbb1ebc8c03516e2c", False, "1.11.2",
+                     "2.13.0+cpu", "1.32.0", "cutechess")}
