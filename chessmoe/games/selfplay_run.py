@@ -480,7 +480,7 @@ def _locked(directory: Path) -> Iterator[None]:
 
 
 def _shard_record(number: int, first: int, games: Sequence[PlayedGame], path: Path,
-                  seconds: float) -> dict[str, Any]:
+                  seconds: float, pgn_sha256: str) -> dict[str, Any]:
     kept = [g for g in games if not g.error]
     return {"file": path.name, "number": number, "first_game": first,
             "attempted": len(games), "games": len(kept),
@@ -490,7 +490,7 @@ def _shard_record(number: int, first: int, games: Sequence[PlayedGame], path: Pa
             "results": dict(sorted(Counter(g.result for g in kept).items())),
             "terminations": dict(sorted(Counter(g.termination for g in kept).items())),
             "sha256": sha256_file(path), "bytes": path.stat().st_size,
-            "pgn_sha256": hashlib.sha256(_shard_bytes(games)).hexdigest(),
+            "pgn_sha256": pgn_sha256,
             "seconds": round(seconds, 2), "written": utc_now()}
 
 
@@ -499,8 +499,10 @@ def _shard_bytes(games: Sequence[PlayedGame]) -> bytes:
     return "".join(g.pgn.strip() + "\n\n" for g in games if not g.error).encode("utf-8")
 
 
-def _write_shard(path: Path, games: Sequence[PlayedGame]) -> None:
+def _write_shard(path: Path, games: Sequence[PlayedGame]) -> str:
+    """Write the shard; return the sha256 of its uncompressed games (``pgn_sha256``)."""
     data = _shard_bytes(games)
+    digest = hashlib.sha256(data).hexdigest()
     if path.name.endswith(".gz"):
         # no time, no file name and the "unknown" OS byte in the header (gzip.compress lets
         # zlib write its own OS byte, which differs between platforms); the deflate stream
@@ -512,6 +514,7 @@ def _write_shard(path: Path, games: Sequence[PlayedGame]) -> None:
             stream.write(data)
         data = buffer.getvalue()
     atomic_write_bytes(path, data)
+    return digest
 
 
 def _played(plans: Sequence[GamePlan], pool: Any, player: _Player | None
@@ -615,9 +618,10 @@ def grow(out: str | os.PathLike[str], games: int, settings: RunSettings | None =
                     bar.update(1)
                     bar.set_postfix(skipped=len(skipped_now), refresh=False)
                 path = directory / shard_name(number, int(manifest["format"]))
-                _write_shard(path, results)
+                pgn_sha256 = _write_shard(path, results)
                 manifest["shards"].append(_shard_record(
-                    number, first, results, path, time.monotonic() - shard_started))
+                    number, first, results, path, time.monotonic() - shard_started,
+                    pgn_sha256))
                 manifest["totals"] = _totals(manifest["shards"])
                 atomic_write_json(directory / MANIFEST, manifest)
                 played_now += sum(1 for g in results if not g.error)
