@@ -68,8 +68,8 @@ class TournamentPlan:
     """Which tournament to play (chessmoe.play.tournament.DESIGNS names the designs)."""
 
     design: str = field(metadata={
-        "doc": "smoke | small | powered | replicated | ratings | ratings-cutechess | related | "
-               "paper: the grid of matches"})
+        "doc": "smoke | small | small-cutechess | powered | replicated | ratings | "
+               "ratings-cutechess | related | paper: the grid of matches"})
     experts: str = field(
         default="",
         metadata={"doc": "which results/experts/<name> it plays (its own profile's by default)"},
@@ -165,6 +165,15 @@ PROFILES: dict[str, Profile] = {
         _SMALL_DATA,
         _SMALL_TRAINING,
         TournamentPlan("small"),
+    ),
+    "small-cutechess": Profile(
+        "small-cutechess",
+        "the small tournament's 420 games replayed under cutechess's draw rules (same "
+        "matches, same openings; ~40 min on 2 idle cores): the per-setting figures read it "
+        "once complete",
+        _SMALL_DATA,
+        _SMALL_TRAINING,
+        TournamentPlan("small-cutechess", experts="small"),
     ),
     "powered": Profile(
         "powered",

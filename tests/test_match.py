@@ -25,9 +25,11 @@ from chessmoe.play.match import (
 from chessmoe.play.openings import read_epd, resolve_suite, schedule, shard
 from chessmoe.play.records import GameRecord, summarise
 from chessmoe.play.tournament import (
+    CLAIM_RULES,
     MatchSpec,
     TournamentSpec,
     ablation_grid,
+    build_design,
     method_grid,
     paper_spec,
     run_local,
@@ -454,6 +456,31 @@ def test_profiles_run_node_limited_games_together_and_timed_games_alone() -> Non
     assert max(u.games_at_once for u in units(paper)) == 32
     on_cpu = paper_spec("results/experts/paper", device="cpu")
     assert {p.backend for m in on_cpu.matches for p in (m.first, m.second)} == {"torch"}
+
+
+def test_the_small_cutechess_replay_plays_the_committed_small_grid_under_cutechess_rules(
+        ) -> None:
+    """Same matches, players and openings as the committed small tournament (its spec.json),
+    so the draw rules are the only change; the small design itself keeps the claim rules it
+    was played under."""
+    root = Path(__file__).resolve().parents[1]
+    committed = json.loads((root / "results/tournaments/small/spec.json").read_text())
+    replay = build_design("small-cutechess", "results/experts/small")
+    small = build_design("small", "results/experts/small")
+    assert replay.name == "small-cutechess" and small.name == "small"
+    assert replay.adjudication == Adjudication() and replay.adjudication.draw_rules == "cutechess"
+    assert small.adjudication == CLAIM_RULES
+    played = replay.to_dict()
+    assert played["matches"] == committed["matches"] and len(played["matches"]) == 35
+    assert {k: played[k] for k in ("seed", "openings", "pairs_per_shard", "games_at_once")} \
+        == {k: committed[k] for k in ("seed", "openings", "pairs_per_shard", "games_at_once")}
+    # the opening each unit plays follows from the seed and the group: identical in both
+    fens = read_epd(resolve_suite("embedded"))
+    for ours, theirs in zip(units(replay), units(small), strict=True):
+        assert ours.match.name == theirs.match.name and ours.seed == theirs.seed
+        assert schedule(fens, ours.match.pairs, ours.seed) == \
+            schedule(fens, theirs.match.pairs, theirs.seed)
+        assert ours.adjudication.draw_rules == "cutechess"
 
 
 def test_a_tiny_tournament_runs_locally_and_resumes(tmp_path: Path) -> None:

@@ -102,3 +102,23 @@ def test_the_rating_list_is_drawn_from_the_cutechess_replay_once_it_is_complete(
     assert artefacts.ratings_tournament(tmp_path, layout) == committed  # still being played
     (replayed / "summary.json").write_text(json.dumps({"complete": True, "matches": []}))
     assert job.params(tmp_path, tmp_path / "out")["tournament_dir"] == str(replayed)
+
+
+def test_the_grid_figures_are_drawn_from_the_small_cutechess_replay_once_it_is_complete(
+        tmp_path: Path) -> None:
+    import json
+
+    layout = artefacts.ResultsLayout()
+    jobs = [artefacts.job(n, layout) for n in ("06_playing_strength.ipynb", "09_setup.ipynb")]
+    committed = tmp_path / "tournaments" / "small"
+    replayed = tmp_path / "tournaments" / "small-cutechess"
+    assert {j.params(tmp_path, tmp_path / "out")["tournament_dir"] for j in jobs} \
+        == {str(committed)}
+    replayed.mkdir(parents=True)
+    (replayed / "summary.json").write_text(json.dumps({"complete": False, "matches": []}))
+    assert {j.params(tmp_path, tmp_path / "out")["tournament_dir"] for j in jobs} \
+        == {str(committed)}  # still being played
+    (replayed / "summary.json").write_text(json.dumps({"complete": True, "matches": []}))
+    assert {j.params(tmp_path, tmp_path / "out")["tournament_dir"] for j in jobs} \
+        == {str(replayed)}
+    assert artefacts.ratings_tournament(tmp_path, layout) == tmp_path / "tournaments" / "ratings"

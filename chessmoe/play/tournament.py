@@ -475,12 +475,18 @@ def _experts(root: str, name: str) -> str:
 
 
 def small_spec(experts_root: str, *, pairs: int = 6, backend: str = "onnx",
-               games_at_once: int = 8) -> TournamentSpec:
+               games_at_once: int = 8, rules: Adjudication | None = None,
+               name: str = "small") -> TournamentSpec:
     """The 2-core CPU subset (420 games): every method against regular at batch 8 and 32
     with 100 and 200 nodes and 100 ms; the single-expert ablation at batch 64 (100 nodes,
     100 ms); and the phase-definition comparison (batch 8, 100 nodes) when those bundles
     exist. The networks run on ONNX Runtime and each worker plays ``games_at_once``
-    node-limited games at once (the multi-game runner); time-limited games one at a time."""
+    node-limited games at once (the multi-game runner); time-limited games one at a time.
+
+    The committed ``small`` tournament was played under the claim reading of the draw rules
+    (``rules`` None: :data:`CLAIM_RULES`); the ``small-cutechess`` design replays the same
+    matches on the same openings (the opening draw depends on the seed and the groups, not
+    the name) under cutechess's rules."""
     baseline = _experts(experts_root, "regular")
     methods = {m: _experts(experts_root, m) for m in
                ("separated", "staged", "weighted-a4", "weighted-a10")
@@ -496,8 +502,15 @@ def small_spec(experts_root: str, *, pairs: int = 6, backend: str = "onnx",
     if len(definitions) > 1:
         matches += definition_grid(definitions, baseline, pairs=pairs, batch_size=8,
                                    nodes=100, backend=backend)
-    return TournamentSpec("small", tuple(matches), openings="embedded", pairs_per_shard=3,
-                          games_at_once=games_at_once, adjudication=CLAIM_RULES)
+    return TournamentSpec(name, tuple(matches), openings="embedded", pairs_per_shard=3,
+                          games_at_once=games_at_once,
+                          adjudication=CLAIM_RULES if rules is None else rules)
+
+
+def small_cutechess_spec(experts_root: str, **kwargs: Any) -> TournamentSpec:
+    """The small tournament replayed under cutechess's draw rules (``Adjudication()``):
+    the figures of the per-setting grid (Table 2, Fig. 5-7 and 29) read it once complete."""
+    return small_spec(experts_root, rules=Adjudication(), name="small-cutechess", **kwargs)
 
 
 POWERED_SETTING = (8, 100)  # batch size, nodes per move of every powered arm
@@ -826,6 +839,7 @@ def related_spec(experts_root: str, *, related_root: str | os.PathLike[str] | No
 
 DESIGNS: dict[str, Callable[..., TournamentSpec]] = {"smoke": smoke_spec,
                                                        "small": small_spec,
+                                                       "small-cutechess": small_cutechess_spec,
                                                        "powered": powered_spec,
                                                        "replicated": replicated_spec,
                                                        "ratings": ratings_claim_spec,

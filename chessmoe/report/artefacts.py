@@ -57,7 +57,9 @@ class ResultsLayout:
     dataset: str = "lichess-2013-01:5000"
     dataset_compare: tuple[str, ...] = ("sample",)
     experts: str = "small"
-    tournament: str = "small"
+    tournament: str = "small"  # the per-setting grid (claim draw rules)
+    # its replay under cutechess rules: drawn instead once complete
+    tournament_replayed: str = "small-cutechess"
     search: str = "small-separated"
     powered: str = "powered"  # the claims' tournament (one setting, many paired openings)
     replicated: str = "replicated"  # its replay under cutechess rules, seeds, head to head
@@ -71,23 +73,36 @@ LAYOUTS: dict[str, ResultsLayout] = {
     "small": ResultsLayout(),
     "smoke": ResultsLayout(stats="selfplay-sample", stats_compare=(), dataset="sample",
                            dataset_compare=(), experts="smoke", tournament="smoke",
+                           tournament_replayed="smoke-small-cutechess",
                            search="smoke-separated", powered="smoke", replicated="smoke-replicated",
                            ratings="smoke", ratings_replayed="smoke-ratings-cutechess",
                            medium="smoke-medium"),
 }
 
 
-def ratings_tournament(results: Path, layout: ResultsLayout) -> Path:
-    """The rating list's tournament: the replay under cutechess rules
-    (``layout.ratings_replayed``) once its summary says every planned game is played, else
-    the committed round robin (``layout.ratings``)."""
+def replayed_or_committed(results: Path, committed: str, replayed: str) -> Path:
+    """``results/tournaments/<replayed>`` (a replay under cutechess rules) once its summary
+    says every planned game is played, else ``results/tournaments/<committed>``."""
     import json
 
-    replayed = results / "tournaments" / layout.ratings_replayed
-    summary = replayed / "summary.json"
+    path = results / "tournaments" / replayed
+    summary = path / "summary.json"
     if summary.is_file() and json.loads(summary.read_text()).get("complete") is True:
-        return replayed
-    return results / "tournaments" / layout.ratings
+        return path
+    return results / "tournaments" / committed
+
+
+def ratings_tournament(results: Path, layout: ResultsLayout) -> Path:
+    """The rating list's tournament: the replay under cutechess rules
+    (``layout.ratings_replayed``) once complete, else the committed round robin."""
+    return replayed_or_committed(results, layout.ratings, layout.ratings_replayed)
+
+
+def grid_tournament(results: Path, layout: ResultsLayout) -> Path:
+    """The per-setting grid's tournament (Table 2, Fig. 5-7, 29; Table 8's rules): the
+    replay under cutechess rules (``layout.tournament_replayed``) once complete, else the
+    committed one."""
+    return replayed_or_committed(results, layout.tournament, layout.tournament_replayed)
 
 
 def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...]:
@@ -141,7 +156,7 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
         NotebookJob(
             notebook="06_playing_strength.ipynb",
             params=lambda results, out: {
-                "tournament_dir": str(results / "tournaments" / lay.tournament),
+                "tournament_dir": str(grid_tournament(results, lay)),
                 "figures_dir": str(out)},
             needs=((f"tournaments/{lay.tournament}/summary.json",
                     f"make tournament PROFILE={lay.tournament}"),),
@@ -157,7 +172,7 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
             notebook="09_setup.ipynb",
             params=lambda results, out: {
                 "results_dir": str(results), "figures_dir": str(out),
-                "tournament_dir": str(results / "tournaments" / lay.tournament)},
+                "tournament_dir": str(grid_tournament(results, lay))},
             needs=((f"tournaments/{lay.tournament}/summary.json",
                     f"make tournament PROFILE={lay.tournament}"),),
             figures=(stems.FIG15_MATCH_COMMAND,),
