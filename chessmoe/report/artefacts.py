@@ -198,7 +198,7 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
                    *((f"experts/{lay.experts}/{b}/evaluation.json",
                       f"make experts PROFILE={lay.experts}") for b in ("regular",))),
             figures=(stems.POWERED_ARMS, stems.SEED_GRID, stems.COMPUTE_GAP),
-            tables=(stems.CLAIMS, stems.EXTRAS_CONTRASTS),
+            tables=(stems.CLAIMS, stems.EXTRAS_CONTRASTS, stems.EXTRAS_DRAW_RULES),
             data=(stems.POWERED_ARMS, stems.SEED_GRID, stems.COMPUTE_GAP)),
         NotebookJob(
             notebook="11_ratings.ipynb",

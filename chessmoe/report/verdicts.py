@@ -36,7 +36,7 @@ from chessmoe.play.match import load_records
 from chessmoe.play.records import GameRecord
 
 __all__ = ["ArmEstimate", "Claim", "PairedDifference", "arm_estimate", "claims",
-           "clustered_mean", "draw_rules", "holm", "is_regular_seed", "load_arms",
+           "clustered_mean", "draw_rules", "elo_interval", "holm", "is_regular_seed", "load_arms",
            "paired_difference", "pooled_estimate", "primary_tournament", "seed_arms", "t975",
            "table1_seed_band", "two_sided_p"]
 
@@ -240,6 +240,11 @@ def load_arms(tournament: str | os.PathLike[str]) -> dict[str, list[GameRecord]]
 
 def _fmt(x: float) -> str:
     return "+inf" if x == math.inf else "-inf" if x == -math.inf else f"{x:+.0f}"
+
+
+def elo_interval(e: ArmEstimate) -> str:
+    """``+67 [+41, +93]``: the arm's Elo and its 95 % interval ('' without an estimate)."""
+    return "" if math.isnan(e.elo) else f"{_fmt(e.elo)} [{_fmt(e.low)}, {_fmt(e.high)}]"
 
 
 def _arm_text(e: ArmEstimate) -> str:
