@@ -198,4 +198,23 @@ def test_contrasts_table_and_arm_numbers_from_paired_openings(tmp_path: Path) ->
     arms = pd.read_csv(tmp_path / "out" / "powered-arms.csv").set_index("arm")
     assert arms.loc["b-b8-n100", "pairs"] == 11 and arms.loc["b-b8-n100", "games"] == 22
     assert arms.loc["b-b8-n100", "score"] == pytest.approx((10 * 0.5 + 1.0) / 11)
+    # a replicated tournament's seed grid and head-to-head arms (spec kinds "seed",
+    # "head-to-head") play other opponents: neither the forest plot nor the contrasts take them
+    import json
+
+    extras = {"a-seed10-vs-regular-b8-n100": "seed", "a-vs-regular-long-b8-n100": "head-to-head"}
+    for arm in extras:
+        (tournament / arm).mkdir()
+        for pair in range(3):
+            for _ in range(2):
+                record = game.in_match(pair=pair, opening=pair, first_score=0.0)
+                append_record(tournament / arm / "games-000.jsonl", record.to_json())
+    (tournament / "spec.json").write_text(json.dumps({"matches": [
+        {"name": name, "pairs": 3, "labels": {"kind": kind}} for name, kind in
+        [("a-b8-n100", "method"), ("b-b8-n100", "method"), *extras.items()]]}))
+    fig_powered_arms(tournament, tmp_path / "out")
+    kept = pd.read_csv(tmp_path / "out" / "powered-arms.csv")
+    assert sorted(kept["arm"]) == ["a-b8-n100", "b-b8-n100"]
+    pairs_table = table_contrasts(tournament, tmp_path / "out").table
+    assert pairs_table is not None and list(pairs_table.index) == ["a-b8-n100"]
     assert arms.loc["a-b8-n100", "openings"] == 10

@@ -35,7 +35,7 @@ from chessmoe.nets.names import SEPARATED_LONG
 from chessmoe.play.match import load_records
 from chessmoe.play.records import GameRecord
 
-__all__ = ["ArmEstimate", "Claim", "PairedDifference", "arm_estimate", "claims",
+__all__ = ["ArmEstimate", "Claim", "PairedDifference", "arm_estimate", "baseline_arms", "claims",
            "clustered_mean", "draw_rules", "elo_interval", "holm", "is_regular_seed", "load_arms",
            "paired_difference", "pooled_estimate", "primary_tournament", "seed_arms", "t975",
            "table1_seed_band", "two_sided_p"]
@@ -236,6 +236,28 @@ def load_arms(tournament: str | os.PathLike[str]) -> dict[str, list[GameRecord]]
         if records:
             arms[match.name] = records
     return arms
+
+
+#: Match kinds (``labels.kind`` in a tournament's ``spec.json``) that are not the powered
+#: design's arms against the regular network: the replicated tournament's seed grid and its
+#: head-to-head games against regular-long.
+EXTRA_KINDS = ("seed", "head-to-head")
+
+
+def baseline_arms(tournament: str | os.PathLike[str]) -> dict[str, list[GameRecord]]:
+    """The powered design's arms of a tournament (every arm against the regular network,
+    one opening group): its matches less those whose ``spec.json`` kind is in
+    :data:`EXTRA_KINDS`. The powered and replicated tournaments give the same arm names."""
+    if not Path(tournament).is_dir():
+        return {}
+    arms = load_arms(tournament)
+    try:
+        spec = json.loads((Path(tournament) / "spec.json").read_text())
+        extra = {m["name"] for m in spec["matches"]
+                 if m.get("labels", {}).get("kind") in EXTRA_KINDS}
+    except (OSError, ValueError, KeyError, TypeError):
+        extra = set()
+    return {name: records for name, records in arms.items() if name not in extra}
 
 
 def _fmt(x: float) -> str:

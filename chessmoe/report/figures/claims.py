@@ -256,10 +256,11 @@ def fig_seed_grid(replicated_dir: str | os.PathLike[str] | None,
 
 def fig_powered_arms(tournament_dir: str | os.PathLike[str],
                      out_dir: str | os.PathLike[str]) -> Artefact:
-    """Every arm of the tournament against the regular network: Elo with its pentanomial
-    95 % interval [low, high], game pairs per arm, and the paper's Table 2 value where it
-    has one."""
-    arms = verdicts.load_arms(tournament_dir) if Path(tournament_dir).exists() else {}
+    """Every arm of the tournament's powered design against the regular network
+    (:func:`verdicts.baseline_arms`: a replicated tournament's seed grid and head-to-head
+    matches are left out): Elo with its pentanomial 95 % interval [low, high], game pairs
+    per arm, and the paper's Table 2 value where it has one."""
+    arms = verdicts.baseline_arms(tournament_dir)
     estimates = [verdicts.arm_estimate(name, records) for name, records in sorted(arms.items())]
     fig = new_figure(7.5, 0.9 + 0.32 * max(len(estimates), 3))
     ax = fig.subplots()
@@ -301,13 +302,14 @@ def fig_powered_arms(tournament_dir: str | os.PathLike[str],
 
 def table_contrasts(tournament_dir: str | os.PathLike[str],
                     out_dir: str | os.PathLike[str]) -> Artefact:
-    """Every pair of the tournament's arms compared opening by opening (each arm against
-    the same opponent, the regular network): arm a minus arm b in score points a pair with
-    its 95 % interval and unadjusted p. A lookup table for comparisons the claims table does
-    not make: none of its rows is a planned test."""
+    """Every pair of the tournament's powered-design arms (:func:`verdicts.baseline_arms`)
+    compared opening by opening (each arm against the same opponent, the regular network):
+    arm a minus arm b in score points a pair with its 95 % interval and unadjusted p. A
+    lookup table for comparisons the claims table does not make: none of its rows is a
+    planned test."""
     from itertools import combinations
 
-    arms = verdicts.load_arms(tournament_dir) if Path(tournament_dir).exists() else {}
+    arms = verdicts.baseline_arms(tournament_dir)
     rows = []
     for a, b in combinations(sorted(arms), 2):
         d = verdicts.paired_difference(arms[a], arms[b])
