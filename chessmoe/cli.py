@@ -480,6 +480,9 @@ def _tournament(args: argparse.Namespace) -> int:
     if args.match:
         spec = tournament.only_matches(spec, args.match)
     out = args.out or Path("results") / "tournaments" / args.profile
+    if args.status:
+        print(tournament.format_progress(tournament.progress(spec, out)))
+        return 0
     if args.measure_games and (not args.plan or min(args.measure_games) <= 0):
         print("chessmoe tournament: --measure-games takes positive node limits and goes with "
               "--plan", file=sys.stderr)
@@ -854,6 +857,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="GPU units in flight (default: every worker when GPUs are present)")
     tourn.add_argument("--gpus", type=int, default=None,
                        help="GPUs to pin workers to, round-robin (default: all visible)")
+    tourn.add_argument("--status", action="store_true",
+                       help="print how many games of each match OUT holds and what is left, "
+                            "then exit (plays and writes nothing)")
     tourn.add_argument("--plan", action="store_true",
                        help="calibrate on this machine and print the projected wall time of "
                             "every part instead of playing")

@@ -53,6 +53,7 @@ from chessmoe.play.records import summarise
 
 __all__ = [
     "DESIGNS",
+    "MatchProgress",
     "MatchSpec",
     "TournamentSpec",
     "Unit",
@@ -61,6 +62,7 @@ __all__ = [
     "dask_client",
     "definition_grid",
     "method_grid",
+    "progress",
     "run_dask",
     "run_local",
     "summarise_tournament",
@@ -247,6 +249,42 @@ def units(spec: TournamentSpec) -> list[Unit]:
                                spec.name, at_once) for k in range(count)])
     rounds = max((len(u) for u in per_match), default=0)
     return [u[k] for k in range(rounds) for u in per_match if k < len(u)]
+
+
+@dataclass(frozen=True)
+class MatchProgress:
+    """How far one match of a tournament directory has been played."""
+
+    name: str
+    played: int  # finished games in its logs
+    planned: int  # two games a pair
+
+    @property
+    def complete(self) -> bool:
+        return self.played >= self.planned
+
+
+def progress(spec: TournamentSpec, out_dir: str | os.PathLike[str]) -> list[MatchProgress]:
+    """Every match of ``spec`` with the finished games its logs under ``out_dir`` hold (read
+    only: nothing is played or written; a log's unfinished last line is not a game)."""
+    def played(match: MatchSpec) -> int:
+        return len(load_records(sorted((Path(out_dir) / match.name).glob("games-*.jsonl"))))
+
+    return [MatchProgress(m.name, played(m), 2 * m.pairs) for m in spec.matches]
+
+
+def format_progress(rows: Sequence[MatchProgress]) -> str:
+    """One line per match and a total: played of planned games, and what is left."""
+    width = max((len(r.name) for r in rows), default=10)
+    lines = [f"{r.name:{width}s} {r.played:6,d} of {r.planned:6,d} games"
+             f"{'' if r.complete else '  (in progress)' if r.played else '  (not started)'}"
+             for r in rows]
+    played, planned = sum(r.played for r in rows), sum(r.planned for r in rows)
+    share = 100.0 * played / planned if planned else 100.0
+    state = "complete" if played >= planned else f"{planned - played:,} games to play"
+    lines.append(f"{'total':{width}s} {played:6,d} of {planned:6,d} games ({share:.1f} %): "
+                 f"{state}")
+    return "\n".join(lines)
 
 
 def run_unit(unit: Unit, out_dir: str, data_dir: str | None = None) -> dict[str, Any]:
