@@ -119,6 +119,24 @@ def test_the_grid_figures_are_drawn_from_the_small_cutechess_replay_once_it_is_c
     assert {j.params(tmp_path, tmp_path / "out")["tournament_dir"] for j in jobs} \
         == {str(committed)}  # still being played
     (replayed / "summary.json").write_text(json.dumps({"complete": True, "matches": []}))
+    # complete, but for fewer matches than the committed tournament planned (--match)
+    committed.mkdir(parents=True)
+    match = {"name": "staged-b8-n100", "pairs": 6, "first": {"name": "staged"}}
+    (committed / "spec.json").write_text(json.dumps({"matches": [match, {**match,
+                                                                            "name": "x"}]}))
+    (replayed / "spec.json").write_text(json.dumps({"matches": [match]}))
+    assert {j.params(tmp_path, tmp_path / "out")["tournament_dir"] for j in jobs} \
+        == {str(committed)}
+    from chessmoe.report.make_figures import read_folders
+
+    assert read_folders(jobs[0], tmp_path) == ["tournaments/small"]
+    (replayed / "spec.json").write_text(json.dumps({"matches": [match, {**match,
+                                                                           "name": "x"}]}))
     assert {j.params(tmp_path, tmp_path / "out")["tournament_dir"] for j in jobs} \
         == {str(replayed)}
+    # figures/INDEX.md names the folder the notebooks read, not the one they would have
+    assert read_folders(jobs[0], tmp_path) == ["tournaments/small-cutechess"]
+    assert read_folders(jobs[1], tmp_path) == ["tournaments/small-cutechess"]  # not the root
+    datasets = artefacts.job("02_datasets.ipynb", layout)  # names only the results root
+    assert read_folders(datasets, tmp_path) == [n.rsplit("/", 1)[0] for n, _ in datasets.needs]
     assert artefacts.ratings_tournament(tmp_path, layout) == tmp_path / "tournaments" / "ratings"

@@ -80,16 +80,35 @@ LAYOUTS: dict[str, ResultsLayout] = {
 }
 
 
-def replayed_or_committed(results: Path, committed: str, replayed: str) -> Path:
+def _spec_matches(directory: Path) -> list[dict[str, object]] | None:
+    import json
+
+    try:
+        matches = json.loads((directory / "spec.json").read_text())["matches"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return matches if isinstance(matches, list) else None
+
+
+def replayed_or_committed(results: Path, committed: str, replayed: str, *,
+                          same_matches: bool = False) -> Path:
     """``results/tournaments/<replayed>`` (a replay under cutechess rules) once its summary
-    says every planned game is played, else ``results/tournaments/<committed>``."""
+    says every planned game is played, else ``results/tournaments/<committed>``. With
+    ``same_matches`` the replay must also plan exactly the committed tournament's matches
+    (names, pairs, players, openings group): a replay of some matches only (``--match``,
+    ``--pairs`` or bundles missing) is complete for what it planned, not a replacement."""
     import json
 
     path = results / "tournaments" / replayed
+    original = results / "tournaments" / committed
     summary = path / "summary.json"
-    if summary.is_file() and json.loads(summary.read_text()).get("complete") is True:
-        return path
-    return results / "tournaments" / committed
+    if not (summary.is_file() and json.loads(summary.read_text()).get("complete") is True):
+        return original
+    if same_matches:
+        ours, theirs = _spec_matches(path), _spec_matches(original)
+        if ours is None or ours != theirs:
+            return original
+    return path
 
 
 def ratings_tournament(results: Path, layout: ResultsLayout) -> Path:
@@ -102,7 +121,8 @@ def grid_tournament(results: Path, layout: ResultsLayout) -> Path:
     """The per-setting grid's tournament (Table 2, Fig. 5-7, 29; Table 8's rules): the
     replay under cutechess rules (``layout.tournament_replayed``) once complete, else the
     committed one."""
-    return replayed_or_committed(results, layout.tournament, layout.tournament_replayed)
+    return replayed_or_committed(results, layout.tournament, layout.tournament_replayed,
+                                 same_matches=True)
 
 
 def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...]:

@@ -15,6 +15,7 @@ from chessmoe.report.runner import execute
 __all__ = [
     "MissingResults",
     "check_inputs",
+    "read_folders",
     "run_figures",
 ]
 
@@ -57,6 +58,27 @@ def _sync(staging: Path, figures: Path, produced: set[str]) -> None:
             directory.rmdir()
 
 
+def read_folders(job: NotebookJob, results: Path) -> list[str]:
+    """The results folders a notebook job reads, relative to ``results``: the existing
+    folders its parameters name (so a replay that replaced a committed tournament is the one
+    listed), or, for a job whose parameters name only the results root, the folders of the
+    files it needs."""
+    named: list[str] = []
+    for value in job.params(results, results.parent / "figures").values():
+        for item in value if isinstance(value, list) else [value]:
+            if not isinstance(item, str):
+                continue
+            path = Path(item)
+            if path == results or not path.is_dir() or not path.is_relative_to(results):
+                continue
+            folder = path.relative_to(results).as_posix()
+            if folder not in named:
+                named.append(folder)
+    if named:
+        return named
+    return list(dict.fromkeys(need.rsplit("/", 1)[0] for need, _ in job.needs))
+
+
 def _index(jobs: Sequence[NotebookJob], results: Path) -> str:
     """``figures/INDEX.md``: every artefact with its notebook and the results it read
     (with the commit and date their manifests record, so the index changes only when
@@ -66,10 +88,9 @@ def _index(jobs: Sequence[NotebookJob], results: Path) -> str:
              "", "| artefact | files | notebook | results read |", "|---|---|---|---|"]
     sources: dict[str, str] = {}
     for job in jobs:
-        names = []
+        names = [f"`results/{folder}`" for folder in read_folders(job, results)]
         for need, _ in job.needs:
             folder = need.rsplit("/", 1)[0]
-            names.append(f"`results/{folder}`")
             manifest_path = results / need
             if need.endswith("manifest.json") and manifest_path.exists():
                 manifest = json.loads(manifest_path.read_text())

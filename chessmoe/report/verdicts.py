@@ -35,10 +35,10 @@ from chessmoe.nets.names import SEPARATED_LONG
 from chessmoe.play.match import load_records
 from chessmoe.play.records import GameRecord
 
-__all__ = ["ArmEstimate", "Claim", "PairedDifference", "arm_estimate", "baseline_arms", "claims",
-           "clustered_mean", "draw_rules", "elo_interval", "holm", "is_regular_seed", "load_arms",
-           "paired_difference", "pooled_estimate", "primary_tournament", "seed_arms", "t975",
-           "table1_seed_band", "two_sided_p"]
+__all__ = ["ArmEstimate", "Claim", "PairedDifference", "arm_estimate", "baseline_arms",
+           "claims", "clustered_mean", "draw_rules", "elo_interval", "holm", "is_regular_seed",
+           "load_arms", "pair_scores", "paired_difference", "pooled_estimate",
+           "primary_tournament", "seed_arms", "t975", "table1_seed_band", "two_sided_p"]
 
 Z95 = 1.959963984540054
 
@@ -91,8 +91,9 @@ def _elo_bound(score: float) -> float:
     return elo_from_score(score)
 
 
-def _pair_scores(records: Sequence[GameRecord]) -> dict[int, tuple[int, float]]:
-    """``pair -> (opening, mean score of the pair)`` for pairs with both games played."""
+def pair_scores(records: Sequence[GameRecord]) -> dict[int, tuple[int, float]]:
+    """``pair -> (opening, mean score of the pair)`` for pairs with both games played: the
+    one definition of a complete game pair every estimate uses."""
     games: dict[int, list[tuple[int, float]]] = {}
     for r in records:
         if r.pair is not None and r.opening is not None and r.first_score is not None:
@@ -119,7 +120,7 @@ def _z(effect: float, se: float) -> float:
 def arm_estimate(name: str, records: Sequence[GameRecord]) -> ArmEstimate:
     """The pentanomial estimate of one arm: mean pair score +- 1.96 standard errors, and the
     two-sided p-value of a 50 % score from the same standard error."""
-    pairs = _pair_scores(records)
+    pairs = pair_scores(records)
     values = [s for _, s in pairs.values()]
     n = len(values)
     if n < 2:
@@ -175,7 +176,7 @@ def pooled_estimate(name: str, matches: Sequence[Sequence[GameRecord]]) -> ArmEs
     the interval is the Elo of mean -+ t(G-1) cluster-robust standard errors (Student's t
     with one degree of freedom fewer than clusters: with 6 openings, 2.571 instead of 1.96)."""
     values = [(opening, score) for records in matches
-              for opening, score in _pair_scores(records).values()]
+              for opening, score in pair_scores(records).values()]
     mean, se, clusters = clustered_mean(values)
     if math.isnan(se):
         return ArmEstimate(name, len(values), clusters, mean, math.nan, math.nan, math.nan)
@@ -190,8 +191,8 @@ def paired_difference(a: Sequence[GameRecord], b: Sequence[GameRecord]) -> Paire
     """Mean pair-score difference of arm ``a`` minus arm ``b`` over the openings both played
     (each arm's pairs against its own opponent), with its 95 % interval and p-value, in score
     percentage points."""
-    pa = {o: s for o, s in _pair_scores(a).values()}
-    pb = {o: s for o, s in _pair_scores(b).values()}
+    pa = {o: s for o, s in pair_scores(a).values()}
+    pb = {o: s for o, s in pair_scores(b).values()}
     shared = sorted(set(pa) & set(pb))
     d = [100 * (pa[o] - pb[o]) for o in shared]
     n = len(d)

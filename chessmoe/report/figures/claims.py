@@ -17,14 +17,19 @@ from pathlib import Path
 
 import pandas as pd
 
-from chessmoe.report import stems, verdicts
+from chessmoe.report import replay, stems, verdicts
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 
-__all__ = ["COMPUTE_ARMS", "PAIR_INTERVAL", "ComputePoint", "compute_points", "estimates_frame",
-           "fig_compute_gap", "fig_powered_arms", "fig_seed_grid", "table_claims",
-           "table_contrasts", "table_draw_rules"]
+__all__ = ["COMPUTE_ARMS", "DRAW_RULES_COUNTS", "PAIR_INTERVAL", "ComputePoint",
+           "compute_points", "estimates_frame", "fig_compute_gap", "fig_powered_arms",
+           "fig_seed_grid", "table_claims", "table_contrasts", "table_draw_rules"]
 
 PAIR_INTERVAL = "per game pair (pentanomial), 95 %"
+
+#: The count columns of the draw-rules table (:func:`table_draw_rules`), in order.
+DRAW_RULES_COUNTS: tuple[str, ...] = (
+    "games", "same moves", "played on", "ended sooner", "diverged", "rescored",
+    "results changed", "toward the arm", "toward its opponent")
 
 #: The bundles of the equal-compute comparison, as the tournaments name their arms.
 COMPUTE_ARMS: tuple[str, ...] = ("regular-long", "separated", "separated-long", "staged",
@@ -337,27 +342,23 @@ def table_contrasts(tournament_dir: str | os.PathLike[str],
 
 def table_draw_rules(before_dir: str | os.PathLike[str], after_dir: str | os.PathLike[str],
                      out_dir: str | os.PathLike[str]) -> Artefact:
-    """What the draw rules alone changed: every arm both tournaments played (the committed
+    """What changing the draw rules did: every arm both tournaments played (the committed
     one and its replay under other rules, same openings), compared game by game
     (:mod:`chessmoe.report.replay`), with the arm's Elo under each rule set on the pairs both
     played and the shift between them. The last row adds up the games of every arm."""
-    from chessmoe.report import replay
-
     rows = replay.replay_tournament(before_dir, after_dir)
-    before_rules = verdicts.draw_rules(before_dir) or "?"
-    after_rules = verdicts.draw_rules(after_dir) or "?"
+    before_rules = verdicts.draw_rules(before_dir) or "unknown"
+    after_rules = verdicts.draw_rules(after_dir) or "unknown"
 
     def points(d: verdicts.PairedDifference) -> str:
         return "" if math.isnan(d.diff) else f"{d.diff:+.1f} [{d.low:+.1f}, {d.high:+.1f}]"
 
-    columns = ["arm", "games", "same moves", "played on", "ended sooner", "diverged",
-               "results changed", "toward the arm", "toward its opponent",
-               f"Elo, {before_rules} rules", f"Elo, {after_rules} rules",
-               "shift (points a pair)"]
     def counts(r: replay.RuleReplay) -> list[int]:
-        return [r.games, r.same_moves, r.played_on, r.ended_sooner, r.diverged, r.changed,
-                r.to_first, r.to_second]
+        return [r.games, r.same_moves, r.played_on, r.ended_sooner, r.diverged, r.rescored,
+                r.changed, r.to_first, r.to_second]
 
+    columns = ["arm", *DRAW_RULES_COUNTS, "Elo, original rules", "Elo, replay rules",
+               "shift (points a pair)"]
     records: list[list[object]] = [
         [r.arm, *counts(r), verdicts.elo_interval(r.before), verdicts.elo_interval(r.after),
          points(r.shift)] for r in rows]
@@ -366,30 +367,34 @@ def table_draw_rules(before_dir: str | os.PathLike[str], after_dir: str | os.Pat
                                                                strict=True)), "", "", ""])
     frame = pd.DataFrame(records, columns=columns).set_index("arm")
     games = sum(r.games for r in rows)
-    diverged = sum(r.diverged for r in rows)
     changed = sum(r.changed for r in rows)
+    moved = sum(r.played_on + r.ended_sooner for r in rows)
     before_name, after_name = Path(before_dir).name, Path(after_dir).name
-    notes = [f"'{before_name}' ({_played(Path(before_dir))}) against its replay "
-             f"'{after_name}' ({_played(Path(after_dir))}): every game whose opening both "
-             "played with both colours, matched by opening and colours.",
-             "The searches are deterministic (node-limited, no noise), so a replayed game "
-             "repeats the original move for move until one rule set ends it: 'played on' "
-             f"means the {before_rules} rules ended the original earlier, 'ended sooner' the "
-             f"reverse, 'same moves' both ended at the same ply. 'diverged': the moves differ "
-             "before either ended: not the rules' direct effect (the engines or their "
-             "settings differ, or their numerics: a network evaluated in a batch of other "
-             "games' positions can round differently once those games have changed).",
-             (f"{changed} of {games} games ({replay.share(changed, games):.1f} %) changed "
-              f"result ({sum(r.to_first for r in rows)} toward the arm, "
-              f"{sum(r.to_second for r in rows)} toward its opponent), "
-              f"{sum(r.changed_diverged for r in rows)} of them in diverged games; "
-              f"{diverged} diverged." if games else "No game was played by both yet."),
+    notes = [f"Original: '{before_name}' ({_played(Path(before_dir))}); replay: "
+             f"'{after_name}' ({_played(Path(after_dir))}). Every game of a pair both "
+             "played completely, matched by pair and colours (same opening and position).",
+             "With node-limited searches and no noise a replayed game is expected to repeat "
+             "the original move for move until one rule set ends it. 'same moves': both "
+             f"ended at the same ply; 'played on': the {before_rules} rules ended the "
+             "original earlier; 'ended sooner': the reverse; 'diverged': the moves differ "
+             "before either ended, which the rules do not do. 'rescored': the moves both "
+             "games share carry a different search score somewhere (the two runs' arithmetic "
+             "differed; the original records predate per-game provenance, so whether machines "
+             "or library versions differed is not recorded).",
+             (f"{games:,} games: {games - sum(r.diverged for r in rows):,} repeat the original "
+              f"until a rule set ended one of them ({moved:,} of these ended at another ply), "
+              f"{sum(r.rescored for r in rows):,} with a different score somewhere; "
+              f"{changed:,} ({100.0 * changed / games:.1f} %) changed result "
+              f"({sum(r.to_first for r in rows):,} toward the arm, "
+              f"{sum(r.to_second for r in rows):,} toward its opponent), "
+              f"{sum(r.changed_diverged for r in rows):,} of them in diverged games."
+              if games else "No game pair was played completely by both yet."),
              "Elo: the arm against its opponent on the pairs both played, per game pair "
              "(pentanomial), 95 %. Shift: replay minus original, 100 x the mean difference of "
              "pair scores, paired by opening, 95 % (normal approximation); unadjusted, not in "
              "the claims table's Holm family."]
     paths = save_table(frame, out_dir, stems.EXTRAS_DRAW_RULES,
-                       f"What the draw rules alone changed: '{before_name}' "
-                       f"({before_rules}) replayed as '{after_name}' ({after_rules})", notes,
+                       f"What the draw rules changed: '{before_name}' ({before_rules} draw "
+                       f"rules) replayed as '{after_name}' ({after_rules} draw rules)", notes,
                        floatfmt=".0f")
     return Artefact(stems.EXTRAS_DRAW_RULES, paths, table=frame)

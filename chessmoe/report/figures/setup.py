@@ -105,9 +105,11 @@ def table8_setup(results_dir: str | os.PathLike[str], out_dir: str | os.PathLike
 
 def fig15_match_command(out_dir: str | os.PathLike[str],
                         tournament: dict[str, Any] | None = None) -> Artefact:
-    """Fig. 15: the paper's cutechess command and the kit's equivalent."""
-    kit = ("chessmoe tournament --profile small --experts results/experts/small "
-           "--out results/tournaments/small --workers 2")
+    """Fig. 15: the paper's cutechess command and the kit's equivalent (the command that
+    plays ``tournament``, the summary of the tournament the figures read)."""
+    name = str((tournament or {}).get("tournament") or "small")
+    kit = (f"chessmoe tournament --profile {name} --experts results/experts/small "
+           f"--out results/tournaments/{name} --workers 2")
     uci = ("chessmoe uci --experts results/experts/small/separated "
            "--baseline results/experts/small/regular --batch-size 64 --nodes 100")
     fig = new_figure(10, 6.2)
@@ -129,7 +131,8 @@ def fig15_match_command(out_dir: str | os.PathLike[str],
         y -= 0.05 + 0.034 * wrapped.count("\n") + 0.04
     if tournament is not None:
         rules = tournament.get("adjudication", {})
-        ax.text(0.0, 0.04, f"Adjudication used: resign movecount={rules.get('resign_movecount')}"
+        ax.text(0.0, 0.04, f"Adjudication used: draw rules {rules.get('draw_rules', 'claim')};"
+                f" resign movecount={rules.get('resign_movecount')}"
                 f" score={rules.get('resign_score')}; draw movenumber="
                 f"{rules.get('draw_movenumber')} movecount={rules.get('draw_movecount')} "
                 f"score={rules.get('draw_score')}; openings: {tournament.get('openings')}.",
