@@ -107,6 +107,9 @@ def test_seed_grid_and_head_to_head_come_from_the_replicated_tournament(tmp_path
     assert seeds.ours.startswith("+120 Elo") and "(120 games, 20 openings)" in seeds.ours
     assert seeds.note.startswith("3 seed pairings (2 staged x 2 regular seeds)")
     assert "+0 to +191" in seeds.note
+    # seed 11 scores 0.5 in every pair (+0, its interval [+0, +0]): not above zero
+    assert "2 of 3 above zero, 2 with their own interval above zero" in seeds.note
+    assert "treats these seeds as fixed" in seeds.note
     head = next(r for r in rows if r.topic == "equal training compute, head to head")
     # while the tournament is being played its rows are shown but not tested
     assert head.ours.startswith("-191 Elo") and math.isnan(head.p)

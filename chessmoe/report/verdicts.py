@@ -438,8 +438,13 @@ def claims(tournament: str | os.PathLike[str], experts: str | os.PathLike[str],
         spread = [e.elo for e in each.values() if math.isfinite(e.elo)]
         firsts = len({k[0] for k in grid})
         seconds = len({k[1] for k in grid})
+        above = sum(e.elo > 0 for e in each.values())
+        sure = sum(e.low > 0 for e in each.values())
         note = (f"{len(grid)} seed pairings ({firsts} {method} x {seconds} regular seeds); "
-                f"their Elo ranges {_fmt(min(spread))} to {_fmt(max(spread))}" if spread
+                f"their Elo ranges {_fmt(min(spread))} to {_fmt(max(spread))}; {above} of "
+                f"{len(grid)} above zero, {sure} with their own interval above zero; the "
+                "pooled interval treats these seeds as fixed (openings are its clusters), "
+                "so it does not cover other seeds" if spread
                 else f"{len(grid)} seed pairings")
         tests.append(replace(_arm_claim("MoE vs regular, across seeds",
                                         f"{method} beats regular under other training seeds "
