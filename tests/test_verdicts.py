@@ -309,3 +309,38 @@ def test_table1_verdicts_compare_each_mixture_with_the_seed_band(tmp_path: Path)
     for bundle in ("regular-seed10", "regular-seed11"):
         (experts / bundle / "evaluation.json").unlink()
     assert not [c for c in claims(tmp_path / "none", experts) if c.topic == "Table 1 loss"]
+
+
+def test_the_seed_level_estimate_takes_the_seeds_of_both_sides_as_random() -> None:
+    """A 3 x 3 grid y_ij = 0.6 + a_i + b_j + e_ij with a = (-0.05, 0, 0.05),
+    b = (-0.1, 0, 0.1) and an interaction summing to zero by row and column
+    (e_11 = e_22 = 0.01, e_12 = e_21 = -0.01): MS_A = 0.0075, MS_B = 0.03, MS_E = 0.0001,
+    var = (MS_A + MS_B - MS_E) / 9 = 0.0041556 (se 0.064464), Satterthwaite df 2.925, so
+    t(2) = 4.303: 0.6 -+ 0.27738 -> Elo +70 [-129, +342]. Incomplete grids give None."""
+    import math
+
+    from chessmoe.report.verdicts import seed_level_estimate
+
+    a, b = (-0.05, 0.0, 0.05), (-0.1, 0.0, 0.1)
+    e = ((0.01, -0.01, 0.0), (-0.01, 0.01, 0.0), (0.0, 0.0, 0.0))
+    game = GameRecord("a", "b", "fen", "1-0", "checkmate", "", (), (), (), 0.0)
+
+    def cell(score: float) -> list[GameRecord]:
+        return [game.in_match(pair=p, opening=p, first_score=score)
+                for p in range(4) for _ in range(2)]
+
+    grid = {(f"m{i}", f"r{j}"): cell(0.6 + a[i] + b[j] + e[i][j])
+            for i in range(3) for j in range(3)}
+    level = seed_level_estimate("staged", grid)
+    assert level is not None and level.grid == (3, 3)
+    assert level.df == pytest.approx(2.9255, abs=1e-3)
+    assert level.estimate.score == pytest.approx(0.6)
+    assert level.estimate.elo == pytest.approx(70.44, abs=0.01)
+    assert level.estimate.low == pytest.approx(-128.86, abs=0.05)
+    assert level.estimate.high == pytest.approx(341.86, abs=0.05)
+    assert level.estimate.pairs == 36 and level.estimate.openings == 4
+    assert math.isnan(level.estimate.p)
+    del grid[("m2", "r2")]
+    assert seed_level_estimate("staged", grid) is None  # incomplete
+    assert seed_level_estimate("staged", {("m0", "r0"): cell(0.7), ("m0", "r1"): cell(0.6)}) \
+        is None  # one seed of the first side

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -35,10 +35,11 @@ from chessmoe.nets.names import SEPARATED_LONG
 from chessmoe.play.match import load_records
 from chessmoe.play.records import GameRecord
 
-__all__ = ["ArmEstimate", "Claim", "PairedDifference", "arm_estimate", "baseline_arms",
-           "claims", "clustered_mean", "draw_rules", "elo_interval", "holm", "is_regular_seed",
-           "load_arms", "pair_scores", "paired_difference", "pooled_estimate",
-           "primary_tournament", "seed_arms", "t975", "table1_seed_band", "two_sided_p"]
+__all__ = ["ArmEstimate", "Claim", "PairedDifference", "SeedLevelEstimate", "arm_estimate",
+           "baseline_arms", "claims", "clustered_mean", "draw_rules", "elo_interval", "holm",
+           "is_regular_seed", "load_arms", "pair_scores", "paired_difference",
+           "pooled_estimate", "primary_tournament", "seed_arms", "seed_level_estimate", "t975",
+           "table1_seed_band", "two_sided_p"]
 
 Z95 = 1.959963984540054
 
@@ -185,6 +186,65 @@ def pooled_estimate(name: str, matches: Sequence[Sequence[GameRecord]]) -> ArmEs
     return ArmEstimate(name, len(values), clusters, mean, _elo_bound(mean),
                        _elo_bound(mean - critical * se), _elo_bound(mean + critical * se),
                        two_sided_p(_z(mean - 0.5, se)) if clusters > 30 else math.nan)
+
+
+@dataclass(frozen=True)
+class SeedLevelEstimate:
+    """The mean score over a crossed grid of training seeds with the seeds of both sides
+    taken as random (other seeds would give other cells): the estimate, its 95 % interval in
+    Elo and the Satterthwaite degrees of freedom the interval's t quantile used."""
+
+    estimate: ArmEstimate
+    df: float
+    grid: tuple[int, int]  # seeds of the first side x seeds of the second
+
+
+def seed_level_estimate(name: str, grid: Mapping[tuple[str, str], Sequence[GameRecord]]
+                        ) -> SeedLevelEstimate | None:
+    """A two-way random-effects estimate over a complete I x J grid of seed pairings (I, J
+    >= 2): each cell is its mean pair score y_ij = mu + a_i + b_j + e_ij (e: interaction
+    and the games' own noise). From the ANOVA mean squares MS_A (I-1 df), MS_B (J-1) and
+    MS_E ((I-1)(J-1)): var(mean) = s_a^2/I + s_b^2/J + MS_E/(IJ) with s_a^2 = (MS_A-MS_E)/J
+    and s_b^2 = (MS_B-MS_E)/I, each set to 0 where negative; Satterthwaite's degrees of
+    freedom; the interval is the mean -+ t(floor(df)) standard errors. ``None`` for an
+    incomplete or smaller grid. With 3 seeds a side it has 2-4 degrees of freedom: wide, and
+    it answers "across seeds" where the pooled estimate, with the seeds fixed, cannot."""
+    firsts = sorted({a for a, _ in grid})
+    seconds = sorted({b for _, b in grid})
+    n_i, n_j = len(firsts), len(seconds)
+    if n_i < 2 or n_j < 2 or len(grid) != n_i * n_j:
+        return None
+    y = {}
+    for key, records in grid.items():
+        pairs = [s for _, s in pair_scores(records).values()]
+        if not pairs:
+            return None
+        y[key] = sum(pairs) / len(pairs)
+    mean = sum(y.values()) / len(y)
+    rows = {a: sum(y[(a, b)] for b in seconds) / n_j for a in firsts}
+    cols = {b: sum(y[(a, b)] for a in firsts) / n_i for b in seconds}
+    ms_a = n_j * sum((r - mean) ** 2 for r in rows.values()) / (n_i - 1)
+    ms_b = n_i * sum((c - mean) ** 2 for c in cols.values()) / (n_j - 1)
+    df_e = (n_i - 1) * (n_j - 1)
+    ms_e = sum((y[(a, b)] - rows[a] - cols[b] + mean) ** 2
+               for a in firsts for b in seconds) / df_e
+    cells = n_i * n_j
+    # var = c_a MS_A + c_b MS_B + c_e MS_E, the components kept where positive
+    c_a = 1 / cells if ms_a > ms_e else 0.0
+    c_b = 1 / cells if ms_b > ms_e else 0.0
+    c_e = 1 / cells - c_a - c_b
+    var = c_a * ms_a + c_b * ms_b + c_e * ms_e
+    terms = [(c_a * ms_a, n_i - 1), (c_b * ms_b, n_j - 1), (c_e * ms_e, df_e)]
+    denominator = sum(x * x / d for x, d in terms if x)
+    if var <= 0 or denominator <= 0:
+        return None
+    df = var * var / denominator
+    half = t975(max(1, math.floor(df))) * math.sqrt(var)
+    scored = [pair_scores(r) for r in grid.values()]
+    openings = len({o for pairs in scored for o, _ in pairs.values()})
+    estimate = ArmEstimate(name, sum(len(pairs) for pairs in scored), openings, mean,
+                           _elo_bound(mean), _elo_bound(mean - half), _elo_bound(mean + half))
+    return SeedLevelEstimate(estimate, df, (n_i, n_j))
 
 
 def paired_difference(a: Sequence[GameRecord], b: Sequence[GameRecord]) -> PairedDifference:
@@ -446,6 +506,10 @@ def claims(tournament: str | os.PathLike[str], experts: str | os.PathLike[str],
                 "pooled interval treats these seeds as fixed (openings are its clusters), "
                 "so it does not cover other seeds" if spread
                 else f"{len(grid)} seed pairings")
+        level = seed_level_estimate(method, grid)
+        if level is not None:
+            note += (f"; with the seeds of both sides random (two-way random effects, "
+                     f"{level.df:.1f} df): {elo_interval(level.estimate)}")
         tests.append(replace(_arm_claim("MoE vs regular, across seeds",
                                         f"{method} beats regular under other training seeds "
                                         "of both", pooled, +1, note), in_progress=running))

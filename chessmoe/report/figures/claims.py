@@ -218,7 +218,9 @@ def fig_seed_grid(replicated_dir: str | os.PathLike[str] | None,
                   out_dir: str | os.PathLike[str]) -> Artefact:
     """Staged and weighted a=10 under each training seed against the regular network under
     each of its seeds (the replicated tournament's seed grid): Elo with its pair interval per
-    pairing, and the pooled estimate over every pairing (clustered by opening)."""
+    pairing, the pooled estimate over every pairing (clustered by opening: these seeds) and,
+    for a complete grid, the estimate with the seeds of both sides random
+    (:func:`verdicts.seed_level_estimate`)."""
     arms = (verdicts.load_arms(replicated_dir) if replicated_dir is not None
             and Path(replicated_dir).exists() else {})
     rows: list[tuple[str, verdicts.ArmEstimate, bool]] = []
@@ -229,6 +231,9 @@ def fig_seed_grid(replicated_dir: str | os.PathLike[str] | None,
         if len(grid) >= 2:
             rows.append((f"{method}: pooled over {len(grid)}",
                          verdicts.pooled_estimate(method, list(grid.values())), True))
+        level = verdicts.seed_level_estimate(method, grid)
+        if level is not None:
+            rows.append((f"{method}: seeds random ({level.df:.1f} df)", level.estimate, True))
     fig = new_figure(7.5, 0.9 + 0.3 * max(len(rows), 3))
     ax = fig.subplots()
     if not rows:
