@@ -437,6 +437,9 @@ def test_versus_plays_paired_openings_and_summarises(tmp_path: Path) -> None:
     assert summary.mean_nodes_first is not None and summary.mean_nodes_first <= 20
     data = json.loads((tmp_path / "m" / "summary.json").read_text())
     assert data["document"]["score"] == 0.6525 and data["openings"]["pairs"] == 1
+    # the summary names the rules the games were played under
+    assert data["adjudication"]["max_plies"] == 60
+    assert data["adjudication"]["draw_rules"] == "cutechess"
     assert (tmp_path / "m" / "games.pgn").read_text().count("[Event ") == 2
     speed = searcher_speed("ntuple", tmp_path / "w", [MIDDLEGAME], nodes=50)
     assert speed["nodes"] == 50 and speed["nodes_per_second"] > 0

@@ -100,6 +100,7 @@ def versus(first: PlayerSpec, second: PlayerSpec, out_dir: str | Path, *, pairs:
         **asdict(summary),
         "players": {"first": first.to_dict(), "second": second.to_dict()},
         "openings": {"suite": suite, "file": suite_path.name, "pairs": pairs, "seed": seed},
+        "adjudication": asdict(rules or Adjudication()),
         "document": asdict(headline) if headline else None,
         "provenance": provenance()})
     return summary
