@@ -67,7 +67,27 @@ def test_table_rows_carry_the_runs_and_the_documents_numbers() -> None:
     assert (f"{vs['pentanomial_elo']:+.0f} Elo +- {vs['pentanomial_margin']:.0f} (95 %, by "
             f"game pairs, {vs['openings']['pairs']} pairs)") in rows["n-tuple"]["Ours"]
     assert "750 positions/s" in rows["MAIS"]["Speed (ours vs document)"]
-    assert "0-0-10 (W-D-L)" in rows["MAIS"]["Vs Stockfish"]
+    mais_vs = json.loads((RELATED / "mais" / "vs-stockfish" / "summary.json").read_text())
+    assert (f"{mais_vs['wins']}-{mais_vs['draws']}-{mais_vs['losses']} (W-D-L)"
+            in rows["MAIS"]["Vs Stockfish"])
+    # each match says the draw rules its summary records
+    assert vs["adjudication"]["draw_rules"] == "cutechess"
+    assert "400 nodes, cutechess draw rules) against" in rows["n-tuple"]["Ours"]
+    assert rows["MAIS"]["Vs Stockfish"].endswith("; cutechess draw rules")
+
+
+def test_a_match_summary_without_its_rules_says_they_are_not_recorded(tmp_path: Path) -> None:
+    shutil.copytree(RELATED / "ntuple", tmp_path / "ntuple")
+    path = tmp_path / "ntuple" / "vs-stockfish" / "summary.json"
+    summary = json.loads(path.read_text())
+    del summary["adjudication"]
+    path.write_text(json.dumps(summary))
+    rows = {r["Engine"].split(" ")[0]: r for r in related.related_rows(tmp_path)}
+    assert rows["n-tuple"]["Vs Stockfish"].endswith("; draw rules not recorded")
+    summary["adjudication"] = {"draw_rules": "claim"}
+    path.write_text(json.dumps(summary))
+    rows = {r["Engine"].split(" ")[0]: r for r in related.related_rows(tmp_path)}
+    assert rows["n-tuple"]["Vs Stockfish"].endswith("; claim draw rules")
 
 
 def test_a_missing_engine_is_not_trained(tmp_path: Path) -> None:

@@ -87,6 +87,7 @@ class VsStockfish:
     pair_elo: float | None = None
     pair_margin: float | None = None
     pairs: int | None = None
+    draw_rules: str | None = None  # as its summary records them (None: not recorded)
 
 
 @dataclass(frozen=True)
@@ -257,7 +258,19 @@ def _vs(path: Path) -> VsStockfish | None:
                        float(pair_elo) if pair_elo is not None else None,
                        float(pair_margin) if pair_margin is not None else None,
                        int(d["openings"]["pairs"]) if isinstance(d.get("openings"), dict)
-                       and "pairs" in d["openings"] else None)
+                       and "pairs" in d["openings"] else None,
+                       _draw_rules(d))
+
+
+def _draw_rules(summary: dict[str, Any]) -> str | None:
+    adjudication = summary.get("adjudication")
+    if isinstance(adjudication, dict):
+        return str(adjudication.get("draw_rules", "claim"))
+    return None
+
+
+def _rules_words(rules: str | None) -> str:
+    return f"{rules} draw rules" if rules else "draw rules not recorded"
 
 
 def load_deepchess(run_dir: str | os.PathLike[str]) -> DeepChessRun | None:
@@ -498,7 +511,8 @@ def _vs_cell(vs: VsStockfish | None) -> str:
         return "not played"
     nodes = f", engine {vs.engine_nodes} nodes" if vs.engine_nodes is not None else ""
     return (f"{vs.wins}-{vs.draws}-{vs.losses} (W-D-L), score {_pct(vs.score)} over "
-            f"{vs.games} games vs Stockfish 15.1 ({vs.stockfish}){nodes}")
+            f"{vs.games} games vs Stockfish 15.1 ({vs.stockfish}){nodes}; "
+            f"{_rules_words(vs.draw_rules)}")
 
 
 def _row(engine: str, document: DocumentNumbers, trained: str, ours: str, theirs: str,
@@ -588,7 +602,8 @@ def related_rows(related_dir: str | os.PathLike[str],
             f"{' (stopped early)' if len(nt.iterations) - 1 < nt.max_iterations else ''}, "
             f"weights of iteration {nt.best_iteration} kept",
             f"{_pct(vs.score, 2)} ({vs.wins}-{vs.draws}-{vs.losses}, {vs.games} games at "
-            f"{vs.engine_nodes} nodes) against its untrained start"
+            f"{vs.engine_nodes} nodes, {_rules_words(vs.draw_rules)}) against its untrained "
+            "start"
             + (f", {vs.pair_elo:+.0f} Elo +- {vs.pair_margin:.0f} (95 %, by game pairs"
                + (f", {vs.pairs} pairs" if vs.pairs else "") + ")"
                if vs.pair_elo is not None and vs.pair_margin is not None else "")
