@@ -101,7 +101,26 @@ def test_the_rating_list_is_drawn_from_the_cutechess_replay_once_it_is_complete(
     (replayed / "summary.json").write_text(json.dumps({"complete": False, "matches": []}))
     assert artefacts.ratings_tournament(tmp_path, layout) == committed  # still being played
     (replayed / "summary.json").write_text(json.dumps({"complete": True, "matches": []}))
+
+    def match(a: str, b: str) -> dict[str, object]:
+        return {"name": f"{a}-vs-{b}", "first": {"name": a}, "second": {"name": b}}
+
+    # complete, but only some pairings of its players were played (--match): not a list yet
+    (replayed / "spec.json").write_text(json.dumps({"matches": [match("x", "y"),
+                                                                match("y", "z")]}))
+    assert artefacts.ratings_tournament(tmp_path, layout) == committed
+    (replayed / "spec.json").write_text(json.dumps({"matches": [
+        match("x", "y"), match("z", "y"), match("x", "z")]}))
     assert job.params(tmp_path, tmp_path / "out")["tournament_dir"] == str(replayed)
+    # the kit's own ratings-cutechess design is such a round robin
+    from chessmoe.play.tournament import build_design
+
+    experts = Path(__file__).resolve().parents[1] / "results" / "experts" / "small"
+    design = build_design("ratings-cutechess", experts).to_dict()
+    (replayed / "spec.json").write_text(json.dumps(design))
+    assert artefacts.ratings_tournament(tmp_path, layout) == replayed
+    (replayed / "spec.json").write_text(json.dumps({**design, "matches": design["matches"][1:]}))
+    assert artefacts.ratings_tournament(tmp_path, layout) == committed
 
 
 def test_the_grid_figures_are_drawn_from_the_small_cutechess_replay_once_it_is_complete(

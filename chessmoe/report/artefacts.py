@@ -90,13 +90,26 @@ def _spec_matches(directory: Path) -> list[dict[str, object]] | None:
     return matches if isinstance(matches, list) else None
 
 
+def _round_robin(matches: list[dict[str, object]]) -> bool:
+    """Whether the matches pair every two of their players (in either colour order)."""
+    pairs = set()
+    for m in matches:
+        first, second = m.get("first"), m.get("second")
+        if not (isinstance(first, dict) and isinstance(second, dict)):
+            return False
+        pairs.add(frozenset((str(first.get("name")), str(second.get("name")))))
+    players = {name for pair in pairs for name in pair}
+    return len(players) >= 2 and len(pairs) == len(players) * (len(players) - 1) // 2
+
+
 def replayed_or_committed(results: Path, committed: str, replayed: str, *,
-                          same_matches: bool = False) -> Path:
+                          same_matches: bool = False, round_robin: bool = False) -> Path:
     """``results/tournaments/<replayed>`` (a replay under cutechess rules) once its summary
-    says every planned game is played, else ``results/tournaments/<committed>``. With
-    ``same_matches`` the replay must also plan exactly the committed tournament's matches
-    (names, pairs, players, openings group): a replay of some matches only (``--match``,
-    ``--pairs`` or bundles missing) is complete for what it planned, not a replacement."""
+    says every planned game is played, else ``results/tournaments/<committed>``. A run of
+    some matches only (``--match``, ``--pairs`` or bundles missing) is complete for what it
+    planned, not a replacement, so with ``same_matches`` the replay must also plan exactly
+    the committed tournament's matches (names, pairs, players, openings group), and with
+    ``round_robin`` its matches must pair every two of its players."""
     import json
 
     path = results / "tournaments" / replayed
@@ -104,17 +117,19 @@ def replayed_or_committed(results: Path, committed: str, replayed: str, *,
     summary = path / "summary.json"
     if not (summary.is_file() and json.loads(summary.read_text()).get("complete") is True):
         return original
-    if same_matches:
-        ours, theirs = _spec_matches(path), _spec_matches(original)
-        if ours is None or ours != theirs:
-            return original
+    ours = _spec_matches(path)
+    if same_matches and (ours is None or ours != _spec_matches(original)):
+        return original
+    if round_robin and (ours is None or not _round_robin(ours)):
+        return original
     return path
 
 
 def ratings_tournament(results: Path, layout: ResultsLayout) -> Path:
     """The rating list's tournament: the replay under cutechess rules
-    (``layout.ratings_replayed``) once complete, else the committed round robin."""
-    return replayed_or_committed(results, layout.ratings, layout.ratings_replayed)
+    (``layout.ratings_replayed``) once complete as a round robin, else the committed one."""
+    return replayed_or_committed(results, layout.ratings, layout.ratings_replayed,
+                                 round_robin=True)
 
 
 def grid_tournament(results: Path, layout: ResultsLayout) -> Path:
