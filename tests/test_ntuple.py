@@ -440,6 +440,14 @@ def test_versus_plays_paired_openings_and_summarises(tmp_path: Path) -> None:
     # the summary names the rules the games were played under
     assert data["adjudication"]["max_plies"] == 60
     assert data["adjudication"]["draw_rules"] == "cutechess"
+    # resuming under other draw rules would mix two rule sets under one summary: refused
+    with pytest.raises(ValueError, match=r"other draw rules \(cutechess\) than this match's "
+                                         r"\(claim\)"):
+        versus(first, second, tmp_path / "m", pairs=1, seed=3,
+               rules=Adjudication(max_plies=60, draw_rules="claim"))
+    again = versus(first, second, tmp_path / "m", pairs=1, seed=3,
+                   rules=Adjudication(max_plies=60))  # same rules: resumes, plays nothing
+    assert again.games == 2
     assert (tmp_path / "m" / "games.pgn").read_text().count("[Event ") == 2
     speed = searcher_speed("ntuple", tmp_path / "w", [MIDDLEGAME], nodes=50)
     assert speed["nodes"] == 50 and speed["nodes_per_second"] > 0

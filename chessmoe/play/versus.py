@@ -21,7 +21,7 @@ from pathlib import Path
 from chessmoe._io.fsutil import atomic_write_json
 from chessmoe._io.provenance import provenance
 from chessmoe.elo import pairs_from_games, pentanomial, trinomial
-from chessmoe.play.match import Adjudication, PlayerSpec, play_match, write_pgn
+from chessmoe.play.match import Adjudication, PlayerSpec, load_records, play_match, write_pgn
 from chessmoe.play.openings import read_epd, resolve_suite, schedule
 from chessmoe.search.mcts import Limits
 
@@ -67,12 +67,26 @@ def versus(first: PlayerSpec, second: PlayerSpec, out_dir: str | Path, *, pairs:
            seed: int = 0, suite: str = "embedded", headline: Headline | None = None,
            rules: Adjudication | None = None, event: str = "chessmoe related match"
            ) -> MatchSummary:
-    """Play ``pairs`` opening pairs of ``first`` against ``second`` into ``out_dir``."""
+    """Play ``pairs`` opening pairs of ``first`` against ``second`` into ``out_dir``.
+
+    A match resumes from the games already in ``out_dir``, but only games played under the
+    same draw rules (as their records say): the summary names one adjudication for all of
+    them, so a log from other rules, or from before the kit recorded them, raises
+    ``ValueError`` before anything is played."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    chosen = rules or Adjudication()
+    log = out / "games.jsonl"
+    if log.is_file():
+        earlier = {r.provenance.draw_rules if r.provenance else None
+                   for r in load_records([log])}
+        if earlier - {chosen.draw_rules}:
+            named = ", ".join(sorted(str(x) if x else "not recorded" for x in earlier))
+            raise ValueError(f"{log}: its games were played under other draw rules ({named}) "
+                             f"than this match's ({chosen.draw_rules}); use another directory")
     suite_path = resolve_suite(suite)
     slots = schedule(read_epd(suite_path), pairs, seed)
-    records = play_match(first, second, slots, out / "games.jsonl", rules=rules, event=event)
+    records = play_match(first, second, slots, log, rules=chosen, event=event)
     write_pgn(records, out / "games.pgn")
     scores = [r.first_score for r in records if r.first_score is not None]
     wins = sum(s == 1.0 for s in scores)
@@ -100,7 +114,7 @@ def versus(first: PlayerSpec, second: PlayerSpec, out_dir: str | Path, *, pairs:
         **asdict(summary),
         "players": {"first": first.to_dict(), "second": second.to_dict()},
         "openings": {"suite": suite, "file": suite_path.name, "pairs": pairs, "seed": seed},
-        "adjudication": asdict(rules or Adjudication()),
+        "adjudication": asdict(chosen),
         "document": asdict(headline) if headline else None,
         "provenance": provenance()})
     return summary
