@@ -311,36 +311,71 @@ def test_table1_verdicts_compare_each_mixture_with_the_seed_band(tmp_path: Path)
     assert not [c for c in claims(tmp_path / "none", experts) if c.topic == "Table 1 loss"]
 
 
+def _seed_grid(a: tuple[float, ...], b: tuple[float, ...],
+               e: tuple[tuple[float, ...], ...], pairs: int = 10
+               ) -> dict[tuple[str, str], list[GameRecord]]:
+    """Cells y_ij = 0.6 + a_i + b_j + e_ij, each ``pairs`` complete pairs scoring y_ij."""
+    game = GameRecord("a", "b", "fen", "1-0", "checkmate", "", (), (), (), 0.0)
+    return {(f"m{i}", f"r{j}"): [game.in_match(pair=p, opening=p,
+                                               first_score=0.6 + a[i] + b[j] + e[i][j])
+                                 for p in range(pairs) for _ in range(2)]
+            for i in range(len(a)) for j in range(len(b))}
+
+
+E_SMALL = ((0.01, -0.01, 0.0), (-0.01, 0.01, 0.0), (0.0, 0.0, 0.0))
+
+
 def test_the_seed_level_estimate_takes_the_seeds_of_both_sides_as_random() -> None:
-    """A 3 x 3 grid y_ij = 0.6 + a_i + b_j + e_ij with a = (-0.05, 0, 0.05),
-    b = (-0.1, 0, 0.1) and an interaction summing to zero by row and column
-    (e_11 = e_22 = 0.01, e_12 = e_21 = -0.01): MS_A = 0.0075, MS_B = 0.03, MS_E = 0.0001,
-    var = (MS_A + MS_B - MS_E) / 9 = 0.0041556 (se 0.064464), Satterthwaite df 2.925, so
-    t(2) = 4.303: 0.6 -+ 0.27738 -> Elo +70 [-129, +342]. Incomplete grids give None."""
+    """a = (-0.05, 0, 0.05), b = (-0.1, 0, 0.1) and an interaction summing to zero by row
+    and column (e_11 = e_22 = 0.01, e_12 = e_21 = -0.01): MS_A = 0.0075, MS_B = 0.03,
+    MS_E = 0.0001, var = (MS_A + MS_B - MS_E) / 9 = 0.0041556 (se 0.064464), Satterthwaite
+    df 2.9255, t = 3.182 + 0.0509 x (4.303 - 3.182) = 3.2391 (linear in 1/df):
+    0.6 -+ 0.20880 -> Elo +70 [-77, +251]. Incomplete grids and thin cells give None."""
     import math
 
     from chessmoe.report.verdicts import seed_level_estimate
 
-    a, b = (-0.05, 0.0, 0.05), (-0.1, 0.0, 0.1)
-    e = ((0.01, -0.01, 0.0), (-0.01, 0.01, 0.0), (0.0, 0.0, 0.0))
-    game = GameRecord("a", "b", "fen", "1-0", "checkmate", "", (), (), (), 0.0)
-
-    def cell(score: float) -> list[GameRecord]:
-        return [game.in_match(pair=p, opening=p, first_score=score)
-                for p in range(4) for _ in range(2)]
-
-    grid = {(f"m{i}", f"r{j}"): cell(0.6 + a[i] + b[j] + e[i][j])
-            for i in range(3) for j in range(3)}
+    grid = _seed_grid((-0.05, 0.0, 0.05), (-0.1, 0.0, 0.1), E_SMALL)
     level = seed_level_estimate("staged", grid)
     assert level is not None and level.grid == (3, 3)
     assert level.df == pytest.approx(2.9255, abs=1e-3)
     assert level.estimate.score == pytest.approx(0.6)
     assert level.estimate.elo == pytest.approx(70.44, abs=0.01)
-    assert level.estimate.low == pytest.approx(-128.86, abs=0.05)
-    assert level.estimate.high == pytest.approx(341.86, abs=0.05)
-    assert level.estimate.pairs == 36 and level.estimate.openings == 4
+    assert level.estimate.low == pytest.approx(-76.83, abs=0.05)
+    assert level.estimate.high == pytest.approx(250.55, abs=0.05)
+    assert level.estimate.pairs == 90 and level.estimate.openings == 10
     assert math.isnan(level.estimate.p)
     del grid[("m2", "r2")]
     assert seed_level_estimate("staged", grid) is None  # incomplete
-    assert seed_level_estimate("staged", {("m0", "r0"): cell(0.7), ("m0", "r1"): cell(0.6)}) \
-        is None  # one seed of the first side
+    assert seed_level_estimate("staged", _seed_grid((0.0, 0.1), (0.0, 0.1),
+                                                    ((0.0, 0.0), (0.0, 0.0)), pairs=9)) \
+        is None  # thinner cells than MIN_CELL_PAIRS
+    one_side = {k: v for k, v in _seed_grid((0.0,), (0.0, 0.1), ((0.0, 0.0),)).items()}
+    assert seed_level_estimate("staged", one_side) is None  # one seed of the first side
+
+
+def test_the_seed_level_estimate_drops_negative_components_and_its_degrees_of_freedom(
+        ) -> None:
+    """No row effect (MS_A = 0 < MS_E): var = MS_B / 9 = 0.0033333 on MS_B's 2 df, t 4.303,
+    Elo +70 [-106, +299]. Neither effect: var = MS_E / 9 on 4 df, t 2.776, [+64, +77]. Row
+    and column effects just above the interaction (MS_A = MS_B = 1.05 MS_E): df 0.895 < 1,
+    no finite interval."""
+    import math
+
+    from chessmoe.report.verdicts import seed_level_estimate, t975_at
+
+    one = seed_level_estimate("x", _seed_grid((0.0, 0.0, 0.0), (-0.1, 0.0, 0.1), E_SMALL))
+    assert one is not None and one.df == pytest.approx(2.0)
+    assert (one.estimate.low, one.estimate.high) == pytest.approx((-106.34, 299.21), abs=0.05)
+    both = seed_level_estimate("x", _seed_grid((0.0, 0.0, 0.0), (0.0, 0.0, 0.0), E_SMALL))
+    assert both is not None and both.df == pytest.approx(4.0)
+    assert (both.estimate.low, both.estimate.high) == pytest.approx((63.76, 77.16), abs=0.05)
+    d = 0.02
+    s = d * math.sqrt(0.35)  # 3 s^2 = 1.05 d^2
+    e = ((d, -d, 0.0), (-d, d, 0.0), (0.0, 0.0, 0.0))
+    thin = seed_level_estimate("x", _seed_grid((-s, 0.0, s), (-s, 0.0, s), e))
+    assert thin is not None and thin.df == pytest.approx(1.21 / 1.3525, abs=1e-6)
+    assert thin.estimate.low == -math.inf and thin.estimate.high == math.inf
+    # the quantile between whole degrees of freedom, linear in 1/df
+    assert t975_at(2.0) == 4.303 and t975_at(1.99) == pytest.approx(4.3452, abs=1e-4)
+    assert t975_at(2.23) == pytest.approx(3.9561, abs=1e-4) and t975_at(0.9) == math.inf
