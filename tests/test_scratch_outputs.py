@@ -109,15 +109,29 @@ def test_the_rating_list_is_drawn_from_the_cutechess_replay_once_it_is_complete(
     (replayed / "spec.json").write_text(json.dumps({"matches": [match("x", "y"),
                                                                 match("y", "z")]}))
     assert artefacts.ratings_tournament(tmp_path, layout) == committed
+    # a self-match does not stand in for a missing pairing
+    (replayed / "spec.json").write_text(json.dumps({"matches": [
+        match("x", "x"), match("x", "y"), match("y", "z")]}))
+    assert artefacts.ratings_tournament(tmp_path, layout) == committed
     (replayed / "spec.json").write_text(json.dumps({"matches": [
         match("x", "y"), match("z", "y"), match("x", "z")]}))
     assert job.params(tmp_path, tmp_path / "out")["tournament_dir"] == str(replayed)
+    # a round robin that leaves out a player of the committed list is not its replacement
+    committed.mkdir(parents=True, exist_ok=True)
+    (committed / "spec.json").write_text(json.dumps({"matches": [match("x", "w")]}))
+    assert artefacts.ratings_tournament(tmp_path, layout) == committed
+    (committed / "spec.json").write_text(json.dumps({"matches": [match("x", "y")]}))
+    assert artefacts.ratings_tournament(tmp_path, layout) == replayed
     # the kit's own ratings-cutechess design is such a round robin
     from chessmoe.play.tournament import build_design
 
     experts = Path(__file__).resolve().parents[1] / "results" / "experts" / "small"
     design = build_design("ratings-cutechess", experts).to_dict()
     (replayed / "spec.json").write_text(json.dumps(design))
+    # ... and includes every player of the committed (claim-rules) list
+    root = Path(__file__).resolve().parents[1]
+    (committed / "spec.json").write_text(
+        (root / "results" / "tournaments" / "ratings" / "spec.json").read_text())
     assert artefacts.ratings_tournament(tmp_path, layout) == replayed
     (replayed / "spec.json").write_text(json.dumps({**design, "matches": design["matches"][1:]}))
     assert artefacts.ratings_tournament(tmp_path, layout) == committed

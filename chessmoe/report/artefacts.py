@@ -90,15 +90,30 @@ def _spec_matches(directory: Path) -> list[dict[str, object]] | None:
     return matches if isinstance(matches, list) else None
 
 
-def _round_robin(matches: list[dict[str, object]]) -> bool:
-    """Whether the matches pair every two of their players (in either colour order)."""
+def _players(matches: list[dict[str, object]]) -> set[frozenset[str]] | None:
+    """The pairings of ``matches`` as sets of two player names; ``None`` when a match lacks
+    a player's name or pits a player against itself."""
     pairs = set()
     for m in matches:
         first, second = m.get("first"), m.get("second")
-        if not (isinstance(first, dict) and isinstance(second, dict)):
-            return False
-        pairs.add(frozenset((str(first.get("name")), str(second.get("name")))))
+        names = [p.get("name") if isinstance(p, dict) else None for p in (first, second)]
+        if not all(isinstance(n, str) and n for n in names) or names[0] == names[1]:
+            return None
+        pairs.add(frozenset(str(n) for n in names))
+    return pairs
+
+
+def _round_robin(matches: list[dict[str, object]],
+                 committed: list[dict[str, object]] | None) -> bool:
+    """Whether the matches pair every two of their players (in either colour order), and
+    include every player of the ``committed`` tournament's matches."""
+    pairs = _players(matches)
+    if pairs is None:
+        return False
     players = {name for pair in pairs for name in pair}
+    before = _players(committed or []) or set()
+    if not {name for pair in before for name in pair} <= players:
+        return False
     return len(players) >= 2 and len(pairs) == len(players) * (len(players) - 1) // 2
 
 
@@ -109,7 +124,8 @@ def replayed_or_committed(results: Path, committed: str, replayed: str, *,
     some matches only (``--match``, ``--pairs`` or bundles missing) is complete for what it
     planned, not a replacement, so with ``same_matches`` the replay must also plan exactly
     the committed tournament's matches (names, pairs, players, openings group), and with
-    ``round_robin`` its matches must pair every two of its players."""
+    ``round_robin`` its matches must pair every two of its players, who must include every
+    player of the committed tournament."""
     import json
 
     path = results / "tournaments" / replayed
@@ -120,7 +136,7 @@ def replayed_or_committed(results: Path, committed: str, replayed: str, *,
     ours = _spec_matches(path)
     if same_matches and (ours is None or ours != _spec_matches(original)):
         return original
-    if round_robin and (ours is None or not _round_robin(ours)):
+    if round_robin and (ours is None or not _round_robin(ours, _spec_matches(original))):
         return original
     return path
 
