@@ -148,6 +148,11 @@ def test_table2_means_per_batch_and_pools_all_games(tmp_path: Path) -> None:
     assert not any(column.startswith("pooled Elo") for column in table.columns)
     markdown = (tmp_path / "table2-elo-gains.md").read_text()  # score 5/12: -400 log10(1.4)
     assert "| Separated Learning | -58.45 | nan | -58.45 | 1 | 12 | 2/6/4 |" in markdown
+    # the note names the draw rules: an adjudication without them is the claim reading
+    assert "Tournament 't' (claim draw rules): settings played" in markdown
+    summary["adjudication"] = {"draw_rules": "cutechess"}
+    table2_elo(summary, tmp_path)
+    assert "Tournament 't' (cutechess draw rules)" in (tmp_path / "table2-elo-gains.md").read_text()
 
 
 def test_strength_intervals_are_drawn_as_low_high_with_unbounded_sides_dashed() -> None:
