@@ -153,8 +153,8 @@ def test_the_tournament_rating_list_reads_game_records(tmp_path: Path) -> None:
     game = GameRecord("a", "b", "fen", "1-0", "checkmate", "", (), (), (), 0.0)
     for first, scores in (("x", [1, 1, 0.5, 0]), ("y", [0, 0, 0.5, 0.5])):
         for k, score in enumerate(scores):
-            record = game.in_match(pair=k // 2, first=first, second="anchor",
-                                   first_score=float(score))
+            record = game.in_match(pair=k // 2, opening=7 + k // 2, first=first,
+                                   second="anchor", first_score=float(score))
             append_record(tmp_path / f"{first}-vs-anchor" / "games-000.jsonl",
                           record.to_json())
     (tmp_path / "empty-match").mkdir()
@@ -166,6 +166,16 @@ def test_the_tournament_rating_list_reads_game_records(tmp_path: Path) -> None:
     assert rows["y"].elo == pytest.approx(1000 + trinomial(0, 2, 2).elo)
     table = figures.table_rating_list(tmp_path, tmp_path / "out", "anchor", 1000.0)
     assert table.table is not None and list(table.table["Player"]) == ["x", "anchor", "y"]
+    # the notes name the tournament, its games, openings and rules (no spec: rules unknown),
+    # and the command that rebuilds the list reads this tournament's PGNs
+    text = table.paths[1].read_text()
+    assert f"Tournament '{tmp_path.name}': 8 games from 2 distinct openings, unknown draw " \
+        "rules." in text
+    (tmp_path / "spec.json").write_text('{"adjudication": {"draw_rules": "cutechess"}}')
+    text = figures.table_rating_list(tmp_path, tmp_path / "out", "anchor", 1000.0
+                                     ).paths[1].read_text()
+    assert "8 games from 2 distinct openings, cutechess draw rules." in text
+    assert f"results/tournaments/{tmp_path.name}/*/games.pgn --anchor anchor=1000" in text
     figures.fig_rating_list(tmp_path, tmp_path / "out", "anchor", 1000.0)
     assert (tmp_path / "out" / "rating-list.png").stat().st_size > 0
     assert figures.rating_rows(tmp_path, "nobody", 0.0) == []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+from pathlib import Path
 
 import pandas as pd
 
@@ -19,7 +20,7 @@ from chessmoe.report import stems
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 from chessmoe.report.ratings import RatingRow, rating_table, tournament_results
 
-__all__ = ["check_note", "fig_rating_list", "rating_rows", "table_rating_list"]
+__all__ = ["check_note", "fig_rating_list", "rating_rows", "source_note", "table_rating_list"]
 
 
 def rating_rows(tournament_dir: str | os.PathLike[str], anchor: str, anchor_elo: float
@@ -53,6 +54,20 @@ def check_note(rows: list[RatingRow], check: tuple[str, float]) -> str | None:
                "keep their nominal size on this list."))
 
 
+def source_note(tournament_dir: str | os.PathLike[str]) -> str:
+    """The tournament the list is made of: its games, distinct openings and draw rules."""
+    from chessmoe.report import verdicts
+
+    path = Path(tournament_dir)
+    arms = verdicts.load_arms(path) if path.is_dir() else {}
+    games = sum(len(records) for records in arms.values())
+    openings = len({r.opening for records in arms.values() for r in records
+                    if r.opening is not None})
+    rules = verdicts.draw_rules(path) or "unknown"
+    return (f"Tournament '{path.name}': {games} games from {openings} distinct openings, "
+            f"{rules} draw rules.")
+
+
 def table_rating_list(tournament_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str],
                       anchor: str, anchor_elo: float,
                       check: tuple[str, float] | None = RATING_CHECK) -> Artefact:
@@ -62,12 +77,13 @@ def table_rating_list(tournament_dir: str | os.PathLike[str], out_dir: str | os.
                            "Points": f"{r.points:g}", "Games": r.games} for r in rows],
                          columns=["Rank", "Player", "Rating", "95 % interval", "Points",
                                   "Games"])
-    notes = [f"Maximum-likelihood logistic Elo from every game of the round robin, anchored "
+    notes = [source_note(tournament_dir),
+             f"Maximum-likelihood logistic Elo from every game of the round robin, anchored "
              f"at {anchor} = {anchor_elo:.0f}. Stockfish calibrates UCI_Elo at a time control "
              "(not at 100 ms or a node count) on its own scale: the anchor puts the list on a "
              "recognisable scale, it does not make these human ratings.",
-             "Same list from the PGNs: chessmoe ratings results/tournaments/ratings/*/games.pgn "
-             f"--anchor {anchor}={anchor_elo:.0f}"]
+             f"Same list from the PGNs: chessmoe ratings results/tournaments/"
+             f"{Path(tournament_dir).name}/*/games.pgn --anchor {anchor}={anchor_elo:.0f}"]
     checked = check_note(rows, check) if check else None
     if checked:
         notes.append(checked)
