@@ -38,8 +38,8 @@ from chessmoe.play.records import GameRecord
 __all__ = ["ArmEstimate", "Claim", "PairedDifference", "SeedLevelEstimate", "arm_estimate",
            "baseline_arms", "claims", "clustered_mean", "draw_rules", "elo_interval", "holm",
            "is_regular_seed", "load_arms", "pair_scores", "paired_difference",
-           "pooled_estimate", "primary_tournament", "seed_arms", "seed_level_estimate", "t975",
-           "t975_at", "table1_seed_band", "two_sided_p"]
+           "pooled_estimate", "primary_tournament", "rules_named", "seed_arms",
+           "seed_level_estimate", "t975", "t975_at", "table1_seed_band", "two_sided_p"]
 
 Z95 = 1.959963984540054
 
@@ -453,7 +453,16 @@ def draw_rules(tournament: str | os.PathLike[str]) -> str:
         spec = json.loads((Path(tournament) / "spec.json").read_text())
     except (OSError, ValueError):
         return ""
-    return str(spec.get("adjudication", {}).get("draw_rules", "claim"))
+    return rules_named(spec.get("adjudication", {})) or "claim"
+
+
+def rules_named(adjudication: object) -> str | None:
+    """The draw rules an adjudication record (a spec's or a summary's ``adjudication``)
+    names: one written before the field existed means the claim reading; ``None`` when
+    there is no record at all."""
+    if not isinstance(adjudication, dict):
+        return None
+    return str(adjudication.get("draw_rules", "claim"))
 
 
 def primary_tournament(tournament: str | os.PathLike[str],

@@ -23,7 +23,7 @@ import pandas as pd
 
 from chessmoe._io.errors import KitError
 from chessmoe._io.jsonl import read_records
-from chessmoe.report import stems
+from chessmoe.report import stems, verdicts
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 
 __all__ = [
@@ -259,14 +259,7 @@ def _vs(path: Path) -> VsStockfish | None:
                        float(pair_margin) if pair_margin is not None else None,
                        int(d["openings"]["pairs"]) if isinstance(d.get("openings"), dict)
                        and "pairs" in d["openings"] else None,
-                       _draw_rules(d))
-
-
-def _draw_rules(summary: dict[str, Any]) -> str | None:
-    adjudication = summary.get("adjudication")
-    if isinstance(adjudication, dict):
-        return str(adjudication.get("draw_rules", "claim"))
-    return None
+                       verdicts.rules_named(d.get("adjudication")))
 
 
 def _rules_words(rules: str | None) -> str:

@@ -319,8 +319,7 @@ def table2_elo(summary: dict[str, Any], out_dir: str | os.PathLike[str],
     reference.index.name = "Approach"
     settings = sorted({("nodes " + str(int(n))) if _finite(n) else f"{int(t)} ms"
                        for n, t in zip(rows["nodes"], rows["movetime"], strict=True)})
-    # a summary written before the kit named its draw rules was played under the claim reading
-    rules = (summary.get("adjudication") or {}).get("draw_rules", "claim")
+    rules = verdicts.rules_named(summary.get("adjudication") or {})
     notes = [f"Tournament '{summary['tournament']}' ({rules} draw rules): settings played "
              + ", ".join(settings) + f"; openings: {summary['openings']}.",
              "Each value is the mean of cutechess Elo estimates of the method against the "
