@@ -304,6 +304,35 @@ def test_a_tournament_played_under_other_draw_rules_is_not_resumed(tmp_path: Pat
     _write_spec(replace(spec, adjudication=Adjudication(draw_rules="claim")), tmp_path)
 
 
+def test_a_game_recorded_under_other_rules_is_refused_by_tournaments(tmp_path: Path) -> None:
+    """A claim-rules game copied into a cutechess tournament's log: neither a run nor the
+    summary accepts it (one summary names one adjudication); a game whose record names no
+    rules (played before the kit recorded them) and the spec's own rules are accepted."""
+    from chessmoe._io.jsonl import append_record
+    from chessmoe.play.records import GameProvenance
+    from chessmoe.play.tournament import run_local, summarise_tournament
+
+    spec = _tiny_spec(pairs=1)
+    game = GameRecord("a", "b", chess.STARTING_FEN, "1-0", "checkmate", "", (), (), (), 0.0)
+    log = tmp_path / "a-vs-b" / "games-000.jsonl"
+    log.parent.mkdir()
+    ours = GameProvenance("abc", False, draw_rules="cutechess")
+    append_record(log, game.in_match(pair=0, game=0, opening=0, first_score=1.0,
+                                     provenance=ours).to_json())
+    append_record(log, game.in_match(pair=0, game=1, opening=0, first_score=1.0).to_json())
+    summarise_tournament(spec, tmp_path)  # its own rules and unrecorded ones: accepted
+    append_record(log, game.in_match(pair=1, game=0, opening=1, first_score=1.0,
+                                     provenance=GameProvenance("abc", False,
+                                                               draw_rules="claim")).to_json())
+    before = log.read_text()
+    with pytest.raises(ValueError, match=r"a-vs-b: 1 under claim draw rules, but tournament "
+                                         r"'tiny' is played under cutechess"):
+        summarise_tournament(spec, tmp_path)
+    with pytest.raises(ValueError, match="1 under claim draw rules"):
+        run_local(spec, tmp_path, workers=1, progress=False)
+    assert log.read_text() == before  # refused before anything was played
+
+
 def test_every_game_records_the_code_that_played_it(tmp_path: Path) -> None:
     from chessmoe._io.provenance import git_commit, software
     from chessmoe.play.openings import embedded_suite_path

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import os
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field, replace
@@ -49,7 +50,7 @@ from chessmoe.play.match import (
     write_pgn,
 )
 from chessmoe.play.openings import group_seed, read_epd, resolve_suite, schedule
-from chessmoe.play.records import summarise
+from chessmoe.play.records import GameRecord, summarise
 
 __all__ = [
     "DESIGNS",
@@ -361,6 +362,26 @@ def _write_spec(spec: TournamentSpec, out: Path,
     atomic_write_json(path, data)
 
 
+def _check_recorded_rules(spec: TournamentSpec, out: Path,
+                          records: dict[str, list[GameRecord]] | None = None) -> None:
+    """Refuse a tournament directory holding a game whose own record names other draw rules
+    than the spec's (a log copied in from another run): its summary names one adjudication
+    for every game. Records from before the kit recorded rules name none and are accepted
+    (the spec's own rules were checked against spec.json when the run resumed)."""
+    for match in spec.matches:
+        games = records[match.name] if records is not None else load_records(
+            sorted((out / match.name).glob("games-*.jsonl")))
+        other = Counter(r.provenance.draw_rules for r in games
+                        if r.provenance is not None and r.provenance.draw_rules is not None
+                        and r.provenance.draw_rules != spec.adjudication.draw_rules)
+        if other:
+            named = ", ".join(f"{n} under {rules}" for rules, n in sorted(other.items()))
+            raise ValueError(f"{out / match.name}: {named} draw rules, but tournament "
+                             f"{spec.name!r} is played under {spec.adjudication.draw_rules}; "
+                             "its games cannot share one summary: move them to another "
+                             "directory")
+
+
 def gpu_count() -> int:
     """CUDA devices visible here (0 without torch's CUDA build)."""
     try:
@@ -404,6 +425,7 @@ def run_local(spec: TournamentSpec, out_dir: str | os.PathLike[str], *, workers:
                        "GPU machine (or on Dask workers that have GPUs)")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    _check_recorded_rules(spec, out)
     _write_spec(spec, out, data_dir)
     data = str(data_dir) if data_dir is not None else None
     if gpu_workers is None:
@@ -445,6 +467,7 @@ def run_dask(spec: TournamentSpec, out_dir: str | os.PathLike[str], client: Any,
     ``out_dir``); then summarise."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    _check_recorded_rules(spec, out)
     _write_spec(spec, out, data_dir)
     data = str(data_dir) if data_dir is not None else None
     # GPU units ask for one "GPU" resource: start each GPU worker pinned to its device with
@@ -476,9 +499,11 @@ def summarise_tournament(spec: TournamentSpec, out_dir: str | os.PathLike[str]
     ``summary.json`` and each match's ``games.pgn``."""
     out = Path(out_dir)
     matches = []
+    played = {m.name: load_records(sorted((out / m.name).glob("games-*.jsonl")))
+              for m in spec.matches}
+    _check_recorded_rules(spec, out, played)
     for match in spec.matches:
-        logs = sorted((out / match.name).glob("games-*.jsonl"))
-        records = load_records(logs)
+        records = played[match.name]
         if records:
             write_pgn(sorted(records, key=lambda r: r.slot or ""),
                       out / match.name / "games.pgn")
