@@ -109,6 +109,9 @@ def test_user_mistakes_in_analyse_search_and_tournament_are_one_line_exit_2(
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "model.pt").write_bytes(bytes(range(256)) * 2)  # not a torch file
+    other = tmp_path / "other"  # a directory holding a tournament played under claim rules
+    other.mkdir()
+    (other / "spec.json").write_text('{"matches": [], "adjudication": {"draw_rules": "claim"}}')
     cases = [(["analyse", "startpos", "--experts", str(tmp_path / "none"), "--nodes", "5"],
               "none does not exist (expected an expert bundle"),
              (["analyse", "startpos", "--single-expert", "7", "--nodes", "5"],
@@ -118,7 +121,10 @@ def test_user_mistakes_in_analyse_search_and_tournament_are_one_line_exit_2(
              (["search", "--bundle", str(tmp_path / "none"), "--out", str(tmp_path / "s")],
               "none does not exist (expected an expert bundle"),
              (["tournament", "--profile", "smoke", "--match", "no-such-match",
-               "--out", str(tmp_path / "t")], "has no match 'no-such-match'; its matches:")]
+               "--out", str(tmp_path / "t")], "has no match 'no-such-match'; its matches:"),
+             (["tournament", "--profile", "smoke", "--out", str(other), "--workers", "1",
+               "--quiet"], "was played under other adjudication or draw rules (draw rules "
+                           "claim, now draw rules cutechess")]
     for argv, says in cases:
         assert main(argv) == 2, argv
         err = capsys.readouterr().err

@@ -14,9 +14,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["GameProvenance", "GameRecord", "MatchSummary", "summarise"]
+from chessmoe._io.errors import KitError
+
+__all__ = ["GameProvenance", "GameRecord", "MatchSummary", "OtherRunError", "summarise"]
 
 Scores = tuple[int | None, ...]
+
+
+class OtherRunError(KitError, ValueError):
+    """A match or tournament directory holds games of another run (other draw rules, other
+    matches or openings): resuming there would mix two designs under one summary."""
 
 
 @dataclass(frozen=True)

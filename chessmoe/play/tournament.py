@@ -50,7 +50,7 @@ from chessmoe.play.match import (
     write_pgn,
 )
 from chessmoe.play.openings import group_seed, read_epd, resolve_suite, schedule
-from chessmoe.play.records import GameRecord, summarise
+from chessmoe.play.records import GameRecord, OtherRunError, summarise
 
 __all__ = [
     "DESIGNS",
@@ -347,16 +347,16 @@ def _write_spec(spec: TournamentSpec, out: Path,
                          if m["name"] in new
                          and _match_identity(new[m["name"]]) != _match_identity(m))
         if changed:
-            raise ValueError(f"{out} holds a tournament in which {', '.join(changed[:3])} "
+            raise OtherRunError(f"{out} holds a tournament in which {', '.join(changed[:3])} "
                              "were played differently; use another directory")
         if "adjudication" in old and (Adjudication.from_dict(old["adjudication"])
                                       != spec.adjudication):
-            raise ValueError(f"{out} was played under other adjudication or draw rules "
+            raise OtherRunError(f"{out} was played under other adjudication or draw rules "
                              f"({_rules_text(Adjudication.from_dict(old['adjudication']))}, "
                              f"now {_rules_text(spec.adjudication)}); use another directory")
         before = old.get("openings_suite", {}).get("sha256")
         if before and before != data["openings_suite"]["sha256"]:
-            raise ValueError(f"{out} was played from another version of the opening suite "
+            raise OtherRunError(f"{out} was played from another version of the opening suite "
                              f"{spec.openings!r} (sha256 {before[:12]}...); use another "
                              "directory")
     atomic_write_json(path, data)
@@ -376,7 +376,7 @@ def _check_recorded_rules(spec: TournamentSpec, out: Path,
                         and r.provenance.draw_rules != spec.adjudication.draw_rules)
         if other:
             named = ", ".join(f"{n} under {rules}" for rules, n in sorted(other.items()))
-            raise ValueError(f"{out / match.name}: {named} draw rules, but tournament "
+            raise OtherRunError(f"{out / match.name}: {named} draw rules, but tournament "
                              f"{spec.name!r} is played under {spec.adjudication.draw_rules}; "
                              "its games cannot share one summary: move them to another "
                              "directory")

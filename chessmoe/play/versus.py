@@ -23,6 +23,7 @@ from chessmoe._io.provenance import provenance
 from chessmoe.elo import pairs_from_games, pentanomial, trinomial
 from chessmoe.play.match import Adjudication, PlayerSpec, load_records, play_match, write_pgn
 from chessmoe.play.openings import read_epd, resolve_suite, schedule
+from chessmoe.play.records import OtherRunError
 from chessmoe.search.mcts import Limits
 
 __all__ = ["Headline", "MatchSummary", "searcher_speed", "versus"]
@@ -82,7 +83,7 @@ def versus(first: PlayerSpec, second: PlayerSpec, out_dir: str | Path, *, pairs:
                    for r in load_records([log])}
         if earlier - {chosen.draw_rules}:
             named = ", ".join(sorted(str(x) if x else "not recorded" for x in earlier))
-            raise ValueError(f"{log}: its games were played under other draw rules ({named}) "
+            raise OtherRunError(f"{log}: its games were played under other draw rules ({named}) "
                              f"than this match's ({chosen.draw_rules}); use another directory")
     suite_path = resolve_suite(suite)
     slots = schedule(read_epd(suite_path), pairs, seed)
