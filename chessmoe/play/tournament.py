@@ -348,17 +348,17 @@ def _write_spec(spec: TournamentSpec, out: Path,
                          and _match_identity(new[m["name"]]) != _match_identity(m))
         if changed:
             raise OtherRunError(f"{out} holds a tournament in which {', '.join(changed[:3])} "
-                             "were played differently; use another directory")
+                                "were played differently; use another directory")
         if "adjudication" in old and (Adjudication.from_dict(old["adjudication"])
                                       != spec.adjudication):
             raise OtherRunError(f"{out} was played under other adjudication or draw rules "
-                             f"({_rules_text(Adjudication.from_dict(old['adjudication']))}, "
-                             f"now {_rules_text(spec.adjudication)}); use another directory")
+                                f"({_rules_text(Adjudication.from_dict(old['adjudication']))}, "
+                                f"now {_rules_text(spec.adjudication)}); use another directory")
         before = old.get("openings_suite", {}).get("sha256")
         if before and before != data["openings_suite"]["sha256"]:
             raise OtherRunError(f"{out} was played from another version of the opening suite "
-                             f"{spec.openings!r} (sha256 {before[:12]}...); use another "
-                             "directory")
+                                f"{spec.openings!r} (sha256 {before[:12]}...); use another "
+                                "directory")
     atomic_write_json(path, data)
 
 
@@ -377,9 +377,9 @@ def _check_recorded_rules(spec: TournamentSpec, out: Path,
         if other:
             named = ", ".join(f"{n} under {rules}" for rules, n in sorted(other.items()))
             raise OtherRunError(f"{out / match.name}: {named} draw rules, but tournament "
-                             f"{spec.name!r} is played under {spec.adjudication.draw_rules}; "
-                             "its games cannot share one summary: move them to another "
-                             "directory")
+                                f"{spec.name!r} is played under {spec.adjudication.draw_rules}; "
+                                "its games cannot share one summary: move them to another "
+                                "directory")
 
 
 def gpu_count() -> int:

@@ -84,7 +84,7 @@ def versus(first: PlayerSpec, second: PlayerSpec, out_dir: str | Path, *, pairs:
         if earlier - {chosen.draw_rules}:
             named = ", ".join(sorted(str(x) if x else "not recorded" for x in earlier))
             raise OtherRunError(f"{log}: its games were played under other draw rules ({named}) "
-                             f"than this match's ({chosen.draw_rules}); use another directory")
+                                f"than this match's ({chosen.draw_rules}); use another directory")
     suite_path = resolve_suite(suite)
     slots = schedule(read_epd(suite_path), pairs, seed)
     records = play_match(first, second, slots, log, rules=chosen, event=event)
