@@ -226,3 +226,31 @@ def test_the_mais_row_scores_its_nets_on_the_one_final_split() -> None:
     assert (f"on the one final split ({fixed['split']['positions']:,} positions) "
             f"{early['mae']:.0f} after {early['games']:,} games, {final['mae']:.0f} after "
             f"{final['games']:,} games") in row["Ours"]
+
+
+def test_an_ntuple_run_without_its_own_match_shows_its_agreements_and_the_d2_curve(
+        tmp_path: Path) -> None:
+    """The large run plays the related tournament, not a trained-vs-untrained match of its
+    own: its row reads the held-out agreement of the start and of the kept iteration, and the
+    figure draws a d = 2 run's held-out curve (still training: metrics only) beside it."""
+    shutil.copytree(RELATED / "ntuple", tmp_path / "ntuple")
+    shutil.rmtree(tmp_path / "ntuple" / "trained-vs-untrained", ignore_errors=True)
+    nt = related.load_ntuple(tmp_path / "ntuple")
+    assert nt is not None and nt.vs_untrained is None
+    lines = _lines(RELATED / "ntuple" / "metrics.jsonl")
+    best = json.loads((RELATED / "ntuple" / "config.json").read_text())["best_iteration"]
+    kept = next(r for r in lines if r["iteration"] == best)
+    row = {r["Engine"].split(" ")[0]: r for r in related.related_rows(tmp_path)}["n-tuple"]
+    assert (f"held-out agreement with Stockfish's move {lines[0]['held_out_agreement']:.3f} "
+            f"(start) -> {kept['held_out_agreement']:.3f} (iteration {best}, chosen on it)"
+            ) in row["Ours"]
+    assert "untrained start" not in row["Ours"]
+    d2 = tmp_path / "ntuple-d2"
+    d2.mkdir()
+    (d2 / "metrics.jsonl").write_text(
+        json.dumps({"iteration": 0, "held_out_agreement": 0.35}) + "\n"
+        + json.dumps({"iteration": 1, "held_out_agreement": 0.42}) + "\n")
+    fig = related.fig_related_learning_curves(tmp_path, tmp_path / "out")
+    assert fig.figure is not None
+    curves = [list(line.get_ydata()) for line in fig.figure.axes[1].get_lines()]
+    assert [35.0, 42.0] in curves

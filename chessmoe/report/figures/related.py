@@ -154,7 +154,7 @@ class NtupleRun:
     max_iterations: int  # allowed; training stops early when held-out agreement stalls
     best_iteration: int  # the iteration whose weights were kept
     iterations: tuple[NtupleIteration, ...]
-    vs_untrained: VsStockfish  # trained (first) vs untrained weights
+    vs_untrained: VsStockfish | None  # trained (first) vs its start weights, if played
     nps: float | None  # nodes per second of the trained engine (speed.json)
     vs_stockfish: VsStockfish | None
     start: str = "material"  # the start weights: material (Table I) or pesto
@@ -325,9 +325,8 @@ def load_ntuple(run_dir: str | os.PathLike[str]) -> NtupleRun | None:
                                 else float(r["train_agreement"]),
                                 float(r["held_out_agreement"]))
                 for r in _metrics(root / "metrics.jsonl"))
+    # the small run's own 40-game match; the large run plays the related tournament instead
     vs_untrained = _vs(root / "trained-vs-untrained" / "summary.json")
-    if vs_untrained is None:
-        raise KitError(f"{root / 'trained-vs-untrained' / 'summary.json'}: missing")
     speed_path = root / "trained-vs-untrained" / "speed.json"
     nps = (float(_json(speed_path)["trained"]["nodes_per_second"])
            if speed_path.is_file() else None)
@@ -337,6 +336,15 @@ def load_ntuple(run_dir: str | os.PathLike[str]) -> NtupleRun | None:
                      _vs(root / "vs-stockfish" / "summary.json"),
                      str(cfg["train"].get("start", "material")),
                      int(cfg["train"].get("depth", 1)), _ntuple_test(root / "test.json"))
+
+
+def _ntuple_curve(run_dir: Path) -> list[tuple[int, float]]:
+    """``(iteration, held-out agreement)`` of a run that may still be training (its
+    ``metrics.jsonl`` only; no weights yet), or ``[]`` when it has not started."""
+    path = run_dir / "metrics.jsonl"
+    if not path.is_file():
+        return []
+    return [(int(r["iteration"]), float(r["held_out_agreement"])) for r in _metrics(path)]
 
 
 def _ntuple_test(path: Path) -> NtupleTest | None:
@@ -433,10 +441,15 @@ def fig_related_learning_curves(related_dir: str | os.PathLike[str],
                   marker="o", label=f"train ({ntuple.train_positions} positions)")
         ax_n.plot([i.iteration for i in ntuple.iterations],
                   [100 * i.held_out_agreement for i in ntuple.iterations], marker="s",
-                  label=f"held out ({ntuple.held_out_positions} positions)")
+                  label=f"held out ({ntuple.held_out_positions} positions), d = {ntuple.depth}")
+        deeper = _ntuple_curve(root / "ntuple-d2")
+        if deeper:
+            ax_n.plot([i for i, _ in deeper], [100 * a for _, a in deeper], marker="^",
+                      color="#9467bd", label="held out, d = 2 run (same positions)")
         ax_n.set_xlabel("training iteration (0 = the start weights)")
         ax_n.set_ylabel("agreement with Stockfish's move (%)")
-        ax_n.set_xticks([i.iteration for i in ntuple.iterations])
+        ax_n.set_xticks(sorted({i.iteration for i in ntuple.iterations}
+                               | {i for i, _ in deeper}))
         ax_n.set_title("n-tuple: agreement with Stockfish", fontsize=9)
         ax_n.legend(fontsize=7)
     if deep is None:
@@ -588,24 +601,32 @@ def related_rows(related_dir: str | os.PathLike[str],
                          "", "", ""))
     else:
         vs = nt.vs_untrained
+        start = nt.iterations[0].held_out_agreement
+        kept = next(i for i in nt.iterations if i.iteration == nt.best_iteration)
+        parts = [f"held-out agreement with Stockfish's move {start:.3f} (start) -> "
+                 f"{kept.held_out_agreement:.3f} (iteration {kept.iteration}, chosen on it)"]
+        if nt.test is not None:
+            parts.append(
+                f"on a test set apart ({nt.test.positions} positions of {nt.test.source}): "
+                f"start {nt.test.start:.3f} +- {nt.test.start_half_width:.3f}, trained "
+                f"{nt.test.trained:.3f} +- {nt.test.trained_half_width:.3f}, difference "
+                f"{nt.test.difference:+.3f} +- {nt.test.difference_half_width:.3f} "
+                "(95 %, by position)")
+        if vs is not None:
+            parts.append(
+                f"{_pct(vs.score, 2)} ({vs.wins}-{vs.draws}-{vs.losses}, {vs.games} games at "
+                f"{vs.engine_nodes} nodes, {_rules_words(vs.draw_rules)}) against its "
+                "untrained start"
+                + (f", {vs.pair_elo:+.0f} Elo +- {vs.pair_margin:.0f} (95 %, by game pairs"
+                   + (f", {vs.pairs} pairs" if vs.pairs else "") + ")"
+                   if vs.pair_elo is not None and vs.pair_margin is not None else ""))
         rows.append(_row(
             "n-tuple (comparison training)", doc,
             f"{nt.train_positions} positions labelled by Stockfish, "
             f"{len(nt.iterations) - 1} of {nt.max_iterations} iterations run"
             f"{' (stopped early)' if len(nt.iterations) - 1 < nt.max_iterations else ''}, "
             f"weights of iteration {nt.best_iteration} kept",
-            f"{_pct(vs.score, 2)} ({vs.wins}-{vs.draws}-{vs.losses}, {vs.games} games at "
-            f"{vs.engine_nodes} nodes, {_rules_words(vs.draw_rules)}) against its untrained "
-            "start"
-            + (f", {vs.pair_elo:+.0f} Elo +- {vs.pair_margin:.0f} (95 %, by game pairs"
-               + (f", {vs.pairs} pairs" if vs.pairs else "") + ")"
-               if vs.pair_elo is not None and vs.pair_margin is not None else "")
-            + (f"; agreement with Stockfish's move on a test set apart ({nt.test.positions} "
-               f"positions of {nt.test.source}): start {nt.test.start:.3f} +- "
-               f"{nt.test.start_half_width:.3f}, trained {nt.test.trained:.3f} +- "
-               f"{nt.test.trained_half_width:.3f}, difference {nt.test.difference:+.3f} +- "
-               f"{nt.test.difference_half_width:.3f} (95 %, by position)"
-               if nt.test is not None else ""),
+            "; ".join(parts),
             _pct(doc.value, 2),
             _vs_cell(nt.vs_stockfish),
             "n/a" if nt.nps is None else f"{nt.nps:.0f} nodes/s (document: none given)",
@@ -658,7 +679,7 @@ def table_related_engines(related_dir: str | os.PathLike[str],
     frame = pd.DataFrame(related_rows(related_dir, tournament_dir))
     notes = ["Every number of the 'Ours' columns is read from results/related/<kind>/ "
              "(config.json, metrics.jsonl, summary.json where the run writes one, "
-             "trained-vs-untrained/summary.json for the n-tuple engine, "
+             "test.json (a test set apart) for the n-tuple engine, "
              "vs-stockfish/summary.json); the "
              "document's numbers are the published ones. The runs are smaller than the "
              "documents' (see each config.json's 'reduced' list).",
