@@ -42,12 +42,13 @@ def test_loaders_read_the_committed_runs() -> None:
     assert deep.epochs[-1].held_out_accuracy == comparator[-1]["held_out_accuracy"]
     assert deep.epochs[-1].train_accuracy == comparator[-1]["train_accuracy"]
 
-    nt = related.load_ntuple(RELATED / "ntuple")
-    assert nt is not None
-    nt_lines = _lines(RELATED / "ntuple" / "metrics.jsonl")
+    nt = related.load_ntuple(RELATED / "ntuple-small")  # the small run kept its own match
+    assert nt is not None and nt.vs_untrained is not None
+    nt_lines = _lines(RELATED / "ntuple-small" / "metrics.jsonl")
     assert [i.iteration for i in nt.iterations] == [r["iteration"] for r in nt_lines]
     assert nt.iterations[0].train_agreement is None
-    vs = json.loads((RELATED / "ntuple" / "trained-vs-untrained" / "summary.json").read_text())
+    vs = json.loads((RELATED / "ntuple-small" / "trained-vs-untrained" / "summary.json")
+                    .read_text())
     assert (nt.vs_untrained.wins, nt.vs_untrained.draws, nt.vs_untrained.losses) == (
         vs["wins"], vs["draws"], vs["losses"])
     assert nt.vs_untrained.score == vs["score"]
@@ -55,15 +56,34 @@ def test_loaders_read_the_committed_runs() -> None:
     assert nt.vs_untrained.pair_margin == vs["pentanomial_margin"] != vs["elo_margin"]
     assert nt.vs_untrained.pairs == vs["openings"]["pairs"]
 
+    large = related.load_ntuple(RELATED / "ntuple")  # the kit's engine: the large PeSTO run
+    assert large is not None and large.vs_untrained is None
+    test = json.loads((RELATED / "ntuple" / "test.json").read_text())
+    assert large.test is not None and (large.start, large.depth) == ("pesto", 1)
+    assert (large.test.start, large.test.trained, large.test.difference) == (
+        test["start_agreement"], test["trained_agreement"], test["difference"])
+    assert large.test.positions == test["positions"] == 5000
 
-def test_table_rows_carry_the_runs_and_the_documents_numbers() -> None:
-    rows = {r["Engine"].split(" ")[0]: r for r in related.related_rows(RELATED)}
+
+def _with_small_ntuple(tmp_path: Path) -> Path:
+    """The committed runs, with the small n-tuple run (which played its own trained vs
+    untrained match) as the engine."""
+    for kind in ("deepchess", "mais"):
+        shutil.copytree(RELATED / kind, tmp_path / kind)
+    shutil.copytree(RELATED / "ntuple-small", tmp_path / "ntuple")
+    return tmp_path
+
+
+def test_table_rows_carry_the_runs_and_the_documents_numbers(tmp_path: Path) -> None:
+    rows = {r["Engine"].split(" ")[0]: r
+            for r in related.related_rows(_with_small_ntuple(tmp_path))}
     deep = related.load_deepchess(RELATED / "deepchess")
     assert deep is not None
     assert f"{100 * deep.epochs[-1].held_out_accuracy:.1f} %" in rows["DeepChess"]["Ours"]
     assert rows["DeepChess"]["Document's"] == "98.2 % / 98.0 %"
     assert rows["n-tuple"]["Document's"] == "65.25 %"
-    vs = json.loads((RELATED / "ntuple" / "trained-vs-untrained" / "summary.json").read_text())
+    vs = json.loads((RELATED / "ntuple-small" / "trained-vs-untrained" / "summary.json")
+                    .read_text())
     assert (f"{vs['pentanomial_elo']:+.0f} Elo +- {vs['pentanomial_margin']:.0f} (95 %, by "
             f"game pairs, {vs['openings']['pairs']} pairs)") in rows["n-tuple"]["Ours"]
     assert "750 positions/s" in rows["MAIS"]["Speed (ours vs document)"]
@@ -77,7 +97,7 @@ def test_table_rows_carry_the_runs_and_the_documents_numbers() -> None:
 
 
 def test_a_match_summary_without_its_rules_says_they_are_not_recorded(tmp_path: Path) -> None:
-    shutil.copytree(RELATED / "ntuple", tmp_path / "ntuple")
+    shutil.copytree(RELATED / "ntuple-small", tmp_path / "ntuple")
     path = tmp_path / "ntuple" / "vs-stockfish" / "summary.json"
     summary = json.loads(path.read_text())
     del summary["adjudication"]
@@ -206,9 +226,9 @@ def test_a_deepchess_learning_curve_is_read_in_game_order(tmp_path: Path) -> Non
 
 
 def test_the_ntuple_row_shows_the_test_set_apart_when_it_was_scored(tmp_path: Path) -> None:
-    shutil.copytree(RELATED / "ntuple", tmp_path / "ntuple")
+    shutil.copytree(RELATED / "ntuple-small", tmp_path / "ntuple")
     row = {r["Engine"].split(" ")[0]: r for r in related.related_rows(tmp_path)}["n-tuple"]
-    assert "test set apart" not in row["Ours"]  # the committed run predates it
+    assert "test set apart" not in row["Ours"]  # the small run predates it
     (tmp_path / "ntuple" / "test.json").write_text(json.dumps({
         "positions": 5000, "source": "sample", "source_name": "selfplay-sample",
         "start_agreement": 0.3012, "start_half_width": 0.0121, "trained_agreement": 0.3456,
