@@ -274,3 +274,12 @@ def test_an_ntuple_run_without_its_own_match_shows_its_agreements_and_the_d2_cur
     assert fig.figure is not None
     curves = [list(line.get_ydata()) for line in fig.figure.axes[1].get_lines()]
     assert [35.0, 42.0] in curves
+    # the committed run's test set apart is drawn at the start (0) and the kept iteration
+    shutil.copytree(RELATED / "ntuple", tmp_path / "large" / "ntuple")
+    large = related.fig_related_learning_curves(tmp_path / "large", tmp_path / "out2")
+    test = json.loads((RELATED / "ntuple" / "test.json").read_text())
+    best = json.loads((RELATED / "ntuple" / "config.json").read_text())["best_iteration"]
+    drawn = [(list(line.get_xdata()), list(line.get_ydata()))
+             for line in large.figure.axes[1].get_lines()]
+    assert ([0, best], [100 * test["start_agreement"], 100 * test["trained_agreement"]]
+            ) in drawn

@@ -442,6 +442,13 @@ def fig_related_learning_curves(related_dir: str | os.PathLike[str],
         ax_n.plot([i.iteration for i in ntuple.iterations],
                   [100 * i.held_out_agreement for i in ntuple.iterations], marker="s",
                   label=f"held out ({ntuple.held_out_positions} positions), d = {ntuple.depth}")
+        if ntuple.test is not None:
+            test = ntuple.test
+            ax_n.errorbar([0, ntuple.best_iteration], [100 * test.start, 100 * test.trained],
+                          yerr=[100 * test.start_half_width, 100 * test.trained_half_width],
+                          marker="D", ls=":", color="#2ca02c", capsize=3,
+                          label=f"test set apart ({test.positions} positions of "
+                                f"{test.source}), 95 %")
         deeper = _ntuple_curve(root / "ntuple-d2")
         if deeper:
             ax_n.plot([i for i, _ in deeper], [100 * a for _, a in deeper], marker="^",
