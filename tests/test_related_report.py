@@ -195,7 +195,7 @@ def test_the_related_tournament_fills_each_engines_baseline_cell(tmp_path: Path)
     cell = "Against its baseline (related tournament)"
     assert rows["n-tuple"][cell] == (
         "vs PeSTO, 400 nodes: 400-300-300, 55.0 % over 1000 games, +35 +/- 17 Elo "
-        "(target: interval above 50 %: interval above 50 %)")
+        "(target: interval above 50 %: met)")
     assert rows["MAIS"][cell].endswith("49.0 % over 200 games, -7 +/- 40 Elo "
                                        "(target 55 %: not met)")
     assert rows["DeepChess"]["Ours"] == "not trained"  # no run: its match is not shown
@@ -204,8 +204,7 @@ def test_the_related_tournament_fills_each_engines_baseline_cell(tmp_path: Path)
     shutil.copytree(RELATED / "ntuple", tmp_path / "b" / "ntuple")
     rows = {r["Engine"].split(" ")[0]: r for r in related.related_rows(
         tmp_path / "b", tmp_path / "b" / "tournaments" / "related")}
-    assert rows["n-tuple"][cell].endswith("(target: interval above 50 %: interval not above "
-                                          "50 %)")
+    assert rows["n-tuple"][cell].endswith("(target: interval above 50 %: not met)")
 
 
 def test_a_deepchess_learning_curve_is_read_in_game_order(tmp_path: Path) -> None:

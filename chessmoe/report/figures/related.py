@@ -558,7 +558,7 @@ def _against(kind: str, matches: dict[str, RelatedMatch]) -> str:
             continue
         low = m.elo - m.margin
         if target is None:
-            verdict = ("interval above 50 %" if low > 0 else "interval not above 50 %")
+            verdict = "met" if low > 0 else "not met"
             goal = "target: interval above 50 %"
         else:
             verdict = "met" if m.score >= target else "not met"
@@ -637,9 +637,11 @@ def related_rows(related_dir: str | os.PathLike[str],
             _pct(doc.value, 2),
             _vs_cell(nt.vs_stockfish),
             "n/a" if nt.nps is None else f"{nt.nps:.0f} nodes/s (document: none given)",
-            f"its start weights ({START_NAMES.get(nt.start, nt.start)}), d = {nt.depth}; "
-            "the document's: a tuned linear evaluation "
-            "(Stockfish's, ORI2) at d = 4; the kit's stand-in: PeSTO's tables",
+            f"training starts from {START_NAMES.get(nt.start, nt.start)}"
+            + (" (averaged over mirrored squares: close to, not equal to, PeSTO's evaluation)"
+               if nt.start == "pesto" else "")
+            + f", d = {nt.depth}; the related tournament's baseline is PeSTO's own evaluation; "
+            "the document's: a tuned linear evaluation (Stockfish's, ORI2) at d = 4",
             _against("ntuple", matches)))
     doc = DOCUMENTS["mais"]
     mais = load_mais(root / "mais")
