@@ -282,3 +282,11 @@ def test_an_ntuple_run_without_its_own_match_shows_its_agreements_and_the_d2_cur
              for line in large.figure.axes[1].get_lines()]
     assert ([0, best], [100 * test["start_agreement"], 100 * test["trained_agreement"]]
             ) in drawn
+
+
+def test_an_ntuple_run_whose_log_lacks_the_kept_iteration_is_named(tmp_path: Path) -> None:
+    shutil.copytree(RELATED / "ntuple", tmp_path / "ntuple")
+    log = tmp_path / "ntuple" / "metrics.jsonl"
+    log.write_text(log.read_text().splitlines()[0] + "\n")  # iteration 0 only
+    with pytest.raises(KitError, match=r"metrics\.jsonl: no record of the kept iteration 5"):
+        related.load_ntuple(tmp_path / "ntuple")

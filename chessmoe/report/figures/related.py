@@ -320,11 +320,10 @@ def load_ntuple(run_dir: str | os.PathLike[str]) -> NtupleRun | None:
     if not root.is_dir():
         return None
     cfg = _json(root / "config.json")
-    its = tuple(NtupleIteration(int(r["iteration"]),
-                                None if r.get("train_agreement") is None
-                                else float(r["train_agreement"]),
-                                float(r["held_out_agreement"]))
-                for r in _metrics(root / "metrics.jsonl"))
+    its = _ntuple_iterations(root / "metrics.jsonl")
+    if not any(i.iteration == int(cfg["best_iteration"]) for i in its):
+        raise KitError(f"{root / 'metrics.jsonl'}: no record of the kept iteration "
+                       f"{cfg['best_iteration']} (config.json)")
     # the small run's own 40-game match; the large run plays the related tournament instead
     vs_untrained = _vs(root / "trained-vs-untrained" / "summary.json")
     speed_path = root / "trained-vs-untrained" / "speed.json"
@@ -338,13 +337,21 @@ def load_ntuple(run_dir: str | os.PathLike[str]) -> NtupleRun | None:
                      int(cfg["train"].get("depth", 1)), _ntuple_test(root / "test.json"))
 
 
+def _ntuple_iterations(path: Path) -> tuple[NtupleIteration, ...]:
+    return tuple(NtupleIteration(int(r["iteration"]),
+                                 None if r.get("train_agreement") is None
+                                 else float(r["train_agreement"]),
+                                 float(r["held_out_agreement"]))
+                 for r in _metrics(path))
+
+
 def _ntuple_curve(run_dir: Path) -> list[tuple[int, float]]:
     """``(iteration, held-out agreement)`` of a run that may still be training (its
     ``metrics.jsonl`` only; no weights yet), or ``[]`` when it has not started."""
     path = run_dir / "metrics.jsonl"
     if not path.is_file():
         return []
-    return [(int(r["iteration"]), float(r["held_out_agreement"])) for r in _metrics(path)]
+    return [(i.iteration, i.held_out_agreement) for i in _ntuple_iterations(path)]
 
 
 def _ntuple_test(path: Path) -> NtupleTest | None:
