@@ -489,8 +489,14 @@ def bench_training(repeat: int) -> BenchResult:
             batches = store.batches(index, batch, seed=1, device=device,
                                     expand_on_device=device != "cpu")
             done = 0
+            # On a GPU the first steps pay for cuDNN's kernel choice and the allocator's first
+            # blocks: run them before the clock starts (the first H200 run timed them, 2026-11-26).
+            warmup = 3 if device != "cpu" else 0
             start = time.perf_counter()
-            while done < steps:
+            while done < steps + warmup:
+                if done == warmup and warmup:
+                    torch.cuda.synchronize()
+                    start, loading = time.perf_counter(), 0.0
                 t0 = time.perf_counter()
                 try:
                     b = next(batches)
@@ -682,6 +688,7 @@ def bench_gpu(repeat: int) -> BenchResult:
         rows.append((f"paper network, {name}, batch {size}",
                      f"bf16 + graphs {bf16:,.0f} positions/s, eager fp32 {fp32:,.0f}: "
                      f"{bf16 / fp32:.2f}x"))
+        print(" | ".join(rows[-1]), flush=True)  # rows as they come: a stopped run keeps them
     records = leaf_batch(boards[:256]).records
     v16, _ = fast.forward(records)
     v32, _ = eager.forward(records)
@@ -689,18 +696,23 @@ def bench_gpu(repeat: int) -> BenchResult:
                  f"{np.abs(v16 - v32).max():.1e}"))
     workers = max(1, (os.cpu_count() or 2) - 1)
     rates: list[Any] = []
+    lanes = workers * 32
     for nodes in (100, 800):
-        # 800 nodes: as many games as about three minutes allow at the 100-node rate
-        count = (workers * 32 if not rates else int(min(workers * 32, max(
-            2 * workers, 180 * rates[0].nodes_per_second / (60 * nodes)))))
-        rate = measure_games(preset="paper", backend="cuda", device="cuda", nodes=nodes,
-                             batch_size=8, games_at_once=32, workers=workers, gpus=1,
-                             games=count, max_plies=60)
-        rates.append(rate)
+        # Every lane plays at both node limits, so the GPU sees the same batches. 800 nodes:
+        # games cut at as many plies as about three minutes allow at the 100-node rate (on
+        # an H200 on 2026-11-26, 30 games of 60 plies -- two lanes a worker -- outran 200 s).
+        plies = 60 if not rates else max(4, min(60, int(
+            180 * rates[0].nodes_per_second / (nodes * lanes))))
+        game_rate = measure_games(preset="paper", backend="cuda", device="cuda", nodes=nodes,
+                                  batch_size=8, games_at_once=32, workers=workers, gpus=1,
+                                  games=lanes, max_plies=plies)
+        rates.append(game_rate)
         rows.append((f"multi-game runner, paper-size networks, {nodes} nodes, batch 8, "
-                     f"{workers} workers x 32 games, 1 GPU",
-                     f"{rate.games_per_hour:,.0f} games/hour, {rate.nodes_per_second:,.0f} "
-                     f"nodes/s ({rate.games} games, {rate.plies} plies, {rate.seconds:.0f} s)"))
+                     f"{workers} workers x 32 games, 1 GPU, games cut at {plies} plies",
+                     f"{game_rate.games_per_hour:,.0f} games/hour, "
+                     f"{game_rate.nodes_per_second:,.0f} nodes/s ({game_rate.games} games, "
+                     f"{game_rate.plies} plies, {game_rate.seconds:.0f} s)"))
+        print(" | ".join(rows[-1]), flush=True)
     parts = project_from_games(projection_parts(paper_spec("results/experts/paper")), rates,
                                workers=workers)
     total = sum(p.wall_hours for p in parts)
@@ -819,6 +831,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("BENCHMARKS.md"))
     args = parser.parse_args(argv)
     names = args.only or list(BENCHMARKS)
+    import torch  # noqa: F401  (imported first: hardware() names the GPU only when torch is loaded)
+
     hw, sw, git = hardware(), software(), git_commit()
     header = (f"## {utc_now()} — commit {(git['commit'] or 'unknown')[:12]}"
               f"{' (dirty)' if git['dirty'] else ''}\n\n"

@@ -172,6 +172,40 @@ def test_reduced_precision_path_agrees_with_eager_fp32_within_stated_tolerance(
         assert np.abs(ours - ref).max() < tolerance
 
 
+def _cuda_available() -> bool:
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
+@needs_committed
+@pytest.mark.skipif(not _cuda_available(), reason="needs a CUDA GPU")
+def test_cuda_graph_replay_gives_what_the_same_network_gives_eagerly_on_the_gpu() -> None:
+    """On a GPU: a replayed graph (batch padded up to its bucket) gives the rows an eager call
+    of the same bf16 network gives, a batch beyond the last bucket runs eagerly, one graph is
+    captured per bucket, and the values stay within bf16's tolerance of fp32."""
+    from chessmoe.search.experts import load_model
+    from chessmoe.search.inference import CudaBackend
+
+    model = load_model(REGULAR, "cpu")
+    graphs = CudaBackend(model, device="cuda", precision="bf16", buckets=(8, 32))
+    eager = CudaBackend(model, device="cuda", precision="bf16", graphs=False)
+    records = leaf_batch(list(random_positions(40, seed=5))).records
+    for size in (1, 5, 8, 20, 32, 40):  # 40: beyond the last bucket, eager
+        values, logits = graphs.forward(records[:size])
+        ref_values, ref_logits = eager.forward(records[:size])
+        assert values.shape == (size,) and logits.shape == ref_logits.shape
+        np.testing.assert_allclose(values, ref_values, atol=2e-2)
+        np.testing.assert_allclose(logits, ref_logits, atol=5e-2)
+    assert sorted(graphs._graphs) == [8, 32]
+    # a replay after a larger batch does not leak the larger batch's rows
+    again, _ = graphs.forward(records[:5])
+    first, _ = graphs.forward(records[:5])
+    np.testing.assert_array_equal(again, first)
+    fp32, _ = make_backend(REGULAR, "torch").forward(records[:32])
+    assert np.abs(graphs.forward(records[:32])[0] - fp32).max() < 0.03
+
+
 def test_cuda_graphs_need_a_cuda_device() -> None:
     from chessmoe.nets.model import build_model
     from chessmoe.search.inference import CudaBackend
