@@ -288,6 +288,17 @@ def _related_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _related_vs_stockfish(args: argparse.Namespace) -> int:
+    from chessmoe.play.versus import vs_stockfish
+
+    run = args.run or Path("results") / "related" / args.engine
+    summary = vs_stockfish(args.engine, run, pairs=args.pairs, seed=args.seed,
+                           stockfish=args.stockfish)
+    print(f"{args.engine} ({run}) vs Stockfish Skill Level 0: {summary.wins}-{summary.draws}-"
+          f"{summary.losses} over {summary.games} games; {summary.line}; in {run / 'vs-stockfish'}")
+    return 0
+
+
 def _analyse(args: argparse.Namespace) -> int:
     import chess
 
@@ -748,6 +759,24 @@ def build_parser() -> argparse.ArgumentParser:
                                     "ntuple depth=2 start=pesto, deepchess "
                                     "learning_curve=5000,20000, mais validation=selfplay")
     related_train.set_defaults(handler=_related_train)
+    related_vs = related_commands.add_parser(
+        "vs-stockfish", help="10 games of a trained related engine against Stockfish",
+        description="Play a related engine's run against Stockfish at Skill Level 0 (200 "
+                    "nodes a move; the engine at its own nodes: deepchess 200, mais 1500, "
+                    "ntuple 400) on paired openings of the embedded suite, into "
+                    "RUN/vs-stockfish (resumable). The games show complete play; at 10 games "
+                    "they rate nothing.")
+    related_vs.add_argument("engine", choices=("deepchess", "ntuple", "mais"),
+                            help="the engine the run holds")
+    related_vs.add_argument("--run", type=Path, default=None,
+                            help="run directory (default: results/related/ENGINE)")
+    related_vs.add_argument("--pairs", type=int, default=5,
+                            help="opening pairs, two games each (default 5)")
+    related_vs.add_argument("--seed", type=int, default=12,
+                            help="seed of the opening schedule (default 12)")
+    related_vs.add_argument("--stockfish", default=None,
+                            help="Stockfish binary (default: $STOCKFISH, PATH, usual places)")
+    related_vs.set_defaults(handler=_related_vs_stockfish)
 
     analyse = commands.add_parser(
         "analyse", help="search one position and print the search summary",

@@ -786,3 +786,40 @@ def _game_boards(seed: int) -> list[chess.Board]:
         board.push(move)
         out.append(board.copy())
     return out
+
+
+def test_vs_stockfish_plays_the_run_against_skill_level_0_and_refuses_bad_input(
+        tmp_path: Path, stockfish: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`chessmoe related vs-stockfish`: the run's engine at its own nodes (n-tuple 400)
+    against Stockfish Skill Level 0 at 200 nodes, into RUN/vs-stockfish with provenance; a run without weights, an unknown engine and zero pairs are one-line
+    errors that play nothing."""
+    import json
+
+    from chessmoe.cli import main
+    from chessmoe.play.versus import vs_stockfish
+
+    run = tmp_path / "ntuple-run"
+    save_weights(run, NtupleWeights.initial(), {"train": {"tuples": True}})
+    assert main(["related", "vs-stockfish", "ntuple", "--run", str(run), "--pairs", "1",
+                 "--stockfish", str(stockfish)]) == 0
+    assert "vs Stockfish Skill Level 0: " in capsys.readouterr().out
+    data = json.loads((run / "vs-stockfish" / "summary.json").read_text())
+    assert data["games"] == 2 and data["openings"]["pairs"] == 1
+    assert data["players"]["first"]["kind"] == "ntuple"
+    assert data["players"]["first"]["nodes"] == 400
+    assert data["players"]["second"]["nodes"] == 200
+    assert data["players"]["second"]["options"] == {"Skill Level": 0}
+    assert data["provenance"]["git"]["commit"]  # where the games came from
+    # resuming plays nothing new
+    assert vs_stockfish("ntuple", run, pairs=1, stockfish=stockfish).games == 2
+
+    empty = tmp_path / "untrained"
+    empty.mkdir()
+    assert main(["related", "vs-stockfish", "mais", "--run", str(empty)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds no weights.pt" in err
+    assert not (empty / "vs-stockfish").exists()
+    with pytest.raises(KitError, match="unknown related engine 'moe'"):
+        vs_stockfish("moe", run)
+    with pytest.raises(KitError, match="pairs=0"):
+        vs_stockfish("ntuple", run, pairs=0)

@@ -21,12 +21,20 @@ from pathlib import Path
 from chessmoe._io.fsutil import atomic_write_json
 from chessmoe._io.provenance import provenance
 from chessmoe.elo import pairs_from_games, pentanomial, trinomial
-from chessmoe.play.match import Adjudication, PlayerSpec, load_records, play_match, write_pgn
+from chessmoe.play.match import (
+    Adjudication,
+    PlayerKind,
+    PlayerSpec,
+    load_records,
+    play_match,
+    write_pgn,
+)
 from chessmoe.play.openings import read_epd, resolve_suite, schedule
 from chessmoe.play.records import OtherRunError
 from chessmoe.search.mcts import Limits
 
-__all__ = ["Headline", "MatchSummary", "searcher_speed", "versus"]
+__all__ = ["STOCKFISH_CHECK_NODES", "Headline", "MatchSummary", "searcher_speed", "versus",
+           "vs_stockfish"]
 
 
 @dataclass(frozen=True)
@@ -137,3 +145,37 @@ def searcher_speed(kind: str, model_dir: str | Path | None, fens: list[str], *,
     seconds = time.perf_counter() - began
     return {"positions": len(fens), "nodes": total_nodes, "seconds": round(seconds, 3),
             "nodes_per_second": round(total_nodes / seconds, 1) if seconds > 0 else 0.0}
+
+
+# Each related engine's nodes a move in its games against Stockfish (the committed runs'
+# ``vs-stockfish/`` folders were played so); the opponent is Stockfish at Skill Level 0 and
+# 200 nodes a move.
+STOCKFISH_CHECK_NODES: dict[PlayerKind, int] = {"deepchess": 200, "mais": 1500, "ntuple": 400}
+STOCKFISH_CHECK_OPPONENT_NODES = 200
+
+
+def vs_stockfish(kind: str, run_dir: str | Path, *, pairs: int = 5, seed: int = 12,
+                 stockfish: str | Path | None = None) -> MatchSummary:
+    """The related engine trained in ``run_dir`` against Stockfish at Skill Level 0 (200
+    nodes), ``pairs`` opening pairs of the embedded suite, into ``run_dir/vs-stockfish``
+    (resumable). These games show complete play; at 10 games they rate nothing."""
+    from chessmoe._io.errors import KitError
+    from chessmoe._io.external import find_stockfish
+    from chessmoe.play.tournament import RELATED_WEIGHTS
+
+    if kind not in STOCKFISH_CHECK_NODES:
+        raise KitError(f"unknown related engine {kind!r}; expected one of "
+                       f"{', '.join(sorted(STOCKFISH_CHECK_NODES))}")
+    if pairs < 1:
+        raise KitError(f"pairs={pairs}: expected at least 1")
+    run = Path(run_dir)
+    weights = run / RELATED_WEIGHTS[kind]
+    if not weights.is_file():
+        raise KitError(f"{run} holds no {weights.name}: train the engine first "
+                       f"(chessmoe related train {kind} --out {run})")
+    engine = find_stockfish(stockfish)
+    first = PlayerSpec(name=run.name, kind=kind, experts=str(run),
+                       nodes=STOCKFISH_CHECK_NODES[kind])
+    second = PlayerSpec(name="stockfish-sl0", kind="uci", command=(str(engine),),
+                        options=(("Skill Level", 0),), nodes=STOCKFISH_CHECK_OPPONENT_NODES)
+    return versus(first, second, run / "vs-stockfish", pairs=pairs, seed=seed)
