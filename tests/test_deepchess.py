@@ -394,6 +394,21 @@ def test_network_comparator_plugs_in_with_embedding_cache() -> None:
     assert comparator.embeddings == again  # every position met again was cached
 
 
+def test_a_full_embedding_cache_starts_over_without_losing_the_positions_asked_for() -> None:
+    """A batch that overflows the cache while some of its positions are cached: the cache
+    starts over and embeds all of them (a match crashed here with a KeyError once the
+    200,000-entry cache filled mid-game), with the answers of a cache that never fills."""
+    torch.manual_seed(4)
+    net = DeepChessNet(Shape(pos2vec=(INPUT_BITS, 16, 8), head=(8,)))
+    small, roomy = Comparator(net, cache_size=3), Comparator(net)
+    first, *others = _game_positions()[:4]
+    small.prepare([first, others[0]])
+    small.prepare([first, others[1], others[2]])  # 2 cached + 2 new > 3
+    assert small.embeddings == 5  # the two first, then all three of the second batch
+    for a, b in ((first, others[1]), (others[2], first), (others[0], others[1])):
+        assert small.probability(a, b) == pytest.approx(roomy.probability(a, b), abs=1e-6)
+
+
 # --- training and the player ------------------------------------------------------------------
 
 

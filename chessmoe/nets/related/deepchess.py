@@ -484,7 +484,8 @@ class Comparator:
         missing = [i for i, key in enumerate(keys) if key not in self._embedding]
         if missing:
             if len(self._embedding) + len(missing) > self.cache_size:
-                self._embedding.clear()
+                self._embedding.clear()  # full: start over, so every key is embedded anew
+                missing = list(range(len(keys)))
             bits = encode_batch([boards[i] for i in missing])
             with torch.no_grad():
                 codes = self.net.tower(torch.from_numpy(bits.astype(np.float32)))
