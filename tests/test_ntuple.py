@@ -791,8 +791,9 @@ def _game_boards(seed: int) -> list[chess.Board]:
 def test_vs_stockfish_plays_the_run_against_skill_level_0_and_refuses_bad_input(
         tmp_path: Path, stockfish: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`chessmoe related vs-stockfish`: the run's engine at its own nodes (n-tuple 400)
-    against Stockfish Skill Level 0 at 200 nodes, into RUN/vs-stockfish with provenance; a run without weights, an unknown engine and zero pairs are one-line
-    errors that play nothing."""
+    against Stockfish Skill Level 0 at 200 nodes, into RUN/vs-stockfish with provenance; a
+    run without weights, an unknown engine and zero pairs are one-line errors that play
+    nothing."""
     import json
 
     from chessmoe.cli import main
