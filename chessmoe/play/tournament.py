@@ -50,6 +50,7 @@ from chessmoe.play.match import (
     write_pgn,
 )
 from chessmoe.play.openings import group_seed, read_epd, resolve_suite, schedule
+from chessmoe.play.players import RELATED_WEIGHTS
 from chessmoe.play.records import GameRecord, OtherRunError, summarise
 
 __all__ = [
@@ -827,11 +828,6 @@ def ratings_spec(experts_root: str, *, pairs: int = 8, backend: str = "onnx"
                for i, a in enumerate(players) for b in players[i + 1:]]
     return TournamentSpec("ratings-cutechess", tuple(matches), openings="embedded",
                           pairs_per_shard=4, games_at_once=1, adjudication=Adjudication())
-
-
-#: The weights file of each related engine's run directory (what a design fingerprints).
-RELATED_WEIGHTS: dict[str, str] = {"deepchess": "weights.pt", "ntuple": "weights.npz",
-                                   "mais": "weights.pt"}
 
 
 def _weights_label(kind: str, run: Path) -> str:

@@ -161,7 +161,7 @@ def vs_stockfish(kind: str, run_dir: str | Path, *, pairs: int = 5, seed: int = 
     (resumable). These games show complete play; at 10 games they rate nothing."""
     from chessmoe._io.errors import KitError
     from chessmoe._io.external import find_stockfish
-    from chessmoe.play.tournament import RELATED_WEIGHTS
+    from chessmoe.play.players import RELATED_WEIGHTS
 
     if kind not in STOCKFISH_CHECK_NODES:
         raise KitError(f"unknown related engine {kind!r}; expected one of "

@@ -33,11 +33,15 @@ from typing import Any, Literal, get_args
 from chessmoe._io.errors import KitError
 from chessmoe.play.engine import Searcher
 
-__all__ = ["RELATED_KINDS", "EngineOption", "RelatedKind", "build_searcher", "default_model_dir",
-           "engine_options", "resolve_options", "run_files", "train", "weights_note"]
+__all__ = ["RELATED_KINDS", "RELATED_WEIGHTS", "EngineOption", "RelatedKind", "build_searcher",
+           "default_model_dir", "engine_options", "resolve_options", "run_files", "train",
+           "weights_note"]
 
 RelatedKind = Literal["deepchess", "ntuple", "mais"]
 RELATED_KINDS: tuple[str, ...] = get_args(RelatedKind)
+# the weights file of each engine's trained run (what a match names by its checksum)
+RELATED_WEIGHTS: dict[str, str] = {"deepchess": "weights.pt", "ntuple": "weights.npz",
+                                   "mais": "weights.pt"}
 
 _DOCUMENT = {"deepchess": "related-deepchess.md",
              "ntuple": "related-comparison-training-ntuple.md",
