@@ -437,8 +437,12 @@ def test_training_writes_a_loadable_run_and_resumes(smoke_run: Path) -> None:
     second = _records(smoke_run)
     assert second[:3] == first and [r["step"] for r in second] == [1, 2, 3, 4]
     assert second[3]["lr"] == pytest.approx(0.01 * 0.99)
+    written = {name: (smoke_run / name).read_bytes()
+               for name in ("summary.json", "provenance.json", "weights.pt")}
     train_run(smoke_run, PROFILES["smoke"], source=sample_path(), progress=False)
     assert _records(smoke_run) == second
+    # a finished run is left as it was: no new speed measurement, date or commit
+    assert all((smoke_run / name).read_bytes() == data for name, data in written.items())
     after = load_weights(smoke_run / "weights.pt", shape).state_dict()
     assert any(not torch.equal(before[k], after[k]) for k in after)
     config = json.loads((smoke_run / "config.json").read_text())

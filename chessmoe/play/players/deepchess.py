@@ -383,6 +383,8 @@ def train_run(out_dir: Path, config: DeepChessTrainConfig, *, data_dir: Path | N
         if previous.get("pos2vec_epochs") != config.pos2vec_epochs \
                 and (out_dir / "state" / "progress.json").exists():
             raise KitError(f"{out_dir}: the autoencoder epochs cannot change after the start")
+        if previous == wanted and _finished(out_dir, len(_steps(config))):
+            return out_dir  # nothing left to train: its summary and provenance stay as made
     atomic_write_json(config_path, wanted)
     atomic_write_text(out_dir / ".gitignore", "state/\n")
 
@@ -501,6 +503,14 @@ def _save_state(out_dir: Path, net: DeepChessNet, optimizer: Any, decoder: Any,
     save_weights(net, out_dir / WEIGHTS)
     atomic_write_json(out_dir / "state" / "progress.json",
                       {"steps_done": steps_done, "numpy_rng": rng.bit_generator.state})
+
+
+def _finished(out_dir: Path, steps: int) -> bool:
+    """Whether the run in ``out_dir`` trained all ``steps`` epochs and wrote its summary."""
+    metrics = out_dir / "metrics.jsonl"
+    return ((out_dir / "summary.json").is_file() and (out_dir / WEIGHTS).is_file()
+            and metrics.is_file()
+            and any(r.get("step") == steps for r in read_records(metrics).records))
 
 
 def _measure_nps(net: DeepChessNet, source: GameSource, config: DeepChessTrainConfig
