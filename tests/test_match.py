@@ -445,6 +445,79 @@ def test_a_crashing_engine_is_recorded_and_the_match_goes_on(tmp_path: Path) -> 
     assert all(r.termination == "max_plies" for r in records if r not in crashes)
 
 
+
+class _RaisingPlayer:
+    """An in-process engine (no ``move_steps``) whose code raises on its second move."""
+
+    name = "raiser"
+
+    def __init__(self) -> None:
+        self.moves = 0
+
+    def new_game(self) -> None:
+        pass
+
+    def move(self, board: chess.Board) -> MoveOutcome:
+        self.moves += 1
+        if self.moves == 2:
+            raise ValueError("planted bug")
+        return MoveOutcome(next(iter(board.legal_moves)), 0, {})
+
+    def close(self) -> None:
+        pass
+
+
+def test_an_in_process_engine_that_raises_loses_its_game_with_the_error_named() -> None:
+    """Black raises on its second move: the game is Black's loss by engine crash after three
+    plies, and the detail names the engine, the exception and the line that raised it."""
+    white = UNIFORM.build()
+    record = play_game(white, _RaisingPlayer(), chess.STARTING_FEN, Adjudication(max_plies=20))
+    assert (record.result, record.termination, len(record.moves)) == ("1-0", "engine_crash", 3)
+    assert record.detail.startswith("raiser: ValueError: planted bug at test_match.py:")
+    assert "in move" in record.detail
+
+
+@pytest.mark.parametrize("concurrency", [1, 2])
+def test_an_in_process_search_that_raises_mid_move_is_a_counted_crash_and_the_match_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, concurrency: int) -> None:
+    """The MCTS player's third move raises after one evaluated mini-batch (a bug in the
+    search's own code, as DeepChess's cache KeyError was): that one game is lost and
+    recorded with the error, and every other game of the match is played, one by one or
+    several at once."""
+    from chessmoe.play.match import MctsPlayer
+
+    original = MctsPlayer.move_steps
+    calls = [0]
+
+    def flaky(self: MctsPlayer, board: chess.Board):  # type: ignore[no-untyped-def]
+        steps = original(self, board)
+        if self.name != "uniform-b":
+            return steps
+        calls[0] += 1
+        if calls[0] != 3:
+            return steps
+
+        def broken():  # type: ignore[no-untyped-def]
+            try:
+                yield next(steps)  # one mini-batch evaluated, then the bug
+            except StopIteration:  # the reused tree needed none
+                pass
+            raise KeyError("planted")
+        return broken()
+
+    monkeypatch.setattr(MctsPlayer, "move_steps", flaky)
+    slots = schedule([chess.STARTING_FEN] * 4, 2, seed=0)
+    records = play_match(UNIFORM, UNIFORM_B, slots, tmp_path / "games.jsonl",
+                         rules=Adjudication(max_plies=12), concurrency=concurrency)
+    assert len(records) == 4
+    crashes = [r for r in records if r.termination == "engine_crash"]
+    assert len(crashes) == 1 and crashes[0].first_score == 1.0
+    assert crashes[0].detail.startswith("uniform-b: KeyError: 'planted' at test_match.py:")
+    assert all(r.termination == "max_plies" for r in records if r not in crashes)
+    logged = [json.loads(line) for line in (tmp_path / "games.jsonl").read_text().splitlines()]
+    assert sorted(r["termination"] for r in logged) == ["engine_crash"] + ["max_plies"] * 3
+
+
 # --- tournaments ------------------------------------------------------------------------
 
 

@@ -22,6 +22,7 @@ import datetime as _dt
 import functools
 import os
 import time
+import traceback
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -149,7 +150,8 @@ class MatchPlayer(Protocol):
 
 
 class EngineCrash(RuntimeError):
-    """An external engine died or sent something unusable."""
+    """An engine died or sent something unusable: an external engine's process, or an
+    in-process engine whose code raised (see :func:`_move_steps`)."""
 
 
 class EngineTimeout(EngineCrash):
@@ -428,21 +430,49 @@ GameSteps = Generator[Request, "Evaluation", GameRecord]
 """A game in progress: yields requests, is sent their evaluations, returns the game record."""
 
 
+def _crash_of(player: MatchPlayer, error: Exception) -> EngineCrash:
+    """An in-process engine's exception as a crash of that engine: its game is lost and
+    recorded (cutechess scores an engine that dies mid-game the same way), the match goes
+    on with fresh engines, and the record's detail names the error and where it was raised,
+    so the bug is found from the games file instead of stopping a tournament of hours."""
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno} in {frames[-1].name}" \
+        if frames else ""
+    return EngineCrash(f"{player.name}: {type(error).__name__}: {error}{where}")
+
+
 def _move_steps(player: MatchPlayer, board: chess.Board
                 ) -> Generator[Request, Evaluation, MoveOutcome]:
-    """A player's move as requests (an in-process search), or at once (a UCI engine)."""
+    """A player's move as requests (an in-process search), or at once (a UCI engine).
+    An exception raised by the player's own code becomes :class:`EngineCrash`."""
     stepper = getattr(player, "move_steps", None)
     if stepper is None:
-        return player.move(board)
+        try:
+            return player.move(board)
+        except EngineCrash:
+            raise
+        except Exception as error:  # the engine's bug, not the match's: a lost game
+            raise _crash_of(player, error) from error
     evaluator = player.evaluator  # type: ignore[attr-defined]
-    steps = stepper(board)
     try:
+        steps = stepper(board)
         batch = next(steps)
-        while True:
-            evaluation = yield (evaluator, batch)
-            batch = steps.send(evaluation)
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
+    except EngineCrash:
+        raise
+    except Exception as error:
+        raise _crash_of(player, error) from error
+    while True:
+        evaluation = yield (evaluator, batch)
+        try:
+            batch = steps.send(evaluation)
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+        except EngineCrash:
+            raise
+        except Exception as error:
+            raise _crash_of(player, error) from error
 
 
 def play_game_steps(white: MatchPlayer, black: MatchPlayer, fen: str,
