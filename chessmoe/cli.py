@@ -576,6 +576,11 @@ def _stats(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser (exposed for tests and docs)."""
+    # torch-free modules: the engines' names and their Stockfish check from their one home
+    from chessmoe.play.players import RELATED_KINDS
+    from chessmoe.play.versus import STOCKFISH_CHECK_NODES, STOCKFISH_CHECK_OPPONENT_NODES
+
+    own_nodes = ", ".join(f"{kind} {nodes}" for kind, nodes in STOCKFISH_CHECK_NODES.items())
     parser = argparse.ArgumentParser(
         prog="chessmoe",
         description="Reproducibility kit for 'Checkmating One, by Using Many' "
@@ -721,7 +726,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "uniform evaluator). UCI options can change everything later.")
     _add_engine_arguments(uci)
     uci.add_argument("--player", default="moe",
-                     choices=("moe", "deepchess", "ntuple", "mais"),
+                     choices=("moe", *RELATED_KINDS),
                      help="which engine answers: the paper's MoE MCTS (default) or a related "
                           "document's engine (--experts then names its trained weights)")
     uci.set_defaults(handler=_uci)
@@ -746,7 +751,7 @@ def build_parser() -> argparse.ArgumentParser:
     related_commands = related.add_subparsers(dest="related_command", required=True)
     related_train = related_commands.add_parser(
         "train", help="train one related engine into results/related/ENGINE")
-    related_train.add_argument("engine", choices=("deepchess", "ntuple", "mais"),
+    related_train.add_argument("engine", choices=RELATED_KINDS,
                                help="the engine to train")
     related_train.add_argument("--profile", default="small", choices=("smoke", "small", "large"),
                                help="scale (large: the issue-22 scale, CPU hours; not every "
@@ -761,12 +766,12 @@ def build_parser() -> argparse.ArgumentParser:
     related_train.set_defaults(handler=_related_train)
     related_vs = related_commands.add_parser(
         "vs-stockfish", help="10 games of a trained related engine against Stockfish",
-        description="Play a related engine's run against Stockfish at Skill Level 0 (200 "
-                    "nodes a move; the engine at its own nodes: deepchess 200, mais 1500, "
-                    "ntuple 400) on paired openings of the embedded suite, into "
+        description="Play a related engine's run against Stockfish at Skill Level 0 "
+                    f"({STOCKFISH_CHECK_OPPONENT_NODES} nodes a move; the engine at its own "
+                    f"nodes: {own_nodes}) on paired openings of the embedded suite, into "
                     "RUN/vs-stockfish (resumable). The games show complete play; at 10 games "
                     "they rate nothing.")
-    related_vs.add_argument("engine", choices=("deepchess", "ntuple", "mais"),
+    related_vs.add_argument("engine", choices=RELATED_KINDS,
                             help="the engine the run holds")
     related_vs.add_argument("--run", type=Path, default=None,
                             help="run directory (default: results/related/ENGINE)")

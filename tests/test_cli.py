@@ -184,6 +184,27 @@ def test_the_help_texts_name_every_profile() -> None:
     assert set(cli.PROFILE_NAMES) == set(config.PROFILES)
 
 
+def test_the_related_commands_offer_every_related_engine_and_state_each_ones_nodes(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The engines and the Stockfish check's nodes come from their homes: a changed node
+    count shows in ``vs-stockfish --help``, and every related engine is a choice."""
+    from chessmoe.play import versus
+    from chessmoe.play.players import RELATED_KINDS
+
+    monkeypatch.setitem(versus.STOCKFISH_CHECK_NODES, "mais", 1234)
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["related", "vs-stockfish", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "mais 1234" in text and "deepchess 200" in text and "ntuple 400" in text
+    for argv in (["related", "train"], ["related", "vs-stockfish"]):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args([*argv, "chess960"])
+        assert f"choose from {', '.join(repr(k) for k in RELATED_KINDS)}" in \
+            capsys.readouterr().err
+    assert build_parser().parse_args(["uci", "--player", RELATED_KINDS[-1]]).player == \
+        RELATED_KINDS[-1]
+
+
 def test_parity_names_a_missing_tournament_before_looking_for_cutechess(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["parity", str(tmp_path / "none")]) == 2
