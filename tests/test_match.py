@@ -1021,6 +1021,15 @@ def test_the_related_design_pairs_each_engine_with_its_documents_baseline(
     assert mais.pairs == 100 and mais.second.experts == str(related / "mais" / "at-200-games")
     assert mais.label("weights_second") != mais.label("weights_first")
     assert spec.adjudication == Adjudication() and ntuple.group != mais.group
+    (related / "deepchess").mkdir()
+    (related / "deepchess" / "weights.pt").write_bytes(b"deepchess")
+    by_name = {m.name: m for m in related_spec(str(experts)).matches}
+    full, flat = by_name["deepchess-vs-material"], by_name["deepchess-vs-material-flat"]
+    assert dict(full.first.options) == dict(flat.first.options) == {"Depth": 3}
+    assert dict(full.second.options) == {"Evaluation": "material", "Depth": 3}
+    assert dict(flat.second.options) == {"Evaluation": "material", "Depth": 3,
+                                         "Quiescence": False}
+    assert full.group != flat.group and full.pairs == flat.pairs == 100
     out = tmp_path / "out"
     _write_spec(spec, out)
     (related / "ntuple" / "weights.npz").write_bytes(b"retrained n-tuple")

@@ -610,6 +610,28 @@ def test_a_trained_vs_pesto_match_is_two_ntuple_players() -> None:
         build_searcher("ntuple", None, options={"Evaluation": "stockfish"})
 
 
+
+def test_quiescence_off_stops_the_material_search_at_its_horizon() -> None:
+    """Qxd5 wins a pawn at depth 1 but the pawn on e6 takes the queen back: with quiescence
+    the material engine sees the recapture and leaves the pawn, with ``Quiescence`` off it
+    scores the position after Qxd5 and takes (DeepChess's search shape)."""
+    from chessmoe.play.match import PlayerSpec
+    from chessmoe.play.players import build_searcher, engine_options
+    from chessmoe.search.mcts import Limits
+
+    board = chess.Board("6k1/8/4p3/3p4/8/8/8/3Q2K1 w - - 0 1")
+    take = chess.Move.from_uci("d1d5")
+    options = {"Evaluation": "material", "Depth": 1}
+    deep = build_searcher("ntuple", None, options=options)
+    flat = build_searcher("ntuple", None, options=options | {"Quiescence": "false"})
+    assert deep.play(board, Limits()).move != take
+    assert flat.play(board, Limits()).move == take
+    assert "no quiescence" in flat.loaded and "quiescence" not in deep.loaded  # type: ignore
+    assert {o.name: o.default for o in engine_options("ntuple")}["Quiescence"] is True
+    spec = PlayerSpec(name="material-flat", kind="ntuple", nodes=None,
+                      options=(("Evaluation", "material"), ("Depth", 1), ("Quiescence", False)))
+    assert spec.build().move(board).move == take
+
 # --- the fast paths against plain references, and exact resume -------------------------------
 
 # en passant (white and black), promotions with and without capture, a pinned capturer, a

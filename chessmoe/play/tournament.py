@@ -850,7 +850,11 @@ def related_spec(experts_root: str, *, related_root: str | os.PathLike[str] | No
     * ``mais-vs-mais-at-200``: the self-play value network after all its games against itself
       after 200 (``at-200-games/``, kept by the large profile), 1,500 nodes each, ``pairs``;
     * ``deepchess-vs-material``: DeepChess's comparator search against a material-only
-      alpha-beta, both to depth 3 (equal depth), ``pairs`` pairs.
+      alpha-beta, both to depth 3, ``pairs`` pairs. The material engine resolves captures
+      past depth 3 (quiescence) and DeepChess's search does not;
+      ``deepchess-vs-material-flat`` is the same match with the material engine's quiescence
+      off, so both searches stop at the same horizon (a test of how much of the first
+      match's gap that one difference makes).
 
     Runs are read from ``related_root`` (default: ``results/related`` beside the experts);
     a match whose run is absent is left out, and each match is labelled with its engines'
@@ -891,6 +895,13 @@ def related_spec(experts_root: str, *, related_root: str | os.PathLike[str] | No
                        options=(("Depth", 3),)),
             PlayerSpec(name="material", kind="ntuple", experts=None, nodes=None,
                        options=(("Evaluation", "material"), ("Depth", 3))),
+            pairs, (("deepchess", deepchess),))
+        add("deepchess-vs-material-flat",
+            PlayerSpec(name="deepchess", kind="deepchess", experts=str(deepchess), nodes=None,
+                       options=(("Depth", 3),)),
+            PlayerSpec(name="material-flat", kind="ntuple", experts=None, nodes=None,
+                       options=(("Evaluation", "material"), ("Depth", 3),
+                                ("Quiescence", False))),
             pairs, (("deepchess", deepchess),))
     return TournamentSpec("related", tuple(matches), openings="embedded", pairs_per_shard=10,
                           games_at_once=1, adjudication=Adjudication())

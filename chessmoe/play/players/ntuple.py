@@ -21,7 +21,9 @@ of a match): ``Evaluation`` -- ``weights`` (the run directory's, default), ``pes
 hand-tuned PeSTO tapered tables, :mod:`chessmoe.nets.related.pesto`: the baseline a trained
 run should beat, so a "trained vs PeSTO" match is two ``ntuple`` players) or ``material``
 (the document's Table I start); ``Depth`` -- the deepest iteration of the alpha-beta search
-(nodes and movetime still stop it earlier).
+(nodes and movetime still stop it earlier); ``Quiescence`` -- off, the search scores its
+horizon with the evaluation instead of resolving captures past it (the shape of DeepChess's
+comparator search, for a material opponent at truly equal depth).
 
 Training overrides (``chessmoe related train ntuple --profile P --set KEY=VALUE``) are fields
 of :class:`~chessmoe.nets.related.ntuple.TrainConfig`, e.g. ``depth=2`` (the document's d),
@@ -74,6 +76,9 @@ OPTIONS: tuple[EngineOption, ...] = (
                  help="weights: the run's; pesto: the PeSTO tables; material: Table I"),
     EngineOption("Depth", "spin", 64, low=1, high=64,
                  help="deepest alpha-beta iteration (nodes and movetime stop it earlier)"),
+    EngineOption("Quiescence", "check", True,
+                 help="search captures past Depth (off: the evaluation at the horizon, the "
+                      "search shape of DeepChess's comparator alpha-beta)"),
 )
 
 
@@ -101,9 +106,11 @@ class NtupleSearcher:
     description: str = ""
     depth: int = 64
     loaded: str = field(default="")
+    quiescence: bool = True
 
     def __post_init__(self) -> None:
-        self.search = AlphaBeta(self.evaluator, max_depth=self.depth)
+        self.search = AlphaBeta(self.evaluator, max_depth=self.depth,
+                                quiescence=self.quiescence)
 
     def play(self, board: chess.Board, limits: Limits, stop: threading.Event | None = None,
              on_progress: Callable[[SearchResult], None] | None = None) -> SearchResult:
@@ -123,17 +130,21 @@ def build_searcher(model_dir: Path | None, *, threads: int = 1,
     values = {o.name: o.default for o in OPTIONS} | dict(options or {})
     depth = int(values["Depth"])
     evaluation = str(values["Evaluation"])
+    quiet = bool(values["Quiescence"])
+    flat = "" if quiet else ", no quiescence"
     if evaluation == "pesto":
         return NtupleSearcher(PestoEvaluator(), "pesto", depth,
-                              "evaluation pesto (the kit's PeSTO tables, no weights file)")
+                              f"evaluation pesto (the kit's PeSTO tables, no weights file){flat}",
+                              quiet)
     if evaluation == "material" or model_dir is None:
         return NtupleSearcher(NtupleEvaluator(start_weights("material")), "untrained", depth,
-                              "evaluation material (Table I start, no weights file)")
+                              f"evaluation material (Table I start, no weights file){flat}",
+                              quiet)
     weights, config = load_weights(Path(model_dir))
     train_config = config.get("train")
     tuples = bool(train_config.get("tuples", True)) if isinstance(train_config, dict) else True
     return NtupleSearcher(NtupleEvaluator(weights, tuples=tuples), str(model_dir), depth,
-                          weights_note(Path(model_dir) / "weights.npz"))
+                          weights_note(Path(model_dir) / "weights.npz") + flat, quiet)
 
 
 def find_excerpt(data_dir: Path | None) -> Path:
