@@ -1030,6 +1030,9 @@ def test_the_related_design_pairs_each_engine_with_its_documents_baseline(
     assert dict(flat.second.options) == {"Evaluation": "material", "Depth": 3,
                                          "Quiescence": False}
     assert full.group != flat.group and full.pairs == flat.pairs == 100
+    quiet = by_name["deepchess-quiet-vs-material"]
+    assert dict(quiet.first.options) == {"Depth": 3, "Quiescence": True}
+    assert quiet.second == full.second and quiet.group not in (full.group, flat.group)
     out = tmp_path / "out"
     _write_spec(spec, out)
     (related / "ntuple" / "weights.npz").write_bytes(b"retrained n-tuple")
@@ -1037,15 +1040,19 @@ def test_the_related_design_pairs_each_engine_with_its_documents_baseline(
         _write_spec(related_spec(str(experts)), out)
 
 
-def test_a_depth_limited_deepchess_and_material_game_is_played(tmp_path: Path) -> None:
-    """The equal-depth pairing (no node limit, Depth 2 here) plays legal games to an end."""
+@pytest.mark.parametrize("quiescence", [False, True])
+def test_a_depth_limited_deepchess_and_material_game_is_played(tmp_path: Path,
+                                                               quiescence: bool) -> None:
+    """The equal-depth pairing (no node limit, Depth 1 here) plays legal games to an end,
+    DeepChess with or without its quiescence search."""
     from chessmoe.play.players import default_model_dir
 
     deepchess = default_model_dir("deepchess")
     if deepchess is None:
         pytest.skip("no committed DeepChess run")
     first = PlayerSpec(name="deepchess", kind="deepchess", experts=str(deepchess),
-                       nodes=None, options=(("Depth", 1),))
+                       nodes=None, options=(("Depth", 1), ("Quiescence", quiescence)))
+    assert first.build().searcher.search.quiescence is quiescence  # type: ignore[attr-defined]
     second = PlayerSpec(name="material", kind="ntuple", experts=None, nodes=None,
                         options=(("Evaluation", "material"), ("Depth", 1)))
     slots = schedule(read_epd(resolve_suite("embedded")), 1, 3)[:1]

@@ -854,7 +854,9 @@ def related_spec(experts_root: str, *, related_root: str | os.PathLike[str] | No
       past depth 3 (quiescence) and DeepChess's search does not;
       ``deepchess-vs-material-flat`` is the same match with the material engine's quiescence
       off, so both searches stop at the same horizon (a test of how much of the first
-      match's gap that one difference makes).
+      match's gap that one difference makes); ``deepchess-quiet-vs-material`` gives
+      DeepChess a quiescence search of its own (``Quiescence``) against the first match's
+      material engine: both searches then resolve captures past depth 3.
 
     Runs are read from ``related_root`` (default: ``results/related`` beside the experts);
     a match whose run is absent is left out, and each match is labelled with its engines'
@@ -902,6 +904,12 @@ def related_spec(experts_root: str, *, related_root: str | os.PathLike[str] | No
             PlayerSpec(name="material-flat", kind="ntuple", experts=None, nodes=None,
                        options=(("Evaluation", "material"), ("Depth", 3),
                                 ("Quiescence", False))),
+            pairs, (("deepchess", deepchess),))
+        add("deepchess-quiet-vs-material",
+            PlayerSpec(name="deepchess-quiet", kind="deepchess", experts=str(deepchess),
+                       nodes=None, options=(("Depth", 3), ("Quiescence", True))),
+            PlayerSpec(name="material", kind="ntuple", experts=None, nodes=None,
+                       options=(("Evaluation", "material"), ("Depth", 3))),
             pairs, (("deepchess", deepchess),))
     return TournamentSpec("related", tuple(matches), openings="embedded", pairs_per_shard=10,
                           games_at_once=1, adjudication=Adjudication())

@@ -21,6 +21,12 @@ comparison, so the search is minimax rather than negamax):
   (:func:`chessmoe.search.alphabeta.ordered_moves`); a root move searched in an unfinished
   iteration replaces the last finished iteration's choice once it beats this iteration's
   first (previous best) move;
+* ``quiescence=True`` (off by default: the document describes none) extends the horizon as
+  the numeric search (:mod:`chessmoe.search.alphabeta`) does: a horizon node's own position
+  stands pat as a leaf and only its captures and promotions are searched further, every
+  legal move while in check for the first ``MAX_CHECK_PLIES`` checks; the stand-pat
+  position cuts off or raises the bound like any value (no delta pruning: a comparison has
+  no margin);
 * before the leaves below a node of depth 1 are compared, an optional ``prepare(boards)``
   hook receives them all at once (the network embeds them in one batch);
 * limits: :class:`~chessmoe.search.mcts.Limits` ``nodes`` counts *leaves* (horizon positions
@@ -46,7 +52,7 @@ from typing import Literal
 
 import chess
 
-from chessmoe.search.alphabeta import ordered_moves
+from chessmoe.search.alphabeta import MAX_CHECK_PLIES, noisy_moves, ordered_moves
 from chessmoe.search.mcts import Limits, RootChild, SearchResult
 
 __all__ = [
@@ -82,10 +88,12 @@ class CompareAlphaBeta:
 
     def __init__(self, better: Better, *, max_depth: int = 3,
                  confidence: Callable[[chess.Board, chess.Board], float] | None = None,
-                 prepare: Callable[[Sequence[chess.Board]], None] | None = None) -> None:
+                 prepare: Callable[[Sequence[chess.Board]], None] | None = None,
+                 quiescence: bool = False) -> None:
         if max_depth < 1:
             raise ValueError("max_depth is at least 1")
         self.better = better
+        self.quiescence = quiescence
         self.confidence = confidence
         self.prepare = prepare
         self.max_depth = max_depth
@@ -164,10 +172,71 @@ class CompareAlphaBeta:
             return Outcome("draw", ply)
         return None
 
+    def _prepare_children(self, board: chess.Board, moves: Sequence[chess.Move]) -> None:
+        if self.prepare is None or not moves:
+            return
+        children = []
+        for move in moves:
+            board.push(move)
+            children.append(board.copy(stack=False))
+            board.pop()
+        self.prepare(children)
+
+    def _quiesce(self, board: chess.Board, alpha: Outcome | None, beta: Outcome | None,
+                 ply: int, checks: int) -> tuple[Outcome, list[chess.Move]]:
+        """The horizon extended by captures and promotions (see the module doc)."""
+        self._check(ply)
+        terminal = self._terminal(board, ply)
+        if terminal is not None:
+            return self._leaf(terminal), []
+        white = board.turn == chess.WHITE
+        in_check = board.is_check()
+        best: Outcome | None = None
+        if in_check and checks < MAX_CHECK_PLIES:
+            moves = ordered_moves(board, list(board.legal_moves))
+        else:
+            best = self._leaf(Outcome("position", ply, board.copy(stack=False)))
+            if white:
+                if beta is not None and self.gt(best, beta):
+                    return best, []
+                if alpha is None or self.gt(best, alpha):
+                    alpha = best
+            else:
+                if alpha is not None and self.gt(alpha, best):
+                    return best, []
+                if beta is None or self.gt(beta, best):
+                    beta = best
+            moves = ordered_moves(board, noisy_moves(board))
+        self._prepare_children(board, moves)
+        best_pv: list[chess.Move] = []
+        for move in moves:
+            board.push(move)
+            try:
+                value, pv = self._quiesce(board, alpha, beta, ply + 1,
+                                          checks + (1 if in_check else 0))
+            finally:
+                board.pop()
+            if best is None or (self.gt(value, best) if white else self.gt(best, value)):
+                best, best_pv = value, [move, *pv]
+                if white:
+                    if alpha is None or self.gt(best, alpha):
+                        alpha = best
+                    if beta is not None and self.gt(best, beta):
+                        break
+                else:
+                    if beta is None or self.gt(beta, best):
+                        beta = best
+                    if alpha is not None and self.gt(alpha, best):
+                        break
+        assert best is not None  # in check with moves: the terminal test found none missing
+        return best, best_pv
+
     def _search(self, board: chess.Board, depth: int, alpha: Outcome | None,
                 beta: Outcome | None, ply: int) -> tuple[Outcome, list[chess.Move]]:
         """Minimax value of ``board`` within ``(alpha, beta)`` (White's bounds: ``alpha`` the
         best White is sure of, ``beta`` the best Black is sure of) and its line."""
+        if depth <= 0 and self.quiescence:
+            return self._quiesce(board, alpha, beta, ply, 0)
         self._check(ply)
         terminal = self._terminal(board, ply)
         if terminal is not None:
@@ -175,13 +244,8 @@ class CompareAlphaBeta:
         if depth <= 0:
             return self._leaf(Outcome("position", ply, board.copy(stack=False))), []
         moves = ordered_moves(board, list(board.legal_moves))
-        if depth == 1 and self.prepare is not None:
-            children = []
-            for move in moves:
-                board.push(move)
-                children.append(board.copy(stack=False))
-                board.pop()
-            self.prepare(children)
+        if depth == 1:
+            self._prepare_children(board, moves)
         white = board.turn == chess.WHITE
         best: Outcome | None = None
         best_pv: list[chess.Move] = []

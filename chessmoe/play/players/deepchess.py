@@ -109,6 +109,10 @@ OPTIONS: tuple[EngineOption, ...] = (
                  help="deepest iteration of the comparison alpha-beta; 0: the run's "
                       "search_depth (3). Past 3, give it time: Fixed_Movetime or go wtime/btime "
                       "stop the iterative deepening with the last finished depth's move"),
+    EngineOption("Quiescence", "check", False,
+                 help="search captures and promotions past Depth, each horizon position "
+                      "standing pat (the document describes none; the material engine's "
+                      "numeric search has one)"),
 )
 DOCUMENT_ACCURACY = {"train": 0.982, "validation": 0.980}
 
@@ -197,12 +201,13 @@ class DeepChessPlayer:
 
     scores_calibrated = False
 
-    def __init__(self, net: DeepChessNet, *, depth: int = 3, loaded: str = "") -> None:
+    def __init__(self, net: DeepChessNet, *, depth: int = 3, loaded: str = "",
+                 quiescence: bool = False) -> None:
         self.loaded = loaded
         self.comparator = Comparator(net)
         self.search = CompareAlphaBeta(self.comparator.better, max_depth=depth,
                                        confidence=self.comparator.probability,
-                                       prepare=self.comparator.prepare)
+                                       prepare=self.comparator.prepare, quiescence=quiescence)
 
     def play(self, board: chess.Board, limits: Limits, stop: threading.Event | None = None,
              on_progress: Callable[[SearchResult], None] | None = None) -> SearchResult:
@@ -218,14 +223,18 @@ def build_searcher(model_dir: Path | None, *, threads: int = 1,
     search as deep as ``options["Depth"]`` (0: the run's ``search_depth``)."""
     import torch
 
-    from chessmoe.play.players import run_files
+    from chessmoe.play.players import resolve_options, run_files
 
     path, config_path = run_files("deepchess", model_dir, WEIGHTS, "config.json")
     config = json.loads(config_path.read_text())
     shape = Shape(pos2vec=tuple(config["pos2vec"]), head=tuple(config["head"]))
     torch.set_num_threads(max(1, threads))
-    depth = int((options or {}).get("Depth", 0)) or int(config["search_depth"])
-    return DeepChessPlayer(load_weights(path, shape), depth=depth, loaded=weights_note(path))
+    values = resolve_options("deepchess", options)
+    depth = int(values["Depth"]) or int(config["search_depth"])
+    quiescence = bool(values["Quiescence"])
+    note = weights_note(path) + (", quiescence" if quiescence else "")
+    return DeepChessPlayer(load_weights(path, shape), depth=depth, loaded=note,
+                           quiescence=quiescence)
 
 
 # --- training -------------------------------------------------------------------------------
