@@ -494,6 +494,15 @@ def _tournament(args: argparse.Namespace) -> int:
     if args.status:
         print(tournament.format_progress(tournament.progress(spec, out)))
         return 0
+    if args.summarise:
+        if not (Path(out) / "spec.json").is_file():
+            print(f"chessmoe tournament: {out} holds no tournament (no spec.json), so there "
+                  "is nothing to summarise", file=sys.stderr)
+            return 2
+        tournament.summarise_tournament(spec, out)
+        print(tournament.format_progress(tournament.progress(spec, out)))
+        print(f"wrote {Path(out) / 'summary.json'} from the games played so far")
+        return 0
     if args.measure_games and (not args.plan or min(args.measure_games) <= 0):
         print("chessmoe tournament: --measure-games takes positive node limits and goes with "
               "--plan", file=sys.stderr)
@@ -894,6 +903,11 @@ def build_parser() -> argparse.ArgumentParser:
     tourn.add_argument("--status", action="store_true",
                        help="print how many games of each match OUT holds and what is left, "
                             "then exit (plays and writes nothing)")
+    tourn.add_argument("--summarise", action="store_true",
+                       help="write OUT/summary.json (and each match's games.pgn) from the "
+                            "games played so far, then exit (plays nothing): a partial "
+                            "tournament, each match with its planned games, to commit "
+                            "while it is still being played")
     tourn.add_argument("--plan", action="store_true",
                        help="calibrate on this machine and print the projected wall time of "
                             "every part instead of playing")

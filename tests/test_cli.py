@@ -131,6 +131,47 @@ def test_user_mistakes_in_analyse_search_and_tournament_are_one_line_exit_2(
         assert says in err and err.count("\n") == 1 and "Traceback" not in err, err
 
 
+def test_summarise_writes_a_partial_tournaments_summary_without_playing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One game of the smoke design's first match is on disk: --summarise writes summary.json
+    with 1 of 2 games there, 0 of 2 in the other match and complete false, and plays
+    nothing; an OUT with no tournament is one line, exit 2."""
+    from chessmoe import config
+    from chessmoe._io.jsonl import append_record
+    from chessmoe.play import tournament
+    from chessmoe.play.records import GameRecord
+
+    out = tmp_path / "t"
+    assert main(["tournament", "--profile", "smoke", "--out", str(out), "--summarise"]) == 2
+    err = capsys.readouterr().err
+    assert "holds no tournament" in err and err.count("\n") == 1
+    chosen = config.profile("smoke")
+    spec = tournament.build_design(chosen.tournament.design,
+                                   Path("results") / "experts" / config.experts_of(chosen),
+                                   pairs=chosen.tournament.pairs)
+    tournament._write_spec(spec, out)
+    first, second = spec.matches[0], spec.matches[1]
+    game = GameRecord(first.first.name, first.second.name, chess_start(), "1-0", "checkmate",
+                      "", (), (), (), 0.0)
+    append_record(out / first.name / "games-000.jsonl", game.in_match(pair=0, opening=0)
+                  .to_json())
+    before = sorted(p.name for p in out.rglob("*"))
+    assert main(["tournament", "--profile", "smoke", "--out", str(out), "--summarise"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    counts = {m["name"]: (m["games"], m["planned_games"]) for m in summary["matches"]}
+    assert counts[first.name] == (1, 2) and counts[second.name] == (0, 2)
+    assert summary["complete"] is False and "provenance" in summary
+    assert sorted(p.name for p in out.rglob("*")) == sorted(
+        [*before, "summary.json", "games.pgn"])
+    assert "from the games played so far" in capsys.readouterr().out
+
+
+def chess_start() -> str:
+    import chess
+
+    return chess.STARTING_FEN
+
+
 def test_set_takes_several_values_and_checks_them_by_type(
         capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["config", "show", "smoke", "--set", "epochs=3", "batch_size=64",

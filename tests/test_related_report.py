@@ -170,12 +170,14 @@ def test_mais_on_the_self_play_split_names_its_baselines(tmp_path: Path) -> None
     assert all(p.is_file() for p in fig.paths)
 
 
-def _related_tournament(root: Path, **counts: tuple[int, int, int, float, float]) -> Path:
+def _related_tournament(root: Path, planned: dict[str, int] | None = None,
+                        **counts: tuple[int, int, int, float, float]) -> Path:
     out = root / "tournaments" / "related"
     out.mkdir(parents=True)
     matches = [{"name": name, "games": w + d + lo, "wins": w, "draws": d, "losses": lo,
-                "elo": elo, "margin": margin} for name, (w, d, lo, elo, margin) in
-               counts.items()]
+                "elo": elo, "margin": margin,
+                "planned_games": (planned or {}).get(name, w + d + lo)}
+               for name, (w, d, lo, elo, margin) in counts.items()]
     (out / "summary.json").write_text(json.dumps({"matches": matches}))
     return out
 
@@ -205,6 +207,23 @@ def test_the_related_tournament_fills_each_engines_baseline_cell(tmp_path: Path)
     rows = {r["Engine"].split(" ")[0]: r for r in related.related_rows(
         tmp_path / "b", tmp_path / "b" / "tournaments" / "related")}
     assert rows["n-tuple"][cell].endswith("(target: interval above 50 %: not met)")
+
+
+def test_a_match_still_being_played_shows_its_games_and_decides_nothing(
+        tmp_path: Path) -> None:
+    """60 of 200 planned games at 75 %: the cell gives the numbers so far and no verdict; the
+    finished match beside it keeps its verdict."""
+    _mais_run(tmp_path)
+    _related_tournament(tmp_path, planned={"mais-vs-mais-at-200": 200},
+                        **{"mais-vs-mais-at-200": (40, 10, 10, 190.8, 90.0),
+                           "ntuple-vs-pesto": (400, 300, 300, 34.9, 17.0)})
+    matches = related.load_related_matches(tmp_path / "tournaments" / "related")
+    assert matches["mais-vs-mais-at-200"].partial and not matches["ntuple-vs-pesto"].partial
+    rows = {r["Engine"].split(" ")[0]: r
+            for r in related.related_rows(tmp_path, tmp_path / "tournaments" / "related")}
+    assert rows["MAIS"]["Against its baseline (related tournament)"].endswith(
+        "75.0 % over 60 games, +191 +/- 90 Elo (target 55 %: undecided, 60 of 200 games "
+        "played so far)")
 
 
 def test_a_deepchess_learning_curve_is_read_in_game_order(tmp_path: Path) -> None:

@@ -134,6 +134,12 @@ class RelatedMatch:
     losses: int
     elo: float
     margin: float  # 95 %, as cutechess computes it
+    planned: int = 0  # the games the design plans (0: not recorded, taken as complete)
+
+    @property
+    def partial(self) -> bool:
+        """Still being played: its numbers are shown but decide no target."""
+        return self.games < self.planned
 
     @property
     def score(self) -> float:
@@ -310,7 +316,8 @@ def load_related_matches(tournament_dir: str | os.PathLike[str]) -> dict[str, Re
         if int(m.get("games", 0)) > 0:
             out[str(m["name"])] = RelatedMatch(str(m["name"]), int(m["games"]), int(m["wins"]),
                                                int(m["draws"]), int(m["losses"]),
-                                               float(m["elo"]), float(m["margin"]))
+                                               float(m["elo"]), float(m["margin"]),
+                                               int(m.get("planned_games", 0)))
     return out
 
 
@@ -547,7 +554,12 @@ START_NAMES = {"material": "Table I material only", "pesto": "PeSTO's tuned tabl
 
 #: The ``related`` tournament's matches of each engine with the issue's target score.
 RELATED_TARGETS: dict[str, tuple[tuple[str, str, float | None], ...]] = {
-    "deepchess": (("deepchess-vs-material", "material alpha-beta, depth 3", 0.55),),
+    "deepchess": (("deepchess-vs-material", "material alpha-beta, depth 3 (its quiescence "
+                   "resolves captures past it, DeepChess's search does not)", 0.55),
+                  ("deepchess-vs-material-flat", "material alpha-beta, depth 3, no quiescence "
+                   "(both stop at the same horizon)", 0.55),
+                  ("deepchess-quiet-vs-material", "material alpha-beta, depth 3, with "
+                   "DeepChess's quiescence too", 0.55)),
     "ntuple": (("ntuple-vs-pesto", "PeSTO, 400 nodes", None),
                ("ntuple-d2-vs-pesto", "PeSTO, 400 nodes (d = 2 run)", None)),
     "mais": (("mais-vs-mais-at-200", "its own net after 200 games", 0.55),),
@@ -570,6 +582,8 @@ def _against(kind: str, matches: dict[str, RelatedMatch]) -> str:
         else:
             verdict = "met" if m.score >= target else "not met"
             goal = f"target {100 * target:.0f} %"
+        if m.partial:
+            verdict = f"undecided, {m.games} of {m.planned} games played so far"
         cells.append(f"vs {opponent}: {m.wins}-{m.draws}-{m.losses}, {_pct(m.score)} over "
                      f"{m.games} games, {m.elo:+.0f} +/- {m.margin:.0f} Elo ({goal}: {verdict})")
     return "; ".join(cells) if cells else "not played"
