@@ -517,6 +517,36 @@ def test_an_in_process_search_that_raises_mid_move_is_a_counted_crash_and_the_ma
     assert sorted(r["termination"] for r in logged) == ["engine_crash"] + ["max_plies"] * 3
 
 
+
+@pytest.mark.parametrize("concurrency", [1, 2])
+def test_an_engine_that_crashes_three_games_in_a_row_stops_the_match_with_its_games_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, concurrency: int) -> None:
+    """A broken engine (every move raises) loses three games as crashes, then the match stops
+    with one line naming the error; the three records stay, and a rerun resumes after them."""
+    from chessmoe._io.errors import KitError
+    from chessmoe.play.match import CRASH_STREAK, MctsPlayer
+
+    original = MctsPlayer.move_steps
+
+    def broken(self: MctsPlayer, board: chess.Board):  # type: ignore[no-untyped-def]
+        if self.name == "uniform-b":
+            raise OSError("model file vanished")
+        return original(self, board)
+
+    monkeypatch.setattr(MctsPlayer, "move_steps", broken)
+    slots = schedule([chess.STARTING_FEN] * 4, 4, seed=0)
+    log = tmp_path / "games.jsonl"
+    with pytest.raises(KitError, match="3 games in a row ended in an engine crash, the last: "
+                                       "uniform-b: OSError: model file vanished"):
+        play_match(UNIFORM, UNIFORM_B, slots, log, rules=Adjudication(max_plies=12),
+                   concurrency=concurrency)
+    kept = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(kept) == CRASH_STREAK == 3
+    assert all(r["termination"] == "engine_crash" for r in kept)
+    monkeypatch.setattr(MctsPlayer, "move_steps", original)
+    records = play_match(UNIFORM, UNIFORM_B, slots, log, rules=Adjudication(max_plies=12))
+    assert len(records) == 8 and sum(r.termination == "engine_crash" for r in records) == 3
+
 # --- tournaments ------------------------------------------------------------------------
 
 

@@ -32,6 +32,7 @@ import chess
 import chess.engine
 import chess.pgn
 
+from chessmoe._io.errors import KitError
 from chessmoe._io.fsutil import atomic_path
 from chessmoe._io.jsonl import JsonlLog
 from chessmoe.play.engine import value_to_cp
@@ -152,6 +153,11 @@ class MatchPlayer(Protocol):
 class EngineCrash(RuntimeError):
     """An engine died or sent something unusable: an external engine's process, or an
     in-process engine whose code raised (see :func:`_move_steps`)."""
+
+
+CRASH_STREAK = 3
+"""Engine crashes in a row that stop a match: one crash is the engine's lost game, three in
+a row are a broken engine or set-up, which should not fill a tournament with forfeits."""
 
 
 class EngineTimeout(EngineCrash):
@@ -599,6 +605,7 @@ def play_match(first: PlayerSpec, second: PlayerSpec, slots: Sequence[GameSlot],
         return decided[0]
 
     played_by = game_provenance(rules or Adjudication())
+    crashes = [0]  # engine crashes in a row: a broken engine stops the match, not each game
 
     def finish(game: GameRecord, slot: GameSlot) -> None:
         first_score = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[game.result]
@@ -612,6 +619,11 @@ def play_match(first: PlayerSpec, second: PlayerSpec, slots: Sequence[GameSlot],
                                provenance=played_by)
         log.append(record.to_json())
         played.append(record)
+        crashes[0] = crashes[0] + 1 if game.termination == "engine_crash" else 0
+        if crashes[0] >= CRASH_STREAK:
+            raise KitError(f"{CRASH_STREAK} games in a row ended in an engine crash, the last: "
+                           f"{game.detail}; the match stopped with its games kept (rerun to "
+                           "resume once the engine is fixed)")
         if stop_when is not None and not decided[0]:
             decided[0] = stop_when(played)
         if on_game is not None:
