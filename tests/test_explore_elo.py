@@ -100,6 +100,28 @@ def test_what_if_keeps_the_score_and_narrows_the_interval() -> None:
     assert few.what_if.verdict.startswith("The interval contains 0")
 
 
+def test_a_match_ending_on_half_a_pair_is_a_preset_without_pairs(tmp_path: Path) -> None:
+    """81 games of which 80 are in 40 pairs (a match stopped mid-pair): the preset keeps the
+    W/D/L, drops the pairs it cannot reconcile, says so, and explores; a whole match keeps
+    its pairs."""
+    import json
+
+    folder = tmp_path / "tournaments" / "t"
+    folder.mkdir(parents=True)
+    matches = [{"name": "half", "games": 81, "wins": 53, "draws": 9, "losses": 19,
+                "pentanomial": [2, 2, 13, 7, 16]},
+               {"name": "whole", "games": 4, "wins": 2, "draws": 1, "losses": 1,
+                "pentanomial": [0, 0, 1, 1, 0]}]
+    (folder / "summary.json").write_text(json.dumps({"matches": matches}))
+    half, whole = explore_elo.committed_presets(tmp_path)
+    assert half.label == "t: half (81 games, 80 in pairs)" and half.pairs == (0, 0, 0, 0, 0)
+    assert (half.wins, half.draws, half.losses) == (53, 9, 19)
+    assert whole.label == "t: whole (4 games)" and whole.pairs == (0, 0, 1, 1, 0)
+    for preset in (half, whole):
+        explore_elo.explore(preset.mode, wins=preset.wins, draws=preset.draws,
+                            losses=preset.losses, pairs=preset.pairs)
+
+
 def test_presets_include_the_committed_matches_with_their_pairs() -> None:
     presets = explore_elo.presets(ROOT / "results", wins=7, draws=1, losses=2)
     assert presets[0].label == "parameters cell" and (presets[0].wins, presets[0].losses) == (7, 2)

@@ -458,9 +458,14 @@ def committed_presets(results_dir: str | os.PathLike[str]) -> list[Preset]:
         data = json.loads(summary.read_text(encoding="utf-8"))
         for match in data.get("matches", []):
             penta = tuple(int(c) for c in match.get("pentanomial") or (0, 0, 0, 0, 0))
-            out.append(Preset(f"{summary.parent.name}: {match['name']} ({match['games']} games)",
-                              "wdl", int(match["wins"]), int(match["draws"]),
-                              int(match["losses"]), penta))  # type: ignore[arg-type]
+            wdl = int(match["wins"]), int(match["draws"]), int(match["losses"])
+            note = ""
+            if any(penta) and not _pairs_fit_wdl(penta, *wdl):
+                # a match still being played can end on half a pair: its pairs cover fewer
+                # games than its W/D/L, so the preset keeps the W/D/L and drops the pairs
+                penta, note = (0, 0, 0, 0, 0), f", {2 * sum(match['pentanomial'])} in pairs"
+            out.append(Preset(f"{summary.parent.name}: {match['name']} ({match['games']} "
+                              f"games{note})", "wdl", *wdl, penta))  # type: ignore[arg-type]
     return out
 
 
