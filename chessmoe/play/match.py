@@ -460,25 +460,23 @@ def _move_steps(player: MatchPlayer, board: chess.Board
         except Exception as error:  # the engine's bug, not the match's: a lost game
             raise _crash_of(player, error) from error
     evaluator = player.evaluator  # type: ignore[attr-defined]
-    try:
-        steps = stepper(board)
-        batch = next(steps)
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
-    except EngineCrash:
-        raise
-    except Exception as error:
-        raise _crash_of(player, error) from error
+    steps: Generator[LeafBatch, Evaluation, MoveOutcome] | None = None
+    evaluation: Evaluation | None = None
     while True:
-        evaluation = yield (evaluator, batch)
         try:
-            batch = steps.send(evaluation)
+            if steps is None:
+                steps = stepper(board)
+                batch = next(steps)
+            else:
+                assert evaluation is not None  # the caller sends each request's evaluation
+                batch = steps.send(evaluation)
         except StopIteration as done:
             return done.value  # type: ignore[no-any-return]
         except EngineCrash:
             raise
         except Exception as error:
             raise _crash_of(player, error) from error
+        evaluation = yield (evaluator, batch)
 
 
 def play_game_steps(white: MatchPlayer, black: MatchPlayer, fen: str,

@@ -172,6 +172,19 @@ class CompareAlphaBeta:
             return Outcome("draw", ply)
         return None
 
+    def _bound(self, white: bool, best: Outcome, alpha: Outcome | None,
+               beta: Outcome | None) -> tuple[Outcome | None, Outcome | None, bool]:
+        """The mover's best so far raises its own bound (White's ``alpha``, Black's ``beta``);
+        ``True``: it is better for the mover than the other side allows, so the node is cut
+        (the other side avoids it)."""
+        if white:
+            if alpha is None or self.gt(best, alpha):
+                alpha = best
+            return alpha, beta, beta is not None and self.gt(best, beta)
+        if beta is None or self.gt(beta, best):
+            beta = best
+        return alpha, beta, alpha is not None and self.gt(alpha, best)
+
     def _prepare_children(self, board: chess.Board, moves: Sequence[chess.Move]) -> None:
         if self.prepare is None or not moves:
             return
@@ -196,16 +209,9 @@ class CompareAlphaBeta:
             moves = ordered_moves(board, list(board.legal_moves))
         else:
             best = self._leaf(Outcome("position", ply, board.copy(stack=False)))
-            if white:
-                if beta is not None and self.gt(best, beta):
-                    return best, []
-                if alpha is None or self.gt(best, alpha):
-                    alpha = best
-            else:
-                if alpha is not None and self.gt(alpha, best):
-                    return best, []
-                if beta is None or self.gt(beta, best):
-                    beta = best
+            alpha, beta, cutoff = self._bound(white, best, alpha, beta)
+            if cutoff:
+                return best, []
             moves = ordered_moves(board, noisy_moves(board))
         self._prepare_children(board, moves)
         best_pv: list[chess.Move] = []
@@ -218,16 +224,9 @@ class CompareAlphaBeta:
                 board.pop()
             if best is None or (self.gt(value, best) if white else self.gt(best, value)):
                 best, best_pv = value, [move, *pv]
-                if white:
-                    if alpha is None or self.gt(best, alpha):
-                        alpha = best
-                    if beta is not None and self.gt(best, beta):
-                        break
-                else:
-                    if beta is None or self.gt(beta, best):
-                        beta = best
-                    if alpha is not None and self.gt(alpha, best):
-                        break
+                alpha, beta, cutoff = self._bound(white, best, alpha, beta)
+                if cutoff:
+                    break
         assert best is not None  # in check with moves: the terminal test found none missing
         return best, best_pv
 
@@ -257,16 +256,9 @@ class CompareAlphaBeta:
                 board.pop()
             if best is None or (self.gt(value, best) if white else self.gt(best, value)):
                 best, best_pv = value, [move, *pv]
-                if white:
-                    if alpha is None or self.gt(best, alpha):
-                        alpha = best
-                    if beta is not None and self.gt(best, beta):
-                        break  # better for White than Black allows: Black avoids this node
-                else:
-                    if beta is None or self.gt(beta, best):
-                        beta = best
-                    if alpha is not None and self.gt(alpha, best):
-                        break
+                alpha, beta, cutoff = self._bound(white, best, alpha, beta)
+                if cutoff:
+                    break
         assert best is not None
         return best, best_pv
 
