@@ -512,6 +512,29 @@ def test_training_writes_a_loadable_run_and_resumes(smoke_run: Path) -> None:
     assert result.move in list(board.legal_moves) and result.nodes <= 80
 
 
+def test_a_finished_run_gains_its_paired_material_comparison(smoke_run: Path) -> None:
+    from chessmoe.play.players.deepchess import MATERIAL_FILE
+
+    train_run(smoke_run, PROFILES["smoke"], source=sample_path(), progress=False)  # finished
+    path = smoke_run / MATERIAL_FILE
+    made = json.loads(path.read_text())
+    summary = json.loads((smoke_run / "summary.json").read_text())
+    # the very pairs of summary.json: the same accuracies, now row by row
+    assert made["by_game"]["network"] == pytest.approx(summary["held_out_accuracy_last"])
+    assert made["by_game"]["material"] == pytest.approx(summary["material_held_out_accuracy"])
+    assert made["by_position"]["network"] == pytest.approx(
+        summary["held_out_position_accuracy_last"])
+    assert made["by_game"]["rows"] == PROFILES["smoke"].eval_pairs
+    assert made["weights_sha256"] and made["provenance"]["git"]
+    summary_bytes = (smoke_run / "summary.json").read_bytes()
+    path.unlink()  # a run finished before the comparison existed
+    train_run(smoke_run, PROFILES["smoke"], source=sample_path(), progress=False)
+    again = json.loads(path.read_text())
+    assert {k: again[k] for k in ("by_game", "by_position")} == {
+        k: made[k] for k in ("by_game", "by_position")}
+    assert (smoke_run / "summary.json").read_bytes() == summary_bytes
+
+
 def _bestmoves(out: str) -> list[str]:
     return [ln for ln in out.splitlines() if ln.startswith("bestmove")]
 
@@ -599,6 +622,54 @@ def test_material_comparator_by_hand() -> None:
     assert material_pair_accuracy(positions, wrong) == 0.0
 
 
+def _paired_positions() -> PositionSet:
+    queen, rook = "4k3/8/8/8/8/8/8/3QK3 w - - 0 1", "4k3/8/8/8/8/8/8/3RK3 w - - 0 1"
+    down = "3rk3/8/8/8/8/8/8/4K3 w - - 0 1"  # White -5
+    fens = [queen, rook, down, rook, down, down.replace(" w ", " b "), queen, rook, down, rook]
+    games = [0, 1, 2, 3, 4, 5, 0, 7, 8, 9]  # position 6 is another position of game 0
+    white_won = [True, False, True, False, True, False, True, False, True, False]
+    return PositionSet(encode_batch([chess.Board(f) for f in fens]),
+                       np.array(games, dtype=np.int32), np.array(white_won))
+
+
+def test_paired_comparison_with_material_by_hand() -> None:
+    from chessmoe.nets.related.deepchess import paired_with_material
+
+    positions = _paired_positions()
+    # rows (first, second, label; the network's P(first is the White win)):
+    #   (0,1) 0 p.8: network right, material right (9 > 5)  d  0   } games {0,1}
+    #   (1,0) 1 p.6: network wrong, material right          d -1   }
+    #   (2,3) 0 p.7: network right, material wrong (-5 < 5) d +1   } games {2,3}
+    #   (3,2) 1 p.3: network right, material wrong          d +1   }
+    #   (4,5) 0 p.5: network wrong (<= .5 picks 5), tie .5  d -.5  } games {4,5}
+    #   (5,4) 1 p.2: network right, tie .5                  d +.5  }
+    first, second = np.array([0, 1, 2, 3, 4, 5]), np.array([1, 0, 3, 2, 5, 4])
+    label, p = np.array([0, 1, 0, 1, 0, 1]), np.array([.8, .6, .7, .3, .5, .2])
+    result = paired_with_material(p, positions, PairBatch(first, second, label))
+    assert (result.rows, result.units) == (6, 3)
+    assert result.network == pytest.approx(4 / 6) and result.material == pytest.approx(3 / 6)
+    assert result.difference == pytest.approx(1 / 6)
+    # cluster sums of d - 1/6: -4/3, 5/3, -1/3; variance (16 + 25 + 1) / 9 / 36 * 3 / 2 = 7/36
+    assert result.half_width == pytest.approx(1.959963984540054 * 7 ** 0.5 / 6)
+    assert (result.network_only, result.material_only) == (3, 1)
+    assert not result.decided and result.to_json()["decided"] is False
+    # a pair (6, 7) whose position 6 comes from game 0 joins the first cluster: 4 pairs, 3
+    # clusters; d sums 1 in 8 rows, cluster sums of d - 1/8: -1.5, 1.75, -0.25
+    joined = PairBatch(np.append(first, [6, 7]), np.append(second, [7, 6]),
+                       np.append(label, [0, 1]))
+    more = paired_with_material(np.append(p, [.9, .1]), positions, joined)
+    assert (more.rows, more.units, more.difference) == (8, 3, 1 / 8)
+    assert more.half_width == pytest.approx(
+        1.959963984540054 * ((1.5 ** 2 + 1.75 ** 2 + 0.25 ** 2) / 64 * 3 / 2) ** 0.5)
+    # two clusters the network gets right in both orders and material wrong: decided
+    both = PairBatch(np.array([2, 3, 8, 9]), np.array([3, 2, 9, 8]), np.array([0, 1, 0, 1]))
+    sure = paired_with_material(np.array([.9, .1, .9, .1]), positions, both)
+    assert (sure.units, sure.difference, sure.half_width) == (2, 1.0, 0.0)
+    assert sure.decided and (sure.network_only, sure.material_only) == (4, 0)
+    with pytest.raises(ValueError):
+        paired_with_material(np.zeros(0), positions, PairBatch(*(np.zeros(0, int),) * 3))
+
+
 def test_position_split_and_first_games() -> None:
     from chessmoe.nets.related.deepchess import first_games, split_positions
 
@@ -630,6 +701,11 @@ def test_learning_curve_records_each_count_on_the_same_held_out_games(tmp_path: 
             assert 0.0 <= row[key] <= 1.0, key
     # the material comparator is scored on the very pairs of the by-game held-out set
     assert rows[0]["material_held_out_accuracy"] == rows[1]["material_held_out_accuracy"]
+    for row in rows:
+        paired = row["material_paired_by_game"]
+        assert paired["network"] == pytest.approx(row["held_out_accuracy_last"])
+        assert paired["difference"] == pytest.approx(
+            row["held_out_accuracy_last"] - row["material_held_out_accuracy"])
     records = _records(tmp_path / "games-6")
     assert "held_out_position_accuracy" in records[-1]
 

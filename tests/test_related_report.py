@@ -41,6 +41,12 @@ def test_loaders_read_the_committed_runs() -> None:
     assert len(deep.epochs) == deep.comparator_epochs == len(comparator)
     assert deep.epochs[-1].held_out_accuracy == comparator[-1]["held_out_accuracy"]
     assert deep.epochs[-1].train_accuracy == comparator[-1]["train_accuracy"]
+    paired = json.loads((RELATED / "deepchess" / "material-paired.json").read_text())
+    assert deep.paired_by_game is not None and deep.paired_by_position is not None
+    assert (deep.paired_by_game.difference, deep.paired_by_game.half_width) == (
+        paired["by_game"]["difference"], paired["by_game"]["half_width"])
+    assert deep.paired_by_position.units == paired["by_position"]["units"]
+    assert deep.paired_by_game.decided == paired["by_game"]["decided"]
 
     nt = related.load_ntuple(RELATED / "ntuple-small")  # the small run kept its own match
     assert nt is not None and nt.vs_untrained is not None
@@ -81,6 +87,9 @@ def test_table_rows_carry_the_runs_and_the_documents_numbers(tmp_path: Path) -> 
     assert deep is not None
     assert f"{100 * deep.epochs[-1].held_out_accuracy:.1f} %" in rows["DeepChess"]["Ours"]
     assert rows["DeepChess"]["Document's"] == "98.2 % / 98.0 %"
+    assert deep.paired_by_game is not None
+    assert f"network minus material by game: {deep.paired_by_game.words()}" in " ".join(
+        rows["DeepChess"].values())
     assert rows["n-tuple"]["Document's"] == "65.25 %"
     vs = json.loads((RELATED / "ntuple-small" / "trained-vs-untrained" / "summary.json")
                     .read_text())
@@ -94,6 +103,38 @@ def test_table_rows_carry_the_runs_and_the_documents_numbers(tmp_path: Path) -> 
     assert vs["adjudication"]["draw_rules"] == "cutechess"
     assert "400 nodes, cutechess draw rules) against" in rows["n-tuple"]["Ours"]
     assert rows["MAIS"]["Vs Stockfish"].endswith("; cutechess draw rules")
+
+
+def test_paired_difference_words_by_hand() -> None:
+    near = related.PairedDifference(0.013, 0.0101, 2500)
+    assert near.decided and near.words() == "+1.3 [+0.3, +2.3] points, decided"
+    level = related.PairedDifference(-0.004, 0.009, 2500)
+    assert not level.decided and level.words() == "-0.4 [-1.3, +0.5] points, undecided"
+
+
+def test_the_deepchess_curve_table_reads_each_runs_paired_comparison(tmp_path: Path) -> None:
+    curve = RELATED / "deepchess-curve"
+    rows = related.deepchess_curve_rows(curve)
+    assert [r["Training games"] for r in rows] == ["5,000", "20,000", "60,000", "90,000"]
+    for row, n in zip(rows, (5000, 20000, 60000, 90000), strict=True):
+        paired = json.loads((curve / f"games-{n}" / "material-paired.json").read_text())
+        d, h = (100 * paired["by_game"][k] for k in ("difference", "half_width"))
+        assert row["Network minus material, by game (points, 95 %)"].startswith(
+            f"{d:+.1f} [{d - h:+.1f}, {d + h:+.1f}] (")
+        assert f"{paired['by_position']['units']:,} clusters" in row[
+            "Network minus material, by position (points, 95 %)"]
+    table = related.table_deepchess_curve(curve, tmp_path / "out")
+    assert table.stem == stems.DEEPCHESS_CURVE and all(p.is_file() for p in table.paths)
+    # a curve whose runs predate the paired comparison says so; no curve at all says how
+    shutil.copytree(curve, tmp_path / "old")
+    data = json.loads((tmp_path / "old" / "learning_curve.json").read_text())
+    for r in data["rows"]:
+        del r["material_paired_by_game"], r["material_paired_by_position"]
+    (tmp_path / "old" / "learning_curve.json").write_text(json.dumps(data))
+    old = related.deepchess_curve_rows(tmp_path / "old")
+    assert {r["Network minus material, by game (points, 95 %)"] for r in old} == {"not scored"}
+    empty = related.table_deepchess_curve(tmp_path / "none", tmp_path / "out2")
+    assert "learning curve not run" in empty.paths[1].read_text()
 
 
 def test_a_match_summary_without_its_rules_says_they_are_not_recorded(tmp_path: Path) -> None:
@@ -123,9 +164,10 @@ def test_a_missing_engine_is_not_trained(tmp_path: Path) -> None:
 def test_figure_and_table_are_written_under_the_promised_stems(tmp_path: Path) -> None:
     table = related.table_related_engines(RELATED, tmp_path)
     fig = related.fig_related_learning_curves(RELATED, tmp_path)
+    curve = related.table_deepchess_curve(RELATED / "deepchess-curve", tmp_path)
     assert (table.stem, fig.stem) == (stems.RELATED_ENGINES, stems.RELATED_LEARNING_CURVES)
     promised = artefacts.promised("13_related_engines.ipynb", tmp_path)
-    assert sorted(promised) == sorted([*table.paths, *fig.paths])
+    assert sorted(promised) == sorted([*table.paths, *fig.paths, *curve.paths])
     assert all(p.stat().st_size > 0 for p in promised)
     assert len(table.table) == 3
 

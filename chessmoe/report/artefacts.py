@@ -268,7 +268,7 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
                 "figures_dir": str(out)},
             needs=(),  # an engine not trained is a "not trained" row, not a failure
             figures=(stems.RELATED_LEARNING_CURVES,),
-            tables=(stems.RELATED_ENGINES,)),
+            tables=(stems.RELATED_ENGINES, stems.DEEPCHESS_CURVE)),
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Final
 
 CLAIMS: Final = "claims"
+DEEPCHESS_CURVE: Final = "deepchess-learning-curve"
 COMPUTE_GAP: Final = "compute-gap"
 EXTRAS_BATCH_PURITY: Final = "extras/batch-purity"
 EXTRAS_CONTRASTS: Final = "extras/powered-contrasts"

@@ -39,6 +39,7 @@ antisymmetric even where the trained network is only nearly so.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -64,6 +65,7 @@ __all__ = [
     "Comparator",
     "DeepChessNet",
     "PairBatch",
+    "PairedComparison",
     "Pos2Vec",
     "PositionSet",
     "Schedule",
@@ -77,8 +79,11 @@ __all__ = [
     "load_weights",
     "material_balance",
     "material_pair_accuracy",
+    "material_pair_scores",
+    "network_pair_scores",
     "pair_accuracy",
     "pair_probabilities",
+    "paired_with_material",
     "piece_bit",
     "pretrain_layer",
     "random_pairs",
@@ -327,15 +332,23 @@ def material_balance(bits: np.ndarray) -> np.ndarray:
     return balance
 
 
+def material_pair_scores(positions: PositionSet, pairs: PairBatch) -> np.ndarray:
+    """The material-only comparator's score on each row of ``pairs``, ``float64 [M]``: 1 where
+    the position with more White material is the White win, 0 where it is the Black win,
+    one half for a tie of material."""
+    balance = material_balance(positions.bits)
+    first, second = balance[pairs.first], balance[pairs.second]
+    right = np.where(pairs.label == 0, first > second, second > first)
+    scores: np.ndarray = np.where(first == second, 0.5, right.astype(np.float64))
+    return scores
+
+
 def material_pair_accuracy(positions: PositionSet, pairs: PairBatch) -> float:
     """The comparator that knows only material, on the same pairs as the network: it picks
     the position with more White material as the White win (a tie counts one half)."""
     if len(pairs.label) == 0:
         return float("nan")
-    balance = material_balance(positions.bits)
-    first, second = balance[pairs.first], balance[pairs.second]
-    right = np.where(pairs.label == 0, first > second, second > first)
-    return float(np.mean(np.where(first == second, 0.5, right.astype(np.float64))))
+    return float(np.mean(material_pair_scores(positions, pairs)))
 
 
 @dataclass(frozen=True)
@@ -452,12 +465,98 @@ def pair_probabilities(net: DeepChessNet, positions: PositionSet, pairs: PairBat
     return np.concatenate(out) if out else np.zeros(0)
 
 
+def network_pair_scores(probabilities: np.ndarray, pairs: PairBatch) -> np.ndarray:
+    """1 where the network (its softmax P(first is the White win), ``[M]``) picks the row's
+    White win (P <= 0.5 picks the second position), else 0, ``float64 [M]``."""
+    picked = (np.asarray(probabilities) <= 0.5).astype(np.int64)
+    scores: np.ndarray = (picked == pairs.label).astype(np.float64)
+    return scores
+
+
 def pair_accuracy(net: DeepChessNet, positions: PositionSet, pairs: PairBatch) -> float:
     """The share of ``pairs`` whose White win the network picks (softmax > 0.5)."""
     if len(pairs.label) == 0:
         return float("nan")
-    picked = (pair_probabilities(net, positions, pairs) <= 0.5).astype(np.int64)
-    return float(np.mean(picked == pairs.label))
+    return float(np.mean(network_pair_scores(pair_probabilities(net, positions, pairs),
+                                             pairs)))
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """The network against the material-only comparator on the *same* pairs, row by row.
+
+    ``network`` and ``material`` are accuracies over the ``rows`` (each drawn pair appears in
+    both orders); ``difference`` is network minus material, and ``half_width`` its 95 %
+    half-width (normal approximation) with the rows clustered by game: rows that share a
+    game, directly or through other rows, form one cluster (``units``: the connected
+    components of the games the rows join), since positions of one game are not independent
+    and each pair appears in both orders. ``network_only`` / ``material_only`` count the rows
+    only one of them gets right (a material tie counts as material wrong there)."""
+
+    rows: int
+    units: int
+    network: float
+    material: float
+    difference: float
+    half_width: float
+    network_only: int
+    material_only: int
+
+    @property
+    def decided(self) -> bool:
+        """Does the 95 % interval of the difference exclude zero?"""
+        return abs(self.difference) > self.half_width
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rows": self.rows, "units": self.units, "network": self.network,
+                "material": self.material, "difference": self.difference,
+                "half_width": self.half_width, "network_only": self.network_only,
+                "material_only": self.material_only, "decided": self.decided}
+
+
+def _game_clusters(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Each row's cluster ``0..k-1``: the connected component of its two games in the graph
+    whose edges are the rows (union-find over game ids)."""
+    parent: dict[int, int] = {}
+
+    def root(game: int) -> int:
+        parent.setdefault(game, game)
+        while parent[game] != game:
+            parent[game] = parent[parent[game]]
+            game = parent[game]
+        return game
+
+    for a, b in zip(first.tolist(), second.tolist(), strict=True):
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[rb] = ra
+    _, cluster = np.unique([root(a) for a in first.tolist()], return_inverse=True)
+    return np.asarray(cluster, dtype=np.int64).reshape(-1)
+
+
+def paired_with_material(probabilities: np.ndarray, positions: PositionSet,
+                         pairs: PairBatch) -> PairedComparison:
+    """:class:`PairedComparison` of the network's ``probabilities`` on ``pairs``
+    (:func:`pair_probabilities`) against :func:`material_pair_scores` on the same rows."""
+    rows = len(pairs.label)
+    if rows == 0:
+        raise ValueError("a paired comparison needs at least one pair")
+    net = network_pair_scores(probabilities, pairs)
+    mat = material_pair_scores(positions, pairs)
+    diff = net - mat
+    unit = _game_clusters(positions.game[pairs.first], positions.game[pairs.second])
+    units = int(unit.max()) + 1
+    mean = float(diff.mean())
+    # the row mean's variance with rows clustered by unit (the sandwich estimator, with the
+    # small-sample factor units / (units - 1))
+    totals = np.bincount(unit, weights=diff - mean, minlength=units)
+    variance = (float(np.sum(totals ** 2)) / rows ** 2 * units / (units - 1)
+                if units > 1 else math.inf)
+    return PairedComparison(
+        rows=rows, units=units, network=float(net.mean()), material=float(mat.mean()),
+        difference=mean, half_width=1.959963984540054 * math.sqrt(variance),
+        network_only=int(np.sum((net == 1) & (mat < 1))),
+        material_only=int(np.sum((net == 0) & (mat == 1))))
 
 
 # --- the comparator the search uses ---------------------------------------------------------

@@ -31,6 +31,9 @@ Training (:func:`train_run`), in the document's order:
 98.0 % (validation), beside the material-only comparator's accuracy on the *same* pairs
 (``material_held_out_accuracy``, ``material_held_out_position_accuracy``: more White
 material = the White win, ties half), and measures the search's speed (leaves per second).
+``material-paired.json`` compares the two on those pairs row by row: the network minus
+material with a 95 % interval clustered by game (:func:`paired_with_material`); a run
+finished before it existed gains it on its next ``related train``, nothing else changed.
 
 Learning curve (:func:`learning_curve`; ``--set learning_curve=5000,20000,60000,90000``):
 one run per count N in ``run/games-N`` on the first N training games, the same held-out games
@@ -72,6 +75,7 @@ from chessmoe.nets.related.deepchess import (
     POS2VEC_SCHEDULE,
     Comparator,
     DeepChessNet,
+    PairBatch,
     PositionSet,
     Schedule,
     Shape,
@@ -81,6 +85,8 @@ from chessmoe.nets.related.deepchess import (
     load_weights,
     material_pair_accuracy,
     pair_accuracy,
+    pair_probabilities,
+    paired_with_material,
     pretrain_layer,
     random_pairs,
     save_weights,
@@ -278,8 +284,11 @@ def learning_curve(out_dir: Path, config: DeepChessTrainConfig, *,
         train_run(run, replace(config, train_games=count, learning_curve=()), source=source,
                   data_dir=data_dir, progress=progress)
         summary = json.loads((run / "summary.json").read_text())
+        paired = json.loads((run / MATERIAL_FILE).read_text())
         rows.append({"games_asked": count, "run": run.name,
-                     **{key: summary.get(key) for key in CURVE_KEYS}})
+                     **{key: summary.get(key) for key in CURVE_KEYS},
+                     **{f"material_paired_{part}": paired.get(part)
+                        for part in ("by_game", "by_position")}})
     atomic_write_json(out_dir / "learning_curve.json", {
         "engine": "deepchess", "profile": config.profile, "source": games.name,
         "games_read": config.games, "document": "about 640K CCRL games; 98.0 % validation",
@@ -393,18 +402,20 @@ def train_run(out_dir: Path, config: DeepChessTrainConfig, *, data_dir: Path | N
                 and (out_dir / "state" / "progress.json").exists():
             raise KitError(f"{out_dir}: the autoencoder epochs cannot change after the start")
         if previous == wanted and _finished(out_dir, len(_steps(config))):
-            return out_dir  # nothing left to train: its summary and provenance stay as made
+            # nothing left to train: its summary and provenance stay as made; only an
+            # evaluation added since the run (the paired comparison) is written
+            if not (out_dir / MATERIAL_FILE).exists():
+                sets = _evaluation_sets(_positions(out_dir, config, games), config)
+                _write_material_comparison(out_dir, config,
+                                           load_weights(out_dir / WEIGHTS, config.shape), sets)
+            return out_dir
     atomic_write_json(config_path, wanted)
     atomic_write_text(out_dir / ".gitignore", "state/\n")
 
     positions = _positions(out_dir, config, games)
-    train_set, held_set = split_by_game(positions, config.held_out_games, config.seed)
-    train_set = first_games(train_set, config.train_games)
-    train_set, unseen_set = split_positions(train_set, config.held_out_positions,
-                                            config.seed + 2)
-    held_pairs = random_pairs(held_set, config.eval_pairs // 2,
-                              np.random.default_rng(config.seed + 1))
-    unseen_pairs = _pairs_or_none(unseen_set, config.eval_pairs // 2, config.seed + 3)
+    sets = _evaluation_sets(positions, config)
+    train_set, held_set, held_pairs = sets.train, sets.held, sets.held_pairs
+    unseen_set, unseen_pairs = sets.unseen, sets.unseen_pairs
 
     torch.manual_seed(config.seed)
     net = DeepChessNet(config.shape)
@@ -490,7 +501,57 @@ def train_run(out_dir: Path, config: DeepChessTrainConfig, *, data_dir: Path | N
                 "held_out_position_count": len(unseen_set)}
     _write_summary(out_dir, config, net, games, positions, train_set, held_set,
                    time.perf_counter() - started, material)
+    _write_material_comparison(out_dir, config, net, sets)
     return out_dir
+
+
+@dataclass(frozen=True)
+class _EvaluationSets:
+    """A run's training positions and its two held-out sets with their fixed pairs, drawn
+    from the run's positions and seed alone (so the same on every resume and every later
+    reading)."""
+
+    train: PositionSet
+    held: PositionSet  # positions of held-out games (by game)
+    held_pairs: PairBatch
+    unseen: PositionSet  # set-aside positions of the training games (by position)
+    unseen_pairs: PairBatch | None
+
+
+def _evaluation_sets(positions: PositionSet, config: DeepChessTrainConfig) -> _EvaluationSets:
+    train_set, held_set = split_by_game(positions, config.held_out_games, config.seed)
+    train_set = first_games(train_set, config.train_games)
+    train_set, unseen_set = split_positions(train_set, config.held_out_positions,
+                                            config.seed + 2)
+    held_pairs = random_pairs(held_set, config.eval_pairs // 2,
+                              np.random.default_rng(config.seed + 1))
+    unseen_pairs = _pairs_or_none(unseen_set, config.eval_pairs // 2, config.seed + 3)
+    return _EvaluationSets(train_set, held_set, held_pairs, unseen_set, unseen_pairs)
+
+
+MATERIAL_FILE = "material-paired.json"
+
+
+def _write_material_comparison(out_dir: Path, config: DeepChessTrainConfig,
+                               net: DeepChessNet, sets: _EvaluationSets) -> None:
+    """``material-paired.json``: the network against the material-only comparator on the
+    same held-out pairs, row by row (:func:`paired_with_material`), by game and by position,
+    with its own provenance (a finished run gains it on its next ``related train``)."""
+    parts: dict[str, Any] = {}
+    for name, positions, pairs in (("by_game", sets.held, sets.held_pairs),
+                                   ("by_position", sets.unseen, sets.unseen_pairs)):
+        if pairs is not None:
+            parts[name] = paired_with_material(pair_probabilities(net, positions, pairs),
+                                               positions, pairs).to_json()
+    atomic_write_json(out_dir / MATERIAL_FILE, {
+        "engine": "deepchess", "weights": WEIGHTS,
+        "weights_sha256": sha256_file(out_dir / WEIGHTS),
+        "what": "the network's accuracy minus the material-only comparator's (more White "
+                "material = the White win, a tie one half) on the same held-out pairs as "
+                "summary.json; the 95 % half-width treats the rows of one unordered pair of "
+                "positions (both orders, or drawn twice) as one cluster",
+        "eval_pairs": config.eval_pairs, "seed": config.seed, **parts,
+        "provenance": provenance()})
 
 
 def _pairs_or_none(positions: PositionSet, pairs: int, seed: int) -> Any:

@@ -111,6 +111,38 @@ class DeepChessRun:
     # the material-only comparator on the very same held-out pairs (by game, by position)
     material_held_out_accuracy: float | None = None
     material_held_out_position_accuracy: float | None = None
+    # network minus material on those pairs, row by row (material-paired.json), if scored
+    paired_by_game: PairedDifference | None = None
+    paired_by_position: PairedDifference | None = None
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """The network's accuracy minus the material comparator's on the same pairs, with its
+    95 % half-width (rows clustered by pair of positions)."""
+
+    difference: float
+    half_width: float
+    units: int
+
+    @property
+    def decided(self) -> bool:
+        return abs(self.difference) > self.half_width
+
+    def interval(self) -> str:
+        """In percentage points: ``+1.3 [+0.2, +2.4]``."""
+        low, high = (100 * (self.difference + k * self.half_width) for k in (-1, 1))
+        return f"{100 * self.difference:+.1f} [{low:+.1f}, {high:+.1f}]"
+
+    def words(self) -> str:
+        return f"{self.interval()} points, {'decided' if self.decided else 'undecided'}"
+
+
+def _paired(block: Any) -> PairedDifference | None:
+    if not isinstance(block, dict):
+        return None
+    return PairedDifference(float(block["difference"]), float(block["half_width"]),
+                            int(block["units"]))
 
 
 @dataclass(frozen=True)
@@ -121,6 +153,9 @@ class DeepChessCurvePoint:
     held_out_accuracy: float
     held_out_position_accuracy: float | None
     material_held_out_accuracy: float | None
+    paired_by_game: PairedDifference | None = None  # network minus material, same pairs
+    material_held_out_position_accuracy: float | None = None
+    paired_by_position: PairedDifference | None = None
 
 
 @dataclass(frozen=True)
@@ -278,6 +313,8 @@ def load_deepchess(run_dir: str | os.PathLike[str]) -> DeepChessRun | None:
     if not root.is_dir():
         return None
     cfg, summary = _json(root / "config.json"), _json(root / "summary.json")
+    paired = _json(root / "material-paired.json") if (root / "material-paired.json").is_file() \
+        else {}
     epochs = tuple(DeepChessEpoch(int(r["epoch"]), float(r["train_accuracy"]),
                                   float(r["held_out_accuracy"]))
                    for r in _metrics(root / "metrics.jsonl") if r.get("phase") == "comparator")
@@ -286,7 +323,8 @@ def load_deepchess(run_dir: str | os.PathLike[str]) -> DeepChessRun | None:
                         float(summary["nps"]), _vs(root / "vs-stockfish" / "summary.json"),
                         _optional(summary.get("held_out_position_accuracy_last")),
                         _optional(summary.get("material_held_out_accuracy")),
-                        _optional(summary.get("material_held_out_position_accuracy")))
+                        _optional(summary.get("material_held_out_position_accuracy")),
+                        _paired(paired.get("by_game")), _paired(paired.get("by_position")))
 
 
 def _optional(value: Any) -> float | None:
@@ -302,7 +340,10 @@ def load_deepchess_curve(curve_dir: str | os.PathLike[str]) -> tuple[DeepChessCu
     rows = _json(path).get("rows", [])
     return tuple(DeepChessCurvePoint(int(r["train_games"]), float(r["held_out_accuracy_last"]),
                                      _optional(r.get("held_out_position_accuracy_last")),
-                                     _optional(r.get("material_held_out_accuracy")))
+                                     _optional(r.get("material_held_out_accuracy")),
+                                     _paired(r.get("material_paired_by_game")),
+                                     _optional(r.get("material_held_out_position_accuracy")),
+                                     _paired(r.get("material_paired_by_position")))
                  for r in sorted(rows, key=lambda r: int(r["train_games"])))
 
 
@@ -493,7 +534,9 @@ def fig_related_learning_curves(related_dir: str | os.PathLike[str],
         ax_d.set_xlabel("comparator epoch")
         ax_d.set_ylabel("comparator accuracy (%)")
         ax_d.set_title("DeepChess: which position is better", fontsize=9)
-        ax_d.legend(fontsize=7, loc="center right")
+        low, high = ax_d.get_ylim()
+        ax_d.set_ylim(low, max(high, min(100.5, high + 0.55 * (high - low))))  # legend room
+        ax_d.legend(fontsize=7, loc="upper left")
     if not curve:
         ax_c.text(0.5, 0.5, "learning curve not run\n(chessmoe related train deepchess\n"
                   "--set learning_curve=5000,20000,60000,90000)", ha="center", va="center",
@@ -504,7 +547,8 @@ def fig_related_learning_curves(related_dir: str | os.PathLike[str],
     else:
         games = [p.train_games for p in curve]
         ax_c.plot(games, [100 * p.held_out_accuracy for p in curve], marker="s",
-                  label="unseen games")
+                  label="unseen games" + (" (numbers: minus material, same pairs, 95 %)"
+                                          if any(p.paired_by_game for p in curve) else ""))
         by_position = [(p.train_games, p.held_out_position_accuracy) for p in curve
                        if p.held_out_position_accuracy is not None]
         if by_position:
@@ -515,11 +559,20 @@ def fig_related_learning_curves(related_dir: str | os.PathLike[str],
         if material:
             ax_c.plot([g for g, _ in material], [100 * (a or 0.0) for _, a in material],
                       color="#2ca02c", ls="-.", label="material only, unseen games")
+        for point in curve:  # network minus material on the same pairs, 95 %
+            if point.paired_by_game is not None:
+                ax_c.annotate(f"{100 * point.paired_by_game.difference:+.1f}"
+                              f"\u00b1{100 * point.paired_by_game.half_width:.1f}",
+                              (point.train_games, 100 * point.held_out_accuracy),
+                              textcoords="offset points", xytext=(0, 6), ha="center",
+                              fontsize=6, color="#1f77b4")
         ax_c.set_xscale("log")
         ax_c.set_xlabel("training games")
         ax_c.set_ylabel("held-out accuracy (%)")
         ax_c.set_title("DeepChess: accuracy by training games", fontsize=9)
-        ax_c.legend(fontsize=7)
+        low, high = ax_c.get_ylim()
+        ax_c.set_ylim(low - 0.35 * (high - low), high)  # room for the legend below the data
+        ax_c.legend(fontsize=7, loc="lower right")
     fig.suptitle("Related documents' engines: learning curves of the committed runs",
                  fontsize=10)
     stem = stems.RELATED_LEARNING_CURVES
@@ -612,6 +665,10 @@ def related_rows(related_dir: str | os.PathLike[str],
             baseline += f": {_pct(deep.material_held_out_accuracy)} by game"
             if deep.material_held_out_position_accuracy is not None:
                 baseline += f", {_pct(deep.material_held_out_position_accuracy)} by position"
+            for part, paired in (("by game", deep.paired_by_game),
+                                 ("by position", deep.paired_by_position)):
+                if paired is not None:
+                    baseline += f"; network minus material {part}: {paired.words()}"
         else:
             baseline += " (not measured by this run)"
         rows.append(_row(
@@ -701,6 +758,55 @@ def related_rows(related_dir: str | os.PathLike[str],
             f"{mais.nps:.0f} vs {speed:.0f} {doc.speed_unit}",
             baseline, _against("mais", matches)))
     return rows
+
+
+def deepchess_curve_rows(curve_dir: str | os.PathLike[str]) -> list[dict[str, str]]:
+    """One row per run of the DeepChess learning curve: held-out accuracy by game and by
+    position, the material-only comparator on the same pairs, and the network minus material
+    pair by pair with its 95 % interval (where the run's ``material-paired.json`` exists)."""
+    def paired(value: PairedDifference | None) -> str:
+        if value is None:
+            return "not scored"
+        return f"{value.interval()} ({'decided' if value.decided else 'undecided'}; " \
+               f"{value.units:,} clusters)"
+
+    rows = []
+    for point in load_deepchess_curve(curve_dir):
+        rows.append({
+            "Training games": f"{point.train_games:,}",
+            "By game": _pct(point.held_out_accuracy),
+            "Material, same pairs": _pct(point.material_held_out_accuracy)
+            if point.material_held_out_accuracy is not None else "not measured",
+            "Network minus material, by game (points, 95 %)": paired(point.paired_by_game),
+            "By position": _pct(point.held_out_position_accuracy)
+            if point.held_out_position_accuracy is not None else "not measured",
+            "Material, same pairs (by position)": _pct(point.material_held_out_position_accuracy)
+            if point.material_held_out_position_accuracy is not None else "not measured",
+            "Network minus material, by position (points, 95 %)":
+                paired(point.paired_by_position)})
+    return rows
+
+
+def table_deepchess_curve(curve_dir: str | os.PathLike[str],
+                          out_dir: str | os.PathLike[str]) -> Artefact:
+    """The DeepChess learning curve as a table (:func:`deepchess_curve_rows`)."""
+    rows = deepchess_curve_rows(curve_dir)
+    frame = pd.DataFrame(rows) if rows else pd.DataFrame(
+        [{"Training games": "learning curve not run (chessmoe related train deepchess "
+                            "--set learning_curve=5000,20000,60000,90000)"}])
+    notes = ["Read from results/related/deepchess-curve/ (learning_curve.json and each run's "
+             "material-paired.json). Every run is evaluated on the same 5,000 rows of pairs "
+             "of held-out games (by game); the by-position pairs come from each run's own "
+             "set-aside positions of its training games.",
+             "Network minus material: the two comparators on the very same rows; the 95 % "
+             "interval (normal approximation) clusters the rows by game, since positions of "
+             "one game, and a pair's two orders, are not independent. The intervals are not "
+             "adjusted for their number."]
+    stem = stems.DEEPCHESS_CURVE
+    paths = save_table(frame.set_index("Training games"), out_dir, stem,
+                       "DeepChess: held-out accuracy by training games, against material on "
+                       "the same pairs", notes)
+    return Artefact(stem, paths, table=frame)
 
 
 def table_related_engines(related_dir: str | os.PathLike[str],
