@@ -513,7 +513,9 @@ def fig_related_learning_curves(related_dir: str | os.PathLike[str],
         ax_n.set_xticks(sorted({i.iteration for i in ntuple.iterations}
                                | {i for i, _ in deeper}))
         ax_n.set_title("n-tuple: agreement with Stockfish", fontsize=9)
-        ax_n.legend(fontsize=7)
+        low, high = ax_n.get_ylim()
+        ax_n.set_ylim(low - 0.45 * (high - low), high)  # room for the legend below the data
+        ax_n.legend(fontsize=7, loc="lower right")
     if deep is None:
         _not_trained(ax_d, "DeepChess comparator")
     else:
