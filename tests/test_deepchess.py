@@ -533,6 +533,14 @@ def test_a_finished_run_gains_its_paired_material_comparison(smoke_run: Path) ->
     assert {k: again[k] for k in ("by_game", "by_position")} == {
         k: made[k] for k in ("by_game", "by_position")}
     assert (smoke_run / "summary.json").read_bytes() == summary_bytes
+    # made under another interval rule: written again under today's
+    again["interval_rule"]["min_clusters"] = 1
+    path.write_text(json.dumps(again))
+    train_run(smoke_run, PROFILES["smoke"], source=sample_path(), progress=False)
+    assert json.loads(path.read_text())["interval_rule"] == made["interval_rule"]
+    current = path.read_bytes()  # and a current one is left as it is
+    train_run(smoke_run, PROFILES["smoke"], source=sample_path(), progress=False)
+    assert path.read_bytes() == current
 
 
 def _bestmoves(out: str) -> list[str]:
@@ -652,7 +660,10 @@ def test_paired_comparison_with_material_by_hand() -> None:
     # cluster sums of d - 1/6: -4/3, 5/3, -1/3; variance (16 + 25 + 1) / 9 / 36 * 3 / 2 = 7/36
     assert result.half_width == pytest.approx(1.959963984540054 * 7 ** 0.5 / 6)
     assert (result.network_only, result.material_only) == (3, 1)
-    assert not result.decided and result.to_json()["decided"] is False
+    assert result.largest_cluster == 2
+    # three clusters are too few for a clustered interval: nothing is decided
+    assert not result.estimable and not result.decided
+    assert result.to_json()["decided"] is False
     # a pair (6, 7) whose position 6 comes from game 0 joins the first cluster: 4 pairs, 3
     # clusters; d sums 1 in 8 rows, cluster sums of d - 1/8: -1.5, 1.75, -0.25
     joined = PairBatch(np.append(first, [6, 7]), np.append(second, [7, 6]),
@@ -661,13 +672,41 @@ def test_paired_comparison_with_material_by_hand() -> None:
     assert (more.rows, more.units, more.difference) == (8, 3, 1 / 8)
     assert more.half_width == pytest.approx(
         1.959963984540054 * ((1.5 ** 2 + 1.75 ** 2 + 0.25 ** 2) / 64 * 3 / 2) ** 0.5)
-    # two clusters the network gets right in both orders and material wrong: decided
-    both = PairBatch(np.array([2, 3, 8, 9]), np.array([3, 2, 9, 8]), np.array([0, 1, 0, 1]))
-    sure = paired_with_material(np.array([.9, .1, .9, .1]), positions, both)
-    assert (sure.units, sure.difference, sure.half_width) == (2, 1.0, 0.0)
-    assert sure.decided and (sure.network_only, sure.material_only) == (4, 0)
+    assert more.largest_cluster == 4  # games 0, 1 and 7
     with pytest.raises(ValueError):
         paired_with_material(np.zeros(0), positions, PairBatch(*(np.zeros(0, int),) * 3))
+
+
+def test_a_paired_comparison_needs_many_clusters_none_dominant() -> None:
+    from chessmoe.nets.related.deepchess import MIN_CLUSTERS, paired_with_material
+
+    n = 40  # pairs, each (White down a rook but won, White up a rook but lost), both orders
+    down, up = "3rk3/8/8/8/8/8/8/4K3 w - - 0 1", "4k3/8/8/8/8/8/8/3RK3 w - - 0 1"
+    bits = encode_batch([chess.Board(f) for f in [down, up] * n])
+    white_won = np.tile([True, False], n)
+    first = np.concatenate([np.arange(0, 2 * n, 2), np.arange(1, 2 * n, 2)])
+    second = np.concatenate([np.arange(1, 2 * n, 2), np.arange(0, 2 * n, 2)])
+    pairs = PairBatch(first, second, np.repeat([0, 1], n))
+    right = np.repeat([0.9, 0.1], n)  # the network right on every row, material wrong
+
+    def compare(games: list[int]) -> Any:
+        positions = PositionSet(bits, np.array(games, dtype=np.int32), white_won)
+        return paired_with_material(right, positions, pairs)
+
+    apart = compare(list(range(2 * n)))  # every pair its own two games
+    assert (apart.units, apart.largest_cluster, apart.difference) == (n, 2, 1.0)
+    assert apart.half_width == 0.0 and apart.estimable and apart.decided
+    assert n >= MIN_CLUSTERS
+    # every White win from one game: one cluster, no interval
+    one = compare([0 if k % 2 == 0 else k for k in range(2 * n)])
+    assert (one.units, one.largest_cluster) == (1, 2 * n) and not one.decided
+    # 8 of the 40 pairs share a game: 33 clusters, but one holds 16 of 80 rows (> 10 %)
+    games = [0 if k % 2 == 0 and k < 16 else k for k in range(2 * n)]
+    dominant = compare(games)
+    assert (dominant.units, dominant.largest_cluster) == (33, 16)
+    assert not dominant.estimable and not dominant.decided
+    # 4 of them share a game: 8 of 80 rows, exactly 10 %: estimable
+    assert compare([0 if k % 2 == 0 and k < 8 else k for k in range(2 * n)]).decided
 
 
 def test_position_split_and_first_games() -> None:

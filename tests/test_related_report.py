@@ -110,6 +110,10 @@ def test_paired_difference_words_by_hand() -> None:
     assert near.decided and near.words() == "+1.3 [+0.3, +2.3] points, decided"
     level = related.PairedDifference(-0.004, 0.009, 2500)
     assert not level.decided and level.words() == "-0.4 [-1.3, +0.5] points, undecided"
+    # one cluster of games holding most rows: no interval, not decided however far from 0
+    giant = related.PairedDifference(0.032, 0.006, 139, estimable=False, largest_share=0.915)
+    assert not giant.decided
+    assert giant.interval() == "+3.2 (no interval: 139 clusters, the largest 92 % of the rows)"
 
 
 def test_the_deepchess_curve_table_reads_each_runs_paired_comparison(tmp_path: Path) -> None:

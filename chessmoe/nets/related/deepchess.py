@@ -59,6 +59,8 @@ __all__ = [
     "DISTILLED",
     "FULL",
     "INPUT_BITS",
+    "MAX_CLUSTER_SHARE",
+    "MIN_CLUSTERS",
     "PIECE_BITS",
     "POS2VEC_SCHEDULE",
     "SIDE_TO_MOVE_BIT",
@@ -491,7 +493,12 @@ class PairedComparison:
     game, directly or through other rows, form one cluster (``units``: the connected
     components of the games the rows join), since positions of one game are not independent
     and each pair appears in both orders. ``network_only`` / ``material_only`` count the rows
-    only one of them gets right (a material tie counts as material wrong there)."""
+    only one of them gets right (a material tie counts as material wrong there).
+
+    The clustered interval needs many clusters, none dominant: where fewer than
+    :data:`MIN_CLUSTERS` clusters exist or the largest holds more than
+    :data:`MAX_CLUSTER_SHARE` of the rows (few games sampled many times link into one
+    component), the interval is not estimable and nothing is decided."""
 
     rows: int
     units: int
@@ -501,17 +508,29 @@ class PairedComparison:
     half_width: float
     network_only: int
     material_only: int
+    largest_cluster: int  # rows in the largest cluster
+
+    @property
+    def estimable(self) -> bool:
+        return (self.units >= MIN_CLUSTERS
+                and self.largest_cluster <= MAX_CLUSTER_SHARE * self.rows)
 
     @property
     def decided(self) -> bool:
-        """Does the 95 % interval of the difference exclude zero?"""
-        return abs(self.difference) > self.half_width
+        """Is the interval estimable, and does it exclude zero?"""
+        return self.estimable and abs(self.difference) > self.half_width
 
     def to_json(self) -> dict[str, Any]:
         return {"rows": self.rows, "units": self.units, "network": self.network,
                 "material": self.material, "difference": self.difference,
                 "half_width": self.half_width, "network_only": self.network_only,
-                "material_only": self.material_only, "decided": self.decided}
+                "material_only": self.material_only,
+                "largest_cluster": self.largest_cluster, "estimable": self.estimable,
+                "decided": self.decided}
+
+
+MIN_CLUSTERS = 30
+MAX_CLUSTER_SHARE = 0.1
 
 
 def _game_clusters(first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -556,7 +575,8 @@ def paired_with_material(probabilities: np.ndarray, positions: PositionSet,
         rows=rows, units=units, network=float(net.mean()), material=float(mat.mean()),
         difference=mean, half_width=1.959963984540054 * math.sqrt(variance),
         network_only=int(np.sum((net == 1) & (mat < 1))),
-        material_only=int(np.sum((net == 0) & (mat == 1))))
+        material_only=int(np.sum((net == 0) & (mat == 1))),
+        largest_cluster=int(np.bincount(unit).max()))
 
 
 # --- the comparator the search uses ---------------------------------------------------------

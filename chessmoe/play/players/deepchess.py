@@ -72,6 +72,8 @@ from chessmoe.nets.related.deepchess import (
     DISTILLED,
     FULL,
     INPUT_BITS,
+    MAX_CLUSTER_SHARE,
+    MIN_CLUSTERS,
     POS2VEC_SCHEDULE,
     Comparator,
     DeepChessNet,
@@ -403,8 +405,9 @@ def train_run(out_dir: Path, config: DeepChessTrainConfig, *, data_dir: Path | N
             raise KitError(f"{out_dir}: the autoencoder epochs cannot change after the start")
         if previous == wanted and _finished(out_dir, len(_steps(config))):
             # nothing left to train: its summary and provenance stay as made; only an
-            # evaluation added since the run (the paired comparison) is written
-            if not (out_dir / MATERIAL_FILE).exists():
+            # evaluation added since the run (the paired comparison) is written, or written
+            # again where its interval rule has changed since
+            if _material_comparison_outdated(out_dir / MATERIAL_FILE):
                 sets = _evaluation_sets(_positions(out_dir, config, games), config)
                 _write_material_comparison(out_dir, config,
                                            load_weights(out_dir / WEIGHTS, config.shape), sets)
@@ -532,6 +535,18 @@ def _evaluation_sets(positions: PositionSet, config: DeepChessTrainConfig) -> _E
 MATERIAL_FILE = "material-paired.json"
 
 
+def _interval_rule() -> dict[str, Any]:
+    return {"min_clusters": MIN_CLUSTERS, "max_cluster_share": MAX_CLUSTER_SHARE}
+
+
+def _material_comparison_outdated(path: Path) -> bool:
+    """Missing, unreadable, or made under another interval rule than today's."""
+    try:
+        return bool(json.loads(path.read_text()).get("interval_rule") != _interval_rule())
+    except (OSError, ValueError, AttributeError):
+        return True
+
+
 def _write_material_comparison(out_dir: Path, config: DeepChessTrainConfig,
                                net: DeepChessNet, sets: _EvaluationSets) -> None:
     """``material-paired.json``: the network against the material-only comparator on the
@@ -550,6 +565,7 @@ def _write_material_comparison(out_dir: Path, config: DeepChessTrainConfig,
                 "material = the White win, a tie one half) on the same held-out pairs as "
                 "summary.json; the 95 % half-width treats the rows of one unordered pair of "
                 "positions (both orders, or drawn twice) as one cluster",
+        "interval_rule": _interval_rule(),
         "eval_pairs": config.eval_pairs, "seed": config.seed, **parts,
         "provenance": provenance()})
 

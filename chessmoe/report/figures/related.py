@@ -124,13 +124,20 @@ class PairedDifference:
     difference: float
     half_width: float
     units: int
+    # False where the clusters are too few or one dominates: no interval, nothing decided
+    estimable: bool = True
+    largest_share: float = 0.0  # the largest cluster's share of the rows
 
     @property
     def decided(self) -> bool:
-        return abs(self.difference) > self.half_width
+        return self.estimable and abs(self.difference) > self.half_width
 
     def interval(self) -> str:
-        """In percentage points: ``+1.3 [+0.2, +2.4]``."""
+        """In percentage points: ``+1.3 [+0.2, +2.4]``, or the estimate alone with why it has
+        no interval."""
+        if not self.estimable:
+            return (f"{100 * self.difference:+.1f} (no interval: {self.units:,} clusters, the "
+                    f"largest {100 * self.largest_share:.0f} % of the rows)")
         low, high = (100 * (self.difference + k * self.half_width) for k in (-1, 1))
         return f"{100 * self.difference:+.1f} [{low:+.1f}, {high:+.1f}]"
 
@@ -141,8 +148,10 @@ class PairedDifference:
 def _paired(block: Any) -> PairedDifference | None:
     if not isinstance(block, dict):
         return None
+    rows = int(block["rows"])
     return PairedDifference(float(block["difference"]), float(block["half_width"]),
-                            int(block["units"]))
+                            int(block["units"]), bool(block.get("estimable", True)),
+                            int(block.get("largest_cluster", 0)) / max(1, rows))
 
 
 @dataclass(frozen=True)
@@ -769,6 +778,8 @@ def deepchess_curve_rows(curve_dir: str | os.PathLike[str]) -> list[dict[str, st
     def paired(value: PairedDifference | None) -> str:
         if value is None:
             return "not scored"
+        if not value.estimable:
+            return f"{value.interval()}; undecided"
         return f"{value.interval()} ({'decided' if value.decided else 'undecided'}; " \
                f"{value.units:,} clusters)"
 
@@ -802,8 +813,10 @@ def table_deepchess_curve(curve_dir: str | os.PathLike[str],
              "set-aside positions of its training games.",
              "Network minus material: the two comparators on the very same rows; the 95 % "
              "interval (normal approximation) clusters the rows by game, since positions of "
-             "one game, and a pair's two orders, are not independent. The intervals are not "
-             "adjusted for their number."]
+             "one game, and a pair's two orders, are not independent. Where the clusters are "
+             "too few or one holds too many of the rows (a few games sampled many times link "
+             "into one; the rule each material-paired.json records), no interval is given "
+             "and nothing is decided. The intervals are not adjusted for their number."]
     stem = stems.DEEPCHESS_CURVE
     paths = save_table(frame.set_index("Training games"), out_dir, stem,
                        "DeepChess: held-out accuracy by training games, against material on "
