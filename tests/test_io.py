@@ -64,6 +64,35 @@ def test_provenance_names_commit_machine_date_and_command() -> None:
     assert record["date"].endswith("+00:00") and record["argv"]
 
 
+def test_git_provenance_names_the_paths_that_differ(tmp_path: Path) -> None:
+    """A dirty result says what differed: its own output folder, or the code."""
+    import subprocess
+
+    from chessmoe._io.provenance import CHANGED_SHOWN, git_commit
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    for name in ("code.py", "results/spec.json", *(f"many/{i:02d}" for i in range(25))):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("0")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init")
+    clean = git_commit(tmp_path)
+    assert clean["dirty"] is False and clean["changed"] == [] and clean["changed_count"] == 0
+    (tmp_path / "results" / "spec.json").write_text("1")
+    (tmp_path / "untracked.txt").write_text("x")  # untracked files do not make it dirty
+    only_output = git_commit(tmp_path)
+    assert only_output["dirty"] is True and only_output["changed"] == ["results/spec.json"]
+    for i in range(25):
+        (tmp_path / f"many/{i:02d}").write_text("1")
+    many = git_commit(tmp_path)
+    assert many["changed_count"] == 26 and len(many["changed"]) == CHANGED_SHOWN
+    assert many["changed"][0] == "many/00"  # sorted, so the list is stable
+    assert git_commit(tmp_path / "nowhere") == {"commit": None, "dirty": None}
+
+
 def test_software_provenance_names_every_inference_library() -> None:
     """A result played on ONNX Runtime records its version beside torch's."""
     from importlib import metadata

@@ -19,6 +19,9 @@ import chessmoe
 
 __all__ = ["git_commit", "hardware", "provenance", "software", "utc_now"]
 
+#: How many differing paths a provenance block names (all of them are counted).
+CHANGED_SHOWN = 20
+
 _PACKAGES = ("chess", "numpy", "pandas", "pyarrow", "torch", "onnxruntime", "matplotlib",
              "seaborn", "papermill")
 
@@ -29,8 +32,10 @@ def utc_now() -> str:
 
 
 def git_commit(repo: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """The commit of the checkout holding ``repo`` (default: this package), and
-    whether the tracked files differ from it. ``None`` fields outside a git checkout."""
+    """The commit of the checkout holding ``repo`` (default: this package), whether the
+    tracked files differ from it, and which (``changed``: the first :data:`CHANGED_SHOWN`
+    paths, ``changed_count`` all of them), so that a dirty result says whether its code or
+    only its own output folder differed. ``None`` fields outside a git checkout."""
     where = Path(repo) if repo is not None else Path(chessmoe.__file__).resolve().parent
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=where, capture_output=True,
@@ -40,7 +45,9 @@ def git_commit(repo: str | os.PathLike[str] | None = None) -> dict[str, Any]:
                                 timeout=10).stdout
     except (OSError, subprocess.SubprocessError):
         return {"commit": None, "dirty": None}
-    return {"commit": commit, "dirty": bool(status.strip())}
+    changed = sorted(line[3:] for line in status.splitlines() if line.strip())
+    return {"commit": commit, "dirty": bool(changed), "changed": changed[:CHANGED_SHOWN],
+            "changed_count": len(changed)}
 
 
 def _cpu_model() -> str:

@@ -1,0 +1,149 @@
+"""The games behind the figures: for each committed tournament, under which draw rules and
+from which commit every game was played, read from the game records themselves.
+
+A tournament's ``summary.json`` says how it was *meant* to be played; each game record's
+``provenance`` says how it *was* played (a tournament spread over sessions can mix commits, and
+a replay can sit beside the run it replays). ``make figures`` writes this ledger into
+``figures/INDEX.md`` so a reviewer sees, for every Elo a figure prints, the rules and the code
+behind its games without opening a JSONL file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from chessmoe.play.match import load_records
+
+__all__ = ["CUTECHESS", "UNRECORDED", "MatchLedger", "PlayedBy", "ledger_lines",
+           "tournament_ledger"]
+
+#: The draw rules the kit's figures are meant to rest on (cutechess-cli's own reading).
+CUTECHESS = "cutechess"
+#: A game whose record names no draw rules. The kit began recording them with the commit
+#: that brought the cutechess reading (9e128f8), so such a game was played under the
+#: earlier claim reading.
+UNRECORDED = "claim (not recorded: older than the cutechess reading)"
+
+
+@dataclass(frozen=True)
+class PlayedBy:
+    """Games of one match played by one checkout: ``commit`` (``None``: not recorded) and
+    whether its tracked files differed from it (``dirty``; ``None``: not recorded)."""
+
+    commit: str | None
+    dirty: bool | None
+    games: int
+
+
+@dataclass(frozen=True)
+class MatchLedger:
+    """One match of a tournament folder: games found, games its ``spec.json`` plans (``None``
+    without one), games per draw rules, games per checkout, and the first and last game's
+    date (``None`` where records carry none)."""
+
+    tournament: str
+    match: str
+    games: int
+    planned: int | None
+    draw_rules: tuple[tuple[str, int], ...]
+    played_by: tuple[PlayedBy, ...]
+    first_date: str | None
+    last_date: str | None
+
+
+def _planned(tournament: Path) -> dict[str, int]:
+    try:
+        spec = json.loads((tournament / "spec.json").read_text(encoding="utf-8"))
+        return {str(m["name"]): 2 * int(m["pairs"]) for m in spec["matches"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def tournament_ledger(tournament: str | os.PathLike[str]) -> tuple[MatchLedger, ...]:
+    """Every match folder of ``tournament`` that holds games (``<match>/games-*.jsonl``),
+    in name order."""
+    root = Path(tournament)
+    planned = _planned(root)
+    out: list[MatchLedger] = []
+    for match in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else ():
+        records = load_records(sorted(match.glob("games-*.jsonl")))
+        if not records:
+            continue
+        rules: Counter[str] = Counter()
+        checkouts: Counter[tuple[str | None, bool | None]] = Counter()
+        for record in records:
+            prov = record.provenance
+            rules[(prov.draw_rules if prov is not None else None) or UNRECORDED] += 1
+            checkouts[(prov.commit, prov.dirty) if prov is not None else (None, None)] += 1
+        dates = sorted(r.date for r in records if r.date)
+        out.append(MatchLedger(
+            tournament=root.name, match=match.name, games=len(records),
+            planned=planned.get(match.name),
+            draw_rules=tuple(sorted(rules.items(), key=lambda kv: (-kv[1], kv[0]))),
+            played_by=tuple(PlayedBy(commit, dirty, n) for (commit, dirty), n in
+                            sorted(checkouts.items(), key=lambda kv: (-kv[1], str(kv[0])))),
+            first_date=dates[0] if dates else None, last_date=dates[-1] if dates else None))
+    return tuple(out)
+
+
+def _checkout(commit: str | None, dirty: bool | None) -> str:
+    if commit is None:
+        return "commit not recorded"
+    state = {True: "dirty", False: "clean", None: "state not recorded"}[dirty]
+    return f"`{commit[:8]}` {state}"
+
+
+def _count(pairs: Sequence[tuple[str, int]]) -> str:
+    return "; ".join(f"{name}: {n:,}" for name, n in pairs)
+
+
+def ledger_lines(folders: Mapping[str, Sequence[str]], results: Path) -> list[str]:
+    """Markdown lines of ``figures/INDEX.md``'s ledger: one row per tournament folder of
+    ``folders`` (results-relative folder -> the notebooks reading it), with its matches and
+    games (against those planned), games per draw rules, games per checkout and dates; and a
+    first line that counts the games not played under cutechess rules, naming where."""
+    rows: list[str] = []
+    total = 0
+    other: Counter[str] = Counter()
+    for folder, readers in sorted(folders.items()):
+        ledger = tournament_ledger(results / folder)
+        if not ledger:
+            continue
+        games = sum(m.games for m in ledger)
+        plans = [m.planned for m in ledger]
+        planned = (f" of {sum(p for p in plans if p is not None):,} planned"
+                   if all(p is not None for p in plans) else "")
+        rules: Counter[str] = Counter()
+        checkouts: Counter[str] = Counter()
+        for m in ledger:
+            rules.update(dict(m.draw_rules))
+            for p in m.played_by:
+                checkouts[_checkout(p.commit, p.dirty)] += p.games
+        total += games
+        other[folder] += games - rules[CUTECHESS]
+        dates = sorted({d for m in ledger for d in (m.first_date, m.last_date) if d})
+        span = (dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}") if dates else "-"
+        reader = ", ".join(f"`{r}`" for r in readers)
+        rows.append(f"| `results/{folder}` | {len(ledger)} | {games:,}{planned} | "
+                    f"{_count(sorted(rules.items(), key=lambda kv: (-kv[1], kv[0])))} | "
+                    f"{_count(sorted(checkouts.items(), key=lambda kv: (-kv[1], kv[0])))} | "
+                    f"{span} | {reader} |")
+    if not rows:
+        return []
+    elsewhere = {f: n for f, n in other.items() if n}
+    verdict = (f"All {total:,} games behind these figures were played under cutechess rules."
+               if not elsewhere else
+               f"{total - sum(elsewhere.values()):,} of the {total:,} games behind these "
+               f"figures were played under cutechess rules; the others are in "
+               + ", ".join(f"`results/{f}` ({n:,})" for f, n in sorted(elsewhere.items()))
+               + ".")
+    return ["## Games behind the figures", "",
+            "Read from every game record's own provenance (`games-*.jsonl`), not from the "
+            "tournament's summary. " + verdict, "",
+            "| tournament | matches | games | draw rules (games) | played by (games) | dates "
+            "| read by |", "|---|---|---|---|---|---|---|", *rows]
