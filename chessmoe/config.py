@@ -69,7 +69,7 @@ class TournamentPlan:
 
     design: str = field(metadata={
         "doc": "smoke | small | small-cutechess | powered | replicated | ratings | "
-               "ratings-cutechess | related | paper: the grid of matches"})
+               "ratings-cutechess | related | medium | paper: the grid of matches"})
     experts: str = field(
         default="",
         metadata={"doc": "which results/experts/<name> it plays (its own profile's by default)"},
@@ -124,15 +124,22 @@ _SMALL_TRAINING = TrainingPlan(_SMALL_TRAIN, source="lichess-2013-01:5000",
 MEDIUM_RUN = "selfplay:stockfish-n1000"
 MEDIUM_GAMES = 150_000
 _MEDIUM_SOURCE = f"{MEDIUM_RUN}+lichess-2013-01:5000"
+# Its training: the small network at the small profile's batch, for 0.1 of an epoch of the
+# ~21 M positions (~8,200 steps, 4 times the small regular network's 2,056, each position
+# seen at most once), so the four bundles the equal-compute question needs (regular, staged,
+# weighted a = 10, regular-long) train on a 2-core CPU in about 5 hours, spread over sessions
+# (every run resumes). On a GPU: --set batch_size=1024 epochs=2 for the 33,000-step version.
+MEDIUM_EPOCHS = 0.1
 _MEDIUM_TRAIN = TrainConfig(
     model="small",
-    batch_size=1024,
-    epochs=2.0,
-    eval_every=1000,
-    eval_samples=65536,
-    log_every=100,
+    batch_size=256,
+    epochs=MEDIUM_EPOCHS,
+    eval_every=400,
+    eval_samples=8192,
+    log_every=50,
     max_lr=0.14,
     device="auto",
+    threads=2,
 )
 
 PROFILES: dict[str, Profile] = {
@@ -224,16 +231,18 @@ PROFILES: dict[str, Profile] = {
     ),
     "medium": Profile(
         "medium",
-        f"every regime on {MEDIUM_GAMES:,} Stockfish self-play games (grow them first: "
-        f"make selfplay GAMES={MEDIUM_GAMES} WORKERS=N, into "
-        "results/selfplay/stockfish-n1000; ~0.29 s a game per core, ~10 h on 2 busy cores, "
-        "~45 MB of gzip shards) plus the Lichess 2013-01 excerpt: about 21 M positions "
-        "(~2.4 GB of dataset shards). The small network at batch 1024 for 2 epochs is about "
-        "33,000 steps a run: meant for a GPU (device auto, bf16); on a CPU it is a long run "
-        "(days on 2 cores)",
+        f"equal compute at a second scale: {MEDIUM_GAMES:,} Stockfish self-play games (grow "
+        f"them first: make selfplay GAMES={MEDIUM_GAMES} WORKERS=N, into "
+        "results/selfplay/stockfish-n1000; committed) plus the Lichess 2013-01 excerpt, about "
+        "21 M positions (~2.4 GB of dataset shards, built on first use); the small network for "
+        f"{MEDIUM_EPOCHS} of an epoch (~8,200 steps, 4x the small profile's) trains regular, "
+        "staged and weighted a = 10, and --controls regular-long at their total (about 5 h of "
+        "2 CPU cores in all at the small profile's 0.2 s a step; resumable); the medium "
+        "tournament plays them under cutechess rules (2,000 games)",
         DataPlan((MEDIUM_RUN, "lichess-2013-01:5000"), (_MEDIUM_SOURCE,)),
-        TrainingPlan(_MEDIUM_TRAIN, source=_MEDIUM_SOURCE, definitions=_MOVECOUNT),
-        TournamentPlan("powered"),
+        TrainingPlan(_MEDIUM_TRAIN, source=_MEDIUM_SOURCE, weighted_a=(10,),
+                     regimes=("regular", "staged", "weighted"), controls=("regular-long",)),
+        TournamentPlan("medium"),
     ),
     "paper": Profile(
         "paper",

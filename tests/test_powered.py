@@ -208,3 +208,30 @@ def test_every_committed_replicated_game_was_played_by_one_clean_commit() -> Non
                       p["draw_rules"]))
     assert seen == {("d3d1828bf38c3409ff1d737fbb1ebc8c03516e2c", False, "1.11.2",
                      "2.13.0+cpu", "1.32.0", "cutechess")}
+
+
+def test_medium_design_plays_equal_compute_under_cutechess_rules(tmp_path: Path) -> None:
+    """The second scale's tournament: staged, weighted a=10 and regular-long against the
+    regular network, and both mixtures head to head against regular-long, 400 games each by
+    default, on one openings group, under cutechess rules; a match waits for its bundles."""
+    from chessmoe.play.match import Adjudication
+    from chessmoe.play.tournament import build_design, medium_spec
+
+    _bundles(tmp_path, ("regular", "staged"))
+    assert [m.name for m in medium_spec(str(tmp_path)).matches] == ["staged-b8-n100"]
+    _bundles(tmp_path, ("weighted-a10", "regular-long", "weighted-a4", "separated"))
+    spec = build_design("medium", tmp_path)
+    names = {m.name: m for m in spec.matches}
+    assert list(names) == ["staged-b8-n100", "weighted-a10-b8-n100", "regular-long-b8-n100",
+                           "staged-vs-regular-long-b8-n100",
+                           "weighted-a10-vs-regular-long-b8-n100"]
+    assert {m.pairs for m in spec.matches} == {200}
+    assert spec.adjudication == Adjudication() and spec.adjudication.draw_rules == "cutechess"
+    assert {m.openings_group for m in spec.matches} == {"b8-n100"}
+    assert names["regular-long-b8-n100"].label("kind") == "control"
+    assert (names["regular-long-b8-n100"].first.name,
+            names["regular-long-b8-n100"].second.name) == ("regular-long", "regular")
+    h2h = names["weighted-a10-vs-regular-long-b8-n100"]
+    assert h2h.label("kind") == "head-to-head" and h2h.second.name == "regular-long"
+    assert (h2h.first.batch_size, h2h.first.nodes) == (8, 100)
+    assert build_design("medium", tmp_path, pairs=3).matches[0].pairs == 3

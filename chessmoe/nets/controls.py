@@ -74,6 +74,15 @@ class ControlPlan:
     phases: int = 3
     methods: tuple[BundleSpec, ...] = METHOD_SEEDS
 
+    @classmethod
+    def of(cls, spec: TrainingPlan) -> ControlPlan:
+        """The controls a profile's training plan names (``TrainingPlan.controls``)."""
+        seeds = "seeds" in spec.controls
+        return cls(seeds=CONTROL_SEEDS if seeds else (),
+                   separated_long="separated-long" in spec.controls,
+                   regular_long="regular-long" in spec.controls,
+                   methods=METHOD_SEEDS if seeds else ())
+
 
 def _regular_iterations(regular: Path) -> int:
     """Optimiser steps of the committed regular network (its manifest's baseline entry)."""
@@ -90,12 +99,14 @@ def _finished(bundle: Path) -> bool:
 def train_controls(spec: TrainingPlan, profile: str, *,
                    results_dir: str | os.PathLike[str] = "results",
                    data_dir: str | os.PathLike[str] | None = None,
-                   plan: ControlPlan = ControlPlan(), progress: bool = True) -> list[Path]:
+                   plan: ControlPlan | None = None, progress: bool = True) -> list[Path]:
     """Train (or resume) the controls of ``profile`` next to its bundles; return their dirs.
+    ``plan`` defaults to the controls ``spec`` names (:meth:`ControlPlan.of`).
 
     Needs the profile's ``regular`` bundle (the seed-noise reference and the iteration count
     ``separated-long`` matches).
     """
+    plan = plan or ControlPlan.of(spec)
     out = Path(results_dir) / "experts" / profile
     regular = out / "regular"
     if not (regular / "manifest.json").exists():

@@ -46,6 +46,7 @@ from chessmoe.nets.training import (
 from chessmoe.phases import phase_definition
 
 __all__ = [
+    "CONTROLS",
     "REGIMES",
     "ExpertJob",
     "TrainingPlan",
@@ -60,6 +61,11 @@ __all__ = [
 
 Regime = Literal["regular", "separated", "staged", "weighted"]
 REGIMES: tuple[Regime, ...] = ("regular", "separated", "staged", "weighted")
+#: The controls of :mod:`chessmoe.nets.controls`: the regular network and the seeded
+#: mixtures under other seeds, the equal-iteration separated experts, and the regular network
+#: trained for the mixtures' total steps.
+Control = Literal["seeds", "separated-long", "regular-long"]
+CONTROLS: tuple[Control, ...] = ("seeds", "separated-long", "regular-long")
 
 
 # --- weights (paper sec. 2.2, Table 5) ----------------------------------------------------
@@ -84,6 +90,18 @@ class TrainingPlan:
     definitions: tuple[str, ...] = field(
         default=(), metadata={"doc": "other definitions with separated experts (Fig. 7)"})
     workers: int = field(default=1, metadata={"doc": "experts trained in parallel processes"})
+    regimes: tuple[Regime, ...] = field(
+        default=REGIMES, metadata={"doc": "regimes 'chessmoe train' trains when none is named"})
+    controls: tuple[Control, ...] = field(
+        default=CONTROLS, metadata={"doc": "controls 'chessmoe train --controls' trains: "
+                                           "seeds, separated-long, regular-long"})
+
+    def __post_init__(self) -> None:
+        for name, given, known in (("regime", self.regimes, REGIMES),
+                                   ("control", self.controls, CONTROLS)):
+            unknown = [g for g in given if g not in known]
+            if unknown:
+                raise ValueError(f"unknown {name} {unknown[0]!r}; known: {', '.join(known)}")
 
 
 # --- plans -------------------------------------------------------------------------------
@@ -407,7 +425,7 @@ def train_profile(profile: TrainingPlan, name: str, *,
     ``results_dir/experts/<name>/``; return the bundle manifests."""
     config = TrainConfig.from_dict({**profile.train.to_dict(), **(overrides or {})})
     dataset_dir = profile_dataset(profile, data_dir=data_dir, source=source, progress=progress)
-    wanted = set(regimes) if regimes else set(REGIMES)
+    wanted = set(regimes) if regimes else set(profile.regimes)
     unknown = wanted - set(REGIMES)
     if unknown:
         raise ValueError(f"unknown regime(s) {sorted(unknown)}; known: {', '.join(REGIMES)}")

@@ -709,6 +709,55 @@ def replicated_spec(experts_root: str, *, pairs: int = 200, arm_pairs: int = 100
     return replace(base, matches=tuple(matches))
 
 
+def medium_spec(experts_root: str, *, pairs: int = 200, backend: str = "onnx"
+                ) -> TournamentSpec:
+    """Equal compute at a second scale (the ``medium`` profile's bundles), under cutechess's
+    draw rules at the powered setting (batch 8, 100 nodes), every match on one shared
+    opening permutation so all of them are paired by opening:
+
+    * staged, weighted a=10 and ``regular-long`` against the regular network (the powered
+      design's arms, same names), and
+    * staged and weighted a=10 head to head against ``regular-long`` (the replicated
+      design's names),
+
+    ``pairs`` pairs each (400 games by default: the powered design's count per method).
+    Matches whose bundles are not trained are left out (they join when trained).
+    """
+    root = Path(experts_root)
+    batch, nodes = POWERED_SETTING
+    group = f"b{batch}-n{nodes}"
+
+    def exists(name: str) -> bool:
+        return (root / name / "manifest.json").exists()
+
+    def match(first: str, second: str, name: str, labels: tuple[tuple[str, Any], ...]
+              ) -> MatchSpec:
+        return MatchSpec(name=name,
+                         first=_mcts(first, _experts(experts_root, first), batch, nodes, None,
+                                     backend=backend),
+                         second=_mcts(second, _experts(experts_root, second), batch, nodes,
+                                      None, backend=backend),
+                         pairs=pairs, openings_group=group,
+                         labels=(*labels, ("batch_size", batch), ("nodes", nodes),
+                                 ("movetime", None)))
+
+    matches: list[MatchSpec] = []
+    if exists("regular"):
+        matches += [match(m, "regular", f"{m}-{group}",
+                          (("kind", "method"), ("method", m)))
+                    for m in ("staged", "weighted-a10") if exists(m)]
+        if exists(REGULAR_LONG):
+            matches.append(match(REGULAR_LONG, "regular", f"{REGULAR_LONG}-{group}",
+                                 (("kind", "control"), ("method", REGULAR_LONG))))
+    if exists(REGULAR_LONG):
+        matches += [match(m, REGULAR_LONG, f"{m}-vs-{REGULAR_LONG}-{group}",
+                          (("kind", "head-to-head"), ("method", m), ("first", m),
+                           ("second", REGULAR_LONG)))
+                    for m in ("staged", "weighted-a10") if exists(m)]
+    return TournamentSpec("medium", tuple(matches), openings="embedded", pairs_per_shard=10,
+                          games_at_once=20, adjudication=Adjudication())
+
+
 def paper_spec(experts_root: str, *, pairs: int = 500, device: str = "cuda",
                games_at_once: int = 32) -> TournamentSpec:
     """The paper's grids: 4 methods x 55 settings, the ablation at batch 64 (33 settings)
@@ -923,6 +972,7 @@ DESIGNS: dict[str, Callable[..., TournamentSpec]] = {"smoke": smoke_spec,
                                                        "ratings": ratings_claim_spec,
                                                        "ratings-cutechess": ratings_spec,
                                                        "related": related_spec,
+                                                       "medium": medium_spec,
                                                        "paper": paper_spec}
 
 

@@ -1,0 +1,84 @@
+"""What a profile trains by default: its regimes and its controls (config.PROFILES, the
+``regimes`` and ``controls`` of nets.regimes.TrainingPlan)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chessmoe import config
+from chessmoe.nets import controls, regimes
+from chessmoe.nets.regimes import TrainingPlan
+from chessmoe.nets.training import TrainConfig
+
+
+def _capture_training(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, Any]:
+    """Replace the dataset build and the trainers by recorders: what would be trained."""
+    seen: dict[str, Any] = {"bundles": [], "controls": []}
+    monkeypatch.setattr(regimes, "profile_dataset", lambda *a, **k: tmp_path / "data")
+    monkeypatch.setattr(controls, "profile_dataset", lambda *a, **k: tmp_path / "data")
+
+    def train_all(out: Path, dataset: Path, cfg: TrainConfig, **kwargs: Any) -> dict[str, Any]:
+        seen["bundles"] = [b.name(kwargs["definition"]) for b in kwargs["bundles"]]
+        seen["config"] = cfg
+        return {}
+
+    def train_bundle(regime: str, out: Path, dataset: Path, cfg: TrainConfig,
+                     **kwargs: Any) -> None:
+        seen["controls"].append((kwargs["name"], regime, cfg.iterations, cfg.seed))
+
+    monkeypatch.setattr(regimes, "train_all", train_all)
+    monkeypatch.setattr(controls, "train_bundle", train_bundle)
+    monkeypatch.setattr(controls, "evaluate_bundle", lambda *a, **k: None)
+    return seen
+
+
+def test_medium_trains_the_equal_compute_bundles_and_only_regular_long(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    seen = _capture_training(monkeypatch, tmp_path)
+    medium = config.profile("medium")
+    regimes.train_profile(medium.training, "medium", results_dir=tmp_path, progress=False)
+    assert seen["bundles"] == ["regular", "staged", "weighted-a10"]
+    assert seen["config"].epochs == config.MEDIUM_EPOCHS and seen["config"].iterations is None
+    regular = tmp_path / "experts" / "medium" / "regular"
+    regular.mkdir(parents=True)
+    (regular / "manifest.json").write_text(json.dumps(
+        {"experts": {"baseline": {"iterations": 8224}}}))
+    done = controls.train_controls(medium.training, "medium", results_dir=tmp_path,
+                                   progress=False)
+    assert seen["controls"] == [("regular-long", "regular", 3 * 8224, 9)]
+    assert [d.name for d in done] == ["regular-long"]
+    assert medium.tournament.design == "medium"
+
+
+def test_small_still_trains_every_regime_and_every_control(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    seen = _capture_training(monkeypatch, tmp_path)
+    small = config.profile("small")
+    regimes.train_profile(small.training, "small", results_dir=tmp_path, progress=False)
+    assert seen["bundles"][:5] == ["regular", "separated", "staged", "weighted-a4",
+                                   "weighted-a10"]
+    assert len(seen["bundles"]) == 5 + len(small.training.definitions)
+    regimes.train_profile(small.training, "small", results_dir=tmp_path, progress=False,
+                          regimes=["staged"])
+    assert seen["bundles"] == ["staged"]  # a named regime still wins over the profile's
+    regular = tmp_path / "experts" / "small" / "regular"
+    regular.mkdir(parents=True)
+    (regular / "manifest.json").write_text(json.dumps(
+        {"experts": {"baseline": {"iterations": 2056}}}))
+    controls.train_controls(small.training, "small", results_dir=tmp_path, progress=False)
+    names = [c[0] for c in seen["controls"]]
+    assert names == ["regular-seed10", "regular-seed11", "separated-long", "regular-long",
+                     "staged-seed10", "staged-seed11", "weighted-a10-seed10",
+                     "weighted-a10-seed11"]
+    assert dict((c[0], c[2]) for c in seen["controls"])["regular-long"] == 3 * 2056
+
+
+def test_a_training_plan_refuses_unknown_regimes_and_controls() -> None:
+    with pytest.raises(ValueError, match="unknown regime 'mixed'"):
+        TrainingPlan(TrainConfig(), source="sample", regimes=("regular", "mixed"))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown control 'regular-longer'"):
+        TrainingPlan(TrainConfig(), source="sample", controls=("regular-longer",))  # type: ignore[arg-type]
