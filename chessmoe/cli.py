@@ -490,6 +490,11 @@ def _tournament(args: argparse.Namespace) -> int:
                                    pairs=args.pairs or chosen.tournament.pairs)
     if args.match:
         spec = tournament.only_matches(spec, args.match)
+    if not spec.matches:
+        print(f"chessmoe tournament: the {chosen.tournament.design} design has no match to play "
+              f"yet: none of its engines is trained under {experts} (make experts "
+              f"PROFILE={config.experts_of(chosen)})", file=sys.stderr)
+        return 2
     out = args.out or Path("results") / "tournaments" / args.profile
     if args.status:
         print(tournament.format_progress(tournament.progress(spec, out)))

@@ -252,3 +252,18 @@ def test_parity_names_a_missing_tournament_before_looking_for_cutechess(
     err = capsys.readouterr().err
     assert err.strip() == (f"chessmoe parity: {tmp_path / 'none'} is not a tournament "
                            "directory (no spec.json)")
+
+
+def test_a_tournament_with_no_trained_engine_says_so_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The medium design's matches join as their bundles are trained: with none trained,
+    --status and a run both say what to train instead of reporting '0 of 0 games:
+    complete'; nothing is written."""
+    for extra in (["--status"], []):
+        code = main(["tournament", "--profile", "medium", "--experts", str(tmp_path / "none"),
+                     "--out", str(tmp_path / "out"), "--quiet", *extra])
+        err = capsys.readouterr().err
+        assert code == 2 and err.count("\n") == 1
+        assert "medium design has no match to play" in err
+        assert "make experts PROFILE=medium" in err
+    assert not (tmp_path / "out").exists()
