@@ -95,21 +95,21 @@ results-stats: $(STAMP) ## Recompute phase statistics: SOURCE=sample|lichess-201
 datasets: $(STAMP) ## Build phase datasets of SOURCE into data/datasets/, manifest into results/datasets/
 	$(PY) -m chessmoe data build --source "$(SOURCE)" --workers $(WORKERS) --results $(ROOT)/results
 
-experts: $(STAMP) ## Train every regime at PROFILE (smoke|small|paper) into results/experts/PROFILE
+experts: $(STAMP) ## Train the regimes of PROFILE (smoke|small|medium|paper) into results/experts/PROFILE
 	$(PY) -m chessmoe train --profile $(PROFILE) --results $(ROOT)/results
 
-controls: $(STAMP) ## Train the controls of PROFILE (two more regular seeds, equal-iteration separated experts)
+controls: $(STAMP) ## Train the controls PROFILE names (small: regular seeds, separated-long, regular-long; medium: regular-long)
 	$(PY) -m chessmoe train --profile $(PROFILE) --controls --results $(ROOT)/results
 
 results-search: $(STAMP) ## Record gated searches of the small experts (Fig. 3) into results/search
 	$(PY) -m chessmoe search --bundle $(ROOT)/results/experts/small/separated \
 	  --out $(ROOT)/results/search/small-separated
 
-tournament: $(STAMP) ## Play the tournament of PROFILE (small|small-cutechess|powered|replicated|related|ratings-cutechess|paper) into results/tournaments/PROFILE
+tournament: $(STAMP) ## Play the tournament of PROFILE (small|small-cutechess|powered|replicated|related|ratings-cutechess|medium|paper) into results/tournaments/PROFILE
 	$(PY) -m chessmoe tournament --profile $(PROFILE) \
 	  --out $(ROOT)/results/tournaments/$(PROFILE) --workers $(WORKERS)
 
-results: $(STAMP) ## The whole pipeline of PROFILE (smoke|small|paper), resumable, skips what is done
+results: $(STAMP) ## The whole pipeline of PROFILE (smoke|small|medium|paper), resumable, skips what is done
 	$(PY) -m chessmoe results --profile $(PROFILE) --results $(ROOT)/results
 
 openings: $(STAMP) ## Regenerate the embedded opening suite with Stockfish

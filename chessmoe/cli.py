@@ -491,9 +491,11 @@ def _tournament(args: argparse.Namespace) -> int:
     if args.match:
         spec = tournament.only_matches(spec, args.match)
     if not spec.matches:
+        name = config.experts_of(chosen)
         print(f"chessmoe tournament: the {chosen.tournament.design} design has no match to play "
-              f"yet: none of its engines is trained under {experts} (make experts "
-              f"PROFILE={config.experts_of(chosen)})", file=sys.stderr)
+              f"yet under {experts}: each match waits for both of its engines' bundles (make "
+              f"experts PROFILE={name}, and make controls PROFILE={name} for the controls)",
+              file=sys.stderr)
         return 2
     out = args.out or Path("results") / "tournaments" / args.profile
     if args.status:

@@ -241,7 +241,8 @@ PROFILES: dict[str, Profile] = {
         "tournament plays them under cutechess rules (2,000 games)",
         DataPlan((MEDIUM_RUN, "lichess-2013-01:5000"), (_MEDIUM_SOURCE,)),
         TrainingPlan(_MEDIUM_TRAIN, source=_MEDIUM_SOURCE, weighted_a=(10,),
-                     regimes=("regular", "staged", "weighted"), controls=("regular-long",)),
+                     regimes=("regular", "staged", "weighted"), controls=("regular-long",),
+                     pipeline_controls=True),
         TournamentPlan("medium"),
     ),
     "paper": Profile(

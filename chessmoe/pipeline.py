@@ -76,11 +76,21 @@ def _experts(profile: Profile, results: Path, data_dir: Path | None,
 
     manifests = train_profile(profile.training, config.experts_of(profile), results_dir=results,
                               data_dir=data_dir, progress=progress)
-    return {name: sorted(m["experts"]) for name, m in manifests.items()}
+    done: dict[str, Any] = {name: sorted(m["experts"]) for name, m in manifests.items()}
+    if profile.training.pipeline_controls:
+        from chessmoe.nets.controls import train_controls
+
+        done["controls"] = [p.name for p in train_controls(
+            profile.training, config.experts_of(profile), results_dir=results,
+            data_dir=data_dir, progress=progress)]
+    return done
 
 
 def _search(profile: Profile, results: Path, progress: bool) -> dict[str, Any]:
     from chessmoe.search.gating import GatingConfig, record
+
+    if "separated" not in profile.training.regimes:
+        return {"search": "skipped: the profile trains no separated experts to record"}
 
     bundle = results / "experts" / config.experts_of(profile) / "separated"
     out = results / "search" / f"{config.experts_of(profile)}-separated"
@@ -102,6 +112,10 @@ def _tournament(profile: Profile, results: Path, data_dir: Path | None,
 
     experts = results / "experts" / config.experts_of(profile)
     spec = build_design(profile.tournament.design, experts, pairs=profile.tournament.pairs)
+    if not spec.matches:
+        return {"matches": 0, "complete": False,
+                "skipped": f"no engine of the {profile.tournament.design} design is trained "
+                           f"under {experts}"}
     summary = run_local(spec, results / "tournaments" / profile.name,
                         workers=profile.tournament.workers, data_dir=data_dir, progress=progress)
     return {"matches": len(summary["matches"]), "complete": summary["complete"]}

@@ -264,6 +264,6 @@ def test_a_tournament_with_no_trained_engine_says_so_in_one_line(
                      "--out", str(tmp_path / "out"), "--quiet", *extra])
         err = capsys.readouterr().err
         assert code == 2 and err.count("\n") == 1
-        assert "medium design has no match to play" in err
+        assert "medium design has no match to play yet under" in err
         assert "make experts PROFILE=medium" in err
     assert not (tmp_path / "out").exists()

@@ -85,12 +85,19 @@ def test_git_provenance_names_the_paths_that_differ(tmp_path: Path) -> None:
     (tmp_path / "untracked.txt").write_text("x")  # untracked files do not make it dirty
     only_output = git_commit(tmp_path)
     assert only_output["dirty"] is True and only_output["changed"] == ["results/spec.json"]
+    (tmp_path / 'odd "name" here.txt').write_text("x")  # quoted by plain porcelain
+    git("add", 'odd "name" here.txt')
+    git("mv", "code.py", "moved.py")  # a rename is both of its paths
+    odd = git_commit(tmp_path)
+    assert odd["changed"] == ["code.py", "moved.py", 'odd "name" here.txt',
+                              "results/spec.json"]
     for i in range(25):
         (tmp_path / f"many/{i:02d}").write_text("1")
     many = git_commit(tmp_path)
-    assert many["changed_count"] == 26 and len(many["changed"]) == CHANGED_SHOWN
-    assert many["changed"][0] == "many/00"  # sorted, so the list is stable
-    assert git_commit(tmp_path / "nowhere") == {"commit": None, "dirty": None}
+    assert many["changed_count"] == 29 and len(many["changed"]) == CHANGED_SHOWN
+    assert many["changed"][0] == "code.py"  # sorted, so the list is stable
+    assert git_commit(tmp_path / "nowhere") == {"commit": None, "dirty": None,
+                                                "changed": None, "changed_count": None}
 
 
 def test_software_provenance_names_every_inference_library() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from chessmoe.play.records import GameProvenance, GameRecord
 from chessmoe.report.artefacts import NotebookJob
-from chessmoe.report.ledger import CUTECHESS, UNRECORDED, PlayedBy, ledger_lines, tournament_ledger
+from chessmoe.report.ledger import CUTECHESS, PlayedBy, ledger_lines, tournament_ledger, unrecorded
 from chessmoe.report.make_figures import _index
 
 
@@ -26,7 +26,8 @@ def _write(match: Path, records: list[GameRecord]) -> None:
 
 def _tournament(root: Path) -> Path:
     """Two matches: one played by two checkouts under cutechess rules, one by records that
-    name no rules (an old tournament), planned 4 and 6 games."""
+    name no rules (an old tournament whose spec names none either: the claim reading),
+    planned 4 and 6 games, and a third planned match (2 games) not started."""
     tour = root / "tournaments" / "mixed"
     clean = GameProvenance(commit="a" * 40, dirty=False, draw_rules=CUTECHESS)
     dirty = GameProvenance(commit="b" * 40, dirty=True, draw_rules=CUTECHESS)
@@ -43,11 +44,11 @@ def test_tournament_ledger_counts_rules_and_checkouts_per_match(tmp_path: Path) 
     ledger = tournament_ledger(_tournament(tmp_path))
     assert [m.match for m in ledger] == ["m1", "m2"]
     m1, m2 = ledger
-    assert (m1.games, m1.planned, m2.games, m2.planned) == (3, 4, 2, 6)
+    assert (m1.games, m2.games) == (3, 2)
     assert m1.draw_rules == ((CUTECHESS, 3),)
     assert m1.played_by == (PlayedBy("a" * 40, False, 2), PlayedBy("b" * 40, True, 1))
     assert (m1.first_date, m1.last_date) == ("2026.11.25", "2026.11.26")
-    assert m2.draw_rules == ((UNRECORDED, 2),)
+    assert m2.draw_rules == ((unrecorded("claim"), 2),)
     assert m2.played_by == (PlayedBy(None, None, 2),)
     assert tournament_ledger(tmp_path / "absent") == ()
 
@@ -59,8 +60,8 @@ def test_ledger_lines_count_the_games_outside_cutechess_rules(tmp_path: Path) ->
     assert "3 of the 5 games behind these figures were played under cutechess rules; the " \
            "others are in `results/tournaments/mixed` (2)." in text
     row = next(line for line in lines if line.startswith("| `results/tournaments/mixed`"))
-    assert "| 2 | 5 of 10 planned |" in row
-    assert f"{CUTECHESS}: 3; {UNRECORDED}: 2" in row
+    assert "| 2 of 3 | 5 of 12 planned |" in row  # the match not started is still planned
+    assert f"{CUTECHESS}: 3; claim (from spec.json; the records name none): 2" in row
     assert "`aaaaaaaa` clean: 2; commit not recorded: 2; `bbbbbbbb` dirty: 1" in row
     assert "2026.11.22 to 2026.11.26" in row and "`10_claims.ipynb`" in row
     assert ledger_lines({"tournaments/absent": ["x"]}, tmp_path) == []
@@ -70,7 +71,7 @@ def test_ledger_lines_say_all_when_every_game_is_cutechess(tmp_path: Path) -> No
     prov = GameProvenance(commit="c" * 40, dirty=False, draw_rules=CUTECHESS)
     _write(tmp_path / "tournaments" / "t" / "m", [_record(0, prov, "2026.11.26")])
     text = "\n".join(ledger_lines({"tournaments/t": ["n.ipynb"]}, tmp_path))
-    assert "All 1 games behind these figures were played under cutechess rules." in text
+    assert "All 1 game behind these figures were played under cutechess rules." in text
     assert "| 1 | 1 |" in text  # no spec.json: nothing planned is claimed
 
 
@@ -80,4 +81,4 @@ def test_index_carries_the_ledger_of_the_tournaments_the_notebooks_read(tmp_path
                       params=lambda results, out: {"tournament_dir": str(tour)}, needs=())
     index = _index([job], tmp_path)
     assert "## Games behind the figures" in index
-    assert "| `results/tournaments/mixed` | 2 | 5 of 10 planned |" in index
+    assert "| `results/tournaments/mixed` | 2 of 3 | 5 of 12 planned |" in index

@@ -28,7 +28,8 @@ def _capture_training(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[s
 
     def train_bundle(regime: str, out: Path, dataset: Path, cfg: TrainConfig,
                      **kwargs: Any) -> None:
-        seen["controls"].append((kwargs["name"], regime, cfg.iterations, cfg.seed))
+        seen["controls"].append((kwargs["name"], regime, cfg.iterations, cfg.seed,
+                                 cfg.batch_size))
 
     monkeypatch.setattr(regimes, "train_all", train_all)
     monkeypatch.setattr(controls, "train_bundle", train_bundle)
@@ -45,11 +46,14 @@ def test_medium_trains_the_equal_compute_bundles_and_only_regular_long(
     assert seen["config"].epochs == config.MEDIUM_EPOCHS and seen["config"].iterations is None
     regular = tmp_path / "experts" / "medium" / "regular"
     regular.mkdir(parents=True)
+    # the regular network trained the GPU way (--set batch_size=1024 epochs=2): its control
+    # trains at its batch, so "3 times its steps" is 3 times its positions too
+    gpu = {**medium.training.train.to_dict(), "batch_size": 1024, "epochs": 2.0}
     (regular / "manifest.json").write_text(json.dumps(
-        {"experts": {"baseline": {"iterations": 8224}}}))
+        {"experts": {"baseline": {"iterations": 33000}}, "train_config": gpu}))
     done = controls.train_controls(medium.training, "medium", results_dir=tmp_path,
                                    progress=False)
-    assert seen["controls"] == [("regular-long", "regular", 3 * 8224, 9)]
+    assert seen["controls"] == [("regular-long", "regular", 3 * 33000, 9, 1024)]
     assert [d.name for d in done] == ["regular-long"]
     assert medium.tournament.design == "medium"
 
@@ -75,6 +79,8 @@ def test_small_still_trains_every_regime_and_every_control(
                      "staged-seed10", "staged-seed11", "weighted-a10-seed10",
                      "weighted-a10-seed11"]
     assert dict((c[0], c[2]) for c in seen["controls"])["regular-long"] == 3 * 2056
+    # a manifest without its training configuration: the profile's
+    assert {c[4] for c in seen["controls"]} == {small.training.train.batch_size}
 
 
 def test_a_training_plan_refuses_unknown_regimes_and_controls() -> None:
@@ -82,3 +88,28 @@ def test_a_training_plan_refuses_unknown_regimes_and_controls() -> None:
         TrainingPlan(TrainConfig(), source="sample", regimes=("regular", "mixed"))  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown control 'regular-longer'"):
         TrainingPlan(TrainConfig(), source="sample", controls=("regular-longer",))  # type: ignore[arg-type]
+
+
+def test_the_medium_pipeline_trains_regular_long_and_skips_the_gating_record(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``make results PROFILE=medium``: the controls its tournament plays are trained after
+    the regimes, the Fig. 3 search (separated experts, which medium does not train) is
+    skipped, and a tournament with no trained engine is reported, not played as 0 of 0."""
+    from chessmoe import pipeline
+
+    seen = _capture_training(monkeypatch, tmp_path)
+    regular = tmp_path / "experts" / "medium" / "regular"
+    regular.mkdir(parents=True)
+    (regular / "manifest.json").write_text(json.dumps(
+        {"experts": {"baseline": {"iterations": 8224}}}))
+    record = pipeline.run("medium", results_dir=tmp_path, data_dir=tmp_path / "data",
+                          steps=["experts", "search", "tournament"], progress=False)
+    steps = record["steps"]
+    assert steps["experts"]["outcome"]["controls"] == ["regular-long"]
+    assert [c[0] for c in seen["controls"]] == ["regular-long"]
+    assert steps["search"]["outcome"]["search"].startswith("skipped")
+    tournament = steps["tournament"]["outcome"]
+    assert tournament["matches"] == 0 and "no engine of the medium design" in \
+        tournament["skipped"]
+    small = config.profile("small")
+    assert not small.training.pipeline_controls  # make results PROFILE=small is unchanged

@@ -40,12 +40,14 @@ def git_commit(repo: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=where, capture_output=True,
                                 text=True, check=True, timeout=10).stdout.strip()
-        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+        # every tracked path whose index or working copy differs from HEAD, NUL-separated
+        # (no quoting of odd names) and without rename detection (a rename is its two paths)
+        listed = subprocess.run(["git", "diff", "HEAD", "--name-only", "-z", "--no-renames"],
                                 cwd=where, capture_output=True, text=True, check=True,
                                 timeout=10).stdout
     except (OSError, subprocess.SubprocessError):
-        return {"commit": None, "dirty": None}
-    changed = sorted(line[3:] for line in status.splitlines() if line.strip())
+        return {"commit": None, "dirty": None, "changed": None, "changed_count": None}
+    changed = sorted(path for path in listed.split("\0") if path)
     return {"commit": commit, "dirty": bool(changed), "changed": changed[:CHANGED_SHOWN],
             "changed_count": len(changed)}
 

@@ -90,6 +90,16 @@ def _regular_iterations(regular: Path) -> int:
     return int(manifest["experts"]["baseline"]["iterations"])
 
 
+def _regular_config(regular: Path, default: TrainConfig) -> TrainConfig:
+    """The training configuration the regular network was trained with (its manifest's
+    ``train_config``; ``default`` for a manifest without one), so every control trains like
+    it (a regular network trained with ``--set batch_size=1024`` gets a regular-long at
+    batch 1024, not one at the profile's batch with a quarter of the positions per step)."""
+    manifest = json.loads((regular / "manifest.json").read_text())
+    stored = manifest.get("train_config")
+    return TrainConfig.from_dict(stored) if isinstance(stored, dict) else default
+
+
 def _finished(bundle: Path) -> bool:
     """A control whose Table 1 evaluation is written is complete (evaluation is its last
     step): it is neither retrained nor re-evaluated, so its committed files stay as they are."""
@@ -112,19 +122,20 @@ def train_controls(spec: TrainingPlan, profile: str, *,
     if not (regular / "manifest.json").exists():
         raise FileNotFoundError(f"{regular}/manifest.json: train the profile's regular network "
                                 f"first (make experts PROFILE={profile})")
+    base = _regular_config(regular, spec.train)
     # (bundle name, regime, a, training config, baseline bundle) of every control, in order
     jobs: list[tuple[str, str, float | None, TrainConfig, Path | None]] = []
-    jobs += [(seed_bundle(seed), "regular", None, replace(spec.train, seed=seed), None)
+    jobs += [(seed_bundle(seed), "regular", None, replace(base, seed=seed), None)
              for seed in plan.seeds]
     if plan.separated_long:
         jobs.append((SEPARATED_LONG, "separated", None,
-                     replace(spec.train, iterations=_regular_iterations(regular)), regular))
+                     replace(base, iterations=_regular_iterations(regular)), regular))
     if plan.regular_long:
         jobs.append((REGULAR_LONG, "regular", None,
-                     replace(spec.train, iterations=plan.phases * _regular_iterations(regular)),
+                     replace(base, iterations=plan.phases * _regular_iterations(regular)),
                      None))
     jobs += [(method_seed_bundle(method.name(spec.definition), seed), method.regime, method.a,
-              replace(spec.train, seed=seed), out / seed_bundle(seed))
+              replace(base, seed=seed), out / seed_bundle(seed))
              for method in plan.methods for seed in plan.seeds]
     todo = [job for job in jobs if not _finished(out / job[0])]
     dataset_dir = profile_dataset(spec, data_dir=data_dir, progress=progress) if todo else None

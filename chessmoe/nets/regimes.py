@@ -95,6 +95,9 @@ class TrainingPlan:
     controls: tuple[Control, ...] = field(
         default=CONTROLS, metadata={"doc": "controls 'chessmoe train --controls' trains: "
                                            "seeds, separated-long, regular-long"})
+    pipeline_controls: bool = field(
+        default=False, metadata={"doc": "'make results' trains the controls after the regimes "
+                                        "(when the profile's tournament plays them)"})
 
     def __post_init__(self) -> None:
         for name, given, known in (("regime", self.regimes, REGIMES),

@@ -538,6 +538,28 @@ def _experts(root: str, name: str) -> str:
     return str(Path(root) / name)
 
 
+def _trained(root: str, name: str) -> bool:
+    """Whether the bundle ``name`` under ``root`` is trained (its manifest is written)."""
+    return (Path(root) / name / "manifest.json").exists()
+
+
+def _versus(experts_root: str, first: str, second: str, pairs: int,
+            labels: tuple[tuple[str, Any], ...], *, backend: str, name: str | None = None
+            ) -> MatchSpec:
+    """Bundle ``first`` against bundle ``second`` at the powered setting (batch 8, 100
+    nodes, its openings group), named ``<first>-vs-<second>-b8-n100`` unless ``name``."""
+    batch, nodes = POWERED_SETTING
+    group = f"b{batch}-n{nodes}"
+    return MatchSpec(name=name or f"{first}-vs-{second}-{group}",
+                     first=_mcts(first, _experts(experts_root, first), batch, nodes, None,
+                                 backend=backend),
+                     second=_mcts(second, _experts(experts_root, second), batch, nodes, None,
+                                  backend=backend),
+                     pairs=pairs, openings_group=group,
+                     labels=(*labels, ("batch_size", batch), ("nodes", nodes),
+                             ("movetime", None)))
+
+
 def small_spec(experts_root: str, *, pairs: int = 6, backend: str = "onnx",
                games_at_once: int = 8, rules: Adjudication | None = None,
                name: str = "small") -> TournamentSpec:
@@ -672,23 +694,13 @@ def replicated_spec(experts_root: str, *, pairs: int = 200, arm_pairs: int = 100
     """
     base = powered_spec(experts_root, pairs=pairs, arm_pairs=arm_pairs, backend=backend,
                         rules=Adjudication(), name="replicated")
-    root = Path(experts_root)
-    batch, nodes = POWERED_SETTING
-    group = f"b{batch}-n{nodes}"
 
     def exists(name: str) -> bool:
-        return (root / name / "manifest.json").exists()
+        return _trained(experts_root, name)
 
     def versus(first: str, second: str, count: int, labels: tuple[tuple[str, Any], ...]
                ) -> MatchSpec:
-        return MatchSpec(name=f"{first}-vs-{second}-{group}",
-                         first=_mcts(first, _experts(experts_root, first), batch, nodes, None,
-                                     backend=backend),
-                         second=_mcts(second, _experts(experts_root, second), batch, nodes,
-                                      None, backend=backend),
-                         pairs=count, openings_group=group,
-                         labels=(*labels, ("batch_size", batch), ("nodes", nodes),
-                                 ("movetime", None)))
+        return _versus(experts_root, first, second, count, labels, backend=backend)
 
     regulars = ["regular", *(seed_bundle(s) for s in CONTROL_SEEDS)]
     matches = list(base.matches)
@@ -723,23 +735,14 @@ def medium_spec(experts_root: str, *, pairs: int = 200, backend: str = "onnx"
     ``pairs`` pairs each (400 games by default: the powered design's count per method).
     Matches whose bundles are not trained are left out (they join when trained).
     """
-    root = Path(experts_root)
-    batch, nodes = POWERED_SETTING
-    group = f"b{batch}-n{nodes}"
+    group = "b{}-n{}".format(*POWERED_SETTING)
 
     def exists(name: str) -> bool:
-        return (root / name / "manifest.json").exists()
+        return _trained(experts_root, name)
 
     def match(first: str, second: str, name: str, labels: tuple[tuple[str, Any], ...]
               ) -> MatchSpec:
-        return MatchSpec(name=name,
-                         first=_mcts(first, _experts(experts_root, first), batch, nodes, None,
-                                     backend=backend),
-                         second=_mcts(second, _experts(experts_root, second), batch, nodes,
-                                      None, backend=backend),
-                         pairs=pairs, openings_group=group,
-                         labels=(*labels, ("batch_size", batch), ("nodes", nodes),
-                                 ("movetime", None)))
+        return _versus(experts_root, first, second, pairs, labels, backend=backend, name=name)
 
     matches: list[MatchSpec] = []
     if exists("regular"):

@@ -17,17 +17,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from chessmoe.play.match import load_records
+from chessmoe.report import verdicts
 
-__all__ = ["CUTECHESS", "UNRECORDED", "MatchLedger", "PlayedBy", "ledger_lines",
-           "tournament_ledger"]
+__all__ = ["CUTECHESS", "MatchLedger", "PlayedBy", "ledger_lines", "tournament_ledger",
+           "unrecorded"]
 
 #: The draw rules the kit's figures are meant to rest on (cutechess-cli's own reading).
 CUTECHESS = "cutechess"
-#: A game whose record names no draw rules. The kit began recording them with the commit
-#: that brought the cutechess reading (9e128f8), so such a game was played under the
-#: earlier claim reading.
-UNRECORDED = "claim (not recorded: older than the cutechess reading)"
+
+
+def unrecorded(rules: str) -> str:
+    """The label of games whose records name no draw rules, played in a tournament whose
+    ``spec.json`` names ``rules`` (:func:`chessmoe.report.verdicts.draw_rules`)."""
+    return f"{rules or 'unknown'} (from spec.json; the records name none)"
 
 
 @dataclass(frozen=True)
@@ -42,53 +44,48 @@ class PlayedBy:
 
 @dataclass(frozen=True)
 class MatchLedger:
-    """One match of a tournament folder: games found, games its ``spec.json`` plans (``None``
-    without one), games per draw rules, games per checkout, and the first and last game's
-    date (``None`` where records carry none)."""
+    """One match of a tournament folder: games found, games per draw rules, games per
+    checkout, and the first and last game's date (``None`` where records carry none)."""
 
     tournament: str
     match: str
     games: int
-    planned: int | None
     draw_rules: tuple[tuple[str, int], ...]
     played_by: tuple[PlayedBy, ...]
     first_date: str | None
     last_date: str | None
 
 
-def _planned(tournament: Path) -> dict[str, int]:
-    try:
-        spec = json.loads((tournament / "spec.json").read_text(encoding="utf-8"))
-        return {str(m["name"]): 2 * int(m["pairs"]) for m in spec["matches"]}
-    except (OSError, ValueError, KeyError, TypeError):
-        return {}
-
-
 def tournament_ledger(tournament: str | os.PathLike[str]) -> tuple[MatchLedger, ...]:
     """Every match folder of ``tournament`` that holds games (``<match>/games-*.jsonl``),
     in name order."""
     root = Path(tournament)
-    planned = _planned(root)
+    if not root.is_dir():
+        return ()
+    spec_rules = unrecorded(verdicts.draw_rules(root))
     out: list[MatchLedger] = []
-    for match in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else ():
-        records = load_records(sorted(match.glob("games-*.jsonl")))
-        if not records:
-            continue
+    for match, records in verdicts.load_arms(root).items():
         rules: Counter[str] = Counter()
         checkouts: Counter[tuple[str | None, bool | None]] = Counter()
         for record in records:
             prov = record.provenance
-            rules[(prov.draw_rules if prov is not None else None) or UNRECORDED] += 1
+            rules[(prov.draw_rules if prov is not None else None) or spec_rules] += 1
             checkouts[(prov.commit, prov.dirty) if prov is not None else (None, None)] += 1
         dates = sorted(r.date for r in records if r.date)
         out.append(MatchLedger(
-            tournament=root.name, match=match.name, games=len(records),
-            planned=planned.get(match.name),
+            tournament=root.name, match=match, games=len(records),
             draw_rules=tuple(sorted(rules.items(), key=lambda kv: (-kv[1], kv[0]))),
             played_by=tuple(PlayedBy(commit, dirty, n) for (commit, dirty), n in
                             sorted(checkouts.items(), key=lambda kv: (-kv[1], str(kv[0])))),
             first_date=dates[0] if dates else None, last_date=dates[-1] if dates else None))
     return tuple(out)
+
+
+def _planned_matches(tournament: Path) -> int | None:
+    try:
+        return len(json.loads((tournament / "spec.json").read_text())["matches"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _checkout(commit: str | None, dirty: bool | None) -> str:
@@ -115,9 +112,10 @@ def ledger_lines(folders: Mapping[str, Sequence[str]], results: Path) -> list[st
         if not ledger:
             continue
         games = sum(m.games for m in ledger)
-        plans = [m.planned for m in ledger]
-        planned = (f" of {sum(p for p in plans if p is not None):,} planned"
-                   if all(p is not None for p in plans) else "")
+        planned, matches = verdicts.planned_games(results / folder), _planned_matches(
+            results / folder)
+        of_games = f" of {planned:,} planned" if planned is not None else ""
+        of_matches = f" of {matches}" if matches is not None else ""
         rules: Counter[str] = Counter()
         checkouts: Counter[str] = Counter()
         for m in ledger:
@@ -129,14 +127,15 @@ def ledger_lines(folders: Mapping[str, Sequence[str]], results: Path) -> list[st
         dates = sorted({d for m in ledger for d in (m.first_date, m.last_date) if d})
         span = (dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}") if dates else "-"
         reader = ", ".join(f"`{r}`" for r in readers)
-        rows.append(f"| `results/{folder}` | {len(ledger)} | {games:,}{planned} | "
+        rows.append(f"| `results/{folder}` | {len(ledger)}{of_matches} | {games:,}{of_games} | "
                     f"{_count(sorted(rules.items(), key=lambda kv: (-kv[1], kv[0])))} | "
                     f"{_count(sorted(checkouts.items(), key=lambda kv: (-kv[1], kv[0])))} | "
                     f"{span} | {reader} |")
     if not rows:
         return []
     elsewhere = {f: n for f, n in other.items() if n}
-    verdict = (f"All {total:,} games behind these figures were played under cutechess rules."
+    verdict = (f"All {total:,} game{'s' if total != 1 else ''} behind these figures were "
+               "played under cutechess rules."
                if not elsewhere else
                f"{total - sum(elsewhere.values()):,} of the {total:,} games behind these "
                f"figures were played under cutechess rules; the others are in "
@@ -145,5 +144,5 @@ def ledger_lines(folders: Mapping[str, Sequence[str]], results: Path) -> list[st
     return ["## Games behind the figures", "",
             "Read from every game record's own provenance (`games-*.jsonl`), not from the "
             "tournament's summary. " + verdict, "",
-            "| tournament | matches | games | draw rules (games) | played by (games) | dates "
-            "| read by |", "|---|---|---|---|---|---|---|", *rows]
+            "| tournament | matches played | games | draw rules (games) | played by (games) "
+            "| dates | read by |", "|---|---|---|---|---|---|---|", *rows]
