@@ -124,12 +124,13 @@ _SMALL_TRAINING = TrainingPlan(_SMALL_TRAIN, source="lichess-2013-01:5000",
 MEDIUM_RUN = "selfplay:stockfish-n1000"
 MEDIUM_GAMES = 150_000
 _MEDIUM_SOURCE = f"{MEDIUM_RUN}+lichess-2013-01:5000"
-# Its training: the small network at the small profile's batch, for 0.1 of an epoch of the
-# ~21 M positions (~8,200 steps, 4 times the small regular network's 2,056, each position
+# Its training: the small network at the small profile's batch, for 0.13 of an epoch of the
+# ~16.1 M training positions (of 20.2 M: 19.85 M self-play plies and the excerpt's 0.33 M,
+# split 80/10/10 by game): ~8,200 steps, 4 times the small regular network's 2,056, each position
 # seen at most once), so the four bundles the equal-compute question needs (regular, staged,
 # weighted a = 10, regular-long) train on a 2-core CPU in about 5 hours, spread over sessions
-# (every run resumes). On a GPU: --set batch_size=1024 epochs=2 for the 33,000-step version.
-MEDIUM_EPOCHS = 0.1
+# (every run resumes). On a GPU: --set batch_size=1024 epochs=2 for the ~31,500-step version.
+MEDIUM_EPOCHS = 0.13
 _MEDIUM_TRAIN = TrainConfig(
     model="small",
     batch_size=256,
@@ -234,8 +235,9 @@ PROFILES: dict[str, Profile] = {
         f"equal compute at a second scale: {MEDIUM_GAMES:,} Stockfish self-play games (grow "
         f"them first: make selfplay GAMES={MEDIUM_GAMES} WORKERS=N, into "
         "results/selfplay/stockfish-n1000; committed) plus the Lichess 2013-01 excerpt, about "
-        "21 M positions (~2.4 GB of dataset shards, built on first use); the small network for "
-        f"{MEDIUM_EPOCHS} of an epoch (~8,200 steps, 4x the small profile's) trains regular, "
+        "20 M positions, 16 M of them to train on (~2.4 GB of dataset shards, built on first "
+        f"use); the small network for {MEDIUM_EPOCHS} of an epoch (~8,200 steps, 4x the small "
+        "profile's) trains regular, "
         "staged and weighted a = 10, and --controls regular-long at their total (about 5 h of "
         "2 CPU cores in all at the small profile's 0.2 s a step; resumable); the medium "
         "tournament plays them under cutechess rules (2,000 games)",

@@ -563,8 +563,9 @@ def _write_material_comparison(out_dir: Path, config: DeepChessTrainConfig,
         "weights_sha256": sha256_file(out_dir / WEIGHTS),
         "what": "the network's accuracy minus the material-only comparator's (more White "
                 "material = the White win, a tie one half) on the same held-out pairs as "
-                "summary.json; the 95 % half-width treats the rows of one unordered pair of "
-                "positions (both orders, or drawn twice) as one cluster",
+                "summary.json; the 95 % half-width clusters the rows by game (rows whose "
+                "pairs share a game, directly or through other rows, form one cluster), and "
+                "is given only where interval_rule holds",
         "interval_rule": _interval_rule(),
         "eval_pairs": config.eval_pairs, "seed": config.seed, **parts,
         "provenance": provenance()})
