@@ -30,6 +30,7 @@ def _capture_training(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[s
                      **kwargs: Any) -> None:
         seen["controls"].append((kwargs["name"], regime, cfg.iterations, cfg.seed,
                                  cfg.batch_size))
+        seen["threads"] = cfg.threads
 
     monkeypatch.setattr(regimes, "train_all", train_all)
     monkeypatch.setattr(controls, "train_bundle", train_bundle)
@@ -48,12 +49,13 @@ def test_medium_trains_the_equal_compute_bundles_and_only_regular_long(
     regular.mkdir(parents=True)
     # the regular network trained the GPU way (--set batch_size=1024 epochs=2): its control
     # trains at its batch, so "3 times its steps" is 3 times its positions too
-    gpu = {**medium.training.train.to_dict(), "batch_size": 1024, "epochs": 2.0}
+    gpu = {**medium.training.train.to_dict(), "batch_size": 1024, "epochs": 2.0, "threads": 7}
     (regular / "manifest.json").write_text(json.dumps(
         {"experts": {"baseline": {"iterations": 33000}}, "train_config": gpu}))
     done = controls.train_controls(medium.training, "medium", results_dir=tmp_path,
                                    progress=False)
     assert seen["controls"] == [("regular-long", "regular", 3 * 33000, 9, 1024)]
+    assert seen["threads"] == medium.training.train.threads  # this machine's, not regular's
     assert [d.name for d in done] == ["regular-long"]
     assert medium.tournament.design == "medium"
 

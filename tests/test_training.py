@@ -196,6 +196,10 @@ def test_a_changed_config_is_refused_in_an_existing_run(dataset: Path, tmp_path:
     other = TrainConfig(**{**config.to_dict(), "batch_size": 16})
     with pytest.raises(ValueError, match="different configuration"):
         Trainer(tmp_path / "run", other, DataSpec(str(dataset)), progress=False).run()
+    # the thread count is how the run executes, not what it learns: it resumes under another
+    resumed = TrainConfig(**{**config.to_dict(), "threads": (config.threads or 1) + 1})
+    assert Trainer(tmp_path / "run", resumed, DataSpec(str(dataset)),
+                   progress=False).run()["iterations"] == 4
     with pytest.raises(ValueError, match="unknown training option"):
         TrainConfig.from_dict({"batchsize": 3})
 

@@ -97,7 +97,10 @@ def _regular_config(regular: Path, default: TrainConfig) -> TrainConfig:
     batch 1024, not one at the profile's batch with a quarter of the positions per step)."""
     manifest = json.loads((regular / "manifest.json").read_text())
     stored = manifest.get("train_config")
-    return TrainConfig.from_dict(stored) if isinstance(stored, dict) else default
+    if not isinstance(stored, dict):
+        return default
+    # how many threads the regular network ran on says nothing about what it learnt
+    return replace(TrainConfig.from_dict(stored), threads=default.threads)
 
 
 def _finished(bundle: Path) -> bool:

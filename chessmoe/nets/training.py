@@ -309,6 +309,21 @@ class _Progress:
     skip_logging: bool = False
 
 
+#: Training options that say how a run executes, not what it learns: a run resumes under
+#: other values (two torch threads on a core another job shares ran 11 times slower than one).
+EXECUTION_OPTIONS = ("threads",)
+
+
+def _comparable(resolved: dict[str, Any]) -> dict[str, Any]:
+    """A run's resolved configuration less :data:`EXECUTION_OPTIONS` (what a resumed run must
+    share with the one it continues)."""
+    train = resolved.get("train")
+    if isinstance(train, dict):
+        resolved = {**resolved, "train": {k: v for k, v in train.items()
+                                          if k not in EXECUTION_OPTIONS}}
+    return resolved
+
+
 class Trainer:
     """One training run in ``run_dir``; call :meth:`run` (again, to resume)."""
 
@@ -340,7 +355,8 @@ class Trainer:
         path = self.run_dir / "config.json"
         if path.exists():
             old = json.loads(path.read_text())
-            if {k: old.get(k) for k in resolved} != json.loads(json.dumps(resolved)):
+            if _comparable({k: old.get(k) for k in resolved}) != _comparable(
+                    json.loads(json.dumps(resolved))):
                 raise ValueError(f"{self.run_dir} holds a run with a different configuration; "
                                  "use another directory or delete it")
         else:
