@@ -206,20 +206,27 @@ def _train(args: argparse.Namespace) -> int:
 def _train_controls(args: argparse.Namespace, chosen: Any, overrides: dict[str, Any]) -> int:
     """``chessmoe train --controls``: the extra regular seeds and the equal-iteration
     separated experts next to the profile's bundles (``nets.controls``)."""
+    from dataclasses import replace
+
     from chessmoe import config
     from chessmoe.nets.controls import train_controls
+    from chessmoe.nets.training import EXECUTION_OPTIONS
 
+    # what a control learns is fixed (the regular network's configuration); how it runs is not
+    learning = {k: v for k, v in overrides.items() if k not in EXECUTION_OPTIONS}
     fixed = [flag for flag, value in (("--regime", args.regime), ("--a", args.a),
                                       ("--phase", args.phase),
                                       ("--definitions", args.definitions),
-                                      ("--workers", args.workers), ("--set", overrides))
+                                      ("--workers", args.workers), ("--set", learning))
              if value]
     if fixed:
-        print(f"chessmoe train: --controls trains fixed bundles; drop {', '.join(fixed)}",
+        print(f"chessmoe train: --controls trains fixed bundles; drop {', '.join(fixed)} "
+              f"(--set takes only {', '.join(EXECUTION_OPTIONS)} with --controls)",
               file=sys.stderr)
         return 2
+    plan = replace(chosen.training, train=replace(chosen.training.train, **overrides))
     try:
-        done = train_controls(chosen.training, config.experts_of(chosen),
+        done = train_controls(plan, config.experts_of(chosen),
                               results_dir=args.results,
                               data_dir=args.data_dir.resolve() if args.data_dir else None,
                               progress=not args.quiet)

@@ -216,6 +216,11 @@ def test_train_controls_needs_the_regular_bundle_and_refuses_regime_flags(
                  "--results", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 2 and "drop --regime, --set" in err
+    # how the controls run (threads) is the machine's to choose: accepted, and the run goes
+    # on to its first real check (the missing regular bundle)
+    code = main(["train", "--profile", "smoke", "--controls", "--set", "threads=1",
+                 "--results", str(tmp_path), "--quiet"])
+    assert code == 2 and "experts/smoke/regular/manifest.json" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 
 
