@@ -24,6 +24,7 @@ def _capture_training(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[s
     def train_all(out: Path, dataset: Path, cfg: TrainConfig, **kwargs: Any) -> dict[str, Any]:
         seen["bundles"] = [b.name(kwargs["definition"]) for b in kwargs["bundles"]]
         seen["config"] = cfg
+        seen["test_samples"] = kwargs["test_samples"]
         return {}
 
     def train_bundle(regime: str, out: Path, dataset: Path, cfg: TrainConfig,
@@ -34,7 +35,8 @@ def _capture_training(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[s
 
     monkeypatch.setattr(regimes, "train_all", train_all)
     monkeypatch.setattr(controls, "train_bundle", train_bundle)
-    monkeypatch.setattr(controls, "evaluate_bundle", lambda *a, **k: None)
+    monkeypatch.setattr(controls, "evaluate_bundle",
+                        lambda *a, **k: seen.setdefault("control_test_samples", k["test_samples"]))
     return seen
 
 
@@ -45,6 +47,7 @@ def test_medium_trains_the_equal_compute_bundles_and_only_regular_long(
     regimes.train_profile(medium.training, "medium", results_dir=tmp_path, progress=False)
     assert seen["bundles"] == ["regular", "staged", "weighted-a10"]
     assert seen["config"].epochs == config.MEDIUM_EPOCHS and seen["config"].iterations is None
+    assert seen["test_samples"] == config.MEDIUM_TEST_SAMPLES == 250_000
     regular = tmp_path / "experts" / "medium" / "regular"
     regular.mkdir(parents=True)
     # the regular network trained the GPU way (--set batch_size=1024 epochs=2): its control
@@ -57,6 +60,7 @@ def test_medium_trains_the_equal_compute_bundles_and_only_regular_long(
     assert seen["controls"] == [("regular-long", "regular", 3 * 33000, 9, 1024)]
     assert seen["threads"] == medium.training.train.threads  # this machine's, not regular's
     assert [d.name for d in done] == ["regular-long"]
+    assert seen["control_test_samples"] == 250_000  # the same positions as its bundles
     assert medium.tournament.design == "medium"
 
 
@@ -67,6 +71,7 @@ def test_small_still_trains_every_regime_and_every_control(
     regimes.train_profile(small.training, "small", results_dir=tmp_path, progress=False)
     assert seen["bundles"][:5] == ["regular", "separated", "staged", "weighted-a4",
                                    "weighted-a10"]
+    assert seen["test_samples"] is None  # the small profile's Table 1: every test position
     assert len(seen["bundles"]) == 5 + len(small.training.definitions)
     regimes.train_profile(small.training, "small", results_dir=tmp_path, progress=False,
                           regimes=["staged"])
@@ -90,6 +95,8 @@ def test_a_training_plan_refuses_unknown_regimes_and_controls() -> None:
         TrainingPlan(TrainConfig(), source="sample", regimes=("regular", "mixed"))  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown control 'regular-longer'"):
         TrainingPlan(TrainConfig(), source="sample", controls=("regular-longer",))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="test_samples must be a positive count"):
+        TrainingPlan(TrainConfig(), source="sample", test_samples=0)
 
 
 def test_the_medium_pipeline_trains_regular_long_and_skips_the_gating_record(

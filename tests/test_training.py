@@ -559,3 +559,88 @@ def test_the_manifest_keeps_experts_trained_in_separate_calls(dataset: Path,
     assert on_disk["experts"]["phase0"] == first["experts"]["phase0"]
     meta = json.loads((tmp_path / "separated" / "phase1" / "model.pt.json").read_text())
     assert on_disk["experts"]["phase1"]["sha256"] == meta["sha256"]
+
+
+def test_per_sample_terms_fill_every_position_in_order(dataset: Path) -> None:
+    """The terms are written position by position into full-length arrays: any batch size
+    (one that divides the set, one that leaves a short last batch, one larger than the set)
+    gives the same arrays, and each entry is the term of that position alone."""
+    from chessmoe.nets.model import build_model
+
+    torch.manual_seed(0)
+    model = build_model("tiny")
+    store = DatasetStore(dataset)
+    index = store.indices("test", "no-phases")[:53]
+    config = TrainConfig(model="tiny", device="cpu")
+    cpu = torch.device("cpu")
+    full = training.per_sample_terms(model, store, index, config, cpu, batch_size=1)
+    assert set(full) == {"value", "policy", "wdl", "plies", "correct", "phase"}
+    assert all(v.shape == (53,) and v.dtype == np.float32 for v in full.values())
+    for batch_size in (7, 53, 64):
+        again = training.per_sample_terms(model, store, index, config, cpu, batch_size)
+        for key in full:
+            np.testing.assert_allclose(again[key], full[key], rtol=1e-5, atol=1e-6)
+    from chessmoe.games.datasets import PHASE_COLUMNS
+
+    phases = store.gather(index)[PHASE_COLUMNS[store.definition]]
+    assert np.array_equal(full["phase"], phases.astype(np.float32))
+    assert training.per_sample_terms(model, store, index[:0], config, cpu)["policy"].shape == (0,)
+
+
+def test_a_test_sample_is_seeded_sorted_and_the_same_for_every_call() -> None:
+    from chessmoe.nets.regimes import sample_test_positions
+
+    index = np.arange(1000, 3000, 2, dtype=np.int64)  # 1,000 test positions
+    chosen = sample_test_positions(index, 100)
+    assert chosen.shape == (100,) and np.all(np.diff(chosen) > 0)  # distinct, storage order
+    assert np.isin(chosen, index).all()
+    assert np.array_equal(chosen, sample_test_positions(index.copy(), 100))
+    assert sample_test_positions(index, None) is index
+    assert sample_test_positions(index, 1000) is index and sample_test_positions(index, 5000) is index
+
+
+def test_the_loss_standard_error_is_that_of_the_per_sample_validation_loss() -> None:
+    config = TrainConfig()
+    terms = {"value": np.array([0.0, 1.0, 0.0, 1.0], np.float32),
+             "policy": np.array([1.0, 2.0, 3.0, 4.0], np.float32),
+             "wdl": np.zeros(4, np.float32), "plies": np.zeros(4, np.float32),
+             "correct": np.array([1, 0, 0, 1], np.float32)}
+    loss = 0.01 * terms["value"] + 0.99 * terms["policy"]  # the validation loss (Table 7)
+    result = training.summarise(terms, config)
+    assert result["loss"] == pytest.approx(float(loss.mean()))
+    assert result["loss_se"] == pytest.approx(float(np.std(loss, ddof=1) / 2.0))
+    one = training.summarise({k: v[:1] for k, v in terms.items()}, config)
+    assert one["loss_se"] == 0.0
+
+
+def test_evaluating_a_sample_records_it_and_reevaluates_when_it_changes(
+        dataset: Path, tmp_path: Path) -> None:
+    train_bundle("regular", tmp_path, dataset, SMOKE, progress=False)
+    bundle = tmp_path / "regular"
+    full = evaluate_bundle(bundle, dataset, device="cpu")
+    assert full["test_samples"] is None
+    assert full["test_positions"] == full["test_set_positions"]
+    sampled = evaluate_bundle(bundle, dataset, device="cpu", test_samples=40)
+    assert sampled["test_positions"] == 40 and sampled["test_samples"] == 40
+    assert sampled["test_set_positions"] == full["test_set_positions"] > 40
+    assert sampled["inputs"]["test_samples"] == 40
+    assert sampled["results"]["baseline"]["no-phases"]["n"] == 40
+    assert sampled["results"]["baseline"]["no-phases"]["loss_se"] > 0
+    on_disk = json.loads((bundle / "evaluation.json").read_text())
+    assert on_disk["test_positions"] == 40
+    again = evaluate_bundle(bundle, dataset, device="cpu")  # back to the whole set
+    assert again["test_positions"] == full["test_positions"]
+    assert again["results"] == full["results"]
+
+
+def test_table1_names_a_sampled_test_set_and_its_largest_standard_error() -> None:
+    from chessmoe.report.figures.training import _sample_note
+
+    def evaluation(samples: int | None, se: float) -> dict:
+        return {"test_samples": samples, "test_set_positions": 2_002_412,
+                "results": {"baseline": {"no-phases": {"loss": 2.3, "loss_se": se}}}}
+
+    assert _sample_note(evaluation(None, 0.0), [evaluation(None, 0.0)]) == ""
+    note = _sample_note(evaluation(250_000, 0.002),
+                        [evaluation(250_000, 0.002), evaluation(250_000, 0.0031)])
+    assert "sample of the 2,002,412" in note and "0.0031" in note

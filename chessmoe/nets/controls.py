@@ -147,5 +147,5 @@ def train_controls(spec: TrainingPlan, profile: str, *,
         train_bundle(regime, out, dataset_dir, config, definition=spec.definition, a=a,
                      profile=profile, progress=progress, name=name,
                      baseline=None if baseline is None else os.path.relpath(baseline, out / name))
-        evaluate_bundle(out / name, dataset_dir)
+        evaluate_bundle(out / name, dataset_dir, test_samples=spec.test_samples)
     return [out / job[0] for job in jobs]

@@ -26,9 +26,10 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import numpy as np
+import numpy.typing as npt
 
 from chessmoe._io.fsutil import atomic_write_json, sha256_file
 from chessmoe._io.jsonl import read_records
@@ -53,6 +54,7 @@ __all__ = [
     "bundle_name",
     "evaluate_bundle",
     "plan",
+    "sample_test_positions",
     "stage_order",
     "train_all",
     "train_bundle",
@@ -98,6 +100,9 @@ class TrainingPlan:
     pipeline_controls: bool = field(
         default=False, metadata={"doc": "'make results' trains the controls after the regimes "
                                         "(when the profile's tournament plays them)"})
+    test_samples: int | None = field(
+        default=None, metadata={"doc": "Table 1 evaluates this seeded subset of the test "
+                                       "positions, the same for every bundle (None: all)"})
 
     def __post_init__(self) -> None:
         for name, given, known in (("regime", self.regimes, REGIMES),
@@ -105,6 +110,9 @@ class TrainingPlan:
             unknown = [g for g in given if g not in known]
             if unknown:
                 raise ValueError(f"unknown {name} {unknown[0]!r}; known: {', '.join(known)}")
+        if self.test_samples is not None and self.test_samples < 1:
+            raise ValueError(f"test_samples must be a positive count or None, "
+                             f"not {self.test_samples}")
 
 
 # --- plans -------------------------------------------------------------------------------
@@ -372,7 +380,8 @@ def train_all(out_dir: str | os.PathLike[str], dataset_dir: str | os.PathLike[st
               config: TrainConfig, *, definition: str = "lichess",
               bundles: Sequence[BundleSpec] = ALL_BUNDLES, workers: int = 1,
               profile: str = "custom", progress: bool = True,
-              evaluate: bool = True) -> dict[str, dict[str, Any]]:
+              evaluate: bool = True,
+              test_samples: int | None = None) -> dict[str, dict[str, Any]]:
     """Train every expert of several regimes, all jobs sharing one pool of ``workers``
     processes (longest first), then write each bundle's manifest and evaluation."""
     out = Path(out_dir)
@@ -396,7 +405,7 @@ def train_all(out_dir: str | os.PathLike[str], dataset_dir: str | os.PathLike[st
             profile=profile, baseline=None if spec.regime == "regular"
             else os.path.relpath(regular, out / name), trained=trained)
         if evaluate:
-            evaluate_bundle(out / name, dataset_dir)
+            evaluate_bundle(out / name, dataset_dir, test_samples=test_samples)
     return manifests
 
 
@@ -451,24 +460,42 @@ def train_profile(profile: TrainingPlan, name: str, *,
                 workers=workers or profile.workers, profile=name, progress=progress)
         return manifests
     return train_all(out, dataset_dir, config, definition=profile.definition, bundles=bundles,
-                     workers=workers or profile.workers, profile=name, progress=progress)
+                     workers=workers or profile.workers, profile=name, progress=progress,
+                     test_samples=profile.test_samples)
 
 
 # --- evaluation (Table 1) --------------------------------------------------------------------
 
+TEST_SUBSET_SEED: Final = 20240101
+
+
+def sample_test_positions(index: npt.NDArray[np.int64],
+                          samples: int | None) -> npt.NDArray[np.int64]:
+    """``samples`` of the test ``index`` drawn without replacement by a fixed seed, in
+    storage order (sequential reads); all of it when ``samples`` is None or not smaller."""
+    if samples is None or samples >= index.shape[0]:
+        return index
+    chosen = np.random.default_rng(TEST_SUBSET_SEED).choice(index.shape[0], samples,
+                                                            replace=False)
+    return index[np.sort(chosen)]
+
 
 def evaluate_bundle(bundle: str | os.PathLike[str], dataset_dir: str | os.PathLike[str], *,
                     config: TrainConfig | None = None, device: str = "auto",
-                    batch_size: int = 1024) -> dict[str, Any]:
-    """Every expert of a bundle, and their mixture, on the four full test sets.
+                    batch_size: int = 1024, test_samples: int | None = None) -> dict[str, Any]:
+    """Every expert of a bundle, and their mixture, on the four test sets.
 
     The mixture evaluates each test position with the expert of the position's own
-    phase. Writes and returns ``<bundle>/evaluation.json``.
+    phase. ``test_samples`` evaluates a seeded subset of the test positions instead of all
+    of them: the same subset for every bundle of a dataset, so bundles stay paired, and
+    each mean carries its standard error (``loss_se``). Writes and returns
+    ``<bundle>/evaluation.json``.
     """
     bundle = Path(bundle)
     manifest = json.loads((bundle / "manifest.json").read_text())
     inputs = {"experts": {k: v["sha256"] for k, v in manifest["experts"].items()},
-              "dataset_manifest_sha256": sha256_file(Path(dataset_dir) / "manifest.json")}
+              "dataset_manifest_sha256": sha256_file(Path(dataset_dir) / "manifest.json"),
+              **({"test_samples": test_samples} if test_samples is not None else {})}
     existing = bundle / "evaluation.json"
     if existing.exists() and config is None:
         previous: dict[str, Any] = json.loads(existing.read_text())
@@ -478,7 +505,8 @@ def evaluate_bundle(bundle: str | os.PathLike[str], dataset_dir: str | os.PathLi
     definition = manifest["definition"]
     names = manifest["phase_names"]
     store = DatasetStore(dataset_dir)
-    index = store.indices("test", "no-phases", definition)
+    full = store.indices("test", "no-phases", definition)
+    index = sample_test_positions(full, test_samples)
     torch_device = resolve_device(device)
     per_expert: dict[str, dict[str, np.ndarray]] = {}
     for name in manifest["experts"]:
@@ -503,6 +531,7 @@ def evaluate_bundle(bundle: str | os.PathLike[str], dataset_dir: str | os.PathLi
                                            config) for s in sets}
     out = {"bundle": bundle.name, "regime": manifest["regime"], "a": manifest["a"],
            "definition": definition, "test_positions": int(index.shape[0]),
+           "test_set_positions": int(full.shape[0]), "test_samples": test_samples,
            "loss": "0.01 * value MSE + 0.99 * policy cross-entropy (the validation loss)",
            "results": results, "inputs": inputs, "provenance": provenance()}
     atomic_write_json(bundle / "evaluation.json", out)

@@ -199,11 +199,20 @@ def compute_loss(output: Any, batch: Batch, config: TrainConfig) -> torch.Tensor
 def per_sample_terms(model: RiseNet, store: DatasetStore, indices: npt.NDArray[np.int64],
                      config: TrainConfig, device: torch.device,
                      batch_size: int = 1024) -> dict[str, npt.NDArray[np.float32]]:
-    """Loss terms of every sample in ``indices`` (in order), as numpy arrays."""
+    """Loss terms of every sample in ``indices`` (in order), as numpy arrays.
+
+    The result arrays are allocated once, at full length, and filled batch by batch.
+    Appending one small array per batch instead left a long-lived allocation after every
+    batch's large temporaries (the 1024 x 4864 policy logits): glibc could not return
+    the freed heap beneath them, and a 2 M-position evaluation grew by about 15 MB a
+    second until the kernel killed it (24 GB).
+    """
     model.eval()
-    parts: dict[str, list[npt.NDArray[np.float32]]] = {
-        k: [] for k in ("value", "policy", "wdl", "plies", "correct", "phase")}
+    indices = np.asarray(indices, dtype=np.int64)
+    keys = ("value", "policy", "wdl", "plies", "correct", "phase")
+    out = {k: np.empty(indices.shape[0], dtype=np.float32) for k in keys}
     autocast = _autocast(config, device)
+    start = 0
     for batch in store.batches(indices, batch_size, shuffle=False, device=device,
                                expand_on_device=config.expand_on_device and device.type != "cpu"):
         planes = batch.planes
@@ -212,10 +221,13 @@ def per_sample_terms(model: RiseNet, store: DatasetStore, indices: npt.NDArray[n
         with autocast:
             output = model(planes)
         terms = loss_terms(output, batch, config.plies_clip)
-        for key in ("value", "policy", "wdl", "plies", "correct"):
-            parts[key].append(getattr(terms, key).float().cpu().numpy())
-        parts["phase"].append(batch.phase.cpu().numpy().astype(np.float32))
-    return {k: (np.concatenate(v) if v else np.zeros(0, np.float32)) for k, v in parts.items()}
+        stop = start + int(batch.phase.shape[0])
+        for key in keys[:-1]:
+            out[key][start:stop] = getattr(terms, key).float().cpu().numpy()
+        out["phase"][start:stop] = batch.phase.cpu().numpy()
+        del output, terms, planes, batch
+        start = stop
+    return out
 
 
 def summarise(terms: dict[str, npt.NDArray[np.float32]], config: TrainConfig,
@@ -231,9 +243,13 @@ def summarise(terms: dict[str, npt.NDArray[np.float32]], config: TrainConfig,
 
     value, policy = mean(terms["value"]), mean(terms["policy"])
     wdl, plies = mean(terms["wdl"]), mean(terms["plies"])
+    per_sample = w * (config.val_value_factor * terms["value"].astype(np.float64)
+                      + config.val_policy_factor * terms["policy"].astype(np.float64))
     return {
         "n": int(n),
         "loss": config.val_value_factor * value + config.val_policy_factor * policy,
+        # standard error of the loss mean over these samples (0 for one sample)
+        "loss_se": float(np.std(per_sample, ddof=1) / np.sqrt(n)) if n > 1 else 0.0,
         "total": (config.value_loss_factor * value + config.policy_loss_factor * policy
                   + config.wdl_loss_factor * wdl + config.plies_loss_factor * plies),
         "value_mse": value, "policy_ce": policy, "wdl_ce": wdl, "plies_mse": plies,
