@@ -596,7 +596,8 @@ def test_a_test_sample_is_seeded_sorted_and_the_same_for_every_call() -> None:
     assert np.isin(chosen, index).all()
     assert np.array_equal(chosen, sample_test_positions(index.copy(), 100))
     assert sample_test_positions(index, None) is index
-    assert sample_test_positions(index, 1000) is index and sample_test_positions(index, 5000) is index
+    assert sample_test_positions(index, 1000) is index
+    assert sample_test_positions(index, 5000) is index
 
 
 def test_the_loss_standard_error_is_that_of_the_per_sample_validation_loss() -> None:
