@@ -235,3 +235,38 @@ def test_medium_design_plays_equal_compute_under_cutechess_rules(tmp_path: Path)
     assert h2h.label("kind") == "head-to-head" and h2h.second.name == "regular-long"
     assert (h2h.first.batch_size, h2h.first.nodes) == (8, 100)
     assert build_design("medium", tmp_path, pairs=3).matches[0].pairs == 3
+
+
+def test_table1_at_a_second_scale_reads_each_bundle_and_names_those_not_evaluated(
+        tmp_path: Path) -> None:
+    """Each bundle's own losses with 1.96 standard errors; a mixture read as the mixture;
+    the difference from the regular network with both errors combined; a bundle without
+    evaluation.json listed as not evaluated."""
+    import json
+
+    from chessmoe.report.figures import claims as figures
+
+    def write(bundle: str, side: str, loss: float, se: float) -> None:
+        root = tmp_path / "experts" / bundle
+        root.mkdir(parents=True)
+        if side == "mixture":
+            (root / "phase0").mkdir()
+        sets = {s: {"loss": loss + k / 10, "loss_se": se, "n": 100 * (k + 1)}
+                for k, s in enumerate(("no-phases", "opening", "middlegame", "endgame"))}
+        results = {"baseline" if side == "baseline" else "phase0": {}, side: sets}
+        (root / "evaluation.json").write_text(json.dumps({"results": results}))
+
+    write("regular", "baseline", 2.36, 0.003)
+    write("staged", "mixture", 2.30, 0.004)
+    table = figures.table_losses_at_scale(tmp_path / "experts", tmp_path / "out").table
+    assert table is not None
+    assert list(table.index) == ["regular", "staged", "weighted-a10", "regular-long"]
+    assert table.loc["regular", "No-Phases"] == f"2.3600 +- {1.959964 * 0.003:.4f}"
+    assert table.loc["staged", "evaluated as"] == "mixture"
+    assert table.loc["staged", "Opening"] == f"2.4000 +- {1.959964 * 0.004:.4f}"
+    assert table.loc["staged", "minus regular (No-Phases)"] == \
+        f"-0.0600 +- {1.959964 * 0.005:.4f}"  # hypot(0.003, 0.004) = 0.005
+    assert table.loc["staged", "test positions"] == "100"
+    assert table.loc["weighted-a10", "evaluated as"] == "not evaluated"
+    assert table.loc["regular", "minus regular (No-Phases)"] == ""
+    assert (tmp_path / "out" / "extras" / "table1-medium.md").is_file()

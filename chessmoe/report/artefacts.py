@@ -249,7 +249,8 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
                    *((f"experts/{lay.experts}/{b}/evaluation.json",
                       f"make experts PROFILE={lay.experts}") for b in ("regular",))),
             figures=(stems.POWERED_ARMS, stems.SEED_GRID, stems.COMPUTE_GAP),
-            tables=(stems.CLAIMS, stems.EXTRAS_CONTRASTS, stems.EXTRAS_DRAW_RULES),
+            tables=(stems.CLAIMS, stems.EXTRAS_CONTRASTS, stems.EXTRAS_DRAW_RULES,
+                    stems.EXTRAS_TABLE1_SCALE),
             data=(stems.POWERED_ARMS, stems.SEED_GRID, stems.COMPUTE_GAP)),
         NotebookJob(
             notebook="11_ratings.ipynb",

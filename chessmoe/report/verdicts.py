@@ -35,11 +35,34 @@ from chessmoe.nets.names import SEPARATED_LONG
 from chessmoe.play.match import load_records
 from chessmoe.play.records import GameRecord
 
-__all__ = ["ArmEstimate", "Claim", "PairedDifference", "SeedLevelEstimate", "arm_estimate",
-           "baseline_arms", "claims", "clustered_mean", "draw_rules", "elo_interval", "holm",
-           "is_regular_seed", "load_arms", "pair_scores", "paired_difference",
-           "pooled_estimate", "primary_tournament", "rules_named", "seed_arms",
-           "seed_level_estimate", "t975", "t975_at", "table1_seed_band", "two_sided_p"]
+__all__ = [
+    "ArmEstimate",
+    "Claim",
+    "PairedDifference",
+    "SeedLevelEstimate",
+    "TestLoss",
+    "arm_estimate",
+    "baseline_arms",
+    "bundle_losses",
+    "claims",
+    "clustered_mean",
+    "draw_rules",
+    "elo_interval",
+    "holm",
+    "is_regular_seed",
+    "load_arms",
+    "pair_scores",
+    "paired_difference",
+    "pooled_estimate",
+    "primary_tournament",
+    "rules_named",
+    "seed_arms",
+    "seed_level_estimate",
+    "t975",
+    "t975_at",
+    "table1_seed_band",
+    "two_sided_p",
+]
 
 Z95 = 1.959963984540054
 
@@ -370,6 +393,28 @@ def _loss(path: Path, side: str, test_set: str) -> float | None:
     if not path.exists():
         return None
     return float(json.loads(path.read_text())["results"][side][test_set]["loss"])
+
+
+@dataclass(frozen=True)
+class TestLoss:
+    """One Table 1 entry: a loss on a test set, its standard error (0 where the evaluation
+    predates ``loss_se``) and the positions it was measured on."""
+
+    loss: float
+    se: float
+    n: int
+
+
+def bundle_losses(bundle: str | os.PathLike[str]) -> dict[str, TestLoss] | None:
+    """Table 1 of one bundle by test set: its mixture's losses where it has one, else its
+    single network's; ``None`` while the bundle has no ``evaluation.json``."""
+    path = Path(bundle) / "evaluation.json"
+    if not path.exists():
+        return None
+    results = json.loads(path.read_text())["results"]
+    side = results["mixture"] if "mixture" in results else results["baseline"]
+    return {name: TestLoss(float(r["loss"]), float(r.get("loss_se", 0.0)), int(r["n"]))
+            for name, r in side.items()}
 
 
 def table1_seed_band(experts: str | os.PathLike[str], test_set: str = "no-phases"

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from chessmoe.nets.names import REGULAR_LONG
 from chessmoe.report import replay, stems, verdicts
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 
@@ -95,6 +96,55 @@ def compute_points(scale: str, tournament_dir: str | os.PathLike[str],
         if estimate.pairs >= 2:
             points.append(ComputePoint(scale, bundle, steps / regular, estimate))
     return points
+
+
+# The second scale's bundles, in the order the equal-compute question reads them.
+SCALE_BUNDLES = ("regular", "staged", "weighted-a10", REGULAR_LONG)
+_LOSS_SETS = (("No-Phases", "no-phases"), ("Opening", "opening"),
+              ("Middlegame", "middlegame"), ("Endgame", "endgame"))
+
+
+def table_losses_at_scale(experts_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str],
+                          scale: str = "medium",
+                          bundles: Sequence[str] = SCALE_BUNDLES) -> Artefact:
+    """Table 1 at a second scale: each bundle's test losses with 95 % intervals from their
+    standard errors, and the no-phases difference from the regular network. A bundle not
+    yet evaluated is listed as such, so the table shows how far the scale has got."""
+    root = Path(experts_dir)
+    losses = {b: verdicts.bundle_losses(root / b) for b in bundles}
+    regular = losses.get("regular")
+
+    def cell(entry: verdicts.TestLoss | None) -> str:
+        return "" if entry is None else f"{entry.loss:.4f} +- {verdicts.Z95 * entry.se:.4f}"
+
+    records: list[list[object]] = []
+    for bundle, table in losses.items():
+        if table is None:
+            records.append([bundle, "not evaluated", "", *("" for _ in _LOSS_SETS), ""])
+            continue
+        side = "mixture" if (root / bundle / "phase0").is_dir() else "single network"
+        gap = ""
+        if regular is not None and bundle != "regular":
+            mine, base = table["no-phases"], regular["no-phases"]
+            gap = (f"{mine.loss - base.loss:+.4f} +- "
+                   f"{verdicts.Z95 * math.hypot(mine.se, base.se):.4f}")
+        records.append([bundle, side, f"{table['no-phases'].n:,}",
+                        *(cell(table.get(key)) for _, key in _LOSS_SETS), gap])
+    frame = pd.DataFrame(records, columns=["bundle", "evaluated as", "test positions",
+                                           *(name for name, _ in _LOSS_SETS),
+                                           "minus regular (No-Phases)"]).set_index("bundle")
+    evaluated = [b for b, t in losses.items() if t is not None]
+    notes = [f"From experts/{root.name}/<bundle>/evaluation.json; {len(evaluated)} of "
+             f"{len(bundles)} bundles evaluated.",
+             "Loss: 0.01 x value MSE + 0.99 x policy cross-entropy (the validation loss); a "
+             "mixture evaluates every test position with the expert of its own phase. "
+             "+- is 1.96 standard errors of the mean over the test positions (95 %).",
+             "Every bundle is evaluated on the same positions, so the difference's interval, "
+             "which treats the two means as independent, is conservative: the paired "
+             "interval is narrower. A loss is descriptive; the tournament decides strength."]
+    paths = save_table(frame, out_dir, stems.EXTRAS_TABLE1_SCALE,
+                       f"Table 1 at the {scale} scale", notes)
+    return Artefact(stems.EXTRAS_TABLE1_SCALE, paths, table=frame)
 
 
 def fig_compute_gap(scales: Sequence[tuple[str, str | os.PathLike[str],
