@@ -246,12 +246,13 @@ def test_table1_at_a_second_scale_reads_each_bundle_and_names_those_not_evaluate
 
     from chessmoe.report.figures import claims as figures
 
-    def write(bundle: str, side: str, loss: float, se: float) -> None:
+    def write(bundle: str, side: str, loss: float, se: float | None) -> None:
         root = tmp_path / "experts" / bundle
         root.mkdir(parents=True)
         if side == "mixture":
             (root / "phase0").mkdir()
-        sets = {s: {"loss": loss + k / 10, "loss_se": se, "n": 100 * (k + 1)}
+        sets = {s: {"loss": loss + k / 10, "n": 100 * (k + 1),
+                    **({"loss_se": se} if se is not None else {})}
                 for k, s in enumerate(("no-phases", "opening", "middlegame", "endgame"))}
         results = {"baseline" if side == "baseline" else "phase0": {}, side: sets}
         (root / "evaluation.json").write_text(json.dumps({"results": results}))
@@ -270,3 +271,8 @@ def test_table1_at_a_second_scale_reads_each_bundle_and_names_those_not_evaluate
     assert table.loc["weighted-a10", "evaluated as"] == "not evaluated"
     assert table.loc["regular", "minus regular (No-Phases)"] == ""
     assert (tmp_path / "out" / "extras" / "table1-medium.md").is_file()
+    write("regular-long", "baseline", 2.34, None)  # evaluated before loss_se was recorded
+    table = figures.table_losses_at_scale(tmp_path / "experts", tmp_path / "out").table
+    assert table is not None
+    assert table.loc["regular-long", "No-Phases"] == "2.3400 (no SE recorded)"
+    assert table.loc["regular-long", "minus regular (No-Phases)"] == "-0.0200"

@@ -158,8 +158,9 @@ def test_a_validation_spike_reloads_the_best_checkpoint(dataset: Path, tmp_path:
     real = training.evaluate
     calls = {"n": 0}
 
-    def spiky(model, store, index, config, device, weights=None):  # type: ignore[no-untyped-def]
-        metrics = real(model, store, index, config, device, weights)
+    def spiky(model, store, index, config, device, weights=None,  # type: ignore[no-untyped-def]
+            definition=None):
+        metrics = real(model, store, index, config, device, weights, definition)
         calls["n"] += 1
         if calls["n"] == 6:  # each round evaluates val then 4 test sets: round 2's val
             metrics = {**metrics, "loss": metrics["loss"] * 10}
@@ -308,6 +309,15 @@ def test_bundles_under_another_definition_use_its_test_sets(dataset: Path,
     assert {"test/moves 0-20", "test/moves 21+", "test/no-phases", "val"} <= sets
     evaluation = json.loads((tmp_path / "separated-movecount2" / "evaluation.json").read_text())
     assert set(evaluation["results"]["mixture"]) == {"moves 0-20", "moves 21+", "no-phases"}
+    # each test position is counted in its phase under movecount2, not the store's lichess
+    store = DatasetStore(dataset)
+    for p, name in enumerate(("moves 0-20", "moves 21+")):
+        expected = store.indices("test", p, "movecount2").shape[0]
+        assert evaluation["results"]["mixture"][name]["n"] == expected
+        assert evaluation["results"]["mixture"][name] == evaluation["results"][f"phase{p}"][name]
+    assert (evaluation["results"]["mixture"]["moves 0-20"]["n"]
+            + evaluation["results"]["mixture"]["moves 21+"]["n"]
+            == evaluation["results"]["mixture"]["no-phases"]["n"])
 
 
 def test_a_spike_puts_back_the_best_weights(dataset: Path, tmp_path: Path,
@@ -318,8 +328,9 @@ def test_a_spike_puts_back_the_best_weights(dataset: Path, tmp_path: Path,
     calls = {"n": 0}
     seen: list[tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]] = []
 
-    def spiky(model, store, index, config, device, weights=None):  # type: ignore[no-untyped-def]
-        metrics = real_eval(model, store, index, config, device, weights)
+    def spiky(model, store, index, config, device, weights=None,  # type: ignore[no-untyped-def]
+            definition=None):
+        metrics = real_eval(model, store, index, config, device, weights, definition)
         calls["n"] += 1
         if calls["n"] == 6:  # round 2's validation
             metrics = {**metrics, "loss": metrics["loss"] * 10}
@@ -352,8 +363,9 @@ def test_the_checkpoint_kept_is_the_best_not_the_last(dataset: Path, tmp_path: P
     calls = {"n": 0}
     scale = {1: 1.0, 6: 0.5, 11: 0.6}  # validation down, then up (no spike: 0.6 / 0.5 < 1.5)
 
-    def shaped(model, store, index, config, device, weights=None):  # type: ignore[no-untyped-def]
-        metrics = real(model, store, index, config, device, weights)
+    def shaped(model, store, index, config, device, weights=None,  # type: ignore[no-untyped-def]
+            definition=None):
+        metrics = real(model, store, index, config, device, weights, definition)
         calls["n"] += 1
         if calls["n"] in scale:
             metrics = {**metrics, "loss": 3.0 * scale[calls["n"]]}
@@ -526,8 +538,9 @@ def test_a_second_spike_after_a_recovery_is_detected(dataset: Path, tmp_path: Pa
     calls = {"n": 0}
     val_losses = [3.0, 30.0, 30.0, 2.9, 30.0]
 
-    def shaped(model, store, index, config, device, weights=None):  # type: ignore[no-untyped-def]
-        metrics = real(model, store, index, config, device, weights)
+    def shaped(model, store, index, config, device, weights=None,  # type: ignore[no-untyped-def]
+            definition=None):
+        metrics = real(model, store, index, config, device, weights, definition)
         round_, position = divmod(calls["n"], 5)  # each round: val, then four test sets
         calls["n"] += 1
         if position == 0:
@@ -588,7 +601,7 @@ def test_per_sample_terms_fill_every_position_in_order(dataset: Path) -> None:
 
 
 def test_a_test_sample_is_seeded_sorted_and_the_same_for_every_call() -> None:
-    from chessmoe.nets.regimes import sample_test_positions
+    from chessmoe.nets.regimes import sampled_test_index as sample_test_positions
 
     index = np.arange(1000, 3000, 2, dtype=np.int64)  # 1,000 test positions
     chosen = sample_test_positions(index, 100)
@@ -598,6 +611,10 @@ def test_a_test_sample_is_seeded_sorted_and_the_same_for_every_call() -> None:
     assert sample_test_positions(index, None) is index
     assert sample_test_positions(index, 1000) is index
     assert sample_test_positions(index, 5000) is index
+    # numpy's legacy stream, fixed across numpy versions: the same positions on any machine
+    expected = np.sort(np.random.RandomState(20240101).permutation(1000)[:100])
+    assert np.array_equal(chosen, index[expected])
+    assert chosen[:4].tolist() == [1028, 1048, 1076, 1078]  # pinned: RandomState never changes
 
 
 def test_the_loss_standard_error_is_that_of_the_per_sample_validation_loss() -> None:
@@ -624,7 +641,8 @@ def test_evaluating_a_sample_records_it_and_reevaluates_when_it_changes(
     sampled = evaluate_bundle(bundle, dataset, device="cpu", test_samples=40)
     assert sampled["test_positions"] == 40 and sampled["test_samples"] == 40
     assert sampled["test_set_positions"] == full["test_set_positions"] > 40
-    assert sampled["inputs"]["test_samples"] == 40
+    assert len(sampled["inputs"]["test_index_sha256"]) == 64  # which 40 positions
+    assert "test_index_sha256" not in full["inputs"]  # the whole set needs no hash
     assert sampled["results"]["baseline"]["no-phases"]["n"] == 40
     assert sampled["results"]["baseline"]["no-phases"]["loss_se"] > 0
     on_disk = json.loads((bundle / "evaluation.json").read_text())
@@ -637,11 +655,32 @@ def test_evaluating_a_sample_records_it_and_reevaluates_when_it_changes(
 def test_table1_names_a_sampled_test_set_and_its_largest_standard_error() -> None:
     from chessmoe.report.figures.training import _sample_note
 
-    def evaluation(samples: int | None, se: float) -> dict:
-        return {"test_samples": samples, "test_set_positions": 2_002_412,
-                "results": {"baseline": {"no-phases": {"loss": 2.3, "loss_se": se}}}}
+    def evaluation(positions: int, se: float | None, sha: str | None = None) -> dict:
+        sets = {"loss": 2.3} if se is None else {"loss": 2.3, "loss_se": se}
+        return {"test_positions": positions, "test_set_positions": 2_002_412,
+                "inputs": {} if sha is None else {"test_index_sha256": sha},
+                "results": {"baseline": {"no-phases": sets}}}
 
-    assert _sample_note(evaluation(None, 0.0), [evaluation(None, 0.0)]) == ""
-    note = _sample_note(evaluation(250_000, 0.002),
-                        [evaluation(250_000, 0.002), evaluation(250_000, 0.0031)])
+    whole = evaluation(2_002_412, 0.001)
+    assert _sample_note(whole, [whole, evaluation(2_002_412, 0.002)]) == ""
+    first = evaluation(250_000, 0.002, "ab")
+    note = _sample_note(first, [first, evaluation(250_000, 0.0031, "ab")])
     assert "sample of the 2,002,412" in note and "0.0031" in note
+    older = evaluation(250_000, None, "ab")  # written before loss_se existed
+    assert "standard error" not in _sample_note(older, [older])
+    with pytest.raises(ValueError, match="different test positions"):
+        _sample_note(first, [first, evaluation(250_000, 0.002, "cd")])
+    with pytest.raises(ValueError, match="different test positions"):
+        _sample_note(first, [first, whole])
+
+
+def test_weighted_summaries_carry_the_standard_error_of_the_weighted_mean() -> None:
+    config = TrainConfig()
+    terms = {"value": np.zeros(4, np.float32), "policy": np.array([1, 2, 3, 4], np.float32),
+             "wdl": np.zeros(4, np.float32), "plies": np.zeros(4, np.float32),
+             "correct": np.zeros(4, np.float32)}
+    weights = np.array([0.5, 1.0, 2.0, 0.5], np.float32)
+    weighted = 0.99 * weights * terms["policy"]  # the loss as training weights it (Eq. 2)
+    result = training.summarise(terms, config, weights)
+    assert result["loss"] == pytest.approx(float(weighted.mean()))
+    assert result["loss_se"] == pytest.approx(float(np.std(weighted, ddof=1) / 2.0))

@@ -18,6 +18,7 @@ numbers of Table 1.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import multiprocessing as mp
 import os
@@ -53,8 +54,9 @@ __all__ = [
     "TrainingPlan",
     "bundle_name",
     "evaluate_bundle",
+    "index_sha256",
     "plan",
-    "sample_test_positions",
+    "sampled_test_index",
     "stage_order",
     "train_all",
     "train_bundle",
@@ -469,15 +471,24 @@ def train_profile(profile: TrainingPlan, name: str, *,
 TEST_SUBSET_SEED: Final = 20240101
 
 
-def sample_test_positions(index: npt.NDArray[np.int64],
-                          samples: int | None) -> npt.NDArray[np.int64]:
+def sampled_test_index(index: npt.NDArray[np.int64],
+                       samples: int | None) -> npt.NDArray[np.int64]:
     """``samples`` of the test ``index`` drawn without replacement by a fixed seed, in
-    storage order (sequential reads); all of it when ``samples`` is None or not smaller."""
+    storage order (sequential reads); all of it when ``samples`` is None or not smaller.
+
+    Drawn with numpy's legacy ``RandomState``, whose stream numpy keeps fixed across
+    versions, so a bundle evaluated on another machine later reads the same positions
+    (``evaluation.json`` records their hash as ``test_index_sha256``)."""
     if samples is None or samples >= index.shape[0]:
         return index
-    chosen = np.random.default_rng(TEST_SUBSET_SEED).choice(index.shape[0], samples,
-                                                            replace=False)
+    chosen = np.random.RandomState(TEST_SUBSET_SEED).permutation(index.shape[0])[:samples]
     return index[np.sort(chosen)]
+
+
+def index_sha256(index: npt.NDArray[np.int64]) -> str:
+    """The hash of a sample index (little-endian int64), to show two evaluations read the
+    same positions."""
+    return hashlib.sha256(np.ascontiguousarray(index, dtype="<i8").tobytes()).hexdigest()
 
 
 def evaluate_bundle(bundle: str | os.PathLike[str], dataset_dir: str | os.PathLike[str], *,
@@ -486,34 +497,38 @@ def evaluate_bundle(bundle: str | os.PathLike[str], dataset_dir: str | os.PathLi
     """Every expert of a bundle, and their mixture, on the four test sets.
 
     The mixture evaluates each test position with the expert of the position's own
-    phase. ``test_samples`` evaluates a seeded subset of the test positions instead of all
-    of them: the same subset for every bundle of a dataset, so bundles stay paired, and
-    each mean carries its standard error (``loss_se``). Writes and returns
-    ``<bundle>/evaluation.json``.
+    phase (under the bundle's definition). ``test_samples`` evaluates a seeded subset of
+    the test positions instead of all of them: the same subset for every bundle of a
+    dataset (its hash is recorded), so bundles stay paired, and each mean carries its
+    standard error (``loss_se``). Writes and returns ``<bundle>/evaluation.json``.
     """
     bundle = Path(bundle)
     manifest = json.loads((bundle / "manifest.json").read_text())
+    definition = manifest["definition"]
+    store = DatasetStore(dataset_dir)
+    full = store.indices("test", "no-phases", definition)
+    index = sampled_test_index(full, test_samples)
+    sampled = index.shape[0] < full.shape[0]
     inputs = {"experts": {k: v["sha256"] for k, v in manifest["experts"].items()},
               "dataset_manifest_sha256": sha256_file(Path(dataset_dir) / "manifest.json"),
-              **({"test_samples": test_samples} if test_samples is not None else {})}
+              **({"test_index_sha256": index_sha256(index)} if sampled else {})}
     existing = bundle / "evaluation.json"
     if existing.exists() and config is None:
         previous: dict[str, Any] = json.loads(existing.read_text())
         if previous.get("inputs") == inputs:
-            return previous  # same experts, same test set
+            return previous  # same experts, same test positions
     config = config or TrainConfig.from_dict(manifest["train_config"])
-    definition = manifest["definition"]
     names = manifest["phase_names"]
-    store = DatasetStore(dataset_dir)
-    full = store.indices("test", "no-phases", definition)
-    index = sample_test_positions(full, test_samples)
     torch_device = resolve_device(device)
     per_expert: dict[str, dict[str, np.ndarray]] = {}
     for name in manifest["experts"]:
         model = load_checkpoint(bundle / name / "model.pt").to(torch_device)
         per_expert[name] = per_sample_terms(model, store, index, config, torch_device,
-                                            batch_size)
+                                            batch_size, definition=definition)
     phase = next(iter(per_expert.values()))["phase"].astype(np.int64)
+    if phase.size and not (phase.min() >= 0 and phase.max() < len(names)):
+        raise ValueError(f"{bundle}: test positions carry phase ids outside "
+                         f"0..{len(names) - 1} under {definition}")
     masks = {"no-phases": np.ones(phase.shape[0], dtype=bool),
              **{n: phase == p for p, n in enumerate(names)}}
     sets = test_sets(definition)
@@ -531,7 +546,8 @@ def evaluate_bundle(bundle: str | os.PathLike[str], dataset_dir: str | os.PathLi
                                            config) for s in sets}
     out = {"bundle": bundle.name, "regime": manifest["regime"], "a": manifest["a"],
            "definition": definition, "test_positions": int(index.shape[0]),
-           "test_set_positions": int(full.shape[0]), "test_samples": test_samples,
+           "test_set_positions": int(full.shape[0]),
+           "test_samples": test_samples if sampled else None,
            "loss": "0.01 * value MSE + 0.99 * policy cross-entropy (the validation loss)",
            "results": results, "inputs": inputs, "provenance": provenance()}
     atomic_write_json(bundle / "evaluation.json", out)

@@ -197,15 +197,17 @@ def compute_loss(output: Any, batch: Batch, config: TrainConfig) -> torch.Tensor
 
 @torch.no_grad()
 def per_sample_terms(model: RiseNet, store: DatasetStore, indices: npt.NDArray[np.int64],
-                     config: TrainConfig, device: torch.device,
-                     batch_size: int = 1024) -> dict[str, npt.NDArray[np.float32]]:
-    """Loss terms of every sample in ``indices`` (in order), as numpy arrays.
+                     config: TrainConfig, device: torch.device, batch_size: int = 1024,
+                     definition: str | None = None) -> dict[str, npt.NDArray[np.float32]]:
+    """Loss terms of every sample in ``indices`` (in order), as numpy arrays; ``phase`` is
+    each sample's phase under ``definition`` (default: the store's).
 
-    The result arrays are allocated once, at full length, and filled batch by batch.
-    Appending one small array per batch instead left a long-lived allocation after every
-    batch's large temporaries (the 1024 x 4864 policy logits): glibc could not return
-    the freed heap beneath them, and a 2 M-position evaluation grew by about 15 MB a
-    second until the kernel killed it (24 GB).
+    The result arrays are allocated once, at full length, and filled batch by batch. With
+    one small array appended per batch instead, a 2 M-position evaluation grew by about
+    15 MB a second until the kernel killed it at 24 GB (measured); filling in place did not
+    grow over the same stretch. The likely mechanism, not shown: each small long-lived
+    allocation lands after a batch's large temporaries (the 1024 x 4864 policy logits), so
+    the allocator cannot return the heap freed beneath it.
     """
     model.eval()
     indices = np.asarray(indices, dtype=np.int64)
@@ -214,6 +216,7 @@ def per_sample_terms(model: RiseNet, store: DatasetStore, indices: npt.NDArray[n
     autocast = _autocast(config, device)
     start = 0
     for batch in store.batches(indices, batch_size, shuffle=False, device=device,
+                               definition=definition,
                                expand_on_device=config.expand_on_device and device.type != "cpu"):
         planes = batch.planes
         if config.channels_last:
@@ -227,6 +230,8 @@ def per_sample_terms(model: RiseNet, store: DatasetStore, indices: npt.NDArray[n
         out["phase"][start:stop] = batch.phase.cpu().numpy()
         del output, terms, planes, batch
         start = stop
+    if start != indices.shape[0]:  # every row written, or none of it is returned
+        raise RuntimeError(f"per_sample_terms filled {start} of {indices.shape[0]} samples")
     return out
 
 
@@ -259,9 +264,11 @@ def summarise(terms: dict[str, npt.NDArray[np.float32]], config: TrainConfig,
 
 def evaluate(model: RiseNet, store: DatasetStore, indices: npt.NDArray[np.int64],
              config: TrainConfig, device: torch.device,
-             weights: Sequence[float] | None = None) -> dict[str, float]:
-    """Metrics of ``model`` on the samples ``indices``."""
-    terms = per_sample_terms(model, store, indices, config, device)
+             weights: Sequence[float] | None = None,
+             definition: str | None = None) -> dict[str, float]:
+    """Metrics of ``model`` on the samples ``indices`` (``weights`` by phase under
+    ``definition``)."""
+    terms = per_sample_terms(model, store, indices, config, device, definition=definition)
     sample_weights = None
     if weights is not None:
         sample_weights = np.asarray(weights, dtype=np.float32)[terms["phase"].astype(np.int64)]
@@ -505,7 +512,7 @@ class Trainer:
         iteration = progress.iteration
         results = {name: evaluate(run.model, run.store, index, config, run.device,
                                   run.weights if (name == "val" and data.weight_validation)
-                                  else None)
+                                  else None, definition=data.definition)
                    for name, index in run.eval_sets.items()}
         for name, metrics in results.items():
             self._log({"iteration": iteration, "set": name, **metrics, "lr": progress.lr,

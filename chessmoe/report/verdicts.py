@@ -397,12 +397,14 @@ def _loss(path: Path, side: str, test_set: str) -> float | None:
 
 @dataclass(frozen=True)
 class TestLoss:
-    """One Table 1 entry: a loss on a test set, its standard error (0 where the evaluation
-    predates ``loss_se``) and the positions it was measured on."""
+    """One Table 1 entry: a loss on a test set, its standard error (``None`` where the
+    evaluation predates ``loss_se``), the positions it was measured on, and whether it is
+    a mixture's (each position scored by its own phase's expert) or a single network's."""
 
     loss: float
-    se: float
+    se: float | None
     n: int
+    mixture: bool
 
 
 def bundle_losses(bundle: str | os.PathLike[str]) -> dict[str, TestLoss] | None:
@@ -412,8 +414,14 @@ def bundle_losses(bundle: str | os.PathLike[str]) -> dict[str, TestLoss] | None:
     if not path.exists():
         return None
     results = json.loads(path.read_text())["results"]
-    side = results["mixture"] if "mixture" in results else results["baseline"]
-    return {name: TestLoss(float(r["loss"]), float(r.get("loss_se", 0.0)), int(r["n"]))
+    mixture = "mixture" in results
+    if not mixture and "baseline" not in results:
+        raise ValueError(f"{path}: neither a mixture nor a single network was evaluated "
+                         f"(only {', '.join(sorted(results))})")
+    side = results["mixture" if mixture else "baseline"]
+    return {name: TestLoss(float(r["loss"]),
+                           float(r["loss_se"]) if "loss_se" in r else None,
+                           int(r["n"]), mixture)
             for name, r in side.items()}
 
 

@@ -115,21 +115,26 @@ def table_losses_at_scale(experts_dir: str | os.PathLike[str], out_dir: str | os
     regular = losses.get("regular")
 
     def cell(entry: verdicts.TestLoss | None) -> str:
-        return "" if entry is None else f"{entry.loss:.4f} +- {verdicts.Z95 * entry.se:.4f}"
+        if entry is None:
+            return ""
+        if entry.se is None:
+            return f"{entry.loss:.4f} (no SE recorded)"
+        return f"{entry.loss:.4f} +- {verdicts.Z95 * entry.se:.4f}"
 
     records: list[list[object]] = []
     for bundle, table in losses.items():
         if table is None:
             records.append([bundle, "not evaluated", "", *("" for _ in _LOSS_SETS), ""])
             continue
-        side = "mixture" if (root / bundle / "phase0").is_dir() else "single network"
+        mine = table["no-phases"]
         gap = ""
         if regular is not None and bundle != "regular":
-            mine, base = table["no-phases"], regular["no-phases"]
-            gap = (f"{mine.loss - base.loss:+.4f} +- "
-                   f"{verdicts.Z95 * math.hypot(mine.se, base.se):.4f}")
-        records.append([bundle, side, f"{table['no-phases'].n:,}",
-                        *(cell(table.get(key)) for _, key in _LOSS_SETS), gap])
+            base = regular["no-phases"]
+            gap = f"{mine.loss - base.loss:+.4f}"
+            if mine.se is not None and base.se is not None:
+                gap += f" +- {verdicts.Z95 * math.hypot(mine.se, base.se):.4f}"
+        records.append([bundle, "mixture" if mine.mixture else "single network",
+                        f"{mine.n:,}", *(cell(table.get(key)) for _, key in _LOSS_SETS), gap])
     frame = pd.DataFrame(records, columns=["bundle", "evaluated as", "test positions",
                                            *(name for name, _ in _LOSS_SETS),
                                            "minus regular (No-Phases)"]).set_index("bundle")
@@ -137,11 +142,16 @@ def table_losses_at_scale(experts_dir: str | os.PathLike[str], out_dir: str | os
     notes = [f"From experts/{root.name}/<bundle>/evaluation.json; {len(evaluated)} of "
              f"{len(bundles)} bundles evaluated.",
              "Loss: 0.01 x value MSE + 0.99 x policy cross-entropy (the validation loss); a "
-             "mixture evaluates every test position with the expert of its own phase. "
-             "+- is 1.96 standard errors of the mean over the test positions (95 %).",
-             "Every bundle is evaluated on the same positions, so the difference's interval, "
-             "which treats the two means as independent, is conservative: the paired "
-             "interval is narrower. A loss is descriptive; the tournament decides strength."]
+             "mixture evaluates every test position with the expert of its own phase.",
+             "+- is 1.96 standard errors of the mean over the test positions (95 %): the "
+             "sampling error of these positions as a sample of the test split, treating "
+             "positions as independent (positions of one game are not), and saying nothing "
+             "of how another training seed would land (the claims table's Table 1 row shows "
+             "the small scale's spread over seeds).",
+             "The difference's interval treats the two means as independent; every bundle is "
+             "read on the same positions, whose losses are expected to be positively "
+             "correlated, which would make the paired interval narrower. Either way a loss "
+             "difference is descriptive: the tournament decides strength."]
     paths = save_table(frame, out_dir, stems.EXTRAS_TABLE1_SCALE,
                        f"Table 1 at the {scale} scale", notes)
     return Artefact(stems.EXTRAS_TABLE1_SCALE, paths, table=frame)

@@ -233,13 +233,21 @@ def _control_approaches(runs: ExpertRuns) -> dict[str, str]:
 
 def _sample_note(first: dict[str, Any], evaluations: Iterable[dict[str, Any]]) -> str:
     """Names the sample when Table 1 evaluated a subset of the test set, with the largest
-    standard error of a loss it reports."""
-    if not first.get("test_samples"):
+    standard error of a loss it reports; refuses evaluations that read different
+    positions (they would not be comparable)."""
+    evaluations = list(evaluations)
+    read = {(e["test_positions"], e["inputs"].get("test_index_sha256")) for e in evaluations}
+    if len(read) > 1:
+        raise ValueError("Table 1's bundles were evaluated on different test positions: "
+                         + ", ".join(f"{n:,}" for n, _ in sorted(read, key=str)))
+    if first["test_positions"] >= first.get("test_set_positions", first["test_positions"]):
         return ""
-    errors = [sets["no-phases"].get("loss_se", 0.0) for evaluation in evaluations
-              for sets in evaluation["results"].values()]
+    errors = [sets["no-phases"]["loss_se"] for evaluation in evaluations
+              for sets in evaluation["results"].values() if "loss_se" in sets["no-phases"]]
+    largest = (f"; largest standard error of a no-phases loss {max(errors):.4f}" if errors
+               else "")
     return (f" (a seeded sample of the {first['test_set_positions']:,}, the same for every "
-            f"bundle; largest standard error of a no-phases loss {max(errors):.4f})")
+            f"bundle{largest})")
 
 
 def table1_losses(runs: ExpertRuns, out_dir: str | os.PathLike[str]) -> Artefact:
