@@ -684,3 +684,18 @@ def test_weighted_summaries_carry_the_standard_error_of_the_weighted_mean() -> N
     result = training.summarise(terms, config, weights)
     assert result["loss"] == pytest.approx(float(weighted.mean()))
     assert result["loss_se"] == pytest.approx(float(np.std(weighted, ddof=1) / 2.0))
+
+
+def test_a_finished_staged_expert_resumes_in_a_clone_without_its_onnx_files(
+        dataset: Path, tmp_path: Path) -> None:
+    """model.onnx files are not committed: rerunning a finished staged expert where they are
+    absent (a fresh clone) keeps its weights and summary instead of failing on the copy."""
+    train_bundle("staged", tmp_path, dataset, SMOKE, phases=[1], progress=False)
+    expert = tmp_path / "staged" / "phase1"
+    weights = (expert / "model.pt").read_bytes()
+    summary = json.loads((expert / "summary.json").read_text())
+    for onnx in expert.rglob("model.onnx"):
+        onnx.unlink()
+    train_bundle("staged", tmp_path, dataset, SMOKE, phases=[1], progress=False)
+    assert (expert / "model.pt").read_bytes() == weights
+    assert json.loads((expert / "summary.json").read_text())["iterations"] == summary["iterations"]

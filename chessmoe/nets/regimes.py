@@ -229,6 +229,8 @@ def _train_job(args: _JobArgs) -> dict[str, Any]:
     if len(job.stages) > 1:  # the last stage defines the expert
         last = _stage_dir(expert_dir, len(job.stages) - 1, job.stages[-1], len(job.stages))
         for name in ("model.pt", "model.pt.json", "model.onnx", "config.json"):
+            if name == "model.onnx" and not (last / name).exists():
+                continue  # not committed (rebuilt from model.pt where it is needed): a clone
             shutil.copyfile(last / name, expert_dir / name)
         with open(expert_dir / "metrics.jsonl", "w") as handle:
             handle.writelines(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n"
