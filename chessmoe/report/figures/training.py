@@ -236,7 +236,8 @@ def _sample_note(first: dict[str, Any], evaluations: Iterable[dict[str, Any]]) -
     standard error of a loss it reports; refuses evaluations that read different
     positions (they would not be comparable)."""
     evaluations = list(evaluations)
-    read = {(e["test_positions"], e["inputs"].get("test_index_sha256")) for e in evaluations}
+    read = {(e["test_positions"], e.get("inputs", {}).get("test_index_sha256"))
+            for e in evaluations}
     if len(read) > 1:
         raise ValueError("Table 1's bundles were evaluated on different test positions: "
                          + ", ".join(f"{n:,}" for n, _ in sorted(read, key=str)))
