@@ -37,10 +37,10 @@ from chessmoe.play.records import GameRecord
 
 __all__ = [
     "ArmEstimate",
+    "BundleLoss",
     "Claim",
     "PairedDifference",
     "SeedLevelEstimate",
-    "TestLoss",
     "arm_estimate",
     "baseline_arms",
     "bundle_losses",
@@ -396,7 +396,7 @@ def _loss(path: Path, side: str, test_set: str) -> float | None:
 
 
 @dataclass(frozen=True)
-class TestLoss:
+class BundleLoss:
     """One Table 1 entry: a loss on a test set, its standard error (``None`` where the
     evaluation predates ``loss_se``), the positions it was measured on, and whether it is
     a mixture's (each position scored by its own phase's expert) or a single network's."""
@@ -407,7 +407,7 @@ class TestLoss:
     mixture: bool
 
 
-def bundle_losses(bundle: str | os.PathLike[str]) -> dict[str, TestLoss] | None:
+def bundle_losses(bundle: str | os.PathLike[str]) -> dict[str, BundleLoss] | None:
     """Table 1 of one bundle by test set: its mixture's losses where it has one, else its
     single network's; ``None`` while the bundle has no ``evaluation.json``."""
     path = Path(bundle) / "evaluation.json"
@@ -419,7 +419,7 @@ def bundle_losses(bundle: str | os.PathLike[str]) -> dict[str, TestLoss] | None:
         raise ValueError(f"{path}: neither a mixture nor a single network was evaluated "
                          f"(only {', '.join(sorted(results))})")
     side = results["mixture" if mixture else "baseline"]
-    return {name: TestLoss(float(r["loss"]),
+    return {name: BundleLoss(float(r["loss"]),
                            float(r["loss_se"]) if "loss_se" in r else None,
                            int(r["n"]), mixture)
             for name, r in side.items()}

@@ -114,7 +114,7 @@ def table_losses_at_scale(experts_dir: str | os.PathLike[str], out_dir: str | os
     losses = {b: verdicts.bundle_losses(root / b) for b in bundles}
     regular = losses.get("regular")
 
-    def cell(entry: verdicts.TestLoss | None) -> str:
+    def cell(entry: verdicts.BundleLoss | None) -> str:
         if entry is None:
             return ""
         if entry.se is None:
