@@ -652,6 +652,24 @@ def test_evaluating_a_sample_records_it_and_reevaluates_when_it_changes(
     assert again["results"] == full["results"]
 
 
+def test_an_evaluation_refuses_phases_its_bundle_does_not_name(dataset: Path,
+                                                              tmp_path: Path) -> None:
+    """A bundle whose manifest names fewer phases than its definition yields (here: the
+    Lichess definition's endgame left out) is refused, not scored with those positions
+    silently outside every phase's row."""
+    train_bundle("regular", tmp_path, dataset, SMOKE, progress=False)
+    bundle = tmp_path / "regular"
+    manifest_path = bundle / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    assert manifest["definition"] == "lichess"
+    manifest["phase_names"] = manifest["phase_names"][:2]  # opening, middlegame
+    manifest_path.write_text(json.dumps(manifest))
+    (bundle / "evaluation.json").unlink(missing_ok=True)
+    with pytest.raises(ValueError, match=r"phase ids outside 0\.\.1 under lichess"):
+        evaluate_bundle(bundle, dataset, device="cpu")
+    assert not (bundle / "evaluation.json").exists()  # nothing written for a refused bundle
+
+
 def test_table1_names_a_sampled_test_set_and_its_largest_standard_error() -> None:
     from chessmoe.report.figures.training import _sample_note
 
