@@ -538,6 +538,15 @@ def test_a_finished_run_gains_its_paired_material_comparison(smoke_run: Path) ->
     path.write_text(json.dumps(again))
     train_run(smoke_run, PROFILES["smoke"], source=sample_path(), progress=False)
     assert json.loads(path.read_text())["interval_rule"] == made["interval_rule"]
+    # made when its description said otherwise (the files written before the interval
+    # clustered by game kept an older sentence): written again with today's
+    stale = json.loads(path.read_text())
+    stale["what"] = "the 95 % half-width treats one unordered pair of positions as a cluster"
+    path.write_text(json.dumps(stale))
+    train_run(smoke_run, PROFILES["smoke"], source=sample_path(), progress=False)
+    rewritten = json.loads(path.read_text())
+    assert rewritten["what"] == made["what"] and "clusters the rows by game" in made["what"]
+    assert rewritten["by_game"] == made["by_game"]
     current = path.read_bytes()  # and a current one is left as it is
     train_run(smoke_run, PROFILES["smoke"], source=sample_path(), progress=False)
     assert path.read_bytes() == current

@@ -406,7 +406,7 @@ def train_run(out_dir: Path, config: DeepChessTrainConfig, *, data_dir: Path | N
         if previous == wanted and _finished(out_dir, len(_steps(config))):
             # nothing left to train: its summary and provenance stay as made; only an
             # evaluation added since the run (the paired comparison) is written, or written
-            # again where its interval rule has changed since
+            # again where its interval rule or its description has changed since
             if _material_comparison_outdated(out_dir / MATERIAL_FILE):
                 sets = _evaluation_sets(_positions(out_dir, config, games), config)
                 _write_material_comparison(out_dir, config,
@@ -539,10 +539,21 @@ def _interval_rule() -> dict[str, Any]:
     return {"min_clusters": MIN_CLUSTERS, "max_cluster_share": MAX_CLUSTER_SHARE}
 
 
+MATERIAL_WHAT = ("the network's accuracy minus the material-only comparator's (more White "
+                 "material = the White win, a tie one half) on the same held-out pairs as "
+                 "summary.json; the 95 % half-width clusters the rows by game (rows whose "
+                 "pairs share a game, directly or through other rows, form one cluster), and "
+                 "is given only where interval_rule holds")
+
+
 def _material_comparison_outdated(path: Path) -> bool:
-    """Missing, unreadable, or made under another interval rule than today's."""
+    """Missing, unreadable, or made under another interval rule than today's, or describing
+    its interval otherwise than today's code does (a file whose sentence no longer says what
+    its numbers are is written again, not left to mislead its reader)."""
     try:
-        return bool(json.loads(path.read_text()).get("interval_rule") != _interval_rule())
+        made = json.loads(path.read_text())
+        return bool(made.get("interval_rule") != _interval_rule()
+                    or made.get("what") != MATERIAL_WHAT)
     except (OSError, ValueError, AttributeError):
         return True
 
@@ -561,11 +572,7 @@ def _write_material_comparison(out_dir: Path, config: DeepChessTrainConfig,
     atomic_write_json(out_dir / MATERIAL_FILE, {
         "engine": "deepchess", "weights": WEIGHTS,
         "weights_sha256": sha256_file(out_dir / WEIGHTS),
-        "what": "the network's accuracy minus the material-only comparator's (more White "
-                "material = the White win, a tie one half) on the same held-out pairs as "
-                "summary.json; the 95 % half-width clusters the rows by game (rows whose "
-                "pairs share a game, directly or through other rows, form one cluster), and "
-                "is given only where interval_rule holds",
+        "what": MATERIAL_WHAT,
         "interval_rule": _interval_rule(),
         "eval_pairs": config.eval_pairs, "seed": config.seed, **parts,
         "provenance": provenance()})
