@@ -349,6 +349,37 @@ def test_an_ntuple_run_without_its_own_match_shows_its_agreements_and_the_d2_cur
             ) in drawn
 
 
+def test_a_finished_d2_run_joins_the_ntuple_row_and_draws_its_test_set(tmp_path: Path) -> None:
+    """The committed d = 2 run: its held-out and test-set agreements are in the n-tuple row
+    (numbers read from its own files) and its test set is drawn; while it trains (no
+    weights yet) the row says nothing of it."""
+    shutil.copytree(RELATED / "ntuple", tmp_path / "ntuple")
+    shutil.copytree(RELATED / "ntuple-d2", tmp_path / "ntuple-d2")
+    cfg = json.loads((RELATED / "ntuple-d2" / "config.json").read_text())
+    test = json.loads((RELATED / "ntuple-d2" / "test.json").read_text())
+    lines = _lines(RELATED / "ntuple-d2" / "metrics.jsonl")
+    kept = next(r for r in lines if r["iteration"] == cfg["best_iteration"])
+    assert cfg["train"]["depth"] == 2
+    row = {r["Engine"].split(" ")[0]: r for r in related.related_rows(tmp_path)}["n-tuple"]
+    words = row["Ours"].split("the d = 2 run (ntuple-d2, same start and positions, ")[1]
+    assert words.startswith(f"{len(lines) - 1} of {cfg['train']['iterations']} passes): "
+                            f"held-out agreement with Stockfish's move "
+                            f"{lines[0]['held_out_agreement']:.3f} (start) -> "
+                            f"{kept['held_out_agreement']:.3f} (iteration "
+                            f"{cfg['best_iteration']}, chosen on it)")
+    assert (f"start {test['start_agreement']:.3f} +- {test['start_half_width']:.3f}, trained "
+            f"{test['trained_agreement']:.3f} +- {test['trained_half_width']:.3f}, difference "
+            f"{test['difference']:+.3f} +- {test['difference_half_width']:.3f}") in words
+    fig = related.fig_related_learning_curves(tmp_path, tmp_path / "out")
+    drawn = [(list(line.get_xdata()), list(line.get_ydata()))
+             for line in fig.figure.axes[1].get_lines()]
+    assert ([0, cfg["best_iteration"]],
+            [100 * test["start_agreement"], 100 * test["trained_agreement"]]) in drawn
+    (tmp_path / "ntuple-d2" / "weights.npz").unlink()  # as while it was training
+    row = {r["Engine"].split(" ")[0]: r for r in related.related_rows(tmp_path)}["n-tuple"]
+    assert "d = 2 run" not in row["Ours"]
+
+
 def test_an_ntuple_run_whose_log_lacks_the_kept_iteration_is_named(tmp_path: Path) -> None:
     shutil.copytree(RELATED / "ntuple", tmp_path / "ntuple")
     log = tmp_path / "ntuple" / "metrics.jsonl"

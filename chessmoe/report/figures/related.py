@@ -23,6 +23,7 @@ import pandas as pd
 
 from chessmoe._io.errors import KitError
 from chessmoe._io.jsonl import read_records
+from chessmoe.play.players import RELATED_WEIGHTS
 from chessmoe.report import stems, verdicts
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 
@@ -402,6 +403,28 @@ def _ntuple_iterations(path: Path) -> tuple[NtupleIteration, ...]:
                  for r in _metrics(path))
 
 
+def _finished_ntuple(run_dir: Path) -> NtupleRun | None:
+    """A run that has written its weights (so its kept iteration), or None while it
+    trains or before it starts."""
+    return load_ntuple(run_dir) if (run_dir / RELATED_WEIGHTS["ntuple"]).is_file() else None
+
+
+def _agreement_words(run: NtupleRun) -> list[str]:
+    """A run's agreement with Stockfish's move: held out (where the kept iteration was
+    chosen, so optimistic) and, where scored, on the test set apart with its intervals."""
+    start = run.iterations[0].held_out_agreement
+    kept = next(i for i in run.iterations if i.iteration == run.best_iteration)
+    words = [f"held-out agreement with Stockfish's move {start:.3f} (start) -> "
+             f"{kept.held_out_agreement:.3f} (iteration {kept.iteration}, chosen on it)"]
+    if run.test is not None:
+        t = run.test
+        words.append(f"on a test set apart ({t.positions} positions of {t.source}): "
+                     f"start {t.start:.3f} +- {t.start_half_width:.3f}, trained "
+                     f"{t.trained:.3f} +- {t.trained_half_width:.3f}, difference "
+                     f"{t.difference:+.3f} +- {t.difference_half_width:.3f} (95 %, by position)")
+    return words
+
+
 def _ntuple_curve(run_dir: Path) -> list[tuple[int, float]]:
     """``(iteration, held-out agreement)`` of a run that may still be training (its
     ``metrics.jsonl`` only; no weights yet), or ``[]`` when it has not started."""
@@ -517,6 +540,13 @@ def fig_related_learning_curves(related_dir: str | os.PathLike[str],
         if deeper:
             ax_n.plot([i for i, _ in deeper], [100 * a for _, a in deeper], marker="^",
                       color="#9467bd", label="held out, d = 2 run (same positions)")
+        finished = _finished_ntuple(root / "ntuple-d2")
+        if finished is not None and finished.test is not None:
+            test = finished.test
+            ax_n.errorbar([0, finished.best_iteration], [100 * test.start, 100 * test.trained],
+                          yerr=[100 * test.start_half_width, 100 * test.trained_half_width],
+                          marker="v", ls=":", color="#9467bd", capsize=3,
+                          label="test set apart, d = 2 run, 95 %")
         ax_n.set_xlabel("training iteration (0 = the start weights)")
         ax_n.set_ylabel("agreement with Stockfish's move (%)")
         ax_n.set_xticks(sorted({i.iteration for i in ntuple.iterations}
@@ -697,17 +727,12 @@ def related_rows(related_dir: str | os.PathLike[str],
                          "", "", ""))
     else:
         vs = nt.vs_untrained
-        start = nt.iterations[0].held_out_agreement
-        kept = next(i for i in nt.iterations if i.iteration == nt.best_iteration)
-        parts = [f"held-out agreement with Stockfish's move {start:.3f} (start) -> "
-                 f"{kept.held_out_agreement:.3f} (iteration {kept.iteration}, chosen on it)"]
-        if nt.test is not None:
-            parts.append(
-                f"on a test set apart ({nt.test.positions} positions of {nt.test.source}): "
-                f"start {nt.test.start:.3f} +- {nt.test.start_half_width:.3f}, trained "
-                f"{nt.test.trained:.3f} +- {nt.test.trained_half_width:.3f}, difference "
-                f"{nt.test.difference:+.3f} +- {nt.test.difference_half_width:.3f} "
-                "(95 %, by position)")
+        parts = _agreement_words(nt)
+        deeper = _finished_ntuple(root / "ntuple-d2")
+        if deeper is not None:
+            parts.append(f"the d = {deeper.depth} run (ntuple-d2, same start and positions, "
+                         f"{len(deeper.iterations) - 1} of {deeper.max_iterations} passes): "
+                         + ", ".join(_agreement_words(deeper)))
         if vs is not None:
             parts.append(
                 f"{_pct(vs.score, 2)} ({vs.wins}-{vs.draws}-{vs.losses}, {vs.games} games at "
