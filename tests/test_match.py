@@ -1047,6 +1047,19 @@ def test_the_related_design_pairs_each_engine_with_its_documents_baseline(
     assert ntuple.pairs == 500 and ntuple.first.nodes == ntuple.second.nodes == 400
     assert dict(ntuple.second.options) == {"Evaluation": "pesto"}
     assert ntuple.label("weights_first") == sha256_file(related / "ntuple" / "weights.npz")[:12]
+    (related / "ntuple-d2").mkdir()
+    (related / "ntuple-d2" / "weights.npz").write_bytes(b"trained at d = 2")
+    by_name = {m.name: m for m in related_spec(str(experts)).matches}
+    assert list(by_name) == ["ntuple-vs-pesto", "ntuple-d2-vs-pesto", "ntuple-d2-vs-ntuple",
+                             "mais-vs-mais-at-200"]
+    head = by_name["ntuple-d2-vs-ntuple"]  # the document's 2-ply against 1-ply training
+    assert head.first.experts == str(related / "ntuple-d2")
+    assert head.second.experts == str(related / "ntuple")
+    assert head.first.nodes == head.second.nodes == 400 and head.pairs == 500
+    assert head.first.options == head.second.options == ()
+    assert head.label("weights_first") == sha256_file(related / "ntuple-d2" / "weights.npz")[:12]
+    assert head.label("weights_second") == ntuple.label("weights_first")
+    (related / "ntuple-d2" / "weights.npz").unlink()
     mais = by_name["mais-vs-mais-at-200"]
     assert mais.pairs == 100 and mais.second.experts == str(related / "mais" / "at-200-games")
     assert mais.label("weights_second") != mais.label("weights_first")

@@ -898,7 +898,9 @@ def related_spec(experts_root: str, *, related_root: str | os.PathLike[str] | No
     * ``ntuple-vs-pesto``: the comparison-trained n-tuple engine against the hand-tuned PeSTO
       tapered evaluation (the document's baseline is a tuned linear evaluation), both at 400
       nodes, ``ntuple_pairs`` pairs (1,000 games); ``ntuple-d2-vs-pesto`` likewise for the
-      d = 2 run (``related/ntuple-d2``) when it is trained;
+      d = 2 run (``related/ntuple-d2``) when it is trained, and ``ntuple-d2-vs-ntuple`` the
+      two trained engines head to head on shared openings (the document's Table IX: 2-ply
+      against 1-ply training, 57.65 % for 2-ply);
     * ``mais-vs-mais-at-200``: the self-play value network after all its games against itself
       after 200 (``at-200-games/``, kept by the large profile), 1,500 nodes each, ``pairs``;
     * ``deepchess-vs-material``: DeepChess's comparator search against a material-only
@@ -936,6 +938,13 @@ def related_spec(experts_root: str, *, related_root: str | os.PathLike[str] | No
                 PlayerSpec(name="pesto", kind="ntuple", experts=str(run), nodes=400,
                            options=(("Evaluation", "pesto"),)),
                 ntuple_pairs, (("ntuple", run),))
+    shallow, deep = root / "ntuple", root / "ntuple-d2"
+    if present("ntuple", shallow) and present("ntuple", deep):
+        # the document's Table IX (2-ply against 1-ply training, head to head)
+        add("ntuple-d2-vs-ntuple",
+            PlayerSpec(name="ntuple-d2", kind="ntuple", experts=str(deep), nodes=400),
+            PlayerSpec(name="ntuple", kind="ntuple", experts=str(shallow), nodes=400),
+            ntuple_pairs, (("ntuple", deep), ("ntuple", shallow)))
     mais, early = root / "mais", root / "mais" / "at-200-games"
     if present("mais", mais) and present("mais", early):
         add("mais-vs-mais-at-200",

@@ -655,7 +655,9 @@ RELATED_TARGETS: dict[str, tuple[tuple[str, str, float | None], ...]] = {
                   ("deepchess-quiet-vs-material", "material alpha-beta, depth 3, with "
                    "DeepChess's quiescence too", 0.55)),
     "ntuple": (("ntuple-vs-pesto", "PeSTO, 400 nodes", None),
-               ("ntuple-d2-vs-pesto", "PeSTO, 400 nodes (d = 2 run)", None)),
+               ("ntuple-d2-vs-pesto", "PeSTO, 400 nodes (d = 2 run)", None),
+               ("ntuple-d2-vs-ntuple", "the d = 1 engine, 400 nodes (d = 2 run, shared "
+                "openings; the document's 2-ply vs 1-ply training: 57.65 %)", None)),
     "mais": (("mais-vs-mais-at-200", "its own net after 200 games", 0.55),),
 }
 
