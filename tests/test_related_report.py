@@ -255,6 +255,29 @@ def test_the_related_tournament_fills_each_engines_baseline_cell(tmp_path: Path)
     assert rows["n-tuple"][cell].endswith("(target: interval above 50 %: not met)")
 
 
+def test_a_match_repeating_a_documents_experiment_is_read_against_its_score(
+        tmp_path: Path) -> None:
+    """d = 2 against d = 1 is the document's Table IX (57.65 %, +54 Elo): the cell says
+    whether the match decides anything and whether the document's score lies in its
+    interval, and names no target the issue did not set."""
+    shutil.copytree(RELATED / "ntuple", tmp_path / "ntuple")
+    cell = "Against its baseline (related tournament)"
+    for root, counts, words in (
+            ("a", (423, 121, 456, -11.5, 20.2),
+             "not decided; the document's 57.65 % (+54 Elo) lies outside the interval"),
+            ("b", (560, 120, 320, 60.0, 20.0),
+             "decided; the document's 57.65 % (+54 Elo) lies inside the interval"),
+            ("c", (600, 120, 280, 115.0, 20.0),
+             "decided; the document's 57.65 % (+54 Elo) lies outside the interval")):
+        _related_tournament(tmp_path / root, **{"ntuple-d2-vs-ntuple": counts})
+        shutil.copytree(RELATED / "ntuple", tmp_path / root / "ntuple")
+        rows = {r["Engine"].split(" ")[0]: r for r in related.related_rows(
+            tmp_path / root, tmp_path / root / "tournaments" / "related")}
+        assert rows["n-tuple"][cell].endswith(
+            f"(document, 2-ply vs 1-ply training, Table IX: {words})")
+        assert "target" not in rows["n-tuple"][cell]
+
+
 def test_a_match_still_being_played_shows_its_games_and_decides_nothing(
         tmp_path: Path) -> None:
     """60 of 200 planned games at 75 %: the cell gives the numbers so far and no verdict; the
