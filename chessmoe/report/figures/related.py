@@ -674,7 +674,9 @@ DOCUMENT_SCORES: dict[str, tuple[float, str]] = {
 def _against(kind: str, matches: dict[str, RelatedMatch]) -> str:
     """The engine's matches against its baselines: W-D-L, score, Elo with its 95 % interval
     and whether the target is met (a score above 50 % means the interval's lower end is
-    above 0 Elo)."""
+    above 0 Elo), or, for a match that repeats a document's experiment
+    (:data:`DOCUMENT_SCORES`), whether it decides and whether the document's score lies in
+    its interval."""
     cells = []
     for name, opponent, target in RELATED_TARGETS[kind]:
         m = matches.get(name)
