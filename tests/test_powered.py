@@ -190,6 +190,9 @@ def test_compute_points_put_each_bundle_at_its_training_steps(tmp_path: Path) ->
                                   ("medium", tmp_path / "absent", tmp_path / "experts")],
                                  tmp_path / "out")
     assert all(p.is_file() and p.stat().st_size > 0 for p in fig.paths)
+    # the medium scale's staged experts ran 8,201 steps against regular-long's 8,199: one tick
+    assert claims.compute_ticks([1.0, 3 * 8201 / 8199, 3.0, 3.0]) == [1.0, 3.0]
+    assert claims.compute_ticks([1.0, 1.5, 3.0]) == [1.0, 1.5, 3.0]
 
 
 def test_every_committed_replicated_game_was_played_by_one_clean_commit() -> None:

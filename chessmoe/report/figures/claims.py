@@ -22,7 +22,8 @@ from chessmoe.report import replay, stems, verdicts
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 
 __all__ = ["COMPUTE_ARMS", "DRAW_RULES_COUNTS", "PAIR_INTERVAL", "ComputePoint",
-           "compute_points", "estimates_frame", "fig_compute_gap", "fig_powered_arms",
+           "compute_points", "compute_ticks", "estimates_frame", "fig_compute_gap",
+           "fig_powered_arms",
            "fig_seed_grid", "table_claims", "table_contrasts", "table_draw_rules"]
 
 PAIR_INTERVAL = "per game pair (pentanomial), 95 %"
@@ -157,6 +158,13 @@ def table_losses_at_scale(experts_dir: str | os.PathLike[str], out_dir: str | os
     return Artefact(stems.EXTRAS_TABLE1_SCALE, paths, table=frame)
 
 
+def compute_ticks(computes: Sequence[float]) -> list[float]:
+    """The compute axis's ticks: each distinct compute rounded to two decimals, so bundles
+    whose step counts differ by a rounding of the epoch (staged's 3 x 8,201 steps against
+    regular-long's 3 x 8,199: 3.0007x and 3x) share one tick instead of overprinting."""
+    return sorted({round(c, 2) for c in computes})
+
+
 def fig_compute_gap(scales: Sequence[tuple[str, str | os.PathLike[str],
                                            str | os.PathLike[str]]],
                     out_dir: str | os.PathLike[str]) -> Artefact:
@@ -195,8 +203,8 @@ def fig_compute_gap(scales: Sequence[tuple[str, str | os.PathLike[str],
                     label=p.bundle)
         ax.axhline(0, color="#999999", lw=0.8)
         ax.set_xscale("log", base=2)
-        ax.set_xticks(sorted({p.compute for p in points}),
-                      [f"{p:g}x" for p in sorted({p.compute for p in points})])
+        ticks = compute_ticks([p.compute for p in points])
+        ax.set_xticks(ticks, [f"{t:g}x" for t in ticks])
         ax.set_xlabel("training steps (x the regular network's)")
         ax.set_ylabel("Elo against the regular network (95 % interval)")
         ax.legend(fontsize=6.5, loc="best")
