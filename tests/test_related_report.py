@@ -260,7 +260,6 @@ def test_a_match_repeating_a_documents_experiment_is_read_against_its_score(
     """d = 2 against d = 1 is the document's Table IX (57.65 %, +54 Elo): the cell says
     whether the match decides anything and whether the document's score lies in its
     interval, and names no target the issue did not set."""
-    shutil.copytree(RELATED / "ntuple", tmp_path / "ntuple")
     cell = "Against its baseline (related tournament)"
     for root, counts, words in (
             ("a", (423, 121, 456, -11.5, 20.2),

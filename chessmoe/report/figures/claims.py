@@ -23,8 +23,8 @@ from chessmoe.report.figures.style import Artefact, new_figure, save_figure, sav
 
 __all__ = ["COMPUTE_ARMS", "DRAW_RULES_COUNTS", "PAIR_INTERVAL", "ComputePoint",
            "compute_points", "compute_ticks", "estimates_frame", "fig_compute_gap",
-           "fig_powered_arms",
-           "fig_seed_grid", "table_claims", "table_contrasts", "table_draw_rules"]
+           "fig_powered_arms", "fig_seed_grid", "table_claims", "table_contrasts",
+           "table_draw_rules"]
 
 PAIR_INTERVAL = "per game pair (pentanomial), 95 %"
 
