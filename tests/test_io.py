@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -107,3 +108,97 @@ def test_software_provenance_names_every_inference_library() -> None:
     versions = software()
     assert versions["onnxruntime"] == metadata.version("onnxruntime")
     assert versions["torch"] == metadata.version("torch")
+
+
+# --- one writer a log; workers that end with their parent ------------------------------------
+
+
+def test_a_log_being_written_refuses_a_second_writer_until_closed(tmp_path: Path) -> None:
+    from chessmoe._io.fsutil import BusyError
+    from chessmoe._io.jsonl import lock_path
+
+    path = tmp_path / "games-016.jsonl"
+    first = JsonlLog(path, key="slot")
+    first.append({"slot": "p0g0", "r": 1})
+    with pytest.raises(BusyError, match=rf"games-016.jsonl is being written .*pid {os.getpid()}"):
+        JsonlLog(path, key="slot")
+    first.close()
+    with pytest.raises(ValueError, match="closed"):
+        first.append({"slot": "p0g1"})
+    with JsonlLog(path, key="slot") as second:  # released: the resumed writer goes on
+        assert second.done("p0g0")
+        second.append({"slot": "p0g1", "r": 0})
+    assert [r["slot"] for r in read_records(path).records] == ["p0g0", "p0g1"]
+    assert lock_path(path) == tmp_path / ".games-016.jsonl.lock"
+
+
+def test_the_lock_holds_across_processes_and_survives_a_rewrite(tmp_path: Path) -> None:
+    """Another process's writer is refused while this one holds the log, even after this
+    one rewrote the log (a cut last line dropped: the log's file is replaced)."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "games.jsonl"
+    path.write_text('{"slot":"a"}\n{"slot":"b"')  # a cut last line: the log is rewritten
+    probe = ("import sys\nfrom chessmoe._io.jsonl import JsonlLog\n"
+             "from chessmoe._io.errors import KitError\n"
+             "try:\n    JsonlLog(sys.argv[1], key='slot')\n"
+             "except KitError as e:\n    print(e); sys.exit(3)\n")
+    with JsonlLog(path, key="slot") as log:
+        assert len(log) == 1 and path.read_text() == '{"slot":"a"}\n'
+        busy = subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True,
+                              text=True, timeout=120)
+        assert busy.returncode == 3 and "being written by another process" in busy.stdout
+    free = subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True,
+                          text=True, timeout=120)
+    assert free.returncode == 0, free.stdout + free.stderr
+
+
+def _state(pid: int) -> str | None:
+    """A process's state letter from /proc, None once it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[0]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process states in /proc")
+def test_pool_workers_end_when_their_parent_is_killed(tmp_path: Path) -> None:
+    """The defect this guards: `pkill` of a tournament ended the parent, but its pool workers
+    played on beside the resumed run and both appended the same games."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import multiprocessing as mp, os, sys, time\n"
+        "from concurrent.futures import ProcessPoolExecutor\n"
+        "from chessmoe._io.jobs import follow_parent\n"
+        "def task(path):\n"
+        "    open(path + '.tmp', 'w').write(str(os.getpid())); os.replace(path + '.tmp', path)\n"
+        "    time.sleep(300)\n"
+        "if __name__ == '__main__':\n"
+        "    pool = ProcessPoolExecutor(1, mp_context=mp.get_context('spawn'),\n"
+        "                               initializer=follow_parent)\n"
+        "    pool.submit(task, sys.argv[1]); time.sleep(300)\n")
+    marker = tmp_path / "worker.pid"
+    parent = subprocess.Popen([sys.executable, str(script), str(marker)])
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        worker = int(marker.read_text())
+        assert _state(worker) not in (None, "Z")
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(timeout=30)
+        deadline = time.monotonic() + 20
+        while _state(worker) not in (None, "Z") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _state(worker) in (None, "Z"), "the worker outlived its killed parent"
+    finally:
+        parent.kill()
+        if marker.exists() and _state(int(marker.read_text())) not in (None, "Z"):
+            os.kill(int(marker.read_text()), signal.SIGKILL)

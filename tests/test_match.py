@@ -1158,3 +1158,55 @@ def test_deepchess_reports_a_score_only_for_a_mate_it_found() -> None:
     assert mate.score_cp >= 10000
     ntuple = SearcherPlayer(PlayerSpec(name="nt", kind="ntuple", nodes=50))
     assert ntuple.move(chess.Board()).score_cp is not None
+
+
+# --- one record a slot, one writer a shard ------------------------------------------------------
+
+
+def test_a_slot_logged_twice_counts_once_and_is_reported(tmp_path: Path,
+                                                         caplog: pytest.LogCaptureFixture) -> None:
+    """Two processes once appended the same deterministic games to one shard (25 lines for
+    20 slots): the summary must count each slot once and say what it skipped."""
+    from chessmoe.play.match import load_records
+
+    slots = schedule(read_epd(resolve_suite("embedded")), 2, seed=4)
+    log = tmp_path / "games-000.jsonl"
+    records = play_match(UNIFORM, UNIFORM_B, slots, log, rules=Adjudication(max_plies=8))
+    lines = log.read_text().splitlines()
+    log.write_text("\n".join([*lines, lines[0], lines[2], lines[0]]) + "\n")
+    other = tmp_path / "games-001.jsonl"
+    other.write_text(lines[1] + "\n")  # a slot repeated in another shard's log
+    with caplog.at_level("WARNING", logger="chessmoe"):
+        again = load_records([log, other])
+    assert [r.slot for r in again] == [r.slot for r in records]
+    assert again == sorted(records, key=lambda r: [s.id for s in slots].index(r.slot or ""))
+    count = [(s.wins, s.draws, s.losses, s.pentanomial) for s in map(summarise, (again, records))]
+    assert count[0] == count[1] and sum(count[0][:3]) == 4
+    assert "games-000.jsonl: 3 record(s)" in caplog.text
+    assert "games-001.jsonl: 1 record(s)" in caplog.text
+
+
+def test_a_shard_held_by_another_writer_is_refused_not_played_twice(tmp_path: Path) -> None:
+    from chessmoe._io.fsutil import BusyError
+    from chessmoe._io.jsonl import JsonlLog
+
+    slots = schedule(read_epd(resolve_suite("embedded")), 1, seed=4)
+    log = tmp_path / "games-016.jsonl"
+    with JsonlLog(log, key="slot"), pytest.raises(BusyError, match=r"games-016\.jsonl"):
+        play_match(UNIFORM, UNIFORM_B, slots, log, rules=Adjudication(max_plies=8))
+    assert not log.exists() or log.read_text() == ""
+    assert len(play_match(UNIFORM, UNIFORM_B, slots, log, rules=Adjudication(max_plies=8))) == 2
+
+
+def test_tournament_workers_follow_their_parent() -> None:
+    """The pool initializer of tournaments starts the watch that ends a worker with its
+    parent (tested end to end in test_io)."""
+    import multiprocessing as mp
+    import threading
+
+    from chessmoe.play.tournament import _pin_worker
+
+    before = {t.ident for t in threading.enumerate()}
+    _pin_worker(mp.get_context("spawn").Value("i", 0), 0)
+    started = [t for t in threading.enumerate() if t.ident not in before]
+    assert [t.name for t in started] == ["chessmoe-follow-parent"] and started[0].daemon

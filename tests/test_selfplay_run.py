@@ -408,7 +408,7 @@ def test_one_process_grows_a_run_at_a_time(fake_engine: Path, tmp_path: Path) ->
     grow(run, 2, SMALL, engine=fake_engine, progress=False)
     with open(run / ".lock", "a+") as held:
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # another grower holds the run
-        with pytest.raises(RunError, match="being grown by another process"):
+        with pytest.raises(RunError, match="run is being written by another process"):
             grow(run, 4, SMALL, engine=fake_engine, progress=False)
     assert read_manifest(run)["totals"]["attempted"] == 2
 

@@ -15,13 +15,37 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = [
-    "atomic_path",
-    "atomic_write_bytes",
-    "atomic_write_json",
-    "atomic_write_text",
-    "sha256_file",
-]
+from chessmoe._io.errors import KitError
+
+
+class BusyError(KitError):
+    """Another process holds the lock of a file or run this process was about to write."""
+
+
+def hold_lock(lock: str | os.PathLike[str], what: str) -> IO[str]:
+    """Take the exclusive lock ``lock`` (a file, created if missing) without waiting and
+    return its open handle: the lock lasts until the handle is closed or the process ends,
+    however it ends. Raise :class:`BusyError` naming ``what`` and the holder's process id
+    if another process holds it (two writers of one log would both append)."""
+    import fcntl
+
+    path = Path(lock)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 (the caller closes it)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip()
+        handle.close()
+        raise BusyError(f"{what} is being written by another process"
+                        f"{f' (pid {holder})' if holder.isdigit() else ''}; wait for it "
+                        "or stop it (and its worker processes) first") from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle
 
 
 @contextlib.contextmanager

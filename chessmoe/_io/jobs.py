@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import os
 import shutil
+import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
@@ -24,7 +27,7 @@ from tqdm import tqdm
 
 from chessmoe._io.fsutil import atomic_write_json
 
-__all__ = ["Unit", "run_units"]
+__all__ = ["Unit", "follow_parent", "run_units"]
 
 P = TypeVar("P")
 
@@ -35,6 +38,22 @@ class Unit(Generic[P]):
 
     id: str
     payload: P
+
+
+def follow_parent(poll_s: float = 0.5) -> None:
+    """Worker-process initializer: end this process within ``poll_s`` seconds of its parent's
+    end, however the parent ended (``kill``, ``pkill``, a crash). A pool's workers otherwise
+    outlive a killed parent and finish the unit they hold, appending to the logs a resumed run
+    is appending to. What the worker had in flight is lost, never half-written (logs append
+    whole lines; outputs are written atomically), and the resumed run plays it again."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:  # an orphan is handed to another process
+            time.sleep(poll_s)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="chessmoe-follow-parent", daemon=True).start()
 
 
 def _done_path(work: Path, unit_id: str) -> Path:
@@ -90,7 +109,8 @@ def run_units(units: Sequence[Unit[P]], fn: Callable[[Unit[P], Path], dict[str, 
                 bar.update(1)
         else:
             ctx = mp.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                     initializer=follow_parent) as pool:
                 pending: dict[Future[dict[str, Any]], Unit[P]] = {
                     pool.submit(fn, unit, work): unit for unit in todo}
                 failure: BaseException | None = None

@@ -11,9 +11,9 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-__all__ = ["JsonlLog", "ReadReport", "append_record", "read_records"]
+__all__ = ["JsonlLog", "ReadReport", "append_record", "lock_path", "read_records"]
 
 
 @dataclass
@@ -61,12 +61,29 @@ def read_records(path: str | os.PathLike[str]) -> ReadReport:
     return report
 
 
+def lock_path(path: str | os.PathLike[str]) -> Path:
+    """The lock file of the log ``path``: ``.<name>.lock`` beside it. A file of its own, as
+    the log is replaced (renamed over) when damaged lines are dropped."""
+    log = Path(path)
+    return log.with_name(f".{log.name}.lock")
+
+
 class JsonlLog:
-    """A resumable log keyed by one field: ``done`` tells which keys are recorded."""
+    """A resumable log keyed by one field: ``done`` tells which keys are recorded.
+
+    One process writes a log at a time: opening it takes its lock (:func:`lock_path`), held
+    until :meth:`close` (or the ``with`` block's end, or the process's end), and a second
+    writer is refused with :class:`~chessmoe._io.fsutil.BusyError` rather than appending the
+    same keys again. The lock is taken before the log is read, so a writer never resumes
+    from records another writer is still adding to.
+    """
 
     def __init__(self, path: str | os.PathLike[str], key: str) -> None:
+        from chessmoe._io.fsutil import hold_lock
+
         self.path = Path(path)
         self.key = key
+        self._lock: IO[str] | None = hold_lock(lock_path(self.path), str(self.path))
         report = read_records(self.path)
         self.bad_lines = report.bad_lines
         if report.bad_lines:
@@ -83,11 +100,25 @@ class JsonlLog:
                        for r in records)
         atomic_write_text(self.path, text)
 
+    def close(self) -> None:
+        """Release the log's lock (the records stay readable; appending needs a new log)."""
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    def __enter__(self) -> JsonlLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def done(self, value: Any) -> bool:
         return value in self.records
 
     def append(self, record: Mapping[str, Any]) -> None:
         value = record[self.key]
+        if self._lock is None:
+            raise ValueError(f"{self.path} was closed: open the log again to append")
         if value in self.records:
             raise ValueError(f"{self.key}={value!r} is already recorded in {self.path}")
         append_record(self.path, record)

@@ -36,7 +36,8 @@ from tqdm import tqdm
 
 from chessmoe._io.external import find_stockfish
 from chessmoe._io.fsutil import atomic_path, atomic_write_json, sha256_file
-from chessmoe._io.jsonl import JsonlLog
+from chessmoe._io.jobs import follow_parent
+from chessmoe._io.jsonl import JsonlLog, lock_path
 from chessmoe._io.provenance import provenance
 
 __all__ = ["SelfPlayConfig", "SideSettings", "game_settings", "generate", "play_game"]
@@ -195,6 +196,7 @@ _WORKER: dict[str, Any] = {}
 
 
 def _worker_init(engine_path: str, hash_mb: int) -> None:
+    follow_parent()
     engine = chess.engine.SimpleEngine.popen_uci(engine_path)
     engine.configure({"Threads": 1, "Hash": hash_mb})
     _WORKER["engine"] = engine
@@ -242,16 +244,25 @@ def generate(out: str | Path, config: SelfPlayConfig | None = None, workers: int
     out = Path(out)
     engine_path = str(find_stockfish(engine))
     version = engine_version(engine_path)
-    log = JsonlLog(out.with_name(out.name + ".parts.jsonl"), key="index")
-    todo = [i for i in range(config.games) if not log.done(i)]
-    bar = tqdm(total=config.games, initial=config.games - len(todo), desc="self-play",
-               unit="game", disable=not progress)
-    for played in _iter_played(config, todo, workers, engine_path):
-        log.append(asdict(played))
-        bar.update(1)
-    bar.close()
+    with JsonlLog(out.with_name(out.name + ".parts.jsonl"), key="index") as log:
+        # held until the sample is written: a second run is refused, not played twice
+        todo = [i for i in range(config.games) if not log.done(i)]
+        bar = tqdm(total=config.games, initial=config.games - len(todo), desc="self-play",
+                   unit="game", disable=not progress)
+        for played in _iter_played(config, todo, workers, engine_path):
+            log.append(asdict(played))
+            bar.update(1)
+        bar.close()
+        manifest = _write_sample(out, config, workers, version, command,
+                                 sorted(log, key=lambda r: int(r["index"])))
+        log.path.unlink(missing_ok=True)
+        lock_path(log.path).unlink(missing_ok=True)  # while held: no one else has it open
+    return manifest
 
-    records = sorted(log, key=lambda r: int(r["index"]))
+
+def _write_sample(out: Path, config: SelfPlayConfig, workers: int, version: str,
+                  command: str | None, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Write the sample (games in index order) and its manifest; return the manifest."""
     text = "".join(r["pgn"].strip() + "\n\n" for r in records)  # a blank line after each
     with atomic_path(out) as tmp:
         if out.suffix == ".gz":
@@ -286,5 +297,4 @@ def generate(out: str | Path, config: SelfPlayConfig | None = None, workers: int
         "provenance": provenance(),
     }
     atomic_write_json(out.with_name(out.name + ".manifest.json"), manifest)
-    log.path.unlink(missing_ok=True)
     return manifest

@@ -63,7 +63,13 @@ from tqdm import tqdm
 
 from chessmoe._io.errors import KitError
 from chessmoe._io.external import find_stockfish
-from chessmoe._io.fsutil import atomic_write_bytes, atomic_write_json, sha256_file
+from chessmoe._io.fsutil import (
+    BusyError,
+    atomic_write_bytes,
+    atomic_write_json,
+    hold_lock,
+    sha256_file,
+)
 from chessmoe._io.provenance import provenance, utc_now
 from chessmoe.games.epd import read_epd, resolve_suite
 from chessmoe.rules import DrawRules, rules_outcome
@@ -468,15 +474,14 @@ def _foreign(directory: Path) -> bool:
 @contextlib.contextmanager
 def _locked(directory: Path) -> Iterator[None]:
     """One process grows a run at a time."""
-    import fcntl
-
-    with open(directory / ".lock", "a+") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise RunError(f"{directory} is being grown by another process; wait for it or "
-                           "stop it") from None
+    try:
+        handle = hold_lock(directory / ".lock", str(directory))
+    except BusyError as error:  # a RunError, as every refusal of this module
+        raise RunError(str(error)) from None
+    try:
         yield
+    finally:
+        handle.close()
 
 
 def _shard_record(number: int, first: int, games: Sequence[PlayedGame], path: Path,

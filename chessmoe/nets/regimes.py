@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from chessmoe._io.fsutil import atomic_write_json, sha256_file
+from chessmoe._io.jobs import follow_parent
 from chessmoe._io.jsonl import read_records
 from chessmoe._io.provenance import provenance
 from chessmoe.games.datasets import DatasetStore
@@ -255,7 +256,8 @@ def _run_jobs(args: Sequence[_JobArgs], workers: int) -> list[dict[str, Any]]:
         return [_train_job(x) for x in args]
     order = sorted(range(len(args)), key=lambda i: -_cost(args[i]))
     results: dict[int, dict[str, Any]] = {}
-    with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
+                             initializer=follow_parent) as pool:
         futures = {i: pool.submit(_train_job, args[i]) for i in order}
         for i, future in futures.items():
             results[i] = future.result()

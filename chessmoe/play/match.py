@@ -593,61 +593,61 @@ def play_match(first: PlayerSpec, second: PlayerSpec, slots: Sequence[GameSlot],
     the network's rows do not depend on the batch they sit in (true of ONNX Runtime; see
     :mod:`chessmoe.search.inference`); games are logged as they finish.
     """
-    log = JsonlLog(log_path, key="slot")
-    wanted = {s.id for s in slots}
-    played = [GameRecord.from_json(r) for r in log if r["slot"] in wanted]
-    decided = [stop_when is not None and stop_when(played)]
-    todo = [] if decided[0] else [s for s in slots if not log.done(s.id)]
+    with JsonlLog(log_path, key="slot") as log:  # one writer a log: a second is refused
+        wanted = {s.id for s in slots}
+        played = [GameRecord.from_json(r) for r in log if r["slot"] in wanted]
+        decided = [stop_when is not None and stop_when(played)]
+        todo = [] if decided[0] else [s for s in slots if not log.done(s.id)]
 
-    def should_stop() -> bool:
-        return decided[0]
+        def should_stop() -> bool:
+            return decided[0]
 
-    played_by = game_provenance(rules or Adjudication())
-    crashes = [0]  # engine crashes in a row: a broken engine stops the match, not each game
+        played_by = game_provenance(rules or Adjudication())
+        crashes = [0]  # engine crashes in a row: a broken engine stops the match, not each game
 
-    def finish(game: GameRecord, slot: GameSlot) -> None:
-        first_score = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[game.result]
-        if not slot.first_is_white:
-            first_score = 1.0 - first_score
-        record = game.in_match(slot=slot.id, pair=slot.pair, game=slot.game,
-                               opening=slot.opening, first=first.name, second=second.name,
-                               first_is_white=slot.first_is_white, first_score=first_score,
-                               event=event,
-                               date=_dt.datetime.now(_dt.timezone.utc).strftime("%Y.%m.%d"),
-                               provenance=played_by)
-        log.append(record.to_json())
-        played.append(record)
-        crashes[0] = crashes[0] + 1 if game.termination == "engine_crash" else 0
-        if crashes[0] >= CRASH_STREAK:
-            raise KitError(f"{CRASH_STREAK} games in a row ended in an engine crash, the last: "
-                           f"{game.detail}; the match stopped with its games kept (rerun to "
-                           "resume once the engine is fixed)")
-        if stop_when is not None and not decided[0]:
-            decided[0] = stop_when(played)
-        if on_game is not None:
-            on_game(record)
+        def finish(game: GameRecord, slot: GameSlot) -> None:
+            first_score = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[game.result]
+            if not slot.first_is_white:
+                first_score = 1.0 - first_score
+            record = game.in_match(slot=slot.id, pair=slot.pair, game=slot.game,
+                                   opening=slot.opening, first=first.name, second=second.name,
+                                   first_is_white=slot.first_is_white, first_score=first_score,
+                                   event=event,
+                                   date=_dt.datetime.now(_dt.timezone.utc).strftime("%Y.%m.%d"),
+                                   provenance=played_by)
+            log.append(record.to_json())
+            played.append(record)
+            crashes[0] = crashes[0] + 1 if game.termination == "engine_crash" else 0
+            if crashes[0] >= CRASH_STREAK:
+                raise KitError(f"{CRASH_STREAK} games in a row ended in an engine crash, the last: "
+                               f"{game.detail}; the match stopped with its games kept (rerun to "
+                               "resume once the engine is fixed)")
+            if stop_when is not None and not decided[0]:
+                decided[0] = stop_when(played)
+            if on_game is not None:
+                on_game(record)
 
-    if todo and concurrency > 1:
-        _play_concurrently(first, second, todo, rules, finish, concurrency,
-                           service or InferenceService(), should_stop)
-    elif todo:
-        players = [first.build(), second.build()]
-        try:
-            for slot in todo:
-                if should_stop():
-                    break
-                white, black = (players if slot.first_is_white else players[::-1])
-                record = play_game(white, black, slot.fen, rules)
-                if record.termination in ("engine_crash", "time_forfeit"):
-                    for k, spec in enumerate((first, second)):  # fresh engines go on playing
-                        players[k].close()
-                        players[k] = spec.build()
-                finish(record, slot)
-        finally:
-            for player in players:
-                player.close()
-    return sorted((GameRecord.from_json(r) for r in log if r["slot"] in wanted),
-                  key=lambda r: r.slot or "")
+        if todo and concurrency > 1:
+            _play_concurrently(first, second, todo, rules, finish, concurrency,
+                               service or InferenceService(), should_stop)
+        elif todo:
+            players = [first.build(), second.build()]
+            try:
+                for slot in todo:
+                    if should_stop():
+                        break
+                    white, black = (players if slot.first_is_white else players[::-1])
+                    record = play_game(white, black, slot.fen, rules)
+                    if record.termination in ("engine_crash", "time_forfeit"):
+                        for k, spec in enumerate((first, second)):  # fresh engines go on playing
+                            players[k].close()
+                            players[k] = spec.build()
+                    finish(record, slot)
+            finally:
+                for player in players:
+                    player.close()
+        return sorted((GameRecord.from_json(r) for r in log if r["slot"] in wanted),
+                      key=lambda r: r.slot or "")
 
 
 @dataclass(frozen=True)
@@ -790,10 +790,30 @@ def write_pgn(records: Sequence[GameRecord], path: str | os.PathLike[str]) -> Pa
 
 
 def load_records(paths: Sequence[str | os.PathLike[str]]) -> list[GameRecord]:
-    """Game records of several JSONL logs."""
+    """Game records of several JSONL logs (one match's shards): one a slot.
+
+    A slot recorded twice (two processes appended the same game, as a stopped run's
+    orphaned workers once did beside its resumed run) counts once, its first record as
+    :class:`~chessmoe._io.jsonl.JsonlLog` keeps it, and the extra lines are reported as a
+    warning naming the log and their number, never counted as games."""
+    import logging
+
     from chessmoe._io.jsonl import read_records
 
     out: list[GameRecord] = []
+    seen: set[str] = set()
     for path in paths:
-        out.extend(GameRecord.from_json(r) for r in read_records(path).records)
+        extra = 0
+        for raw in read_records(path).records:
+            record = GameRecord.from_json(raw)
+            if record.slot is not None:
+                if record.slot in seen:
+                    extra += 1
+                    continue
+                seen.add(record.slot)
+            out.append(record)
+        if extra:
+            logging.getLogger("chessmoe").warning(
+                "%s: %d record(s) of games already read (the same slot twice) skipped; "
+                "each slot counts once", path, extra)
     return out

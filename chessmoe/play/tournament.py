@@ -33,6 +33,7 @@ from tqdm import tqdm
 
 from chessmoe._io.errors import KitError
 from chessmoe._io.fsutil import atomic_write_json, sha256_file
+from chessmoe._io.jobs import follow_parent
 from chessmoe._io.provenance import provenance
 from chessmoe.nets.names import (
     CONTROL_SEEDS,
@@ -397,7 +398,10 @@ _WORKER_GPU: list[int] = []
 
 def _pin_worker(counter: Any, gpus: int) -> None:
     """Process-pool initializer: give this worker its own GPU (round-robin over ``gpus``) by
-    ``CUDA_VISIBLE_DEVICES``, before torch initialises CUDA; the worker then sees ``cuda:0``."""
+    ``CUDA_VISIBLE_DEVICES``, before torch initialises CUDA; the worker then sees ``cuda:0``.
+    The worker ends with its parent (:func:`~chessmoe._io.jobs.follow_parent`): a stopped
+    tournament's workers never play on beside the run that resumes it."""
+    follow_parent()
     with counter.get_lock():
         index = counter.value
         counter.value += 1

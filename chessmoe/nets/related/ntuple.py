@@ -68,7 +68,7 @@ import numpy.typing as npt
 
 from chessmoe._io.errors import KitError
 from chessmoe._io.fsutil import atomic_path, atomic_write_json
-from chessmoe._io.jsonl import JsonlLog, append_record
+from chessmoe._io.jsonl import JsonlLog
 from chessmoe.nets.related import pesto
 from chessmoe.phases import tapered_alpha
 
@@ -758,22 +758,22 @@ def label_positions(fens: Sequence[str], cache: Path, *, stockfish: Path, nodes:
     import chess.engine
     from tqdm import tqdm
 
-    log = JsonlLog(cache, key="key")
-    labels = {r["fen"]: r["move"] for r in log if r.get("nodes") == nodes}
-    missing = [fen for fen in dict.fromkeys(fens) if fen not in labels]
-    if missing:
-        engine = chess.engine.SimpleEngine.popen_uci(str(stockfish))
-        try:
-            for fen in tqdm(missing, desc="stockfish labels", disable=not progress):
-                result = engine.play(chess.Board(fen), chess.engine.Limit(nodes=nodes),
-                                     game=object())
-                if result.move is None:
-                    raise KitError(f"Stockfish gave no move for {fen}")
-                labels[fen] = result.move.uci()
-                append_record(cache, {"key": f"{nodes}:{fen}", "fen": fen, "nodes": nodes,
-                                      "move": labels[fen]})
-        finally:
-            engine.quit()
+    with JsonlLog(cache, key="key") as log:  # one labelling run a cache at a time
+        labels = {r["fen"]: r["move"] for r in log if r.get("nodes") == nodes}
+        missing = [fen for fen in dict.fromkeys(fens) if fen not in labels]
+        if missing:
+            engine = chess.engine.SimpleEngine.popen_uci(str(stockfish))
+            try:
+                for fen in tqdm(missing, desc="stockfish labels", disable=not progress):
+                    result = engine.play(chess.Board(fen), chess.engine.Limit(nodes=nodes),
+                                         game=object())
+                    if result.move is None:
+                        raise KitError(f"Stockfish gave no move for {fen}")
+                    labels[fen] = result.move.uci()
+                    log.append({"key": f"{nodes}:{fen}", "fen": fen, "nodes": nodes,
+                                "move": labels[fen]})
+            finally:
+                engine.quit()
     return {fen: labels[fen] for fen in fens}
 
 
