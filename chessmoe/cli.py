@@ -192,7 +192,8 @@ def _train(args: argparse.Namespace) -> int:
             chosen.training, config.experts_of(chosen), results_dir=args.results,
             data_dir=args.data_dir,
             regimes=args.regime, a=args.a, phases=args.phase, workers=args.workers,
-            overrides=overrides, definitions=args.definitions, progress=not args.quiet)
+            overrides=overrides, definitions=args.definitions, progress=not args.quiet,
+            balanced=args.balanced)
     except (ValueError, FileNotFoundError) as error:
         print(f"chessmoe train: {error}", file=sys.stderr)
         return 2
@@ -215,6 +216,7 @@ def _train_controls(args: argparse.Namespace, chosen: Any, overrides: dict[str, 
     # what a control learns is fixed (the regular network's configuration); how it runs is not
     learning = {k: v for k, v in overrides.items() if k not in EXECUTION_OPTIONS}
     fixed = [flag for flag, value in (("--regime", args.regime), ("--a", args.a),
+                                      ("--balanced", args.balanced),
                                       ("--phase", args.phase),
                                       ("--definitions", args.definitions),
                                       ("--workers", args.workers), ("--set", learning))
@@ -723,6 +725,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="regular separated staged weighted (default: all)")
     train.add_argument("--a", type=float, nargs="*", default=None,
                        help="weighting factors for the weighted regime (default: 4 10)")
+    train.add_argument("--balanced", action="store_true",
+                       help="weighted regime: rescale the weights to mean 1 over the training "
+                            "data's phase shares (bundle weighted-a<a>-balanced; not the "
+                            "paper's recipe, whose weights average 1 over equal shares)")
     train.add_argument("--phase", type=int, nargs="*", default=None,
                        help="train only these experts (phase ids)")
     train.add_argument("--definitions", nargs="*", default=None,

@@ -238,6 +238,11 @@ def test_medium_design_plays_equal_compute_under_cutechess_rules(tmp_path: Path)
     assert h2h.label("kind") == "head-to-head" and h2h.second.name == "regular-long"
     assert (h2h.first.batch_size, h2h.first.nodes) == (8, 100)
     assert build_design("medium", tmp_path, pairs=3).matches[0].pairs == 3
+    _bundles(tmp_path, ("weighted-a10-balanced",))  # the test of weighted's reversal
+    balanced = build_design("medium", tmp_path).matches[-1]
+    assert balanced.name == "weighted-a10-balanced-b8-n100"
+    assert (balanced.first.name, balanced.second.name) == ("weighted-a10-balanced", "regular")
+    assert balanced.first.experts.endswith("weighted-a10-balanced") and balanced.pairs == 200
 
 
 def test_table1_at_a_second_scale_reads_each_bundle_and_names_those_not_evaluated(

@@ -221,6 +221,34 @@ def test_weighted_learning_weights_are_table5() -> None:
     assert np.mean(phase_weights(4, 1, n_phases=5)) == pytest.approx(1.0)
 
 
+def test_balanced_weights_average_one_over_the_data_and_keep_the_ratio() -> None:
+    """Table 5's weights average 1 only over equally common phases; balanced weights average
+    1 over the data's phase shares, with w_main / w_other still a."""
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from chessmoe.nets.recipes import balanced_phase_weights
+
+    # 20 / 20 / 60 %: the endgame expert's paper weights average 0.05 + 0.05 + 1.5 = 1.6
+    assert balanced_phase_weights(10, 2, (0.2, 0.2, 0.6)) == pytest.approx(
+        (0.25 / 1.6, 0.25 / 1.6, 2.5 / 1.6))
+    assert balanced_phase_weights(10, 0, (20, 20, 60)) == pytest.approx(
+        (2.5 / 0.7, 0.25 / 0.7, 0.25 / 0.7))  # counts work as shares
+    assert balanced_phase_weights(4, 1, (1, 1, 1)) == pytest.approx(phase_weights(4, 1))
+    for bad in ((0.5,), (0.5, -0.1, 0.6), (0, 0, 0), (float("nan"), 1, 1)):
+        with pytest.raises(ValueError, match="phase shares"):
+            balanced_phase_weights(10, 0, bad)
+
+    @given(st.floats(1, 50), st.integers(0, 2),
+           st.lists(st.floats(0.01, 1.0), min_size=3, max_size=3))
+    def mean_one(a: float, main: int, shares: list[float]) -> None:
+        weights = balanced_phase_weights(a, main, shares)
+        assert np.dot(shares, weights) / sum(shares) == pytest.approx(1.0)
+        assert weights[main] / weights[(main + 1) % 3] == pytest.approx(a)
+
+    mean_one()
+
+
 def test_plans_of_the_regimes() -> None:
     assert [j.name for j in plan("regular")] == ["baseline"]
     separated = plan("separated")
@@ -233,6 +261,12 @@ def test_plans_of_the_regimes() -> None:
         stage_order(1, order=(1, 0, 2))
     weighted = plan("weighted", a=10)
     assert weighted[1].stages[0].weights == pytest.approx((0.25, 2.5, 0.25))
+    balanced = plan("weighted", a=10, shares=(0.2, 0.2, 0.6))
+    assert balanced[1].stages[0].weights == pytest.approx((0.25 / 0.7, 2.5 / 0.7, 0.25 / 0.7))
+    with pytest.raises(ValueError, match="2 phase shares"):
+        plan("weighted", a=10, shares=(0.5, 0.5))
+    with pytest.raises(ValueError, match="weighted regime's weights only"):
+        plan("staged", shares=(0.2, 0.2, 0.6))
     assert [j.name for j in plan("separated", "movecount4")] == [f"phase{p}" for p in range(4)]
     with pytest.raises(ValueError, match="unknown regime"):
         plan("boosted")
@@ -284,6 +318,39 @@ def test_staged_expert_carries_weights_and_resets_the_optimiser(dataset: Path,
     firsts = [min((r for r in stage_rows if r["stage"] == k), key=lambda r: r["iteration"])
               for k in (1, 2, 3)]
     assert firsts[0]["lr"] == pytest.approx(firsts[1]["lr"]) == pytest.approx(firsts[2]["lr"])
+
+
+def test_a_balanced_weighted_expert_trains_on_the_data_shares_weights(
+        dataset: Path, tmp_path: Path) -> None:
+    """The bundle is named apart from the paper's, its run trains with the balanced weights,
+    and its manifest records the shares (from the dataset's manifest) and every weight."""
+    from chessmoe.nets.controls import bundle_spec
+    from chessmoe.nets.recipes import balanced_phase_weights
+    from chessmoe.nets.regimes import BundleSpec, train_shares
+
+    counts = json.loads((dataset / "manifest.json").read_text())["datasets"]["lichess"]["train"]
+    positions = [counts[n]["positions"] for n in ("opening", "middlegame", "endgame")]
+    shares = train_shares(dataset, "lichess")
+    assert shares == pytest.approx([p / sum(positions) for p in positions])
+    manifest = train_bundle("weighted", tmp_path, dataset, SMOKE, a=10, phases=[0],
+                            progress=False, balanced=True)
+    bundle = tmp_path / "weighted-a10-balanced"
+    assert (bundle / "manifest.json").exists() and not (tmp_path / "weighted-a10").exists()
+    run = json.loads((bundle / "phase0" / "config.json").read_text())
+    expected = balanced_phase_weights(10, 0, shares)
+    assert run["data"]["weights"] == pytest.approx(expected)
+    assert run["data"]["weights"] != pytest.approx(phase_weights(10, 0))
+    balance = manifest["balanced_weights"]
+    assert balance["phase_shares"] == pytest.approx(shares, abs=1e-6)
+    assert balance["weights"]["phase0"] == pytest.approx(expected, abs=1e-6)
+    assert "balanced_weights" not in train_bundle("weighted", tmp_path, dataset, SMOKE, a=10,
+                                                  phases=[0], progress=False)
+    spec = bundle_spec("weighted-a10-balanced")
+    assert spec == BundleSpec("weighted", 10.0, balanced=True)
+    assert spec.name("lichess") == "weighted-a10-balanced"
+    assert bundle_spec("weighted-a10").balanced is False
+    with pytest.raises(ValueError, match="only the weighted regime"):
+        BundleSpec("staged", balanced=True)
 
 
 def test_mixture_uses_each_phase_expert_on_its_phase(dataset: Path, tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from chessmoe.nets.names import (
+    BALANCED_SUFFIX,
     CONTROL_SEEDS,
     REGULAR_LONG,
     SEEDED_METHODS,
@@ -50,9 +51,13 @@ __all__ = ["METHOD_SEEDS", "REGULAR_LONG", "SEPARATED_LONG", "ControlPlan", "bun
 
 def bundle_spec(name: str) -> BundleSpec:
     """The bundle a lichess-gated bundle name stands for: ``staged`` -> staged,
-    ``weighted-a10`` -> weighted with a = 10."""
+    ``weighted-a10`` -> weighted with a = 10, ``weighted-a10-balanced`` -> the same with
+    weights balanced over the data's phase shares."""
     if name.startswith("weighted-a"):
-        return BundleSpec("weighted", float(name.removeprefix("weighted-a")))
+        factor = name.removeprefix("weighted-a")
+        balanced = factor.endswith(BALANCED_SUFFIX)
+        return BundleSpec("weighted", float(factor.removesuffix(BALANCED_SUFFIX)),
+                          balanced=balanced)
     if name not in ("regular", "separated", "staged"):
         raise ValueError(f"{name!r} is not a bundle name of a regime")
     return BundleSpec(name)  # type: ignore[arg-type]  # checked above

@@ -3,17 +3,21 @@ players and reports can name them without importing the trainer).
 
 * ``regular-seed<N>``: the regular network under another seed;
 * ``<method>-seed<N>``: a mixture (staged, weighted a=10) under another seed;
-* ``separated-long`` / ``regular-long``: the equal-iteration and equal-compute controls.
+* ``separated-long`` / ``regular-long``: the equal-iteration and equal-compute controls;
+* ``weighted-a<a>-balanced``: weighted learning with the weights rescaled to mean 1 over the
+  training data's phase shares (:func:`chessmoe.nets.recipes.balanced_phase_weights`).
 
 The profile's own seed (9) is the bundle without a suffix (``regular``, ``staged``, ...).
 """
 
 from __future__ import annotations
 
-__all__ = ["CONTROL_SEEDS", "REGULAR_LONG", "SEEDED_METHODS", "SEPARATED_LONG",
-           "method_seed_bundle", "seed_bundle"]
+__all__ = ["BALANCED_SUFFIX", "CONTROL_SEEDS", "REGULAR_LONG", "SEEDED_METHODS",
+           "SEPARATED_LONG", "method_seed_bundle", "seed_bundle"]
 
 SEPARATED_LONG = "separated-long"
+#: The suffix of a weighted bundle trained with weights balanced over the data's phase shares.
+BALANCED_SUFFIX = "-balanced"
 REGULAR_LONG = "regular-long"
 
 #: The other seeds every seeded control is trained under (the profile's own is 9).

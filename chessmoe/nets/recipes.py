@@ -14,7 +14,8 @@ import pandas as pd
 
 from chessmoe.phases import phase_definition
 
-__all__ = ["TEST_SETS", "learning_rate", "momentum", "phase_weights", "table5", "test_sets"]
+__all__ = ["TEST_SETS", "balanced_phase_weights", "learning_rate", "momentum", "phase_weights",
+           "table5", "test_sets"]
 
 TEST_SETS = ("opening", "middlegame", "endgame", "no-phases")  # under the Lichess definition
 
@@ -58,6 +59,24 @@ def phase_weights(a: float, main: int, n_phases: int = 3) -> tuple[float, ...]:
         raise ValueError(f"main phase {main} outside 0..{n_phases - 1}")
     other = n_phases / (a + n_phases - 1)
     return tuple(a * other if phase == main else other for phase in range(n_phases))
+
+
+def balanced_phase_weights(a: float, main: int, shares: Sequence[float]) -> tuple[float, ...]:
+    """:func:`phase_weights` rescaled to a mean weight of 1 over the training positions when
+    the phases occur in the proportions ``shares`` (e.g. their position counts); the ratio
+    ``a`` between the main phase and the others is kept.
+
+    The paper's weights average 1 only over equally common phases, and the training loss is
+    the mean of weight x loss, so on data whose phases are unequal an expert's gradients are
+    scaled by its mean weight: on the medium data (opening, middlegame, endgame 15 / 27 /
+    58 % of the positions) a = 10 trains the opening expert at 0.59 and the endgame expert
+    at 1.55 of the regular network's step size. These weights train every expert at 1."""
+    if len(shares) < 2 or any(not x >= 0 for x in shares) or sum(shares) <= 0:
+        raise ValueError(f"phase shares must be two or more non-negative numbers with a "
+                         f"positive sum, not {list(shares)}")
+    base = phase_weights(a, main, len(shares))
+    mean = sum(s * w for s, w in zip(shares, base, strict=True)) / sum(shares)
+    return tuple(w / mean for w in base)
 
 
 def table5(a_values: Sequence[float] = (4, 10), definition: str = "lichess") -> pd.DataFrame:

@@ -6,7 +6,9 @@
   last, a fresh optimiser per stage, weights carried from the previous stage's best
   checkpoint;
 * ``weighted`` -- each expert sees all positions, its own phase weighted ``a`` times the
-  others, weights normalised to mean 1 (:func:`phase_weights`, paper Table 5).
+  others, weights normalised to mean 1 (:func:`phase_weights`, paper Table 5); a *balanced*
+  bundle (``weighted-a<a>-balanced``, not the paper's) rescales them to mean 1 over the
+  training data's phase shares (:func:`balanced_phase_weights`).
 
 A bundle directory holds ``phase0/``, ``phase1/``, ... (one run directory per expert, see
 :mod:`chessmoe.nets.training`), or ``baseline/`` for the regular regime, and a
@@ -38,7 +40,8 @@ from chessmoe._io.jsonl import read_records
 from chessmoe._io.provenance import provenance
 from chessmoe.games.datasets import DatasetStore
 from chessmoe.nets.checkpoints import load_checkpoint, resolve_device
-from chessmoe.nets.recipes import phase_weights, test_sets
+from chessmoe.nets.names import BALANCED_SUFFIX
+from chessmoe.nets.recipes import balanced_phase_weights, phase_weights, test_sets
 from chessmoe.nets.training import (
     DataSpec,
     TrainConfig,
@@ -139,13 +142,15 @@ class ExpertJob:
     validation: str
 
 
-def bundle_name(regime: str, a: float | None = None, definition: str | None = None) -> str:
-    """Directory name of a regime's bundle, e.g. ``weighted-a4`` or, for a bundle trained
-    with another phase definition than the profile's, ``separated-movecount3``."""
+def bundle_name(regime: str, a: float | None = None, definition: str | None = None,
+                balanced: bool = False) -> str:
+    """Directory name of a regime's bundle, e.g. ``weighted-a4``, ``weighted-a10-balanced``
+    or, for a bundle trained with another phase definition than the profile's,
+    ``separated-movecount3``."""
     if regime == "weighted":
         if a is None:
             raise ValueError("the weighted regime needs a")
-        name = f"weighted-a{a:g}"
+        name = f"weighted-a{a:g}" + (BALANCED_SUFFIX if balanced else "")
     else:
         name = regime
     return f"{name}-{definition}" if definition else name
@@ -165,10 +170,14 @@ def stage_order(main: int, n_phases: int = 3,
 
 
 def plan(regime: str, definition: str = "lichess", *, a: float | None = None,
-         orders: dict[int, Sequence[int]] | None = None) -> list[ExpertJob]:
-    """The training jobs of one regime."""
+         orders: dict[int, Sequence[int]] | None = None,
+         shares: Sequence[float] | None = None) -> list[ExpertJob]:
+    """The training jobs of one regime; ``shares`` (weighted only: the phases' shares of the
+    training positions) balances the weights over them (:func:`balanced_phase_weights`)."""
     names = phase_definition(definition).phase_names
     n = len(names)
+    if shares is not None and regime != "weighted":
+        raise ValueError("phase shares balance the weighted regime's weights only")
     if regime == "regular":
         return [ExpertJob("baseline", None, (Stage("no-phases"),), "no-phases")]
     if regime == "separated":
@@ -181,7 +190,11 @@ def plan(regime: str, definition: str = "lichess", *, a: float | None = None,
     if regime == "weighted":
         if a is None:
             raise ValueError("the weighted regime needs a")
-        return [ExpertJob(f"phase{p}", p, (Stage("no-phases", phase_weights(a, p, n)),),
+        if shares is not None and len(shares) != n:
+            raise ValueError(f"{len(shares)} phase shares for the {n} phases of {definition}")
+        return [ExpertJob(f"phase{p}", p, (Stage("no-phases", phase_weights(a, p, n)
+                                                  if shares is None
+                                                  else balanced_phase_weights(a, p, shares)),),
                           "no-phases") for p in range(n)]
     raise ValueError(f"unknown regime {regime!r}; known: {', '.join(REGIMES)}")
 
@@ -274,16 +287,18 @@ def train_bundle(regime: str, out_dir: str | os.PathLike[str], dataset_dir: str 
                  phases: Sequence[int] | None = None, workers: int = 1,
                  orders: dict[int, Sequence[int]] | None = None, profile: str = "custom",
                  progress: bool = True, baseline: str | os.PathLike[str] | None = None,
-                 name: str | None = None) -> dict[str, Any]:
+                 name: str | None = None, balanced: bool = False) -> dict[str, Any]:
     """Train (or resume) every expert of a regime into ``out_dir/<bundle name>/``.
 
     ``phases`` limits the experts trained (e.g. one separated expert); ``workers``
     trains independent experts in parallel processes; ``baseline`` names the regular
     bundle the search should compare against (recorded in the manifest); ``name``
-    replaces the bundle's directory name (controls such as ``regular-seed10``).
+    replaces the bundle's directory name (controls such as ``regular-seed10``);
+    ``balanced`` (weighted only) balances the weights over the training data's phase shares.
     """
-    bundle = Path(out_dir) / (name or bundle_name(regime, a))
-    jobs = plan(regime, definition, a=a, orders=orders)
+    bundle = Path(out_dir) / (name or bundle_name(regime, a, balanced=balanced))
+    shares = train_shares(dataset_dir, definition) if balanced else None
+    jobs = plan(regime, definition, a=a, orders=orders, shares=shares)
     if phases is not None:
         jobs = [j for j in jobs if j.phase in set(phases)]
     bundle.mkdir(parents=True, exist_ok=True)
@@ -292,7 +307,8 @@ def train_bundle(regime: str, out_dir: str | os.PathLike[str], dataset_dir: str 
     results = _run_jobs(args, workers)
     return write_manifest(bundle, regime, definition, dataset_dir, config, a=a,
                           profile=profile, baseline=baseline,
-                          trained={j.name: r for j, r in zip(jobs, results, strict=True)})
+                          trained={j.name: r for j, r in zip(jobs, results, strict=True)},
+                          balance=_balance(jobs, shares))
 
 
 #: The copy of the dataset manifest a bundle was trained on, kept in the bundle: a dataset
@@ -312,11 +328,39 @@ def keep_dataset_manifest(bundle: Path, dataset_manifest: Path) -> Path:
     return target
 
 
+def train_shares(dataset_dir: str | os.PathLike[str], definition: str) -> tuple[float, ...]:
+    """Each phase's share of the training positions under ``definition``, from the dataset's
+    manifest (what a balanced weighted bundle balances its weights over)."""
+    data = json.loads((Path(dataset_dir) / "manifest.json").read_text())
+    counts = data.get("datasets", {}).get(definition, {}).get("train", {})
+    names = phase_definition(definition).phase_names
+    missing = [n for n in names if n not in counts]
+    if missing:
+        raise ValueError(f"{dataset_dir}: the manifest counts no training positions of "
+                         f"{', '.join(missing)} under {definition}; rebuild the dataset")
+    positions = [int(counts[n]["positions"]) for n in names]
+    return tuple(p / sum(positions) for p in positions)
+
+
+def _balance(jobs: Sequence[ExpertJob], shares: Sequence[float] | None
+             ) -> dict[str, Any] | None:
+    """What a balanced bundle's manifest records: the shares and each expert's weights."""
+    if shares is None:
+        return None
+    return {"phase_shares": [round(x, 6) for x in shares],
+            "weights": {j.name: [round(w, 6) for w in (j.stages[0].weights or ())]
+                        for j in jobs},
+            "note": "the paper's weights (Table 5) rescaled to mean 1 over the training "
+                    "positions' phase shares (not the paper's recipe)"}
+
+
 def write_manifest(bundle: Path, regime: str, definition: str,
                    dataset_dir: str | os.PathLike[str], config: TrainConfig, *,
                    a: float | None, profile: str, baseline: str | os.PathLike[str] | None,
-                   trained: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """The bundle manifest: regime, definition, data, profile and every expert present."""
+                   trained: dict[str, dict[str, Any]],
+                   balance: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The bundle manifest: regime, definition, data, profile and every expert present
+    (``balance``: a balanced weighted bundle's shares and weights)."""
     manifest_path = bundle / "manifest.json"
     old = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
     experts = dict(old.get("experts", {}))
@@ -342,6 +386,7 @@ def write_manifest(bundle: Path, regime: str, definition: str,
                     "split": data["split"]["description"]},
         "baseline": str(baseline) if baseline is not None else None,
         "experts": dict(sorted(experts.items())),
+        **({"balanced_weights": balance} if balance is not None else {}),
         "provenance": provenance(),
     }
     keep_dataset_manifest(bundle, dataset_manifest)
@@ -360,12 +405,15 @@ class BundleSpec:
     regime: Regime
     a: float | None = None
     definition: str | None = None
+    balanced: bool = False  # weighted only: weights balanced over the data's phase shares
 
     def __post_init__(self) -> None:
         if self.regime not in REGIMES:
             raise ValueError(f"unknown regime {self.regime!r}; known: {', '.join(REGIMES)}")
         if (self.regime == "weighted") != (self.a is not None):
             raise ValueError("the weighted regime, and only it, takes a factor a")
+        if self.balanced and self.regime != "weighted":
+            raise ValueError("only the weighted regime's weights can be balanced")
 
     def resolved(self, default: str) -> tuple[str, str | None]:
         """(definition, directory suffix): the suffix names a non-default definition."""
@@ -374,7 +422,7 @@ class BundleSpec:
 
     def name(self, default: str) -> str:
         """The bundle's directory name under the profile's definition ``default``."""
-        return bundle_name(self.regime, self.a, self.resolved(default)[1])
+        return bundle_name(self.regime, self.a, self.resolved(default)[1], self.balanced)
 
 
 ALL_BUNDLES: tuple[BundleSpec, ...] = (BundleSpec("regular"), BundleSpec("separated"),
@@ -396,7 +444,8 @@ def train_all(out_dir: str | os.PathLike[str], dataset_dir: str | os.PathLike[st
     args: list[_JobArgs] = []
     for spec in bundles:
         name, bundle_definition = spec.name(definition), spec.resolved(definition)[0]
-        for job in plan(spec.regime, bundle_definition, a=spec.a):
+        shares = train_shares(dataset_dir, bundle_definition) if spec.balanced else None
+        for job in plan(spec.regime, bundle_definition, a=spec.a, shares=shares):
             planned.append((name, job))
             args.append(_JobArgs(job, str(out / name), str(dataset_dir), bundle_definition,
                                  config, progress))
@@ -406,10 +455,13 @@ def train_all(out_dir: str | os.PathLike[str], dataset_dir: str | os.PathLike[st
         name, bundle_definition = spec.name(definition), spec.resolved(definition)[0]
         trained = {job.name: result for (n, job), result in zip(planned, results, strict=True)
                    if n == name}
+        jobs = [job for n, job in planned if n == name]
         manifests[name] = write_manifest(
             out / name, spec.regime, bundle_definition, dataset_dir, config, a=spec.a,
             profile=profile, baseline=None if spec.regime == "regular"
-            else os.path.relpath(regular, out / name), trained=trained)
+            else os.path.relpath(regular, out / name), trained=trained,
+            balance=_balance(jobs, train_shares(dataset_dir, bundle_definition))
+            if spec.balanced else None)
         if evaluate:
             evaluate_bundle(out / name, dataset_dir, test_samples=test_samples)
     return manifests
@@ -438,9 +490,11 @@ def train_profile(profile: TrainingPlan, name: str, *,
                   phases: Sequence[int] | None = None, workers: int | None = None,
                   overrides: dict[str, Any] | None = None, source: str | None = None,
                   definitions: Sequence[str] | None = None,
-                  progress: bool = True) -> dict[str, dict[str, Any]]:
+                  progress: bool = True, balanced: bool = False) -> dict[str, dict[str, Any]]:
     """Build (or reuse) the plan's dataset (or ``source``'s) and train its regimes into
-    ``results_dir/experts/<name>/``; return the bundle manifests."""
+    ``results_dir/experts/<name>/``; return the bundle manifests. ``balanced``: the
+    weighted bundles balance their weights over the data's phase shares
+    (``weighted-a<a>-balanced``, beside the paper's)."""
     config = TrainConfig.from_dict({**profile.train.to_dict(), **(overrides or {})})
     dataset_dir = profile_dataset(profile, data_dir=data_dir, source=source, progress=progress)
     wanted = set(regimes) if regimes else set(profile.regimes)
@@ -449,8 +503,10 @@ def train_profile(profile: TrainingPlan, name: str, *,
         raise ValueError(f"unknown regime(s) {sorted(unknown)}; known: {', '.join(REGIMES)}")
     factors = tuple(a) if a else profile.weighted_a
     bundles = [BundleSpec(r) for r in ("regular", "separated", "staged") if r in wanted]
+    if balanced and "weighted" not in wanted:
+        raise ValueError("balanced weights are the weighted regime's: name --regime weighted")
     if "weighted" in wanted:
-        bundles += [BundleSpec("weighted", float(x)) for x in factors]
+        bundles += [BundleSpec("weighted", float(x), balanced=balanced) for x in factors]
     if definitions is None:
         definitions = profile.definitions if regimes is None else ()
     bundles += [BundleSpec("separated", None, d) for d in definitions
@@ -460,10 +516,11 @@ def train_profile(profile: TrainingPlan, name: str, *,
         manifests = {}
         for spec in bundles:
             bundle_definition = spec.resolved(profile.definition)[0]
-            manifests[bundle_name(spec.regime, spec.a)] = train_bundle(
+            manifests[bundle_name(spec.regime, spec.a, balanced=spec.balanced)] = train_bundle(
                 spec.regime, out, dataset_dir, config, definition=bundle_definition,
                 a=spec.a, phases=None if spec.regime == "regular" else phases,
-                workers=workers or profile.workers, profile=name, progress=progress)
+                workers=workers or profile.workers, profile=name, progress=progress,
+                balanced=spec.balanced)
         return manifests
     return train_all(out, dataset_dir, config, definition=profile.definition, bundles=bundles,
                      workers=workers or profile.workers, profile=name, progress=progress,

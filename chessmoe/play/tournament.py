@@ -36,6 +36,7 @@ from chessmoe._io.fsutil import atomic_write_json, sha256_file
 from chessmoe._io.jobs import follow_parent
 from chessmoe._io.provenance import provenance
 from chessmoe.nets.names import (
+    BALANCED_SUFFIX,
     CONTROL_SEEDS,
     REGULAR_LONG,
     SEEDED_METHODS,
@@ -734,7 +735,9 @@ def medium_spec(experts_root: str, *, pairs: int = 200, backend: str = "onnx"
     * staged, weighted a=10 and ``regular-long`` against the regular network (the powered
       design's arms, same names), and
     * staged and weighted a=10 head to head against ``regular-long`` (the replicated
-      design's names),
+      design's names), and
+    * ``weighted-a10-balanced`` (weights balanced over the data's phase shares, when
+      trained) against the regular network: the test of why weighted a=10 loses here,
 
     ``pairs`` pairs each (400 games by default: the powered design's count per method).
     Matches whose bundles are not trained are left out (they join when trained).
@@ -761,6 +764,10 @@ def medium_spec(experts_root: str, *, pairs: int = 200, backend: str = "onnx"
                           (("kind", "head-to-head"), ("method", m), ("first", m),
                            ("second", REGULAR_LONG)))
                     for m in ("staged", "weighted-a10") if exists(m)]
+    balanced = f"weighted-a10{BALANCED_SUFFIX}"  # the test of weighted's reversal
+    if exists("regular") and exists(balanced):
+        matches.append(match(balanced, "regular", f"{balanced}-{group}",
+                             (("kind", "control"), ("method", balanced))))
     return TournamentSpec("medium", tuple(matches), openings="embedded", pairs_per_shard=10,
                           games_at_once=20, adjudication=Adjudication())
 
