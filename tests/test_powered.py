@@ -269,7 +269,8 @@ def test_table1_at_a_second_scale_reads_each_bundle_and_names_those_not_evaluate
     write("staged", "mixture", 2.30, 0.004)
     table = figures.table_losses_at_scale(tmp_path / "experts", tmp_path / "out").table
     assert table is not None
-    assert list(table.index) == ["regular", "staged", "weighted-a10", "regular-long"]
+    assert list(table.index) == ["regular", "staged", "weighted-a10", "regular-long",
+                                 "weighted-a10-balanced"]
     assert table.loc["regular", "No-Phases"] == f"2.3600 +- {1.959964 * 0.003:.4f}"
     assert table.loc["staged", "evaluated as"] == "mixture"
     assert table.loc["staged", "Opening"] == f"2.4000 +- {1.959964 * 0.004:.4f}"

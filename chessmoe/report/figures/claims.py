@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from chessmoe.nets.names import REGULAR_LONG
+from chessmoe.nets.names import BALANCED_SUFFIX, REGULAR_LONG
 from chessmoe.report import replay, stems, verdicts
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 
@@ -35,7 +35,8 @@ DRAW_RULES_COUNTS: tuple[str, ...] = (
 
 #: The bundles of the equal-compute comparison, as the tournaments name their arms.
 COMPUTE_ARMS: tuple[str, ...] = ("regular-long", "separated", "separated-long", "staged",
-                                 "weighted-a4", "weighted-a10")
+                                 "weighted-a4", "weighted-a10",
+                                 f"weighted-a10{BALANCED_SUFFIX}")
 
 
 
@@ -100,7 +101,8 @@ def compute_points(scale: str, tournament_dir: str | os.PathLike[str],
 
 
 # The second scale's bundles, in the order the equal-compute question reads them.
-SCALE_BUNDLES = ("regular", "staged", "weighted-a10", REGULAR_LONG)
+SCALE_BUNDLES = ("regular", "staged", "weighted-a10", REGULAR_LONG,
+                 f"weighted-a10{BALANCED_SUFFIX}")
 _LOSS_SETS = (("No-Phases", "no-phases"), ("Opening", "opening"),
               ("Middlegame", "middlegame"), ("Endgame", "endgame"))
 
@@ -176,7 +178,7 @@ def fig_compute_gap(scales: Sequence[tuple[str, str | os.PathLike[str],
     axes = fig.subplots(1, max(len(scales), 1), squeeze=False)[0]
     colours = {"regular": "#000000", "regular-long": "#000000", "separated": "#d62728",
                "separated-long": "#ff9896", "staged": "#1f77b4", "weighted-a4": "#2ca02c",
-               "weighted-a10": "#98df8a"}
+               "weighted-a10": "#98df8a", f"weighted-a10{BALANCED_SUFFIX}": "#17becf"}
     drawn: list[ComputePoint] = []
     for ax, (label, tournament, experts) in zip(axes, scales, strict=False):
         points = compute_points(label, tournament, experts)
