@@ -1,4 +1,4 @@
-"""Small file-system helpers: atomic writes and checksums.
+"""Small file-system helpers: atomic writes, checksums and exclusive locks.
 
 Every long job in the kit writes through these so that an interruption never
 leaves a half-written file under its final name.
@@ -16,6 +16,16 @@ from pathlib import Path
 from typing import IO, Any
 
 from chessmoe._io.errors import KitError
+
+__all__ = [
+    "BusyError",
+    "atomic_path",
+    "atomic_write_bytes",
+    "atomic_write_json",
+    "atomic_write_text",
+    "hold_lock",
+    "sha256_file",
+]
 
 
 class BusyError(KitError):

@@ -84,10 +84,14 @@ class JsonlLog:
         self.path = Path(path)
         self.key = key
         self._lock: IO[str] | None = hold_lock(lock_path(self.path), str(self.path))
-        report = read_records(self.path)
-        self.bad_lines = report.bad_lines
-        if report.bad_lines:
-            self._rewrite_without_bad(report.records)
+        try:
+            report = read_records(self.path)
+            self.bad_lines = report.bad_lines
+            if report.bad_lines:
+                self._rewrite_without_bad(report.records)
+        except BaseException:
+            self.close()  # a log that could not be read is not held
+            raise
         self.records: dict[Any, dict[str, Any]] = {}
         for record in report.records:
             self.records.setdefault(record[key], record)
