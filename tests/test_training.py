@@ -784,3 +784,13 @@ def test_a_finished_staged_expert_resumes_in_a_clone_without_its_onnx_files(
     train_bundle("staged", tmp_path, dataset, SMOKE, phases=[1], progress=False)
     assert (expert / "model.pt").read_bytes() == weights
     assert json.loads((expert / "summary.json").read_text())["iterations"] == summary["iterations"]
+
+
+def test_train_all_records_a_balanced_bundles_shares(dataset: Path, tmp_path: Path) -> None:
+    from chessmoe.nets.regimes import BundleSpec, train_all, train_shares
+
+    manifests = train_all(tmp_path, dataset, SMOKE, evaluate=False,
+                          bundles=(BundleSpec("weighted", 10.0, balanced=True),))
+    balance = manifests["weighted-a10-balanced"]["balanced_weights"]
+    assert balance["phase_shares"] == pytest.approx(train_shares(dataset, "lichess"), abs=1e-6)
+    assert sorted(balance["weights"]) == ["phase0", "phase1", "phase2"]

@@ -442,9 +442,11 @@ def train_all(out_dir: str | os.PathLike[str], dataset_dir: str | os.PathLike[st
     regular = out / bundle_name("regular")
     planned: list[tuple[str, ExpertJob]] = []
     args: list[_JobArgs] = []
+    balances: dict[str, tuple[float, ...] | None] = {}  # a balanced bundle's phase shares
     for spec in bundles:
         name, bundle_definition = spec.name(definition), spec.resolved(definition)[0]
         shares = train_shares(dataset_dir, bundle_definition) if spec.balanced else None
+        balances[name] = shares
         for job in plan(spec.regime, bundle_definition, a=spec.a, shares=shares):
             planned.append((name, job))
             args.append(_JobArgs(job, str(out / name), str(dataset_dir), bundle_definition,
@@ -460,8 +462,7 @@ def train_all(out_dir: str | os.PathLike[str], dataset_dir: str | os.PathLike[st
             out / name, spec.regime, bundle_definition, dataset_dir, config, a=spec.a,
             profile=profile, baseline=None if spec.regime == "regular"
             else os.path.relpath(regular, out / name), trained=trained,
-            balance=_balance(jobs, train_shares(dataset_dir, bundle_definition))
-            if spec.balanced else None)
+            balance=_balance(jobs, balances[name]))
         if evaluate:
             evaluate_bundle(out / name, dataset_dir, test_samples=test_samples)
     return manifests
