@@ -119,6 +119,11 @@ def _inline(fn: _F) -> _F:
     return cast(_F, numba.njit(cache=True, inline="always")(fn))
 
 
+def _helper(fn: _F) -> _F:
+    """A larger helper, called (numba inlining it everywhere doubles the compile time)."""
+    return cast(_F, numba.njit(cache=True)(fn))
+
+
 # --- tables (built once at import; numba freezes them into the compiled code) -----------------
 
 _ONE: Final = np.uint64(1)
@@ -283,7 +288,7 @@ def _bishop_attacks(sq: Int, occ: np.uint64) -> np.uint64:
     return _line_attacks(occ, 2, sq) | _line_attacks(occ, 3, sq)
 
 
-@_inline
+@_helper
 def _attackers(pos: Pos, them: Int, sq: Int, occ: np.uint64, enemy: np.uint64) -> np.uint64:
     """Pieces in ``enemy`` (of colour word ``them``) attacking ``sq`` through ``occ``."""
     rq = pos[ROOKS] | pos[QUEENS]
@@ -294,7 +299,7 @@ def _attackers(pos: Pos, them: Int, sq: Int, occ: np.uint64, enemy: np.uint64) -
     return np.uint64(att & enemy)
 
 
-@_inline
+@_helper
 def _attack_map(pos: Pos, them: Int, occ: np.uint64) -> np.uint64:
     """Every square colour word ``them`` attacks through ``occ``."""
     enemy = pos[them]
@@ -335,7 +340,7 @@ def _emit(out: Moves, n: Int, frm: Int, targets: np.uint64) -> Int:
     return n
 
 
-@_inline
+@_helper
 def _emit_pawn(out: Moves, n: Int, frm: Int, to: Int) -> Int:
     if to >= 56 or to < 8:
         base = frm | to << 6
@@ -348,7 +353,7 @@ def _emit_pawn(out: Moves, n: Int, frm: Int, to: Int) -> Int:
     return n + 1
 
 
-@_inline
+@_helper
 def _ep_is_legal(pos: Pos, us: Int, ksq: Int, frm: Int, ep: Int, captured: Int) -> bool:
     """True when the en-passant capture ``frm`` x ``ep`` (taking the pawn on ``captured``)
     leaves our king unattacked."""
@@ -358,7 +363,7 @@ def _ep_is_legal(pos: Pos, us: Int, ksq: Int, frm: Int, ep: Int, captured: Int) 
     return bool(_attackers(pos, them, ksq, occ, enemy) == _ZERO)
 
 
-@_inline
+@_helper
 def _legal_ep(pos: Pos) -> Int:
     """The raw ep square when some en-passant capture there is legal, else 64."""
     ep = np.int64(pos[EP])
@@ -467,7 +472,7 @@ def is_check(pos: Pos) -> bool:
     return bool(checkers(pos) != _ZERO)
 
 
-@_inline
+@_helper
 def _has_insufficient(pos: Pos, color: Int) -> bool:
     own = pos[color]
     if own & (pos[PAWNS] | pos[ROOKS] | pos[QUEENS]):
@@ -643,7 +648,7 @@ def gen_legal(pos: Pos, out: Moves) -> int:
 # --- make move -------------------------------------------------------------------------------
 
 
-@_inline
+@_helper
 def _piece_word(pos: Pos, bit: np.uint64) -> int:
     if bit & pos[PAWNS]:
         return PAWNS
