@@ -162,6 +162,26 @@ def test_fixed_games_reach_every_move_kind_and_keys_match_transpositions() -> No
     assert len(transpositions) > 500
 
 
+@pytest.mark.parametrize("fen", [
+    "8/8/4k3/8/8/3K4/8/8 w - - 0 1",  # K v K
+    "8/8/4k3/8/8/3K4/8/6N1 w - - 0 1",  # K+N v K
+    "8/8/4k3/8/8/3K4/8/5B2 b - - 0 1",  # K+B v K
+    "8/8/4k3/3b4/8/3K4/8/5B2 w - - 0 1",  # bishops on one colour
+    "8/8/4k3/4b3/8/3K4/8/5B2 w - - 0 1",  # bishops on both colours
+    "8/8/4k3/8/8/3K4/8/5BB1 w - - 0 1",  # two bishops, both colours
+    "8/8/4k3/8/8/3K4/8/4NN2 w - - 0 1",  # K+N+N v K
+    "8/8/4k3/4n3/8/3K4/8/6N1 w - - 0 1",  # knight v knight (selfmate possible)
+    "8/8/4k3/4q3/8/3K4/8/6N1 w - - 0 1",  # knight v queen
+    "8/8/4k3/4b3/8/3K4/8/6N1 w - - 0 1",  # knight v bishop
+    "8/8/4k3/4p3/8/3K4/8/5B2 w - - 0 1",  # bishop v pawn
+    "8/8/4k3/8/8/3K4/8/5R2 w - - 0 1",  # K+R v K
+])
+def test_insufficient_material_follows_python_chess(fen: str) -> None:
+    board = chess.Board(fen)
+    assert nb.insufficient_material(nb.pos_from_board(board)) == \
+        board.is_insufficient_material()
+
+
 # --- keys ------------------------------------------------------------------------------------
 
 
