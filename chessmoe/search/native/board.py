@@ -132,10 +132,8 @@ _ALL: Final = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
 _TOP: Final = np.uint64(0x8000_0000_0000_0000)
 _FILE_A: Final = np.uint64(0x0101_0101_0101_0101)
 _FILE_H: Final = np.uint64(0x8080_8080_8080_8080)
-_RANK_1: Final = np.uint64(0xFF)
 _RANK_4: Final = np.uint64(0xFF << 24)
 _RANK_5: Final = np.uint64(0xFF << 32)
-_RANK_8: Final = np.uint64(0xFF << 56)
 _DARK: Final = np.uint64(0xAA55_AA55_AA55_AA55)
 _LIGHT: Final = np.uint64(0x55AA_55AA_55AA_55AA)
 _S7: Final = np.uint64(7)
@@ -665,7 +663,10 @@ def _piece_word(pos: Pos, bit: np.uint64) -> int:
 
 @_njit
 def make_move(pos: Pos, move: int, out: Pos) -> None:
-    """Copy ``pos`` into ``out`` and play the legal ``move`` there (python-chess's ``push``)."""
+    """Copy ``pos`` into ``out`` and play the legal ``move`` there (python-chess's ``push``).
+
+    ``out`` must be another buffer than ``pos`` (``pos`` is read while ``out`` is written).
+    """
     for i in range(POS_WORDS):
         out[i] = pos[i]
     frm = move & 63
