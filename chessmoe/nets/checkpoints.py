@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from chessmoe._io.errors import KitError
 from chessmoe._io.fsutil import atomic_path, atomic_write_json, sha256_file
 from chessmoe.nets.model import ModelConfig, RiseNet
 
-__all__ = ["CheckpointError", "export_onnx", "load_checkpoint", "load_optimizer",
+__all__ = ["CheckpointError", "export_onnx", "load_checkpoint", "load_model", "load_optimizer",
            "resolve_device", "save_checkpoint", "save_optimizer", "weights_sha256"]
 
 FORMAT = "chessmoe-checkpoint-1"
@@ -175,3 +176,18 @@ def export_onnx(model: RiseNet, path: str | os.PathLike[str]) -> Path:
                                         "wdl": {0: "batch"}, "plies": {0: "batch"},
                                         "policy": {0: "batch"}})
     return path
+
+
+@lru_cache(maxsize=32)
+def _cached_model(path: str, sha256: str, device: str, half: bool) -> RiseNet:
+    model = load_checkpoint(path).to(device).eval()
+    return model.half() if half else model
+
+
+def load_model(path: str | os.PathLike[str], device: str = "auto", half: bool = False
+               ) -> RiseNet:
+    """Load a checkpoint once per (file content, device, precision) and share it (the
+    search's networks and backends all come through here)."""
+    resolved = resolve_device(device)
+    return _cached_model(str(Path(path).resolve()), sha256_file(path), str(resolved),
+                         half and resolved.type == "cuda")

@@ -18,18 +18,17 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from chessmoe.search.inference import BACKEND_CHOICES as BACKENDS
 from chessmoe.search.inference import BackendChoice as Backend
 from chessmoe.search.inference import choose_backend
 from chessmoe.search.mcts import Evaluator, UniformEvaluator
+from chessmoe.search.routing import ROUTINGS, Routing
 
 __all__ = ["BACKENDS", "ROUTINGS", "Backend", "EvaluatorSpec", "Routing", "committed_bundles",
            "committed_results"]
 
-Routing = Literal["majority", "split", "soft"]
-ROUTINGS: tuple[Routing, ...] = ("majority", "split", "soft")
 
 
 def committed_results() -> Path | None:
@@ -106,6 +105,8 @@ class EvaluatorSpec:
         """The evaluator, and one line saying what was loaded."""
         import torch
 
+        # imported here, not above: the experts need torch, which the UCI front end must not
+        # load before it answers 'uci'
         from chessmoe.search.experts import load_bundle, mixture_from_bundle, network_from_dir
 
         torch.set_num_threads(self.threads)  # small search batches: more threads contend

@@ -35,10 +35,9 @@ import numpy.typing as npt
 import torch
 
 from chessmoe.encoding import records_to_planes
-from chessmoe.nets.checkpoints import load_checkpoint, resolve_device
+from chessmoe.nets.checkpoints import load_model, resolve_device
 from chessmoe.nets.model import RiseNet
 from chessmoe.phases import BoardBatch, PhaseDefinition, phase_definition, tapered_alpha_batch
-from chessmoe.search.evaluators import ROUTINGS
 from chessmoe.search.inference import (
     BackendName,
     EvalPlan,
@@ -49,6 +48,7 @@ from chessmoe.search.inference import (
     run_plan,
 )
 from chessmoe.search.mcts import Evaluation, LeafBatch
+from chessmoe.search.routing import ROUTINGS
 
 __all__ = [
     "Bundle",
@@ -57,7 +57,7 @@ __all__ = [
     "NetworkEvaluator",
     "legal_softmax",
     "load_bundle",
-    "load_model",
+    "load_model",  # re-exported from chessmoe.nets.checkpoints (its home)
     "mixture_from_bundle",
     "network_evaluator",
     "network_from_dir",
@@ -77,22 +77,6 @@ def legal_softmax(logits: npt.NDArray[np.float32], indices: Sequence[npt.NDArray
     flat = np.exp(flat - np.maximum.reduceat(flat, starts)[rows])
     flat /= np.add.reduceat(flat, starts)[rows]
     return np.split(flat.astype(np.float32), np.cumsum(counts)[:-1])
-
-
-@lru_cache(maxsize=32)
-def _cached_model(path: str, sha256: str, device: str, half: bool) -> RiseNet:
-    model = load_checkpoint(path).to(device).eval()
-    return model.half() if half else model
-
-
-def load_model(path: str | os.PathLike[str], device: str = "auto", half: bool = False
-               ) -> RiseNet:
-    """Load a checkpoint once per (file content, device, precision) and share it."""
-    from chessmoe._io.fsutil import sha256_file
-
-    resolved = resolve_device(device)
-    return _cached_model(str(Path(path).resolve()), sha256_file(path), str(resolved),
-                         half and resolved.type == "cuda")
 
 
 class NetworkEvaluator:
@@ -257,7 +241,7 @@ class MixtureEvaluator:
                     mixed += weights[:, k] * values
                 mixed_priors: list[npt.NDArray[np.float32]] = []
                 for i in range(len(batch)):
-                    mix = np.zeros(len(batch.moves[i]), dtype=np.float64)
+                    mix = np.zeros(len(indices[i]), dtype=np.float64)
                     for k in range(3):
                         mix += weights[i, k] * parts[k][i]
                     mixed_priors.append(mix.astype(np.float32))

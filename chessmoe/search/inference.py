@@ -146,7 +146,7 @@ def _exported(checkpoint: Path, sha256: str) -> Path:
     """The ONNX export of ``checkpoint`` (made once, atomically, keyed by its sha256)."""
     target = onnx_cache_dir() / f"{sha256}.onnx"
     if not target.exists():
-        from chessmoe.search.experts import load_model
+        from chessmoe.nets.checkpoints import load_model
 
         target.parent.mkdir(parents=True, exist_ok=True)
         _export(load_model(checkpoint, "cpu"), target)
@@ -199,7 +199,7 @@ class CudaBackend:
     than the last bucket run eagerly).
 
     The backend converts its own copy of ``model`` (the caller's, often the one
-    :func:`~chessmoe.search.experts.load_model` shares, stays fp32 where it was). With
+    :func:`~chessmoe.nets.checkpoints.load_model` shares, stays fp32 where it was). With
     ``graphs=False`` it runs on any device, which lets a machine without a GPU test the
     reduced-precision, channels-last and plane-building path against eager fp32."""
 
@@ -278,9 +278,9 @@ def make_backend(checkpoint: str | os.PathLike[str], backend: BackendName = "tor
                  device: str = "cpu", precision: str = "fp32", threads: int = 1,
                  name: str = "network") -> NetworkBackend:
     """The backend ``backend`` for the network in ``checkpoint`` (loaded with
-    ``weights_only=True`` through :func:`chessmoe.search.experts.load_model`)."""
+    ``weights_only=True`` through :func:`chessmoe.nets.checkpoints.load_model`)."""
     from chessmoe._io.fsutil import sha256_file
-    from chessmoe.search.experts import load_model
+    from chessmoe.nets.checkpoints import load_model
 
     path = Path(checkpoint)
     if backend == "onnx":
