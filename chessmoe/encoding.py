@@ -45,6 +45,7 @@ __all__ = [
     "move_to_policy_index",
     "policy_index_to_move",
     "policy_indices",
+    "record_board",
     "records_to_planes",
     "records_to_planes_torch",
     "table6",
@@ -200,6 +201,34 @@ def board_record_tuple(board: chess.Board, repetition: int | None = None) -> tup
             int(board.turn), _repetitions(board) if repetition is None else repetition,
             int(board.chess960), min(board.halfmove_clock, 65535),
             min(board.fullmove_number, 65535))
+
+
+def record_board(record: Any) -> chess.Board:
+    """The python-chess board of one record (no move stack: history fields are not kept).
+    Standard chess only; the en-passant square is the record's (a legal capture)."""
+    board = chess.Board(None)
+    board.occupied_co[chess.WHITE] = int(record["white"])
+    board.occupied_co[chess.BLACK] = int(record["black"])
+    board.pawns = int(record["pawns"])
+    board.knights = int(record["knights"])
+    board.bishops = int(record["bishops"])
+    board.rooks = int(record["rooks"])
+    board.queens = int(record["queens"])
+    board.kings = int(record["kings"])
+    board.occupied = board.occupied_co[chess.WHITE] | board.occupied_co[chess.BLACK]
+    board.promoted = chess.BB_EMPTY
+    board.turn = bool(record["turn"])
+    bits = int(record["castling"])
+    rights = 0
+    for bit, square in ((1, chess.H1), (2, chess.A1), (4, chess.H8), (8, chess.A8)):
+        if bits & bit:
+            rights |= chess.BB_SQUARES[square]
+    board.castling_rights = rights
+    ep = int(record["ep_square"])
+    board.ep_square = None if ep >= NO_SQUARE else ep
+    board.halfmove_clock = int(record["halfmove"])
+    board.fullmove_number = int(record["fullmove"])
+    return board
 
 
 def board_to_record(board: chess.Board) -> np.ndarray:

@@ -40,7 +40,9 @@ from chessmoe.encoding import (
     RECORD_DTYPE,
     castling_bits,
     legal_ep_square,
+    policy_index_to_move,
     policy_indices,
+    record_board,
 )
 
 __all__ = [
@@ -54,6 +56,7 @@ __all__ = [
     "SearchConfig",
     "SearchResult",
     "SearchSteps",
+    "TreeSearch",
     "UniformEvaluator",
     "drive",
     "exploration",
@@ -109,19 +112,43 @@ class Limits:
                 raise ValueError(f"{name} must be positive (or None for no limit)")
 
 
-@dataclass
 class LeafBatch:
-    """New leaves to evaluate: python-chess boards (without history), their compact
-    records (with the game/search history the encoder needs), legal moves and the moves'
-    policy indices."""
+    """New leaves to evaluate: their compact records (``[N]`` :data:`RECORD_DTYPE`, with the
+    game/search history the encoder needs) and each leaf's legal moves as policy indices
+    (``policy_indices[i]``: ``[moves_i]`` int64, in the order the priors must follow).
 
-    boards: list[chess.Board]
-    records: npt.NDArray[Any]
-    moves: list[list[chess.Move]]
-    policy_indices: list[npt.NDArray[np.int64]]
+    ``boards`` (python-chess boards without history) and ``moves`` (``chess.Move`` lists)
+    are built from the records on first use when the search did not pass them: evaluators
+    need only the records and the policy indices.
+    """
+
+    __slots__ = ("_boards", "_moves", "policy_indices", "records")
+
+    def __init__(self, *, records: npt.NDArray[Any],
+                 policy_indices: list[npt.NDArray[np.int64]],
+                 boards: list[chess.Board] | None = None,
+                 moves: list[list[chess.Move]] | None = None) -> None:
+        self.records = records
+        self.policy_indices = policy_indices
+        self._boards = boards
+        self._moves = moves
+
+    @property
+    def boards(self) -> list[chess.Board]:
+        if self._boards is None:
+            self._boards = [record_board(r) for r in self.records]
+        return self._boards
+
+    @property
+    def moves(self) -> list[list[chess.Move]]:
+        if self._moves is None:
+            self._moves = [[policy_index_to_move(int(i), board) for i in index]
+                           for board, index in zip(self.boards, self.policy_indices,
+                                                   strict=True)]
+        return self._moves
 
     def __len__(self) -> int:
-        return len(self.boards)
+        return len(self.records)
 
 
 @dataclass
@@ -143,7 +170,8 @@ class UniformEvaluator:
 
     def evaluate(self, batch: LeafBatch) -> Evaluation:
         return Evaluation(np.zeros(len(batch), dtype=np.float32),
-                          [np.full(len(m), 1.0 / len(m), dtype=np.float32) for m in batch.moves])
+                          [np.full(len(m), 1.0 / len(m), dtype=np.float32)
+                           for m in batch.policy_indices])
 
 
 _MOVES_CACHE_LIMIT = 200_000  # positions whose legal moves a search remembers (~60 MB)
@@ -236,6 +264,8 @@ class SearchResult:
 
 class MCTS:
     """A PUCT search that keeps its tree between moves."""
+
+    name = "python"
 
     def __init__(self, evaluator: Evaluator, config: SearchConfig | None = None) -> None:
         self.evaluator = evaluator
@@ -335,7 +365,9 @@ class MCTS:
                     node = None
                     break
                 node = node.children[node.moves.index(move)]
-            if node is not None and node.key == board._transposition_key():
+            # only an expanded node: an unexpanded one is a terminal node (a repetition or
+            # fifty-move draw by the path) whose edges were never made
+            if node is not None and node.expanded and node.key == board._transposition_key():
                 node.parent, node.move = None, None
                 self._rebase(node, 0)
                 self.root = node
@@ -603,6 +635,26 @@ class MCTS:
 
 SearchSteps = Generator[LeafBatch, Evaluation, SearchResult]
 """A search in progress: yields mini-batches, is sent their evaluations, returns the result."""
+
+
+class TreeSearch(Protocol):
+    """What plays a move: :class:`MCTS` (the Python reference) or the compiled
+    :class:`~chessmoe.search.native.search.NativeMCTS`, interchangeable."""
+
+    evaluator: Evaluator
+    config: SearchConfig
+
+    def search(self, board: chess.Board, limits: Limits,
+               stop: threading.Event | None = None,
+               on_progress: Callable[[SearchResult], None] | None = None,
+               progress_every: float = 1.0) -> SearchResult: ...
+
+    def search_steps(self, board: chess.Board, limits: Limits,
+                     stop: threading.Event | None = None,
+                     on_progress: Callable[[SearchResult], None] | None = None,
+                     progress_every: float = 1.0) -> SearchSteps: ...
+
+    def new_game(self) -> None: ...
 
 _T = TypeVar("_T")
 

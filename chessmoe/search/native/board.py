@@ -25,13 +25,14 @@ the same moves with either board. :func:`make_move` is copy-make with the semant
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final, TypeVar, cast
+from typing import Final, cast
 
 import chess
-import numba
 import numpy as np
 import numpy.typing as npt
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+
+from chessmoe.search.native.jit import compiled, inlined
 
 __all__ = [
     "BISHOPS",
@@ -106,22 +107,9 @@ POS_WORDS: Final = 15
 NO_SQUARE: Final = 64
 MAX_MOVES: Final = 256  # more than the 218 legal moves a standard position can have
 
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def _njit(fn: _F) -> _F:
-    """``numba.njit(cache=True)``, typed for mypy as the function it compiles."""
-    return cast(_F, numba.njit(cache=True)(fn))
-
-
-def _inline(fn: _F) -> _F:
-    """A small helper compiled into its callers."""
-    return cast(_F, numba.njit(cache=True, inline="always")(fn))
-
-
-def _helper(fn: _F) -> _F:
-    """A larger helper, called (numba inlining it everywhere doubles the compile time)."""
-    return cast(_F, numba.njit(cache=True)(fn))
+_njit = compiled
+_inline = inlined
+_helper = compiled  # a larger helper, called (inlining it everywhere doubles the compile time)
 
 
 # --- tables (built once at import; numba freezes them into the compiled code) -----------------

@@ -1,0 +1,354 @@
+"""The compiled PUCT search: :class:`NativeMCTS`, a drop-in for :class:`~chessmoe.search.mcts.MCTS`.
+
+Same constructor, ``search``/``search_steps``/``new_game`` and :class:`SearchResult`; the tree,
+move generation, terminal rules, selection, backup and the leaves' records and policy
+indices run in numba (:mod:`chessmoe.search.native.tree`), once per mini-batch. Python keeps
+what must match the reference bit for bit or talk to Python objects: sharpening and ordering
+each leaf's priors (numpy, exactly as the reference does), the evaluator call, limits, and
+the final move choice. With :class:`~chessmoe.search.mcts.UniformEvaluator` whole runs of
+mini-batches stay compiled (the tree-speed benchmark).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable, Generator
+from typing import Any
+
+import chess
+import numpy as np
+import numpy.typing as npt
+
+from chessmoe.encoding import _PLANE_LUT, NO_SQUARE, RECORD_DTYPE
+from chessmoe.search.mcts import (
+    Evaluation,
+    Evaluator,
+    LeafBatch,
+    Limits,
+    RootChild,
+    SearchConfig,
+    SearchResult,
+    SearchSteps,
+    UniformEvaluator,
+    drive,
+)
+from chessmoe.search.native import board as nb
+from chessmoe.search.native import tree as nt
+
+__all__ = ["NativeMCTS", "uniform_priors"]
+
+_INITIAL_NODES = 4096
+_CHUNK_BATCHES = 64  # compiled mini-batches between checks of the clock and the stop flag
+
+assert RECORD_DTYPE.itemsize == nt.RECORD_SIZE
+
+
+def uniform_priors(temperature: float) -> npt.NDArray[np.float64]:
+    """``[n]``: each move's sharpened prior when n moves share a uniform prior, computed as the
+    Python search computes it (float32 ``1/n``, the power in float64, numpy's sum)."""
+    table = np.zeros(nt.MAX_MOVES + 1, dtype=np.float64)
+    for n in range(1, nt.MAX_MOVES + 1):
+        priors = np.full(n, 1.0 / n, dtype=np.float32)
+        sharp = np.power(np.maximum(priors.astype(np.float64), 0.0), 1.0 / temperature)
+        total = sharp.sum()
+        table[n] = (sharp / total)[0] if total > 0 else 1 / n
+    return table
+
+
+class _Tree:
+    """The arrays of one tree (see :mod:`chessmoe.search.native.tree`)."""
+
+    def __init__(self, nodes: int) -> None:
+        self.ni = np.zeros((nodes, nt.NI), dtype=np.int64)
+        self.nv = np.zeros(nodes, dtype=np.float64)
+        self.pos = np.zeros((nodes, nb.POS_WORDS), dtype=np.uint64)
+        edges = nodes * 40
+        self.ei = np.zeros((edges, nt.EI), dtype=np.int64)
+        self.ef = np.zeros((edges, 2), dtype=np.float64)
+        self.st = np.zeros(4, dtype=np.int64)
+
+    @property
+    def nodes(self) -> int:
+        return int(self.st[nt.S_NODES])
+
+    @property
+    def root(self) -> int:
+        return int(self.st[nt.S_ROOT])
+
+    def ensure(self, room_nodes: int, room_edges: int) -> None:
+        """Grow (doubling) so that ``room_nodes`` nodes and ``room_edges`` edges fit."""
+        need_n = int(self.st[nt.S_NODES]) + room_nodes
+        need_e = int(self.st[nt.S_EDGES]) + room_edges
+        if need_n > len(self.ni):
+            size = max(need_n, 2 * len(self.ni))
+            self.ni = _grow(self.ni, size)
+            self.nv = _grow(self.nv, size)
+            self.pos = _grow(self.pos, size)
+        if need_e > len(self.ei):
+            size = max(need_e, 2 * len(self.ei))
+            self.ei = _grow(self.ei, size)
+            self.ef = _grow(self.ef, size)
+
+
+def _grow(array: npt.NDArray[Any], size: int) -> npt.NDArray[Any]:
+    grown = np.zeros((size, *array.shape[1:]), dtype=array.dtype)
+    grown[:len(array)] = array
+    return grown
+
+
+class NativeMCTS:
+    """A PUCT search in compiled code that keeps its tree between moves (see the module doc)."""
+
+    name = "native"
+
+    def __init__(self, evaluator: Evaluator, config: SearchConfig | None = None) -> None:
+        self.evaluator = evaluator
+        self.config = config or SearchConfig()
+        self._tree: _Tree | None = None
+        self._history_moves: list[chess.Move] = []
+        self._hist = np.zeros(0, dtype=np.uint64)
+        self._last = np.full((8, 2), NO_SQUARE, dtype=np.int64)
+        self._uniform = uniform_priors(self.config.prior_temperature)
+        self._buf = np.empty(nt.MAX_MOVES, dtype=np.int32)
+        self._tmp = np.empty((nt.MAX_MOVES, 2), dtype=np.int64)
+        self._inv_t = 1.0 / self.config.prior_temperature
+
+    # -- the public entry points --
+    def search(self, board: chess.Board, limits: Limits,
+               stop: threading.Event | None = None,
+               on_progress: Callable[[SearchResult], None] | None = None,
+               progress_every: float = 1.0) -> SearchResult:
+        """Search ``board`` (with its move stack: the game history) until a limit."""
+        return drive(self.search_steps(board, limits, stop, on_progress, progress_every),
+                     self.evaluator.evaluate)
+
+    def new_game(self) -> None:
+        """Forget the tree (e.g. on ``ucinewgame``)."""
+        self._tree = None
+        self._history_moves = []
+
+    def search_steps(self, board: chess.Board, limits: Limits,
+                     stop: threading.Event | None = None,
+                     on_progress: Callable[[SearchResult], None] | None = None,
+                     progress_every: float = 1.0) -> SearchSteps:
+        """:meth:`search` as a generator of mini-batches (see
+        :meth:`chessmoe.search.mcts.MCTS.search_steps`)."""
+        if not any(board.legal_moves):
+            raise ValueError(f"no legal move in {board.fen()}")
+        start = time.monotonic()
+        deadline = start + limits.movetime_ms / 1000 if limits.movetime_ms else None
+        max_simulations = limits.max_simulations
+        reused = self._prepare_root(board)
+        tree = self._tree
+        assert tree is not None
+        config = self.config
+        vv = config.virtual_visits
+        counters = np.zeros(6, dtype=np.int64)  # nodes, sims, batches, collisions, depth, seldepth
+        root = tree.root
+        if not tree.ni[root, nt.FLAGS] & nt.EXPANDED:
+            yield from self._evaluate_steps(np.array([root], dtype=np.int64), back_up=False)
+            tree.ni[root, nt.VISITS] += 1
+            counters[0] += 1
+        node_limit = limits.nodes if limits.nodes is not None else -1
+        sim_limit = max_simulations if max_simulations is not None else -1
+        limit_collisions = config.max_collisions if config.max_collisions is not None else 0
+        uniform = type(self.evaluator) is UniformEvaluator
+        next_report = start + progress_every
+        leaves = np.empty(config.batch_size, dtype=np.int64)
+        out = np.zeros(3, dtype=np.int64)
+        while True:
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            if stop is not None and stop.is_set():
+                break
+            if uniform:
+                status = nt.uniform_run(
+                    tree.ni, tree.nv, tree.pos, tree.ei, tree.ef, tree.st, config.batch_size,
+                    node_limit, sim_limit, limit_collisions, vv, config.c_init, config.c_base,
+                    config.unvisited_q, self._hist, len(self._hist), _PLANE_LUT,
+                    self._uniform, _CHUNK_BATCHES, len(tree.ni), len(tree.ei), counters)
+                if status == 0:
+                    break
+                if status == 1:
+                    room = 2 * config.batch_size + 2
+                    tree.ensure(room, room * nt.MAX_MOVES)
+            else:
+                if node_limit >= 0 and counters[0] >= node_limit:
+                    break
+                if sim_limit >= 0 and counters[1] >= sim_limit:
+                    break
+                if nt.root_decided(tree.ni, tree.ei, root):
+                    break
+                want = config.batch_size
+                if node_limit >= 0:
+                    want = min(want, node_limit - int(counters[0]))
+                if sim_limit >= 0:
+                    want = min(want, sim_limit - int(counters[1]))
+                room = 2 * want + 2
+                tree.ensure(room, room * nt.MAX_MOVES)
+                limit = limit_collisions if limit_collisions > 0 else max(1, want)
+                nt.collect(tree.ni, tree.nv, tree.pos, tree.ei, tree.ef, tree.st, want, limit,
+                           vv, config.c_init, config.c_base, config.unvisited_q, self._hist,
+                           len(self._hist), _PLANE_LUT, self._buf, leaves, out)
+                nleaves, done, hits = int(out[0]), int(out[1]), int(out[2])
+                counters[1] += done
+                counters[3] += hits
+                if nleaves:
+                    depth = yield from self._evaluate_steps(leaves[:nleaves].copy(),
+                                                            back_up=True)
+                    counters[0] += nleaves
+                    counters[1] += nleaves
+                    counters[2] += 1
+                    counters[4] += depth[0]
+                    counters[5] = max(int(counters[5]), int(depth[1]))
+                elif done == 0:
+                    break
+            if on_progress is not None and time.monotonic() >= next_report:
+                next_report = time.monotonic() + progress_every
+                on_progress(self._result(counters, start, reused))
+        return self._result(counters, start, reused)
+
+    # -- one mini-batch through the evaluator --
+    def _evaluate_steps(self, leaves: npt.NDArray[np.int64], back_up: bool
+                        ) -> Generator[LeafBatch, Evaluation, npt.NDArray[np.int64]]:
+        tree = self._tree
+        assert tree is not None
+        n = len(leaves)
+        counts = tree.ni[leaves, nt.COUNT]
+        records = np.zeros((n, nt.RECORD_SIZE), dtype=np.uint8)
+        policy = np.empty(int(counts.sum()), dtype=np.int64)
+        offsets = np.empty(n + 1, dtype=np.int64)
+        nt.write_batch(tree.ni, tree.pos, tree.ei, leaves, n, self._hist, len(self._hist),
+                       self._last, records, policy, offsets)
+        split = [policy[offsets[i]:offsets[i + 1]] for i in range(n)]
+        batch = LeafBatch(records=records.view(RECORD_DTYPE).reshape(n), policy_indices=split)
+        result = yield batch
+        sharpened = np.empty(len(policy), dtype=np.float64)
+        order = np.empty(len(policy), dtype=np.int64)
+        for i in range(n):
+            # exactly the reference's arithmetic (chessmoe.search.mcts.MCTS._expand)
+            priors = np.asarray(result.priors[i])
+            sharp = np.power(np.maximum(priors.astype(np.float64), 0.0), self._inv_t)
+            total = sharp.sum()
+            sharp = sharp / total if total > 0 else np.full(len(priors), 1 / len(priors))
+            rank = np.argsort(-sharp, kind="stable")
+            lo, hi = offsets[i], offsets[i + 1]
+            if hi - lo != len(priors):
+                raise ValueError(f"the evaluator returned {len(priors)} priors for a leaf "
+                                 f"with {hi - lo} legal moves")
+            sharpened[lo:hi] = sharp[rank]
+            order[lo:hi] = rank
+        values = np.asarray(result.values, dtype=np.float32).astype(np.float64)
+        depth = np.zeros(2, dtype=np.int64)
+        nt.finish_batch(tree.ni, tree.ei, tree.ef, tree.st, leaves, n, values, sharpened, order,
+                        offsets, self.config.virtual_visits, self._tmp, back_up, depth)
+        return depth
+
+    # -- tree reuse --
+    def _prepare_root(self, board: chess.Board) -> bool:
+        """Point the root at ``board``, reusing a subtree when the game continued from the
+        previous search's root; return whether a subtree was reused."""
+        history = list(board.move_stack)
+        tree = self._tree
+        reused = False
+        current = nb.pos_from_board(board)
+        if (self.config.reuse_tree and tree is not None
+                and history[:len(self._history_moves)] == self._history_moves):
+            node = tree.root
+            for move in history[len(self._history_moves):]:
+                if node < 0 or not tree.ni[node, nt.FLAGS] & nt.EXPANDED:
+                    node = -1
+                    break
+                code = nb.encode_move(move)
+                first, count = tree.ni[node, nt.FIRST], tree.ni[node, nt.COUNT]
+                hits = np.flatnonzero(tree.ei[first:first + count, nt.E_MOVE] == code)
+                node = int(tree.ei[first + hits[0], nt.E_CHILD]) if len(hits) else -1
+            if (node >= 0 and tree.ni[node, nt.FLAGS] & nt.EXPANDED
+                    and nb.key(tree.pos[node]) == nb.key(current)):
+                fresh = _Tree(max(_INITIAL_NODES, len(tree.ni)))
+                fresh.ei = np.zeros_like(tree.ei)
+                fresh.ef = np.zeros_like(tree.ef)
+                nt.compact(tree.ni, tree.nv, tree.pos, tree.ei, tree.ef, node, fresh.ni,
+                           fresh.nv, fresh.pos, fresh.ei, fresh.ef, fresh.st)
+                self._tree = fresh
+                reused = True
+        self._history_moves = history
+        start = nb.pos_from_board(board.root())
+        codes = np.array([nb.encode_move(m) for m in history], dtype=np.int32)
+        self._hist = np.zeros(len(codes), dtype=np.uint64)
+        nt.game_keys(start, codes, self._hist)
+        self._last = np.full((8, 2), NO_SQUARE, dtype=np.int64)
+        for k, move in enumerate(reversed(history[-8:])):
+            self._last[k] = (move.from_square, move.to_square)
+        if not reused:
+            tree = _Tree(_INITIAL_NODES)
+            tree.pos[0] = current
+            nt.new_node(tree.ni, tree.nv, tree.pos, tree.ei, tree.ef, tree.st, -1, -1, -1,
+                        self._hist, len(self._hist), _PLANE_LUT, self._buf)
+            tree.ni[0, nt.FLAGS] &= ~nt.TERMINAL  # a move must be chosen whatever the position
+            tree.ni[0, nt.MOVE] = -1
+            self._tree = tree
+        return reused
+
+    # -- the answer --
+    def _choose(self, n: npt.NDArray[np.int64], w: npt.NDArray[np.float64]) -> int:
+        """Most visits, with the Q-veto (as :meth:`chessmoe.search.mcts.MCTS._choose`)."""
+        child_n = [int(x) for x in n]
+        child_w = [float(x) for x in w]
+
+        def q(i: int) -> float:
+            return child_w[i] / child_n[i] if child_n[i] else math.nan
+
+        visits = [float(x) for x in child_n]
+        best = max(range(len(visits)), key=lambda i: visits[i])
+        q_best = q(best)
+        visited = [i for i in range(len(visits)) if child_n[i] > 1]
+        if visited:
+            best_q = max(visited, key=q)
+            if best_q != best and q(best_q) - q_best > self.config.q_veto_delta:
+                return best_q
+        order = sorted(range(len(visits)), key=lambda i: -visits[i])
+        if len(order) > 1:
+            second = order[1]
+            q_second = q(second)
+            if child_n[second] and q_second > q_best:
+                visits[second] += (q_second - q_best) * visits[best]
+        return max(range(len(visits)), key=lambda i: visits[i])
+
+    def _result(self, counters: npt.NDArray[np.int64], start: float, reused: bool
+                ) -> SearchResult:
+        tree = self._tree
+        assert tree is not None
+        root = tree.root
+        first, count = int(tree.ni[root, nt.FIRST]), int(tree.ni[root, nt.COUNT])
+        edges = slice(first, first + count)
+        codes = tree.ei[edges, nt.E_MOVE]
+        n = tree.ei[edges, nt.E_N]
+        w = tree.ef[edges, nt.E_W]
+        expanded = bool(tree.ni[root, nt.FLAGS] & nt.EXPANDED)
+        priors = tree.ef[edges, nt.E_PRIOR] if expanded else np.zeros(count)
+        moves = [nb.decode_move(int(c)) for c in codes]
+        best = self._choose(n, w) if expanded else 0
+        pv = [moves[best]]
+        node = int(tree.ei[first + best, nt.E_CHILD])
+        while node >= 0 and tree.ni[node, nt.FLAGS] & nt.EXPANDED:
+            f, c = int(tree.ni[node, nt.FIRST]), int(tree.ni[node, nt.COUNT])
+            child_n = tree.ei[f:f + c, nt.E_N]
+            if not child_n.any():
+                break
+            i = int(np.argmax(child_n))
+            pv.append(nb.decode_move(int(tree.ei[f + i, nt.E_MOVE])))
+            node = int(tree.ei[f + i, nt.E_CHILD])
+        q = w[best] / n[best] if n[best] else math.nan
+        children = [RootChild(m, int(k), (float(s) / int(k) if k else None), float(p))
+                    for m, k, s, p in zip(moves, n, w, priors, strict=True)]
+        children.sort(key=lambda c: -c.visits)
+        nodes = int(counters[0])
+        return SearchResult(
+            move=moves[best], value=0.0 if math.isnan(q) else float(q), pv=pv, nodes=nodes,
+            simulations=int(counters[1]), tree_nodes=tree.nodes,
+            seconds=time.monotonic() - start, depth=int(counters[4]) / max(nodes - 1, 1),
+            seldepth=int(counters[5]), batches=int(counters[2]),
+            collisions=int(counters[3]), children=children, reused=reused)

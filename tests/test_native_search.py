@@ -1,0 +1,219 @@
+"""The compiled search plays exactly like the Python reference (moves, visits, batches, games),
+writes the same leaf planes, and stops, grows and refuses cleanly."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import chess
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chessmoe.encoding import RECORD_DTYPE, board_to_planes, records_to_planes
+from chessmoe.search import native
+from chessmoe.search.kinds import SEARCH_KINDS, check_search_kind, make_search
+from chessmoe.search.mcts import MCTS, Limits, SearchConfig, UniformEvaluator
+from chessmoe.search.native import search as native_search
+from chessmoe.search.native import tree as nt
+from chessmoe.search.native.parity import compare_searches, parity_positions
+from chessmoe.search.native.search import NativeMCTS, uniform_priors
+from tests.golden.regenerate import HashEvaluator
+
+MATE_IN_TWO = "kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1"  # 1.Ra6! bxa6 2.b7#
+
+
+def _root_view(result: object) -> list[tuple[str, int, float | None]]:
+    return [(c.move.uci(), c.visits, c.q) for c in result.children]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("batch_size", [1, 8, 64])
+def test_same_moves_visits_and_batches_as_the_python_search(batch_size: int) -> None:
+    boards = parity_positions(24, seed=batch_size)
+    result = compare_searches(boards, lambda: HashEvaluator(seed=5), label="hash",
+                              batch_size=batch_size, nodes=120)
+    assert result.positions == 24
+    assert result.exact, result.mismatches
+
+
+@pytest.mark.parametrize("batch_size", [1, 8])
+def test_whole_games_with_tree_reuse_match_the_python_search(batch_size: int) -> None:
+    """Both searches play the same game move for move, reusing their trees, with the same
+    root visits, PV and depth statistics (history and repetitions included)."""
+    python = MCTS(HashEvaluator(seed=11), SearchConfig(batch_size=batch_size))
+    compiled = NativeMCTS(HashEvaluator(seed=11), SearchConfig(batch_size=batch_size))
+    board = chess.Board()
+    rng = random.Random(batch_size)
+    for _ in range(4):
+        board.push(rng.choice(list(board.legal_moves)))
+    reused = 0
+    while not board.is_game_over(claim_draw=True) and board.ply() < 60:
+        a = python.search(board, Limits(nodes=80))
+        b = compiled.search(board, Limits(nodes=80))
+        assert (a.move, _root_view(a), a.pv, a.reused, a.tree_nodes, a.depth, a.seldepth,
+                a.simulations, a.collisions) == (b.move, _root_view(b), b.pv, b.reused,
+                                                 b.tree_nodes, b.depth, b.seldepth,
+                                                 b.simulations, b.collisions)
+        reused += b.reused
+        assert a.move is not None
+        board.push(a.move)
+    assert reused > 10  # the trees really were reused
+
+
+def test_uniform_search_is_the_python_search_and_finds_the_mate() -> None:
+    for batch_size in (1, 8):
+        board = chess.Board(MATE_IN_TWO)
+        a = MCTS(UniformEvaluator(), SearchConfig(batch_size=batch_size)).search(
+            board, Limits(nodes=3000))
+        b = NativeMCTS(UniformEvaluator(), SearchConfig(batch_size=batch_size)).search(
+            board, Limits(nodes=3000))
+        assert b.move == chess.Move.from_uci("a1a6")
+        assert _root_view(a) == _root_view(b)
+        assert (a.simulations, a.tree_nodes) == (b.simulations, b.tree_nodes)
+
+
+def test_uniform_prior_table_is_the_reference_arithmetic() -> None:
+    table = uniform_priors(1.7)
+    for n in (1, 2, 20, 35, 218):
+        priors = np.full(n, 1.0 / n, dtype=np.float32)
+        sharp = np.power(priors.astype(np.float64), 1 / 1.7)
+        assert table[n] == (sharp / sharp.sum())[0]
+    assert table[1] == 1.0
+
+
+@pytest.mark.parametrize(("fen", "value"), [
+    ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", 0.0),  # stalemate
+    ("8/8/8/8/8/2k5/8/K1N5 w - - 0 1", 0.0),  # insufficient material
+])
+def test_terminal_children_score_as_the_rules_say(fen: str, value: float) -> None:
+    board = chess.Board(fen)
+    if not any(board.legal_moves):
+        with pytest.raises(ValueError, match="no legal move"):
+            NativeMCTS(UniformEvaluator()).search(board, Limits(nodes=10))
+        return
+    result = NativeMCTS(UniformEvaluator()).search(board, Limits(nodes=200))
+    assert result.value == pytest.approx(value)
+
+
+def test_leaf_records_expand_to_the_planes_of_the_game_board() -> None:
+    """Every node of a searched tree (deep ones, repeated ones) writes the record whose planes
+    are python-chess's for the board with the whole game and path as its move stack."""
+    board = chess.Board()
+    for uci in ("g1f3", "g8f6", "f3g1", "f6g8") * 2:
+        board.push_uci(uci)  # the root's position occurred twice before
+    search = NativeMCTS(HashEvaluator(seed=2), SearchConfig(batch_size=4))
+    search.search(board, Limits(nodes=300))
+    tree = search._tree
+    assert tree is not None
+    nodes = np.arange(tree.nodes, dtype=np.int64)
+    records = np.zeros((len(nodes), nt.RECORD_SIZE), dtype=np.uint8)
+    counts = tree.ni[nodes, nt.COUNT]
+    policy = np.empty(int(counts.sum()), dtype=np.int64)
+    offsets = np.empty(len(nodes) + 1, dtype=np.int64)
+    nt.write_batch(tree.ni, tree.pos, tree.ei, nodes, len(nodes), search._hist,
+                   len(search._hist), search._last, records, policy, offsets)
+    planes = records_to_planes(records.view(RECORD_DTYPE).reshape(len(nodes)))
+    repeated = [0, 0]
+    for node in nodes:
+        path = []
+        x = int(node)
+        while tree.ni[x, nt.PARENT] >= 0:
+            path.append(native.board.decode_move(int(tree.ni[x, nt.MOVE])))
+            x = int(tree.ni[x, nt.PARENT])
+        game = board.copy()
+        for move in reversed(path):
+            game.push(move)
+        np.testing.assert_array_equal(planes[node], board_to_planes(game), err_msg=game.fen())
+        repeated[0] += game.is_repetition(2)
+        repeated[1] += game.is_repetition(3)
+    assert min(repeated) > 0  # both repetition planes were exercised
+
+
+@settings(max_examples=12, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), plies=st.integers(0, 60),
+       batch_size=st.sampled_from([1, 3, 8]))
+def test_random_games_search_alike(seed: int, plies: int, batch_size: int) -> None:
+    rng = random.Random(seed)
+    board = chess.Board()
+    for _ in range(plies):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+    if not any(board.legal_moves):
+        return
+    result = compare_searches([board], lambda: HashEvaluator(seed=seed), label="fuzz",
+                              batch_size=batch_size, nodes=40)
+    assert result.exact
+
+
+def test_a_tree_that_outgrows_its_arrays_grows(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(native_search, "_INITIAL_NODES", 8)
+    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    for evaluator in (UniformEvaluator(), HashEvaluator(seed=1)):
+        a = MCTS(evaluator, SearchConfig(batch_size=8)).search(board, Limits(nodes=500))
+        b = NativeMCTS(evaluator, SearchConfig(batch_size=8)).search(board, Limits(nodes=500))
+        assert _root_view(a) == _root_view(b)
+        assert b.tree_nodes > 8
+
+
+def test_a_stop_mid_search_answers_within_100_ms() -> None:
+    stop = threading.Event()
+    search = NativeMCTS(UniformEvaluator())
+    search.search(chess.Board(), Limits(nodes=200))  # compiled and warm
+    timer = threading.Timer(0.2, stop.set)
+    timer.start()
+    start = time.monotonic()
+    result = search.search(chess.Board(), Limits(nodes=50_000_000), stop=stop)
+    late = time.monotonic() - start - 0.2
+    timer.cancel()
+    assert result.move in chess.Board().legal_moves
+    assert late < 0.1, f"stopped {late * 1000:.0f} ms after the stop"
+
+
+def test_movetime_limits_the_compiled_search() -> None:
+    search = NativeMCTS(UniformEvaluator())
+    search.search(chess.Board(), Limits(nodes=100))
+    result = search.search(chess.Board(), Limits(movetime_ms=150))
+    assert 0.1 < result.seconds < 0.4
+    assert result.nodes > 100
+
+
+def test_boards_the_compiled_search_cannot_take_are_refused_in_one_line() -> None:
+    board = chess.Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                        chess960=True)
+    with pytest.raises(ValueError) as error:
+        NativeMCTS(UniformEvaluator()).search(board, Limits(nodes=10))
+    assert "\n" not in str(error.value)
+    # the Python reference still takes it
+    assert MCTS(UniformEvaluator()).search(board, Limits(nodes=10)).move is not None
+
+
+def test_search_kinds_are_named_once() -> None:
+    assert SEARCH_KINDS == ("native", "python")
+    assert isinstance(make_search(UniformEvaluator()), NativeMCTS)
+    assert isinstance(make_search(UniformEvaluator(), kind="python"), MCTS)
+    with pytest.raises(ValueError, match="unknown search 'cython'; known: native, python"):
+        check_search_kind("cython")
+
+
+def test_a_position_the_tree_had_scored_as_a_repetition_is_searched_afresh() -> None:
+    """The game reaches a node the previous search created as a threefold (terminal, never
+    expanded): the search starts a new tree there instead of reusing it (the Python search
+    used to index past its empty edge list)."""
+    moves = "g1h3 g8h6 h3g5 h8g8 g5h7 g8h8 h7f8 h8g8 f8h7 g8h8 h7f8 h8g8 f8h7 g8h8 h7f8"
+    searches = [make_search(UniformEvaluator(), SearchConfig(batch_size=1), k)
+                for k in SEARCH_KINDS]
+    board = chess.Board()
+    results = []
+    for uci in [*moves.split(), None]:
+        results = [s.search(board, Limits(nodes=30)) for s in searches]
+        a, b = results
+        assert (a.move, _root_view(a), a.reused) == (b.move, _root_view(b), b.reused)
+        if uci is not None:
+            board.push_uci(uci)
+    assert not any(r.reused for r in results)  # the terminal node was not reused
