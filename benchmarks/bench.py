@@ -456,6 +456,156 @@ def bench_mcts(repeat: int) -> BenchResult:
     return result
 
 
+def _legal_rate(positions: list[chess.Board], rounds: int = 200) -> float:
+    """python-chess legal-move generation: positions per second (the same-run baseline)."""
+    start = time.perf_counter()
+    for _ in range(rounds):
+        for board in positions:
+            len(list(board.legal_moves))
+    return rounds * len(positions) / (time.perf_counter() - start)
+
+
+def _compile_seconds() -> tuple[float, float]:
+    """Seconds of a fresh process's first compiled search with an empty numba cache (every
+    function compiled), then with that cache (every function loaded)."""
+    import os
+    import subprocess
+    import sys
+
+    script = ("import time; t = time.perf_counter(); import chess; "
+              "from chessmoe.search.native.search import NativeMCTS; "
+              "from chessmoe.search.mcts import Limits, UniformEvaluator; "
+              "from tests.golden.regenerate import HashEvaluator; "
+              "NativeMCTS(UniformEvaluator()).search(chess.Board(), Limits(nodes=50)); "
+              "NativeMCTS(HashEvaluator()).search(chess.Board(), Limits(nodes=50)); "
+              "print(time.perf_counter() - t)")
+    root = Path(__file__).resolve().parents[1]
+    seconds = []
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(root)}
+        for _ in range(2):
+            done = subprocess.run([sys.executable, "-c", script], env=env, cwd=root,
+                                  capture_output=True, text=True, check=True)
+            seconds.append(float(done.stdout.strip().splitlines()[-1]))
+    return seconds[0], seconds[1]
+
+
+def _uci_nodes_per_second(positions: list[chess.Board], extra: list[str],
+                          nodes: int = 800) -> float:
+    """Nodes per second of ``chessmoe uci`` (default options plus ``extra``) over searches of
+    ``nodes`` nodes from each position, as the engine reports them."""
+    import sys
+
+    import chess.engine
+
+    root = Path(__file__).resolve().parents[1]
+    command = [sys.executable, "-m", "chessmoe", "uci", *extra]
+    searched = spent = 0.0
+    with chess.engine.SimpleEngine.popen_uci(command, cwd=root, timeout=120) as engine:
+        engine.analyse(chess.Board(), chess.engine.Limit(nodes=50))  # load and warm up
+        for board in positions:
+            info = engine.analyse(board, chess.engine.Limit(nodes=nodes))
+            searched += info.get("nodes", 0)
+            spent += info.get("time", 0.0)
+    return searched / spent if spent else 0.0
+
+
+def bench_native(repeat: int) -> BenchResult:
+    """The compiled search core against the Python reference (issue 39): the tree alone
+    (uniform evaluator), searches with the committed small experts, the UCI engine with its
+    default options, the evaluator alone under ONNX Runtime settings, and numba's compile
+    and cache-load times; python-chess move generation is the same-run baseline."""
+    from chessmoe.search.evaluators import committed_bundles
+    from chessmoe.search.experts import mixture_from_bundle
+    from chessmoe.search.mcts import MCTS, Limits, SearchConfig, UniformEvaluator, leaf_batch
+    from chessmoe.search.native.search import NativeMCTS
+
+    result = BenchResult("native", "Compiled search core vs the Python search (issue 39)",
+                         target="tree alone (uniform, batch 8) >= 15x the Python search and "
+                         ">= 5x python-chess move generation; UCI engine with the committed "
+                         "small experts, default options, >= 0.15x move generation")
+    positions = _positions_from_sample(12)
+    rows: list[tuple[str, str]] = []
+    first, cached = _compile_seconds()
+    rows.append(("first compiled search in a fresh process, empty numba cache (compiles "
+                 "every function)", f"{first:.1f} s"))
+    rows.append(("the same with numba's on-disk cache (loads every function)",
+                 f"{cached:.1f} s"))
+    NativeMCTS(UniformEvaluator()).search(positions[0], Limits(nodes=100))  # warm
+    generation = max(_legal_rate(positions) for _ in range(repeat))
+    rows.append(("python-chess legal-move generation", f"{generation:,.0f} positions/s"))
+
+    def rate(search: Any, evaluator: Any, batch: int, nodes: int, boards: int = 6) -> float:
+        sims = spent = 0.0
+        for board in positions[:boards]:
+            found = search(evaluator, SearchConfig(batch_size=batch)).search(
+                board, Limits(nodes=nodes))
+            sims += found.simulations
+            spent += found.seconds
+        return sims / spent
+
+    ratio8 = native8 = 0.0
+    for batch in (1, 8, 64):
+        python = max(rate(MCTS, UniformEvaluator(), batch, 3000) for _ in range(repeat))
+        native = max(rate(NativeMCTS, UniformEvaluator(), batch, 3000)
+                     for _ in range(repeat))
+        if batch == 8:
+            ratio8, native8 = native / python, native
+        rows.append((f"tree alone (uniform evaluator), batch {batch}, 3,000 nodes",
+                     f"native {native:,.0f} simulations/s, Python {python:,.0f}: "
+                     f"{native / python:.1f}x; {native / generation:.2f}x move generation"))
+    deep = max(rate(NativeMCTS, UniformEvaluator(), 8, 50_000, boards=2)
+               for _ in range(repeat))
+    rows.append(("tree alone, native, batch 8, 50,000-node searches",
+                 f"{deep:,.0f} simulations/s ({deep / generation:.2f}x move generation)"))
+    experts, _ = committed_bundles()
+    uci_ratio = 0.0
+    if experts is not None:
+        mixture = mixture_from_bundle(experts, device="cpu", backend="onnx")
+        for batch in (8, 32):
+            python = rate(MCTS, mixture, batch, 400)
+            native = rate(NativeMCTS, mixture, batch, 400)
+            rows.append((f"committed small experts ({experts.name}), ONNX Runtime 1 thread, "
+                         f"batch {batch}, 400 nodes",
+                         f"native {native:,.0f} simulations/s, Python {python:,.0f}: "
+                         f"{native / python:.2f}x; {native / generation:.3f}x move "
+                         "generation"))
+        from chessmoe.search.inference import OnnxBackend, _exported
+
+        path = experts / "phase0" / "model.pt"
+        from chessmoe._io.fsutil import sha256_file
+
+        onnx_path = _exported(path, sha256_file(path))
+        records = leaf_batch((positions * 6)[:64]).records
+        for threads, batch in ((1, 8), (2, 8), (1, 64), (2, 64)):
+            backend = OnnxBackend(onnx_path, threads=threads)
+            chunk = records[:batch]
+            backend.forward(chunk)
+
+            def run(backend: Any = backend, chunk: Any = chunk) -> None:
+                for _ in range(30):
+                    backend.forward(chunk)
+
+            seconds, _ = _best(run, repeat)
+            rows.append((f"one expert alone, ONNX Runtime fp32, {threads} thread(s), batch "
+                         f"{batch}", f"{30 * batch / seconds:,.0f} positions/s"))
+        for label, extra in (("native search", []), ("Python search", ["--search", "python"])):
+            nps = _uci_nodes_per_second(positions[:6], extra)
+            if label == "native search":
+                uci_ratio = nps / generation
+            rows.append((f"UCI engine, committed small experts, default options ({label}), "
+                         "800-node searches", f"{nps:,.0f} nodes/s ({nps / generation:.3f}x "
+                         "move generation)"))
+    result.rows = rows
+    result.met = ratio8 >= 15 and native8 >= 5 * generation and uci_ratio >= 0.15
+    result.note = ("Both searches play the same moves with the same visits "
+                   "(tests/test_native_search.py; results/search/native-parity.json); with a "
+                   "network the forward pass is most of the time, so the speed-up of a search "
+                   "with the experts is bounded by the evaluator's own rate (rows 'one expert "
+                   "alone').")
+    return result
+
+
 def bench_training(repeat: int) -> BenchResult:
     """Training samples/s of the small preset on CPU (and the paper preset with bf16 on a
     GPU when there is one); data loading's share of the step time."""
@@ -821,7 +971,7 @@ def bench_ntuple(repeat: int) -> BenchResult:
 BENCHMARKS: dict[str, Callable[[int], BenchResult]] = {
     "stats": bench_stats, "dataset": bench_dataset, "planes": bench_planes,
     "training": bench_training, "mcts": bench_mcts, "inference": bench_inference,
-    "games": bench_games, "gpu": bench_gpu, "ntuple": bench_ntuple}
+    "games": bench_games, "gpu": bench_gpu, "ntuple": bench_ntuple, "native": bench_native}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -260,7 +260,8 @@ def _engine_options(args: argparse.Namespace) -> Any:
                          Baseline_Directory=str(args.baseline or ""),
                          Phase_Definition=args.gate or "", Routing=args.routing,
                          Single_Expert=-1 if args.single_expert is None else args.single_expert,
-                         Device=args.device, Backend=args.backend, Uniform=args.uniform)
+                         Device=args.device, Backend=args.backend, Uniform=args.uniform,
+                         Search=args.search)
 
 
 def _uci(args: argparse.Namespace) -> int:
@@ -331,7 +332,7 @@ def _analyse(args: argparse.Namespace) -> int:
         print(f"chessmoe analyse: {error}", file=sys.stderr)
         return 2
     print(description)
-    player = Player(evaluator, SearchConfig(batch_size=args.batch_size))
+    player = Player(evaluator, SearchConfig(batch_size=args.batch_size), search_kind=args.search)
     result = player.play(board, Limits(nodes=args.nodes, movetime_ms=args.movetime))
     print(f"position  {board.fen()}")
     print(f"best move {board.san(result.move) if result.move else '-'}   value "
@@ -397,6 +398,15 @@ def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--backend", default="auto", choices=("auto", "torch", "onnx", "cuda"),
                         help="network backend (auto: cuda on a GPU, ONNX Runtime on a CPU; "
                              "torch: eager fp32, the reference)")
+    _add_search_argument(parser)
+
+
+def _add_search_argument(parser: argparse.ArgumentParser) -> None:
+    from chessmoe.search.kinds import DEFAULT_SEARCH, SEARCH_KINDS
+
+    parser.add_argument("--search", default=DEFAULT_SEARCH, choices=SEARCH_KINDS,
+                        help="tree search: native (compiled, the default) or python (the "
+                             "reference it is tested against move for move)")
 
 
 def _elo(args: argparse.Namespace) -> int:
@@ -426,6 +436,21 @@ def _search(args: argparse.Namespace) -> int:
                       config=GatingConfig(nodes=args.nodes, positions=args.positions))
     print(f"{manifest['batches']} mini-batches recorded in {args.out}")
     return 0
+
+
+def _search_parity(args: argparse.Namespace) -> int:
+    from chessmoe.search.native.parity import record_parity
+
+    experts = args.experts or Path("results") / "experts" / "small"
+    if not experts.is_dir():
+        print(f"chessmoe search-parity: {experts} holds no expert bundles (name them with "
+              "--experts)", file=sys.stderr)
+        return 2
+    rows = record_parity(experts, args.out, positions=args.positions, nodes=args.nodes)
+    for row in rows:
+        print(f"{row['label']}: {row['same_move']}/{row['positions']} same move, "
+              f"{row['same_visits']} same root visits, {row['same_batches']} same batches")
+    return 0 if all(row["exact"] for row in rows) else 1
 
 
 def _openings(args: argparse.Namespace) -> int:
@@ -499,6 +524,16 @@ def _tournament(args: argparse.Namespace) -> int:
                                    pairs=args.pairs or chosen.tournament.pairs)
     if args.match:
         spec = tournament.only_matches(spec, args.match)
+    out = args.out or Path("results") / "tournaments" / args.profile
+    if args.search == "auto":
+        spec = tournament.with_recorded_search(spec, out)
+        resumed = sorted({m.first.search for m in spec.matches if m.first.kind == "mcts"}
+                         | {m.second.search for m in spec.matches if m.second.kind == "mcts"})
+        if "python" in resumed:
+            print(f"chessmoe tournament: matches recorded in {out} by the python search "
+                  "resume with it (one match, one search); new matches use the native one")
+    else:
+        spec = tournament.with_search(spec, args.search)
     if not spec.matches:
         name = config.experts_of(chosen)
         print(f"chessmoe tournament: the {chosen.tournament.design} design has no match to play "
@@ -506,7 +541,6 @@ def _tournament(args: argparse.Namespace) -> int:
               f"experts PROFILE={name}, and make controls PROFILE={name} for the controls)",
               file=sys.stderr)
         return 2
-    out = args.out or Path("results") / "tournaments" / args.profile
     if args.status:
         print(tournament.format_progress(tournament.progress(spec, out)))
         return 0
@@ -527,14 +561,15 @@ def _tournament(args: argparse.Namespace) -> int:
         from chessmoe.play import projection
 
         gpus = tournament.gpu_count() if args.gpus is None else args.gpus
+        plan_search = "native" if args.search == "auto" else args.search
         preset = "paper" if args.profile == "paper" else "small"
         backend = "cuda" if gpus else "onnx" if args.profile != "paper" else "torch"
         device = "cuda" if gpus else "cpu"
         if args.measure_games:
             rates = [projection.measure_games(
                 preset=preset, backend=backend, device=device, nodes=n,
-                games_at_once=spec.games_at_once, workers=args.workers, gpus=gpus)
-                for n in args.measure_games]
+                games_at_once=spec.games_at_once, workers=args.workers, gpus=gpus,
+                search=plan_search) for n in args.measure_games]
             print(projection.format_rates(rates))
             rows = projection.project_from_games(tournament.projection_parts(spec), rates,
                                                  workers=args.workers)
@@ -542,7 +577,7 @@ def _tournament(args: argparse.Namespace) -> int:
             return 0
         calibration = projection.calibrate(
             preset=preset, backend=backend, device=device, batch=256 if gpus else 64,
-            cpu_workers=args.workers, gpus=gpus)
+            cpu_workers=args.workers, gpus=gpus, search=plan_search)
         rows = projection.project(tournament.projection_parts(spec), calibration)
         print(projection.format_projection(rows, calibration))
         return 0
@@ -853,6 +888,23 @@ def build_parser() -> argparse.ArgumentParser:
                         help="positions near phase changes to search (default 24)")
     search.set_defaults(handler=_search)
 
+    parity = commands.add_parser(
+        "search-parity", help="compare the compiled search with the Python search move for "
+                              "move on the committed small experts",
+        description="Search each position with both tree searches (fresh trees, the same "
+                    "evaluator, fixed nodes) and record whether moves, root visits and every "
+                    "mini-batch agree, one JSON file per configuration (resumable).")
+    parity.add_argument("--experts", type=Path, default=None,
+                        help="directory of the small profile's bundles (default "
+                             "results/experts/small)")
+    parity.add_argument("--out", type=Path, default=Path("results/search/native-parity"),
+                        help="output directory (default results/search/native-parity)")
+    parity.add_argument("--positions", type=_count(1), default=1000,
+                        help="positions per configuration (default 1000)")
+    parity.add_argument("--nodes", type=_count(1), default=100,
+                        help="nodes per search (default 100)")
+    parity.set_defaults(handler=_search_parity)
+
     openings = commands.add_parser("openings", help="generate an opening suite with Stockfish "
                                                     "(the embedded suite's recipe)")
     openings.add_argument("--out", type=Path, required=True, help="EPD file to write")
@@ -904,6 +956,11 @@ def build_parser() -> argparse.ArgumentParser:
                            "resumable",
         description="Play every match of a tournament profile against the regular bundle; "
                     "logs, PGNs and summary.json go to OUT. Rerun to resume.")
+    tourn.add_argument("--search", default="auto", choices=("auto", "native", "python"),
+                       help="tree search of the kit's MCTS players: auto (the default: a match "
+                            "recorded in --out resumes with the search that played it, the "
+                            "python one for matches recorded before the native one existed; "
+                            "new matches use native), native or python")
     tourn.add_argument("--profile", default="small",
                        help="the tournament profile (default small): " + ", ".join(PROFILE_NAMES))
     tourn.add_argument("--experts", type=Path, default=None,

@@ -305,6 +305,33 @@ def test_a_tournament_played_under_other_draw_rules_is_not_resumed(tmp_path: Pat
     _write_spec(replace(spec, adjudication=Adjudication(draw_rules="claim")), tmp_path)
 
 
+def test_a_tournament_played_by_the_python_search_resumes_only_with_it(tmp_path: Path) -> None:
+    """spec.json written before players named their search: the matches were played by the
+    Python search; the default (native) run is refused naming --search python, which
+    resumes."""
+    from dataclasses import replace
+
+    from chessmoe.play.tournament import _write_spec, with_recorded_search, with_search
+
+    spec = _tiny_spec(pairs=1)
+    _write_spec(with_search(spec, "python"), tmp_path)
+    recorded = json.loads((tmp_path / "spec.json").read_text())
+    for match in recorded["matches"]:
+        for side in ("first", "second"):
+            del match[side]["search"]
+    (tmp_path / "spec.json").write_text(json.dumps(recorded))
+    with pytest.raises(ValueError, match=r"played by the python search .*--search python"):
+        _write_spec(spec, tmp_path)
+    _write_spec(with_search(spec, "python"), tmp_path)
+    assert {m.first.search for m in with_search(spec, "native").matches} == {"native"}
+    # --search auto: recorded matches keep their search, a match not recorded gets native
+    extra = MatchSpec("c-vs-a", UNIFORM_B, UNIFORM, 1)
+    auto = with_recorded_search(replace(spec, matches=(*spec.matches, extra)), tmp_path)
+    assert [(m.first.search, m.second.search) for m in auto.matches] == [
+        ("python", "python"), ("python", "python"), ("native", "native")]
+    _write_spec(auto, tmp_path)
+
+
 def test_a_game_recorded_under_other_rules_is_refused_by_tournaments(tmp_path: Path) -> None:
     """A claim-rules game copied into a cutechess tournament's log: neither a run nor the
     summary accepts it (one summary names one adjudication); a game whose record names no
@@ -347,8 +374,35 @@ def test_every_game_records_the_code_that_played_it(tmp_path: Path) -> None:
         assert line["provenance"] == {
             "commit": git["commit"], "dirty": git["dirty"], "chessmoe": versions["chessmoe"],
             "chess": versions["chess"], "torch": versions["torch"],
-            "onnxruntime": versions["onnxruntime"], "draw_rules": "cutechess"}
+            "onnxruntime": versions["onnxruntime"], "draw_rules": "cutechess",
+            "search": "native"}
         assert GameRecord.from_json(line) == record
+
+
+def test_a_match_is_played_by_one_search(tmp_path: Path) -> None:
+    """Two MCTS players with different tree searches are refused; a log of games played by
+    the Python search (old records name none) is not extended by the native search."""
+    from dataclasses import replace
+
+    from chessmoe._io.errors import KitError
+    from chessmoe.play.openings import embedded_suite_path
+
+    slots = schedule(read_epd(embedded_suite_path()), 1, seed=3)
+    python = replace(UNIFORM, search="python")
+    with pytest.raises(KitError, match="use different tree searches"):
+        play_match(python, UNIFORM_B, slots, tmp_path / "mixed.jsonl")
+    log = tmp_path / "g.jsonl"
+    records = play_match(python, replace(UNIFORM_B, search="python"), slots[:1], log,
+                         rules=Adjudication(max_plies=6))
+    assert records[0].provenance is not None and records[0].provenance.search == "python"
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    del lines[0]["provenance"]["search"]  # as recorded before the native search existed
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    with pytest.raises(KitError, match=r"played by the python search.*--search python"):
+        play_match(UNIFORM, UNIFORM_B, slots, log, rules=Adjudication(max_plies=6))
+    resumed = play_match(python, replace(UNIFORM_B, search="python"), slots, log,
+                         rules=Adjudication(max_plies=6))
+    assert len(resumed) == 2
 
 
 # --- matches ----------------------------------------------------------------------------
@@ -632,6 +686,9 @@ def test_the_small_cutechess_replay_plays_the_committed_small_grid_under_cuteche
     assert replay.adjudication == Adjudication() and replay.adjudication.draw_rules == "cutechess"
     assert small.adjudication == CLAIM_RULES
     played = replay.to_dict()
+    for match in played["matches"]:  # the search is the runner's choice (--search), not the
+        for side in ("first", "second"):  # design's: the committed spec predates the option
+            del match[side]["search"]
     assert played["matches"] == committed["matches"] and len(played["matches"]) == 35
     assert {k: played[k] for k in ("seed", "openings", "pairs_per_shard", "games_at_once")} \
         == {k: committed[k] for k in ("seed", "openings", "pairs_per_shard", "games_at_once")}
@@ -1114,7 +1171,7 @@ def test_the_rating_round_robin_gives_every_engine_100_games_from_50_openings(
     design is still buildable (its recorded spec accepts it)."""
     from chessmoe.play.openings import group_seed
     from chessmoe.play.players import RELATED_KINDS
-    from chessmoe.play.tournament import _write_spec, build_design
+    from chessmoe.play.tournament import _write_spec, build_design, with_recorded_search
 
     experts = Path(__file__).resolve().parents[1] / "results" / "experts" / "small"
     spec = build_design("ratings-cutechess", experts)
@@ -1135,9 +1192,12 @@ def test_the_rating_round_robin_gives_every_engine_100_games_from_50_openings(
     committed = experts.parents[1] / "tournaments" / "ratings" / "spec.json"
     out = tmp_path
     (out / "spec.json").write_text(committed.read_text())
-    _write_spec(build_design("ratings", experts), out)  # accepted: the same design
+    # accepted: the same design, resumed with the search that played it
+    _write_spec(with_recorded_search(build_design("ratings", experts), out), out)
+    with pytest.raises(ValueError, match="--search python"):
+        _write_spec(build_design("ratings", experts), out)  # not with another search
     with pytest.raises(ValueError):
-        _write_spec(spec, out)
+        _write_spec(with_recorded_search(spec, out), out)
 
 
 def test_deepchess_reports_a_score_only_for_a_mate_it_found() -> None:

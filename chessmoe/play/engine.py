@@ -1,7 +1,7 @@
 """The kit's MCTS player and the score convention shared by the UCI engine and matches.
 
-:class:`Player` turns positions into moves with :class:`~chessmoe.search.mcts.MCTS` and keeps the
-tree between moves; its evaluator comes from an
+:class:`Player` turns positions into moves with a tree search (the compiled one by default,
+:mod:`chessmoe.search.kinds`) and keeps the tree between moves; its evaluator comes from an
 :class:`~chessmoe.search.evaluators.EvaluatorSpec`.
 
 Scores: a search value ``v`` in [-1, 1] (side to move) is reported as centipawns
@@ -19,12 +19,13 @@ from typing import Protocol
 
 import chess
 
+from chessmoe.search.kinds import DEFAULT_SEARCH, make_search
 from chessmoe.search.mcts import (
-    MCTS,
     Evaluator,
     Limits,
     SearchConfig,
     SearchResult,
+    TreeSearch,
 )
 
 __all__ = ["Player", "Searcher", "cp_to_value", "value_to_cp"]
@@ -61,14 +62,16 @@ class Searcher(Protocol):
 
 @dataclass
 class Player:
-    """Chooses moves with MCTS; remembers its tree across the moves of one game."""
+    """Chooses moves with MCTS (``search_kind``: ``native``, the compiled search, or
+    ``python``, the reference); remembers its tree across the moves of one game."""
 
     evaluator: Evaluator
     config: SearchConfig = field(default_factory=SearchConfig)
-    search: MCTS = field(init=False)
+    search_kind: str = DEFAULT_SEARCH
+    search: TreeSearch = field(init=False)
 
     def __post_init__(self) -> None:
-        self.search = MCTS(self.evaluator, self.config)
+        self.search = make_search(self.evaluator, self.config, self.search_kind)
 
     def play(self, board: chess.Board, limits: Limits, stop: threading.Event | None = None,
              on_progress: Callable[[SearchResult], None] | None = None) -> SearchResult:

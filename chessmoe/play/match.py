@@ -41,6 +41,7 @@ from chessmoe.play.records import GameProvenance, GameRecord
 from chessmoe.rules import DRAW_RULES, DrawRules, rules_outcome
 from chessmoe.search.evaluators import EvaluatorSpec
 from chessmoe.search.inference import InferenceService
+from chessmoe.search.kinds import DEFAULT_SEARCH, check_search_kind
 from chessmoe.search.mcts import drive
 
 if TYPE_CHECKING:
@@ -174,6 +175,8 @@ class PlayerSpec:
     ``kind="mcts"``: ``experts`` (a bundle directory: a mixture, or the regular bundle's
     single network), or ``uniform``; ``routing``, ``gate``, ``single_expert``,
     ``baseline``; search limits ``nodes``/``movetime_ms`` and ``batch_size``.
+    ``search``: the tree search of a ``kind="mcts"`` player (``native``, the compiled one,
+    or ``python``, the reference; :mod:`chessmoe.search.kinds`).
     ``kind="uci"``: ``command`` (argv), ``options`` (UCI options) and the same limits.
     ``kind`` one of the related documents' engines (``deepchess``, ``ntuple``, ``mais``;
     :mod:`chessmoe.play.players`): ``experts`` names its trained weights (default: the
@@ -197,6 +200,10 @@ class PlayerSpec:
     device: str = "cpu"
     threads: int = 1
     backend: str = "torch"  # network backend: torch, onnx, cuda (chessmoe.search.inference)
+    search: str = DEFAULT_SEARCH  # an mcts player's tree search: native or python
+
+    def __post_init__(self) -> None:
+        check_search_kind(self.search)
 
     def evaluator_spec(self) -> EvaluatorSpec:
         """The evaluator of an in-process (``mcts``) player."""
@@ -242,7 +249,8 @@ class MctsPlayer:
         self.evaluator = evaluator
         self.spec = spec
         self.name = spec.name
-        self.player = Player(evaluator, SearchConfig(batch_size=spec.batch_size))
+        self.player = Player(evaluator, SearchConfig(batch_size=spec.batch_size),
+                             search_kind=spec.search)
         self.limits = Limits(nodes=spec.nodes, movetime_ms=spec.movetime_ms)
 
     def sibling(self) -> MctsPlayer:
@@ -564,13 +572,42 @@ def _loaded_code() -> tuple[str | None, bool | None, dict[str, str | None]]:
     return git["commit"], git["dirty"], software()
 
 
-def game_provenance(rules: Adjudication) -> GameProvenance:
-    """What every game this process plays under ``rules`` records about the code."""
+def game_provenance(rules: Adjudication, search: str | None = None) -> GameProvenance:
+    """What every game this process plays under ``rules`` records about the code (``search``:
+    the tree search of the kit's MCTS players in the game, when there is one)."""
     commit, dirty, versions = _loaded_code()
     return GameProvenance(commit=commit, dirty=dirty, chessmoe=versions.get("chessmoe"),
                           chess=versions.get("chess"), torch=versions.get("torch"),
                           onnxruntime=versions.get("onnxruntime"),
-                          draw_rules=rules.draw_rules)
+                          draw_rules=rules.draw_rules, search=search)
+
+
+def match_search(first: PlayerSpec, second: PlayerSpec) -> str | None:
+    """The tree search the match's MCTS players use (``None`` when neither is one); a match
+    is played by one search, so two MCTS players with different searches are refused."""
+    kinds = sorted({p.search for p in (first, second) if p.kind == "mcts"})
+    if len(kinds) > 1:
+        raise KitError(f"{first.name} and {second.name} use different tree searches "
+                       f"({' and '.join(kinds)}): a match is played by one search")
+    return kinds[0] if kinds else None
+
+
+def recorded_search(record: GameRecord) -> str:
+    """The search that played a recorded game of MCTS players: games recorded before the
+    native search existed name none and were played by the Python search."""
+    found = record.provenance.search if record.provenance is not None else None
+    return found or "python"
+
+
+def _check_search(log_path: str | os.PathLike[str], played: Sequence[GameRecord],
+                  search: str | None) -> None:
+    if search is None:
+        return
+    other = sorted({recorded_search(r) for r in played} - {search})
+    if other:
+        raise KitError(f"{log_path} holds games played by the {other[0]} search; this run "
+                       f"uses the {search} search and would mix them in one match: rerun "
+                       f"with --search {other[0]} to resume it, or write to another directory")
 
 
 def play_match(first: PlayerSpec, second: PlayerSpec, slots: Sequence[GameSlot],
@@ -596,13 +633,15 @@ def play_match(first: PlayerSpec, second: PlayerSpec, slots: Sequence[GameSlot],
     with JsonlLog(log_path, key="slot") as log:  # one writer a log: a second is refused
         wanted = {s.id for s in slots}
         played = [GameRecord.from_json(r) for r in log if r["slot"] in wanted]
+        search = match_search(first, second)
+        _check_search(log_path, played, search)
         decided = [stop_when is not None and stop_when(played)]
         todo = [] if decided[0] else [s for s in slots if not log.done(s.id)]
 
         def should_stop() -> bool:
             return decided[0]
 
-        played_by = game_provenance(rules or Adjudication())
+        played_by = game_provenance(rules or Adjudication(), search)
         crashes = [0]  # engine crashes in a row: a broken engine stops the match, not each game
 
         def finish(game: GameRecord, slot: GameSlot) -> None:

@@ -1,8 +1,9 @@
 """How long a tournament will take here: a short calibration, then a projection per part.
 
 ``chessmoe tournament --profile paper --plan`` measures, on the present machine, what one
-search node costs without a network (the tree: selection, move generation, backup -- the
-uniform evaluator) and how many positions per second the network reaches on the chosen backend
+search node costs without a network (the tree: selection, move generation, backup, and the
+per-batch work around the network -- records, softmax, priors -- with the compiled search by
+default) and how many positions per second the network reaches on the chosen backend
 at the batch the multi-game runner feeds it; it then adds up every match of the tournament:
 
 * node-limited games cost ``plies x nodes`` nodes each, split into tree work (runs on the CPU
@@ -32,6 +33,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
+
+from chessmoe.search.kinds import DEFAULT_SEARCH, make_search
+from chessmoe.search.mcts import Evaluation, LeafBatch
 
 __all__ = ["Calibration", "GameRate", "PartProjection", "calibrate", "format_projection",
            "format_rates", "measure_games", "project", "project_from_games", "random_bundles"]
@@ -67,11 +73,25 @@ class PartProjection:
     wall_hours: float
 
 
+class _FreeNetwork:
+    """An evaluator that costs what a network's evaluator costs around the network: the
+    search's per-batch work, zero logits through the legal softmax, no forward pass."""
+
+    def evaluate(self, batch: LeafBatch) -> Evaluation:
+        from chessmoe.encoding import POLICY_SIZE
+        from chessmoe.search.experts import legal_softmax
+
+        logits = np.zeros((len(batch), POLICY_SIZE), dtype=np.float32)
+        return Evaluation(np.zeros(len(batch), dtype=np.float32),
+                          legal_softmax(logits, batch.policy_indices))
+
+
 def calibrate(*, preset: str = "paper", backend: str = "torch", device: str = "cpu",
               batch: int = 256, cpu_workers: int = 1, gpus: int = 0,
-              seconds: float = 5.0) -> Calibration:
-    """Measure the tree's cost per node and a randomly initialised ``preset`` network's
-    throughput at ``batch`` on ``backend`` (about ``seconds`` each)."""
+              seconds: float = 5.0, search: str = DEFAULT_SEARCH) -> Calibration:
+    """Measure the tree's cost per node (``search``, batch 8, with an evaluator that does all
+    but the forward pass) and a randomly initialised ``preset`` network's throughput at
+    ``batch`` on ``backend`` (about ``seconds`` each)."""
     import chess
     import torch
 
@@ -83,13 +103,15 @@ def calibrate(*, preset: str = "paper", backend: str = "torch", device: str = "c
         TorchBackend,
         export_onnx,
     )
-    from chessmoe.search.mcts import MCTS, Limits, SearchConfig, UniformEvaluator, leaf_batch
+    from chessmoe.search.mcts import Limits, SearchConfig, leaf_batch
 
     board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    make_search(_FreeNetwork(), SearchConfig(batch_size=8), search).search(
+        board, Limits(nodes=50))  # compiled code loaded before the clock starts
     nodes = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        nodes += MCTS(UniformEvaluator(), SearchConfig(batch_size=8)).search(
+        nodes += make_search(_FreeNetwork(), SearchConfig(batch_size=8), search).search(
             board, Limits(nodes=2000)).nodes
     tree = (time.perf_counter() - start) / nodes
     model = build_model(preset)
@@ -198,7 +220,8 @@ class GameRate:
 def measure_games(*, preset: str = "paper", backend: str = "cuda", device: str = "cuda",
                   nodes: int = 100, batch_size: int = 8, games_at_once: int = 32,
                   workers: int = 1, gpus: int = 0, games: int | None = None,
-                  max_plies: int = 120, seed: int = 0) -> GameRate:
+                  max_plies: int = 120, seed: int = 0,
+                  search: str = DEFAULT_SEARCH) -> GameRate:
     """Play ``games`` (default: one per lane, ``workers x games_at_once``) between random
     ``preset`` networks -- a three-expert mixture against a regular network, both on
     ``backend``/``device`` -- through :func:`chessmoe.play.tournament.run_local` and return
@@ -211,7 +234,8 @@ def measure_games(*, preset: str = "paper", backend: str = "cuda", device: str =
     with tempfile.TemporaryDirectory() as tmp:
         experts, regular = random_bundles(preset, Path(tmp) / "nets", seed=seed)
         first, second = (PlayerSpec(name=name, experts=str(path), nodes=nodes,
-                                    batch_size=batch_size, device=device, backend=backend)
+                                    batch_size=batch_size, device=device, backend=backend,
+                                    search=search)
                          for name, path in (("moe", experts), ("regular", regular)))
         spec = TournamentSpec("calibration", (MatchSpec("moe-regular", first, second, pairs),),
                               pairs_per_shard=max(1, -(-pairs // max(1, workers))),

@@ -30,7 +30,9 @@ class OtherRunError(KitError, ValueError):
 class GameProvenance:
     """The code that played one game: the git commit its process loaded (``dirty``: tracked
     files differed from it), the kit's version, the draw rules, and the versions of the
-    libraries that decide moves (python-chess's move generation, torch, ONNX Runtime)."""
+    libraries that decide moves (python-chess's move generation, torch, ONNX Runtime), and
+    which tree search the kit's MCTS players used (``None`` in records written before the
+    compiled search existed: those games were played by the Python search)."""
 
     commit: str | None
     dirty: bool | None
@@ -39,6 +41,7 @@ class GameProvenance:
     torch: str | None = None
     onnxruntime: str | None = None
     draw_rules: str | None = None
+    search: str | None = None  # the kit's tree search (native, python) when an MCTS player played
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items()}

@@ -54,6 +54,7 @@ from chessmoe.play.match import (
 from chessmoe.play.openings import group_seed, read_epd, resolve_suite, schedule
 from chessmoe.play.players import RELATED_WEIGHTS
 from chessmoe.play.records import GameRecord, OtherRunError, summarise
+from chessmoe.search.kinds import DEFAULT_SEARCH, check_search_kind
 
 __all__ = [
     "DESIGNS",
@@ -321,8 +322,55 @@ def _match_identity(match: dict[str, Any]) -> dict[str, Any]:
         for key in ("experts", "baseline"):
             if player.get(key):
                 player[key] = "/".join(Path(str(player[key])).parts[-2:])
+        if "search" not in match[side]:
+            player["search"] = "python"  # recorded before the compiled search existed
+        if player.get("kind", "mcts") != "mcts":
+            player["search"] = None  # only the kit's MCTS players have a tree search
         out[side] = player
     return out
+
+
+def _searches(match: dict[str, Any]) -> set[str]:
+    identity = _match_identity(match)
+    return {identity[side]["search"] for side in ("first", "second")} - {None}
+
+
+def _identity_but_search(match: dict[str, Any]) -> dict[str, Any]:
+    identity = _match_identity(match)
+    for side in ("first", "second"):
+        identity[side] = {**identity[side], "search": None}
+    return identity
+
+
+def _searching(match: MatchSpec, search: str) -> MatchSpec:
+    def player(p: PlayerSpec) -> PlayerSpec:
+        return replace(p, search=search) if p.kind == "mcts" else p
+
+    return replace(match, first=player(match.first), second=player(match.second))
+
+
+def with_search(spec: TournamentSpec, search: str) -> TournamentSpec:
+    """``spec`` with every MCTS player searching with ``search`` (native or python)."""
+    check_search_kind(search)
+    return replace(spec, matches=tuple(_searching(m, search) for m in spec.matches))
+
+
+def with_recorded_search(spec: TournamentSpec, out_dir: str | os.PathLike[str],
+                         default: str = DEFAULT_SEARCH) -> TournamentSpec:
+    """``spec`` with each match's MCTS players searching as ``out_dir/spec.json`` recorded
+    that match (the Python search for matches recorded before players named one), and
+    matches not recorded there with ``default``: a resumed match is never played by two
+    searches, and new matches get the compiled search."""
+    check_search_kind(default)
+    path = Path(out_dir) / "spec.json"
+    recorded = ({m["name"]: m for m in json.loads(path.read_text()).get("matches", [])}
+                if path.is_file() else {})
+
+    def kind(match: MatchSpec) -> str:
+        found = sorted(_searches(recorded[match.name])) if match.name in recorded else []
+        return found[0] if found else default
+
+    return replace(spec, matches=tuple(_searching(m, kind(m)) for m in spec.matches))
 
 
 def _rules_text(rules: Adjudication) -> str:
@@ -350,6 +398,13 @@ def _write_spec(spec: TournamentSpec, out: Path,
                          if m["name"] in new
                          and _match_identity(new[m["name"]]) != _match_identity(m))
         if changed:
+            olds = {m["name"]: m for m in old.get("matches", [])}
+            if all(_identity_but_search(new[n]) == _identity_but_search(olds[n])
+                   for n in changed):
+                before = sorted(set().union(*(_searches(olds[n]) for n in changed)))
+                raise OtherRunError(f"{out} holds matches played by the {'/'.join(before)} "
+                                    f"search ({', '.join(changed[:3])}); rerun with --search "
+                                    f"{before[0]} to resume them, or use another directory")
             raise OtherRunError(f"{out} holds a tournament in which {', '.join(changed[:3])} "
                                 "were played differently; use another directory")
         if "adjudication" in old and (Adjudication.from_dict(old["adjudication"])

@@ -25,6 +25,7 @@ import chess
 import chessmoe
 from chessmoe.play.engine import Player, Searcher, value_to_cp
 from chessmoe.search.evaluators import EvaluatorSpec
+from chessmoe.search.kinds import SEARCH_KINDS
 from chessmoe.search.mcts import (
     Evaluator,
     Limits,
@@ -58,6 +59,7 @@ class EngineOptions:
     # (eager fp32, the reference), onnx (ONNX Runtime, CPU), cuda (bf16 + graphs)
     Backend: str = "auto"
     Uniform: bool = False  # no network: value 0, uniform priors
+    Search: str = "native"  # the tree search: native (compiled) or python (the reference)
 
     def evaluator_spec(self) -> EvaluatorSpec:
         """The evaluator these options describe (UCI names mapped once, here)."""
@@ -79,7 +81,8 @@ _SPIN = {"Batch_Size": (1, 512), "Nodes": (0, 100_000_000), "Simulations": (0, 2
          "Fixed_Movetime": (0, 86_400_000), "Single_Expert": (-1, 15), "Threads": (1, 256)}
 _GO_KEYS = frozenset({"wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate",
                       "movetime", "infinite", "ponder", "searchmoves"})
-_COMBO = {"Routing": ("majority", "split", "soft"), "Backend": ("auto", "torch", "onnx", "cuda")}
+_COMBO = {"Routing": ("majority", "split", "soft"), "Backend": ("auto", "torch", "onnx", "cuda"),
+          "Search": SEARCH_KINDS}
 
 
 class UciError(ValueError):
@@ -218,7 +221,7 @@ class UciEngine:
                 raise UciError(f"option {key} must be one of {', '.join(_COMBO[key])}")
         self.options = replace(self.options, **{key: parsed})
         if key in ("Model_Directory", "Baseline_Directory", "Phase_Definition", "Routing",
-                   "Single_Expert", "Device", "Backend", "Uniform", "Batch_Size"):
+                   "Single_Expert", "Device", "Backend", "Uniform", "Batch_Size", "Search"):
             self.player = None  # rebuilt on the next isready/go
         if key == "Threads":
             import torch
@@ -394,7 +397,8 @@ class UciEngine:
                 self.info(f"{self.engine} {loaded}")
         if self.player is None:
             evaluator, description = self._make_evaluator(self.options)
-            self.player = Player(evaluator, SearchConfig(batch_size=self.options.Batch_Size))
+            self.player = Player(evaluator, SearchConfig(batch_size=self.options.Batch_Size),
+                                 search_kind=self.options.Search)
             if description != self._described:
                 self.info(description)
                 self._described = description

@@ -1,0 +1,35 @@
+"""Which tree search plays: the compiled one (default) or the Python reference, said once.
+
+``native`` is :class:`~chessmoe.search.native.search.NativeMCTS` (numba); ``python`` is
+:class:`~chessmoe.search.mcts.MCTS`, the reference the native search is tested against move for
+move. Both take the same evaluator and :class:`~chessmoe.search.mcts.SearchConfig`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from chessmoe.search.mcts import MCTS, Evaluator, SearchConfig, TreeSearch
+
+__all__ = ["DEFAULT_SEARCH", "SEARCH_KINDS", "SearchKind", "check_search_kind", "make_search"]
+
+SearchKind = Literal["native", "python"]
+SEARCH_KINDS: tuple[SearchKind, ...] = ("native", "python")
+DEFAULT_SEARCH: SearchKind = "native"
+
+
+def check_search_kind(kind: str) -> SearchKind:
+    """``kind`` if it names a search, else a one-line ValueError listing the known ones."""
+    if kind not in SEARCH_KINDS:
+        raise ValueError(f"unknown search {kind!r}; known: {', '.join(SEARCH_KINDS)}")
+    return kind
+
+
+def make_search(evaluator: Evaluator, config: SearchConfig | None = None,
+                kind: str = DEFAULT_SEARCH) -> TreeSearch:
+    """A tree search of ``kind`` over ``evaluator``."""
+    if check_search_kind(kind) == "python":
+        return MCTS(evaluator, config)
+    from chessmoe.search.native.search import NativeMCTS
+
+    return NativeMCTS(evaluator, config)
