@@ -1,0 +1,115 @@
+"""The results-first README (issue 41): its answer generated from the committed artefacts,
+never typed."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from chessmoe.report import summary
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# --- the README's answer ----------------------------------------------------------------------
+
+CLAIMS_HEADER = ("Topic,Kind,The paper says,We measure (95 % interval unless stated),p,"
+                 "p (Holm),Verdict,Note\n")
+GAP = ("scale,bundle,compute,arm,games,pairs,openings,score,elo,low,high,p,interval\n"
+       "small,regular,1.0,regular,0,0,0,0.5,0.0,0.0,0.0,,x\n"
+       "medium,staged,3.0,staged,400,200,200,0.5,1.7,-29.1,32.6,0.9,x\n")
+
+
+def _figures(tmp_path: Path, separated: str = "contradicts", direct: str = "contradicts"
+             ) -> Path:
+    rows = [
+        f'MoE vs regular,paper claim,"separated beats regular: +122 Elo (Table 2, mean of 55 '
+        f'settings)","-90 Elo [-115, -66] (400 games, 200 openings)",<0.0001,<0.0001,'
+        f'{separated},note',
+        'MoE vs regular,paper claim,"staged beats regular: +121 Elo (Table 2)",'
+        '"+95 Elo [+67, +124] (400 games, 200 openings)",<0.0001,<0.0001,supports,',
+        '"equal training compute, head to head",post-hoc control,"staged beats regular-long '
+        'played directly (equal total training; the paper has no such control)",'
+        f'"-252 Elo [-308, -205] (200 games, 100 openings)",<0.0001,<0.0001,{direct},',
+        'single expert (Fig. 6),paper claim,only the opening expert: no gain,'
+        '"+26 Elo [-5, +58] (200 games, 100 openings)",0.1,0.6,undecided at this scale,',
+    ]
+    (tmp_path / "claims.csv").write_text(CLAIMS_HEADER + "\n".join(rows) + "\n")
+    (tmp_path / "compute-gap.csv").write_text(GAP)
+    return tmp_path
+
+
+def test_the_answer_copies_the_main_claims_rows_and_words_their_verdicts(tmp_path: Path) -> None:
+    lines = summary.answer_lines(_figures(tmp_path))
+    text = "\n".join(lines)
+    assert lines[0] == ("**Does a mixture of experts help?** Trained as the paper trains them, "
+                        "1 of the 2 mixtures beat the regular network and separated loses to it "
+                        "(all decided); but one network trained for a mixture's total steps "
+                        "beats every mixture played against it (decided).")
+    assert ("| separated beats regular | +122 Elo | -90 Elo [-115, -66] (400 games, 200 "
+            "openings) | **contradicts** |") in lines
+    assert ("| staged beats regular-long played directly | no such control | -252 Elo "
+            "[-308, -205] (200 games, 100 openings) | **contradicts** |") in lines
+    assert "single expert" not in text  # only the main topics
+    assert "staged +2 [-29, +33] (400 games)" in text  # the second scale, rounded
+    assert "batch 8 and 100 nodes" in text and "](figures/compute-gap.png)" in lines[-1]
+    # the sentence follows the verdicts, not a fixed text
+    other = summary.answer_lines(_figures(tmp_path, separated="undecided at this scale",
+                                          direct="undecided at this scale"))[0]
+    assert "1 of the 2 mixtures beat the regular network (1 undecided)" in other
+    assert "beats 0 of the 1 mixtures" in other
+
+
+def test_the_answer_names_make_figures_when_the_claims_table_is_missing(tmp_path: Path) -> None:
+    with pytest.raises(summary.ClaimsMissing, match="run `make figures` first"):
+        summary.answer_lines(tmp_path)
+
+
+def test_the_readme_answer_is_what_the_committed_claims_table_says() -> None:
+    """The README's first screen is generated: python -m chessmoe.report.summary README.md
+    rewrites it; this fails while the block differs from figures/claims.csv."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    expected = summary.refresh(readme, summary.answer_lines(ROOT / "figures"))
+    assert readme == expected, "run: python -m chessmoe.report.summary README.md"
+    top = readme.split(summary.END)[0]
+    assert top.count("\n") < 35 and "contradicts" in top and "supports" in top
+
+
+def test_the_readme_is_short_keeps_the_two_commands_and_reaches_every_docs_page() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 250
+    assert "make figures" in readme and "make test" in readme and "make test-fast" in readme
+    linked = set(re.findall(r"\]\(docs/([\w.-]+\.md)\)", readme))
+    pages = {p.name for p in (ROOT / "docs").glob("*.md")}
+    assert pages <= linked, f"docs pages the README does not link: {sorted(pages - linked)}"
+
+
+#: Every section of the README before issue 41, and the docs/ page it moved to.
+MOVED = {
+    "Who it is for, in detail": "who-it-is-for.md", "The explorers as a web page": "explorers.md",
+    "The layers": "layers.md", "In code": "phases.md", "Data sources": "data.md",
+    "Growing self-play data": "data.md", "Recomputing results": "data.md",
+    "Training experts": "training.md", "Playing: the UCI engine and analysis": "playing.md",
+    "The related documents' engines": "related-engines.md",
+    "Tournaments and Elo": "tournaments.md", "A rating list from any PGN": "tournaments.md",
+    "Checking against a real tournament manager": "tournaments.md",
+    "Playing at scale": "playing-at-scale.md",
+}
+
+
+def test_every_section_of_the_old_readme_has_a_page_under_docs() -> None:
+    for heading, page in MOVED.items():
+        text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+        assert re.search(rf"^#+ {re.escape(heading)}$", text, re.M), (heading, page)
+    # the moved text itself, not only its headings
+    assert "Records cross module boundaries" in (ROOT / "docs" / "layers.md").read_text()
+    assert "Speed, honestly." in (ROOT / "docs" / "playing-at-scale.md").read_text()
+
+
+def test_the_profiles_page_lists_every_profile_with_its_own_description() -> None:
+    from chessmoe.config import PROFILES
+
+    text = (ROOT / "docs" / "profiles.md").read_text(encoding="utf-8")
+    for name, profile in PROFILES.items():
+        assert f"| `{name}` | {profile.description} |" in text, name
