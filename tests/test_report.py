@@ -1,5 +1,5 @@
-"""The results-first README (issue 41): its answer generated from the committed artefacts,
-never typed."""
+"""The results-first README and the "latest" benchmarks table (issue 41): each generated from
+the committed artefacts, never typed."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from chessmoe.report import summary
+from chessmoe.report import benchlog, summary
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -113,3 +113,75 @@ def test_the_profiles_page_lists_every_profile_with_its_own_description() -> Non
     text = (ROOT / "docs" / "profiles.md").read_text(encoding="utf-8")
     for name, profile in PROFILES.items():
         assert f"| `{name}` | {profile.description} |" in text, name
+
+
+# --- the latest benchmarks -------------------------------------------------------------------
+
+LOG = """# Benchmarks
+
+Appended by `make bench` (newest last).
+
+## 2026-01-01T00:00:00+00:00 — commit aaaaaaaaaaaa
+
+Machine: AMD EPYC, 2 cores, 23.5 GiB, GPU: none; Python 3.11.
+
+### MCTS search (issue 5)
+
+| measure | value |
+|---|---|
+| uniform evaluator, batch 8 | 100 simulations/s |
+| something else | 3 |
+
+Target: uniform >= 50 simulations/s — **met**.
+
+### Tournament games (issue 6)
+
+| measure | value |
+|---|---|
+| scaling 1 -> 2 workers | 1.5x |
+
+## 2026-02-01T00:00:00+00:00 — commit bbbbbbbbbbbb (dirty)
+
+Machine: lent GPU machine, NVIDIA H200 (1 MiB), Xeon, 16 cores, 1 GiB; Python 3.12.
+
+### MCTS search (issues 5 and 12)
+
+| measure | value |
+|---|---|
+| uniform evaluator, batch 8 | 40 simulations/s |
+
+Target: uniform >= 50 simulations/s — **NOT met**.
+"""
+
+
+def test_the_latest_table_takes_each_benchmarks_newest_section_from_the_log() -> None:
+    rows = benchlog.latest(benchlog.parse_log(LOG))
+    assert [(r.benchmark, r.date, r.commit, r.dirty, r.verdict) for r in rows] == [
+        ("MCTS search", "2026-02-01", "bbbbbbbbbbbb", True, "NOT met"),
+        ("Tournament games", "2026-01-01", "aaaaaaaaaaaa", False, "")]
+    assert rows[0].machine == "lent GPU machine, 16 cores, NVIDIA H200"
+    text = benchlog.refresh(LOG)
+    table = text[text.index(benchlog.BEGIN):text.index(benchlog.END)]
+    assert ("| MCTS search (issues 5 and 12) | uniform evaluator, batch 8: 40 simulations/s | "
+            "2026-02-01 | `bbbbbbbbbbbb` (dirty) | lent GPU machine, 16 cores, NVIDIA H200 | "
+            "uniform >= 50 simulations/s | NOT met |") in table
+    assert "| Tournament games (issue 6) | scaling 1 -> 2 workers: 1.5x |" in table
+    assert "no target | - |" in table and "100 simulations/s" not in table
+    assert text.index(benchlog.END) < text.index("## 2026-01-01")  # it opens the file
+    assert benchlog.refresh(text) == text  # the table is not read back as a log entry
+    # a new run appended below replaces the benchmark's row
+    newer = text + ("\n## 2026-03-01T00:00:00+00:00 — commit cccccccccccc\n\nMachine: AMD EPYC, "
+                    "2 cores\n\n### MCTS search (issues 5 and 39)\n\n| measure | value |\n"
+                    "|---|---|\n| uniform evaluator, batch 8 | 90 simulations/s |\n\nTarget: "
+                    "uniform >= 50 simulations/s — **met**.\n")
+    table = benchlog.refresh(newer).split(benchlog.END)[0]
+    assert "90 simulations/s | 2026-03-01 | `cccccccccccc` | AMD EPYC, 2 cores" in table
+    assert "40 simulations/s" not in table
+
+
+def test_the_committed_benchmarks_open_with_the_table_their_log_gives() -> None:
+    text = (ROOT / "BENCHMARKS.md").read_text(encoding="utf-8")
+    assert text == benchlog.refresh(text), "run: python -m chessmoe.report.benchlog"
+    assert text.index(benchlog.BEGIN) < text.index("\n## 20")
+    latest = benchlog.latest(benchlog.parse_log(text))
+    assert {s.benchmark for s in latest} >= {"MCTS search", "Paper scale on a GPU"}
