@@ -1,14 +1,16 @@
-"""The results-first README and the "latest" benchmarks table (issue 41): each generated from
-the committed artefacts, never typed."""
+"""The results-first README, the "latest" benchmarks table and ``make report``'s site
+(issue 41): each generated from the committed artefacts, never typed."""
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
-from chessmoe.report import benchlog, summary
+from chessmoe.report import benchlog, site, stems, summary
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -185,3 +187,134 @@ def test_the_committed_benchmarks_open_with_the_table_their_log_gives() -> None:
     assert text.index(benchlog.BEGIN) < text.index("\n## 20")
     latest = benchlog.latest(benchlog.parse_log(text))
     assert {s.benchmark for s in latest} >= {"MCTS search", "Paper scale on a GPU"}
+
+
+# --- the site's sources ------------------------------------------------------------------------
+
+
+def _fake_notebooks(tmp_path: Path) -> Path:
+    """The figure notebooks with papermill's metadata, as ``make figures`` leaves them (no
+    outputs: the pages do not need them)."""
+    from chessmoe.report.artefacts import NOTEBOOK_JOBS
+
+    out = tmp_path / "notebooks"
+    out.mkdir()
+    for job in NOTEBOOK_JOBS:
+        notebook = json.loads((ROOT / "notebooks" / job.notebook).read_text(encoding="utf-8"))
+        notebook["metadata"]["papermill"] = {"exception": None}
+        (out / job.notebook).write_text(json.dumps(notebook), encoding="utf-8")
+    return out
+
+
+def test_the_report_names_what_is_missing(tmp_path: Path) -> None:
+    with pytest.raises(site.ReportInputsMissing, match=r"build/notebooks/ is absent .*make "
+                                                       "figures` first"):
+        site.check_inputs(site.SiteInputs(ROOT, tmp_path / "build" / "notebooks"))
+    notebooks = _fake_notebooks(tmp_path)
+    site.check_inputs(site.SiteInputs(ROOT, notebooks))  # complete: no error
+    (notebooks / "10_claims.ipynb").unlink()
+    failed = json.loads((notebooks / "06_playing_strength.ipynb").read_text())
+    failed["metadata"]["papermill"]["exception"] = True
+    (notebooks / "06_playing_strength.ipynb").write_text(json.dumps(failed))
+    root = tmp_path / "checkout"
+    shutil.copytree(ROOT / "figures", root / "figures")
+    for name in ("REPRODUCING.md", "BENCHMARKS.md"):
+        shutil.copyfile(ROOT / name, root / name)
+    (root / "figures" / "fig06-single-expert-nodes.png").unlink()
+    with pytest.raises(site.ReportInputsMissing) as error:
+        site.check_inputs(site.SiteInputs(root, notebooks))
+    message = str(error.value)
+    assert "10_claims.ipynb is missing: run `make figures` first" in message
+    assert "06_playing_strength.ipynb is not a successful papermill run" in message
+    assert "fig06-single-expert-nodes.png is missing: run `make figures`" in message
+
+
+def test_links_point_at_the_sites_pages_or_become_paths() -> None:
+    known = {"docs/phases.md", "REPRODUCING.md", "artefacts/claims.md"}
+
+    def target(path: str) -> str | None:
+        if path in known:
+            return path
+        return "artefacts/claims.md" if path == "figures/claims.md" else None
+
+    text = ("See [the rules](phases.md#mixedness), [REPRODUCING.md](../REPRODUCING.md), "
+            "[claims](../figures/claims.md), [the README](../README.md), "
+            "[Voila](https://voila.readthedocs.io), `[a](b.md)` and ![shot](missing.png).")
+    out = site.rewrite_links(text, "docs/guide.md", target)
+    assert out == ("See [the rules](phases.md#mixedness), [REPRODUCING.md](../REPRODUCING.md), "
+                   "[claims](../artefacts/claims.md), the README (`README.md`), "
+                   "[Voila](https://voila.readthedocs.io), `[a](b.md)` and shot "
+                   "(`docs/missing.png`).")
+    # a document shown at another place than it was written keeps resolving from its source
+    moved = site.rewrite_links("[x](claims.md)", "figures/INDEX.md", target,
+                               page="figures-index.md")
+    assert moved == "[x](artefacts/claims.md)"
+
+
+def test_reproducings_comparisons_and_the_index_are_read_back() -> None:
+    compared = site.comparisons((ROOT / "REPRODUCING.md").read_text(encoding="utf-8"))
+    assert compared[("Fig.", 6)].label == "Fig. 6 single experts (nodes)"
+    assert compared[("Fig.", 18)].label == compared[("Fig.", 17)].label  # "Fig. 17–19"
+    assert compared[("Table", 2)].text.startswith("pooled over 36 pairs")
+    index = site.read_index(ROOT / "figures" / "INDEX.md")
+    assert index.results_read[stems.FIG06_SINGLE_EXPERT_NODES] == [
+        "tournaments/small-cutechess"]
+    small = next(g for g in index.games if "small-cutechess" in g["tournament"])
+    assert small["draw rules (games)"] == "cutechess: 420"
+    assert "`06_playing_strength.ipynb`" in small["read by"]
+    assert {a.stem for a in site.artefacts()} == set(index.results_read)
+
+
+def test_the_site_sources_have_a_page_per_artefact_with_its_numbers_and_provenance(
+        tmp_path: Path) -> None:
+    from chessmoe import paper
+
+    src = tmp_path / "src"
+    pages = site.write_sources(site.SiteInputs(ROOT, _fake_notebooks(tmp_path)), src)
+    for artefact in site.artefacts():
+        assert site.page_name(artefact.stem) in pages
+    assert {"index.md", "REPRODUCING.md", "benchmarks.md", "explorers.md", "docs/phases.md",
+            "notebooks/10_claims.ipynb"} <= set(pages)
+
+    fig06 = (src / "artefacts" / "fig06-single-expert-nodes.md").read_text()
+    assert fig06.startswith("# Fig. 6: single experts (nodes)\n")
+    assert "![Fig. 6: single experts (nodes)](../figures/fig06-single-expert-nodes.png)" in fig06
+    assert "REPRODUCING.md (Fig. 6 single experts (nodes)): partly resolved" in fig06
+    assert ("| single expert (Fig. 6) | only the middlegame expert: clear gain | -61 Elo "
+            "[-90, -34] (200 games, 100 openings) | 0.0001 | **contradicts** |") in fig06
+    assert "| `results/tournaments/small-cutechess` | 35 of 35 | 420 of 420 planned | " \
+           "cutechess: 420 |" in fig06
+    assert "| `results/tournaments/small-cutechess` | small-cutechess | `629f7e12` clean (1)" \
+        in fig06
+    assert "[`notebooks/06_playing_strength.ipynb`](../notebooks/06_playing_strength.ipynb)" \
+        in fig06
+
+    table2 = (src / "artefacts" / "table2-elo-gains.md").read_text()
+    separated = paper.TABLE2_ELO["separated"]
+    assert "| separated | " + " | ".join(f"{v:+.2f}" for v in separated) + " |" in table2
+    assert "**contradicts**" in table2 and "**supports**" in table2
+    fig13 = (src / "artefacts" / "fig13-phase-coverage.md").read_text()
+    reached = paper.KINGBASE_STATS["games_reaching_endgame_pct"]
+    assert f"| games_reaching_endgame_pct | {reached:.2f} |" in fig13
+    assert "| games_reaching_endgame_pct | 67.85 | 61.64 | 88.92 |" in fig13  # beside the kit's
+    assert "positions_opening_pct" not in fig13  # only the rows this figure is about
+
+    landing = (src / "index.md").read_text()
+    assert "\n".join(summary.answer_lines(ROOT / "figures")) in landing
+    assert (ROOT / "figures" / "claims.md").read_text().splitlines()[2] in landing
+    moved = (src / "docs" / "who-it-is-for.md").read_text()
+    assert "[REPRODUCING.md](../REPRODUCING.md)" in moved  # a site page: kept as a link
+    notebook = json.loads((src / "notebooks" / "01_phase_statistics.ipynb").read_text())
+    sources = "".join("".join(c["source"]) for c in notebook["cells"])
+    assert "(../docs/phases.md)" in sources
+
+
+def test_external_fetches_names_every_resource_a_page_would_load_from_the_network(
+        tmp_path: Path) -> None:
+    (tmp_path / "a.html").write_text(
+        '<script src="https://cdn.example/x.js"></script><link rel="stylesheet" '
+        'href="//fonts.example/f.css"><img src="figures/a.png"><a href="https://x.org">x</a>')
+    (tmp_path / "b.css").write_text('body { background: url("https://img.example/b.png") }')
+    found = site.external_fetches(tmp_path)
+    assert [f.split(":", 1)[0] for f in found] == ["a.html", "a.html", "b.css"]
+    assert all("x.org" not in f for f in found)  # a link is not a fetch
