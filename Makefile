@@ -32,13 +32,17 @@ EXPLORERS := 07_elo_explorer.ipynb 12_phase_explorer.ipynb
 VOILA_CULL := --MappingKernelManager.cull_interval=60 --MappingKernelManager.cull_idle_timeout=120 \
   --MappingKernelManager.cull_connected=False
 
+# The reproduction report: Sphinx + MyST-NB (the optional "report" extra), served on localhost.
+REPORT_STAMP := $(ENV_DIR)/.chessmoe-report-installed
+REPORT_PORT ?= 8000
+
 # Parameters of the data targets.
 SOURCE ?= sample
 PROFILE ?= small
 WORKERS ?= 2
 GAMES ?= 150000
 
-.PHONY: explore fastchess cutechess parity help env test lint typecheck layers nbcheck nbclean unit figures results-stats datasets experts controls results-search tournament results openings sample selfplay bench clean distclean
+.PHONY: report report-serve explore fastchess cutechess parity help env test lint typecheck layers nbcheck nbclean unit figures results-stats datasets experts controls results-search tournament results openings sample selfplay bench clean distclean
 
 help: ## List the targets with one line each
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -78,6 +82,22 @@ test: lint typecheck layers nbcheck unit ## Lint, type-check, notebook hygiene a
 figures: $(STAMP) ## Regenerate every paper figure/table from committed results/ (papermill)
 	$(PY) -m chessmoe notebooks figures --kernel $(KERNEL) --build $(BUILD)/notebooks \
 	  --results $(ROOT)/results --figures $(ROOT)/figures
+
+$(REPORT_STAMP): $(STAMP) pyproject.toml
+	$(PY) -m pip install --quiet -e ".[report]"
+	touch $(REPORT_STAMP)
+
+report: $(REPORT_STAMP) ## Build the static reproduction report into build/report (offline; runs make figures first if build/notebooks is absent)
+	@if [ ! -d $(BUILD)/notebooks ]; then \
+	  echo "make report: $(BUILD)/notebooks/ (the executed notebooks) is absent: running make figures first"; \
+	  $(MAKE) figures; \
+	fi
+	$(PY) -m chessmoe.report.site --root $(ROOT) --notebooks $(BUILD)/notebooks --out $(BUILD)/report
+
+report-serve: ## Serve build/report on http://127.0.0.1:8000/ (REPORT_PORT=...; this machine only; Ctrl-C stops it)
+	@test -f $(BUILD)/report/index.html || { echo "make report-serve: $(BUILD)/report/index.html is absent: run make report first"; exit 2; }
+	@echo "The report: http://127.0.0.1:$(REPORT_PORT)/ (Ctrl-C stops it)"
+	python3 -m http.server $(REPORT_PORT) --bind 127.0.0.1 --directory $(BUILD)/report
 
 explore: $(STAMP) ## Serve the explorers in the browser with Voila on localhost (Ctrl-C stops them)
 	@mkdir -p $(BUILD); port=$(EXPLORE_PORT); trap 'kill $$(jobs -p) 2>/dev/null; wait; exit 0' INT TERM; \

@@ -23,6 +23,7 @@ import chess
 import chess.pgn
 
 from chessmoe._io.provenance import git_commit, hardware, software, utc_now
+from chessmoe.report.benchlog import refresh
 
 if TYPE_CHECKING:
     from chessmoe.games.sources import ResolvedSource
@@ -997,10 +998,13 @@ def main(argv: list[str] | None = None) -> int:
         sections.append(outcome.markdown())
     text = "\n".join(sections)
     if not args.out.exists():
-        args.out.write_text("# Benchmarks\n\nAppended by `make bench` (newest last). Speeds are "
+        args.out.write_text("# Benchmarks\n\nAppended by `make bench` (newest last), which also "
+                            "rewrites the \"latest\" table at the top from the log. Speeds are "
                             "ratios against baselines measured in the same run.\n\n")
     with args.out.open("a") as handle:
         handle.write(text + "\n")
+    # the "latest" table at the top, rewritten from the log now holding this run
+    args.out.write_text(refresh(args.out.read_text(encoding="utf-8")), encoding="utf-8")
     return 0
 
 

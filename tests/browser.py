@@ -22,8 +22,22 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 
 
+def missing_chromium() -> str | None:
+    """Why Chromium cannot be driven here (None when it can): the browser, its driver or
+    selenium is absent."""
+    if not CHROMIUM.exists():
+        return f"{CHROMIUM} is absent (apt-get install chromium)"
+    if not CHROMEDRIVER.exists():
+        return f"{CHROMEDRIVER} is absent (apt-get install chromium-driver)"
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (pip install selenium)"
+    return None
+
+
 def missing() -> str | None:
-    """Why the browser test cannot run here (None when it can)."""
+    """Why the explorers' browser test cannot run here (None when it can)."""
     if not CHROMIUM.exists():
         return f"{CHROMIUM} is absent (apt-get install chromium)"
     if not CHROMEDRIVER.exists():
@@ -122,8 +136,32 @@ def lab_run_all(driver: Any, timeout: float = 60) -> None:
 
 
 @contextmanager
-def chromium(width: int = 1250, height: int = 1500) -> Iterator[Any]:
-    """A headless Chromium driven by chromedriver."""
+def serve(directory: Path) -> Iterator[str]:
+    """Serve ``directory`` over HTTP on a free localhost port (a thread); yields its URL."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(directory))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@contextmanager
+def chromium(width: int = 1250, height: int = 1500, console: bool = False) -> Iterator[Any]:
+    """A headless Chromium driven by chromedriver (``console``: keep the pages' console
+    messages for ``driver.get_log("browser")``)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -132,6 +170,8 @@ def chromium(width: int = 1250, height: int = 1500) -> Iterator[Any]:
     for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
                  "--disable-gpu", f"--window-size={width},{height}"):
         options.add_argument(flag)
+    if console:
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
     try:
         yield driver
@@ -175,17 +215,61 @@ def element_png(driver: Any, css: str) -> bytes:
     return bytes(element.screenshot_as_png)
 
 
-def save_small_png(data: bytes, path: Path) -> None:
-    """Save a screenshot with a 64-colour palette (small enough to commit)."""
+def page_problems(driver: Any, url: str, timeout: float = 30) -> tuple[list[str], list[str]]:
+    """Open ``url`` and return (problems, links): console errors, images not rendered
+    (``naturalWidth`` 0) and resources fetched from anywhere but the page's own server; and
+    every link's absolute address."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get_log("browser")  # drop what earlier pages left
+    driver.get(url)
+    WebDriverWait(driver, timeout).until(
+        lambda d: d.execute_script("return document.readyState") == "complete")
+    # every <img> done loading (decoded or failed) before its width is read
+    WebDriverWait(driver, timeout).until(lambda d: d.execute_script(
+        "return Array.from(document.images).every(i => i.complete)"))
+    problems = [f"console {entry['level']}: {entry['message']}"
+                for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    broken = driver.execute_script(
+        "return Array.from(document.images).filter(i => !(i.naturalWidth > 0))"
+        ".map(i => i.getAttribute('src'))")
+    problems += [f"image not rendered: {src}" for src in broken]
+    origin = url.split("/", 3)[:3]
+    fetched = driver.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name)")
+    problems += [f"fetched from the network: {name}" for name in fetched
+                 if name.split("/", 3)[:3] != origin and not name.startswith(("data:", "blob:"))]
+    links = driver.execute_script(
+        "return Array.from(document.querySelectorAll('a[href]')).map(a => a.href)")
+    return problems, [str(link) for link in links]
+
+
+def save_small_png(data: bytes, path: Path, colors: int = 64) -> None:
+    """Save a screenshot with a ``colors``-colour palette (small enough to commit)."""
     import io
 
     from PIL import Image
 
     image = Image.open(io.BytesIO(data)).convert("RGB")
-    image.quantize(colors=64).save(path, optimize=True)
+    image.quantize(colors=colors).save(path, optimize=True)
 
 
-if __name__ == "__main__":  # refresh docs/ screenshots
+def report_screenshots(site: Path) -> list[Path]:
+    """Screenshots of the built report's landing page and Fig. 6's page into docs/."""
+    saved = []
+    with serve(site) as url, chromium(width=1300, height=1250) as driver:
+        for page, name in (("index.html", "report-landing.png"),
+                           ("artefacts/fig06-single-expert-nodes.html", "report-figure.png")):
+            driver.get(url + page)
+            wait_for(driver, "div.body")
+            time.sleep(1)
+            # 256 colours: with fewer the figures' coloured points turn grey
+            save_small_png(bytes(driver.get_screenshot_as_png()), ROOT / "docs" / name, 256)
+            saved.append(ROOT / "docs" / name)
+    return saved
+
+
+def _explorer_screenshots() -> None:
     with voila("07_elo_explorer.ipynb") as url, chromium() as driver:
         driver.get(url)
         wait_for(driver, "img.widget-image")
@@ -202,3 +286,12 @@ if __name__ == "__main__":  # refresh docs/ screenshots
         first = driver.find_elements(By.CSS_SELECTOR, ".jp-RenderedHTMLCommon")[2]
         save_small_png(bytes(first.screenshot_as_png), ROOT / "docs" / "phase-positions.png")
     print("saved docs/phase-explorer.png, docs/phase-positions.png")
+
+
+if __name__ == "__main__":  # refresh docs/ screenshots: the explorers, or with "report" the
+    # report's pages (built first by make report into build/report)
+    if sys.argv[1:] == ["report"]:
+        for path in report_screenshots(ROOT / "build" / "report"):
+            print(f"saved {path.relative_to(ROOT)}")
+    else:
+        _explorer_screenshots()

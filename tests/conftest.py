@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
@@ -33,3 +34,32 @@ def stockfish() -> Path:
         return find_stockfish()
     except StockfishNotFound as error:
         pytest.skip(str(error))
+
+
+@pytest.fixture(scope="session")
+def report_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The reproduction report (``make report``) built into a temporary folder from the
+    checkout's figures/ and results/ and the executed notebooks of build/notebooks/; where
+    those are absent or incomplete, the figure notebooks are executed first into a scratch
+    build (figures/ is not touched). Skips without Sphinx and MyST-NB."""
+    pytest.importorskip("sphinx")
+    pytest.importorskip("myst_nb")
+    from chessmoe.report import site
+
+    notebooks = REPO / "build" / "notebooks"
+    try:
+        site.check_inputs(site.SiteInputs(REPO, notebooks))
+    except site.ReportInputsMissing:
+        from chessmoe.report.make_figures import run_figures
+
+        scratch = tmp_path_factory.mktemp("figures-run")
+        run_figures(notebooks=REPO / "notebooks", results=REPO / "results",
+                    figures=scratch / "figures", build=scratch / "notebooks",
+                    log=lambda _: None)
+        notebooks = scratch / "notebooks"
+    out = tmp_path_factory.mktemp("report") / "report"
+    with warnings.catch_warnings():  # MyST-Parser's use of Sphinx APIs Sphinx 11 removes
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore", PendingDeprecationWarning)
+        site.build(site.SiteInputs(REPO, notebooks), out, log=lambda _: None)
+    return out

@@ -1,13 +1,14 @@
 """Numbers the documents quote, checked against the artefacts they come from.
 
-REPRODUCING.md and README.md quote estimates with bracketed intervals ("+67 Elo [+41, +93]",
-"-45.5 points [-51.6, -39.4]"). Each such quote must be found, to its printed precision, in
-one row of a generated artefact (``figures/**/*.csv``, ``figures/**/*.md``) or one record of a
-committed result (``results/**/*.json``): the interval's two ends, and the estimate when the
-quote prints one right before the bracket. A quote nothing supports is a number typed by hand
-or left behind when its result changed; :func:`check_documents` names each one
-(``make figures`` prints them, a test keeps the committed documents at zero). Intervals
-written another way (``+203 Elo +- 115``, ``2.643-2.682``) are not read.
+README.md, REPRODUCING.md, the pages of ``docs/`` and the results' READMEs quote estimates
+with bracketed intervals ("+67 Elo [+41, +93]", "-45.5 points [-51.6, -39.4]"). Each such
+quote must be found, to its printed precision, in one row of a generated artefact
+(``figures/**/*.csv``, ``figures/**/*.md``) or one record of a committed result
+(``results/**/*.json``): the interval's two ends, and the estimate when the quote prints one
+right before the bracket. A quote nothing supports is a number typed by hand or left behind
+when its result changed; :func:`check_documents` names each one (``make figures`` prints
+them, a test keeps the committed documents at zero). Intervals written another way
+(``+203 Elo +- 115``, ``2.643-2.682``) are not read.
 
 What counts as a quote: ``[low, high]`` (numbers may carry ``%``; one with ``low >= high``
 is always reported), not
@@ -204,7 +205,8 @@ def check_documents(documents: Sequence[Path], sources: Sequence[Path],
 
 
 #: What :func:`check_repository` reads, relative to the checkout.
-DOCUMENTS: tuple[str, ...] = ("README.md", "REPRODUCING.md", "results/**/README.md")
+DOCUMENTS: tuple[str, ...] = ("README.md", "REPRODUCING.md", "docs/**/*.md",
+                              "results/**/README.md")
 SOURCES: tuple[str, ...] = ("figures/**/*.csv", "figures/**/*.md", "results/**/*.json")
 
 

@@ -1,0 +1,90 @@
+"""The reproduction report (``make report``) in a real browser: every page loads in a headless
+Chromium with no console error, every image renders, nothing is fetched from another host and
+no internal link is broken. Skipped with the reason when chromium, chromedriver or selenium is
+absent (.ci/run installs them)."""
+
+from __future__ import annotations
+
+import re
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests import browser
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser,
+              pytest.mark.skipif(browser.missing_chromium() is not None,
+                                 reason=str(browser.missing_chromium()))]
+
+
+def _broken_links(links: list[str], base: str, cache: dict[str, str | None]) -> list[str]:
+    """The internal links (on ``base``'s server) whose page is missing or whose anchor names
+    no element of it."""
+    broken = []
+    for link in links:
+        if not link.startswith(base):
+            continue
+        address, _, anchor = link.partition("#")
+        if address not in cache:
+            try:
+                with urllib.request.urlopen(address, timeout=10) as response:
+                    cache[address] = response.read().decode("utf-8", errors="replace")
+            except urllib.error.URLError:
+                cache[address] = None
+        text = cache[address]
+        if text is None:
+            broken.append(f"{link}: no such page")
+        elif anchor and not re.search(rf"""\bid=["']{re.escape(anchor)}["']""", text):
+            broken.append(f"{link}: no element with that id")
+    return broken
+
+
+def _check_site(site: Path) -> dict[str, list[str]]:
+    """Every HTML page of ``site`` opened in Chromium: page -> its problems (see module)."""
+    pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
+    cache: dict[str, str | None] = {}
+    found: dict[str, list[str]] = {}
+    with browser.serve(site) as base, browser.chromium(console=True) as driver:
+        for page in pages:
+            problems, links = browser.page_problems(driver, base + page)
+            problems += _broken_links(links, base, cache)
+            if problems:
+                found[page] = problems
+    return found
+
+
+def test_every_report_page_loads_renders_its_images_and_links_only_to_pages_that_exist(
+        report_site: Path) -> None:
+    from chessmoe.report import site
+    from chessmoe.report.artefacts import NOTEBOOK_JOBS
+
+    # the landing page, every artefact's page, every executed notebook and REPRODUCING.md
+    assert (report_site / "index.html").is_file()
+    built = {p.relative_to(report_site).as_posix() for p in report_site.rglob("*.html")}
+    assert {site.page_name(a.stem)[:-3] + ".html" for a in site.artefacts()} <= built
+    assert {f"notebooks/{job.notebook[:-6]}.html" for job in NOTEBOOK_JOBS} <= built
+    assert "REPRODUCING.html" in built and "docs/phases.html" in built
+    assert _check_site(report_site) == {}
+
+
+def test_the_page_check_catches_a_broken_image_a_broken_link_and_a_console_error(
+        tmp_path: Path) -> None:
+    """The checks above fail when a page breaks: a missing image, a link to a missing page or
+    anchor, a script error and a fetch from another host (here another port) are each
+    named."""
+    (tmp_path / "ok.html").write_text("<html><body><p id='here'>ok</p></body></html>")
+    (tmp_path / "bad.html").write_text(
+        "<html><body><img src='missing.png'><a href='nowhere.html'>x</a>"
+        "<a href='ok.html#there'>y</a><a href='ok.html#here'>z</a>"
+        "<img src='http://127.0.0.1:9/elsewhere.png'>"
+        "<script>undefinedFunction();</script></body></html>")
+    found = _check_site(tmp_path)
+    assert list(found) == ["bad.html"]
+    text = "\n".join(found["bad.html"])
+    assert "image not rendered: missing.png" in text
+    assert "nowhere.html: no such page" in text
+    assert "ok.html#there: no element with that id" in text and "#here" not in text
+    assert "undefinedFunction" in text
+    assert "fetched from the network: http://127.0.0.1:9/elsewhere.png" in text
