@@ -60,11 +60,12 @@ def uniform_priors(temperature: float) -> npt.NDArray[np.float64]:
 class _Tree:
     """The arrays of one tree (see :mod:`chessmoe.search.native.tree`)."""
 
-    def __init__(self, nodes: int) -> None:
+    def __init__(self, nodes: int, edges: int | None = None) -> None:
+        # np.zeros, never zeros_like: fresh zero pages cost nothing until written
         self.ni = np.zeros((nodes, nt.NI), dtype=np.int64)
         self.nv = np.zeros(nodes, dtype=np.float64)
         self.pos = np.zeros((nodes, nb.POS_WORDS), dtype=np.uint64)
-        edges = nodes * 40
+        edges = nodes * 40 if edges is None else edges
         self.ei = np.zeros((edges, nt.EI), dtype=np.int64)
         self.ef = np.zeros((edges, 2), dtype=np.float64)
         self.st = np.zeros(4, dtype=np.int64)
@@ -267,9 +268,8 @@ class NativeMCTS:
                 node = int(tree.ei[first + hits[0], nt.E_CHILD]) if len(hits) else -1
             if (node >= 0 and tree.ni[node, nt.FLAGS] & nt.EXPANDED
                     and nb.key(tree.pos[node]) == nb.key(current)):
-                fresh = _Tree(max(_INITIAL_NODES, len(tree.ni)))
-                fresh.ei = np.zeros_like(tree.ei)
-                fresh.ef = np.zeros_like(tree.ef)
+                fresh = _Tree(max(_INITIAL_NODES, len(tree.ni)),
+                              max(_INITIAL_NODES * 40, len(tree.ei)))
                 nt.compact(tree.ni, tree.nv, tree.pos, tree.ei, tree.ef, node, fresh.ni,
                            fresh.nv, fresh.pos, fresh.ei, fresh.ef, fresh.st)
                 self._tree = fresh
