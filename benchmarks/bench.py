@@ -559,6 +559,30 @@ def bench_native(repeat: int) -> BenchResult:
                for _ in range(repeat))
     rows.append(("tree alone, native, batch 8, 50,000-node searches",
                  f"{deep:,.0f} simulations/s ({deep / generation:.2f}x move generation)"))
+    # Paper scale: one worker's tree cost per node through the per-batch path a network
+    # takes (records, softmax, priors; no forward pass), and the paper grid projected with
+    # the GPU network rate the H200 run recorded (BENCHMARKS.md, 2026-11-26: 114,446
+    # positions/s, bf16, batch 1024) on a box of 15 search workers and one GPU.
+    from chessmoe.play.projection import Calibration, _FreeNetwork, project
+    from chessmoe.play.tournament import paper_spec, projection_parts
+
+    recorded_gpu_rate = 114_446.0
+    for label, search in (("native", NativeMCTS), ("Python", MCTS)):
+        spent = nodes = 0.0
+        for board in positions[:6]:
+            found = search(_FreeNetwork(), SearchConfig(batch_size=8)).search(
+                board, Limits(nodes=2000))
+            spent += found.seconds
+            nodes += found.nodes
+        calibration = Calibration(spent / nodes, recorded_gpu_rate, "recorded H200 rate", 15, 1)
+        parts = project(projection_parts(paper_spec("results/experts/paper")), calibration)
+        total = sum(p.wall_hours for p in parts)
+        timed = sum(p.timed_hours for p in parts) / 15
+        rows.append((f"paper grid, {label} search: tree per worker (per-batch path, no "
+                     "forward pass) and projection on 15 workers + 1 GPU at the recorded "
+                     "114,446 positions/s", f"{nodes / spent:,.0f} nodes/s per worker; grid "
+                     f"{total:,.0f} h = {total / 24:.1f} days, of which the time-limited "
+                     f"games alone take {timed:,.0f} h = {timed / 24:.1f} days"))
     experts, _ = committed_bundles()
     uci_ratio = 0.0
     if experts is not None:
@@ -590,6 +614,42 @@ def bench_native(repeat: int) -> BenchResult:
             seconds, _ = _best(run, repeat)
             rows.append((f"one expert alone, ONNX Runtime fp32, {threads} thread(s), batch "
                          f"{batch}", f"{30 * batch / seconds:,.0f} positions/s"))
+        # int8 (ONNX Runtime dynamic quantisation of the same export): speed, and agreement
+        # with fp32 on 1,000 sample positions (the policy's top move, the value)
+        import logging
+
+        import numpy as np
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        logging.getLogger().setLevel(logging.ERROR)  # its pre-processing advice
+        with tempfile.TemporaryDirectory() as tmp_name:
+            int8_path = Path(tmp_name) / "int8.onnx"
+            quantize_dynamic(str(onnx_path), str(int8_path), weight_type=QuantType.QInt8)
+            int8, fp32 = OnnxBackend(int8_path), OnnxBackend(onnx_path)
+            for batch in (8, 64):
+                chunk = records[:batch]
+                int8.forward(chunk)
+
+                def run_int8(chunk: Any = chunk) -> None:
+                    for _ in range(30):
+                        int8.forward(chunk)
+
+                seconds, _ = _best(run_int8, repeat)
+                rows.append((f"one expert alone, ONNX Runtime int8 (dynamic quantisation), "
+                             f"1 thread, batch {batch}", f"{30 * batch / seconds:,.0f} "
+                             "positions/s"))
+            sample = leaf_batch(_positions_from_sample(1000))
+            v8, p8 = int8.forward(sample.records)
+            v32, p32 = fp32.forward(sample.records)
+            top = [int(np.argmax(a[i])) == int(np.argmax(b[i]))
+                   for a, b in ((p8, p32),) for i in range(len(sample))]
+            legal_top = [int(idx[np.argmax(p8[i][idx])]) == int(idx[np.argmax(p32[i][idx])])
+                         for i, idx in enumerate(sample.policy_indices)]
+            agree, anywhere = sum(legal_top) / len(legal_top), sum(top) / len(top)
+            rows.append((f"int8 against fp32 on {len(sample)} sample positions",
+                         f"best legal move by the policy agrees on {agree:.1%} (any move "
+                         f"{anywhere:.1%}); largest value difference "
+                         f"{np.abs(v8 - v32).max():.3f}"))
         for label, extra in (("native search", []), ("Python search", ["--search", "python"])):
             nps = _uci_nodes_per_second(positions[:6], extra)
             if label == "native search":
