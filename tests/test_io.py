@@ -132,6 +132,27 @@ def test_a_log_being_written_refuses_a_second_writer_until_closed(tmp_path: Path
     assert lock_path(path) == tmp_path / ".games-016.jsonl.lock"
 
 
+def test_a_log_with_a_record_missing_the_key_is_refused_and_left_unlocked(
+        tmp_path: Path) -> None:
+    """A record without the key field fails the open; the lock taken for it is released, so
+    the same process can open the log again (it used to get BusyError naming itself)."""
+    from chessmoe._io.jsonl import lock_path
+
+    path = tmp_path / "games.jsonl"
+    path.write_text('{"slot":"a"}\n{"other":"b"}\n')
+    # The first error is kept (as a caller handling it would keep it): its traceback holds the
+    # half-built log, so only an explicit release frees the lock, not garbage collection.
+    with pytest.raises(KeyError, match="slot") as first:
+        JsonlLog(path, key="slot")
+    with pytest.raises(KeyError, match="slot"):  # the same error again, not BusyError
+        JsonlLog(path, key="slot")
+    assert first.value.args == ("slot",)
+    path.write_text('{"slot":"a"}\n{"slot":"b"}\n')  # repaired: this process may write it
+    with JsonlLog(path, key="slot") as log:
+        assert sorted(log.records) == ["a", "b"]
+    assert lock_path(path).read_text() == str(os.getpid())
+
+
 def test_the_lock_holds_across_processes_and_survives_a_rewrite(tmp_path: Path) -> None:
     """Another process's writer is refused while this one holds the log, even after this
     one rewrote the log (a cut last line dropped: the log's file is replaced)."""
