@@ -599,6 +599,30 @@ def test_grids_have_the_papers_shape() -> None:
     assert [u.shards for u in units(spec)] == [5] * 15
 
 
+def test_shards_hold_at_most_pairs_per_shard_and_every_pair_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """25 pairs at 10 a shard are 3 shards (rounded up), and the shards' games together are
+    the match's 25 pairs, each once: no shard is longer than asked."""
+    import chessmoe.play.tournament as tournament
+
+    match = MatchSpec("m", UNIFORM, UNIFORM_B, pairs=25)
+    cut = units(TournamentSpec("t", (match,), pairs_per_shard=10))
+    assert [(u.id, u.shards) for u in cut] == [("m/000", 3), ("m/001", 3), ("m/002", 3)]
+    pairs: dict[str, set[int]] = {}
+
+    def record_slots(first: PlayerSpec, second: PlayerSpec, slots: list, log: Path,
+                     **options: object) -> list[GameRecord]:
+        pairs[log.stem] = {s.pair for s in slots}
+        return []
+
+    monkeypatch.setattr(tournament, "play_match", record_slots)
+    for unit in cut:
+        tournament.run_unit(unit, str(tmp_path))
+    assert sorted(pairs) == ["games-000", "games-001", "games-002"]
+    assert max(len(p) for p in pairs.values()) <= 10
+    assert sorted(q for p in pairs.values() for q in p) == list(range(25))
+
+
 def test_profiles_run_node_limited_games_together_and_timed_games_alone() -> None:
     """The small profile plays its node-limited games 8 at a time on ONNX Runtime (the
     multi-game runner); a time-limited search owns its worker, so those play one at a time.
