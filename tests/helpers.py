@@ -69,3 +69,25 @@ class HashNet:
         logits = np.stack([r.standard_normal(4864).astype(np.float32) for r in rng_rows])
         values = np.tanh(logits[:, 0]).astype(np.float32)
         return values, logits
+
+
+class ScriptedEngine:
+    """A stand-in for ``chess.engine.SimpleEngine`` in one process: each ``play`` answers a
+    seeded random legal move and, from ``scores`` (White's view in centipawns, one a call;
+    ``None`` or past the end: no score), the score a real engine would report with it."""
+
+    def __init__(self, scores: tuple[int | None, ...] = (), seed: int = 0) -> None:
+        import chess.engine
+
+        self._engine = chess.engine
+        self.scores = scores
+        self.rng = random.Random(seed)
+        self.calls = 0
+
+    def play(self, board: chess.Board, limit: object, **options: object) -> object:
+        moves = sorted(board.legal_moves, key=lambda m: m.uci())
+        score = self.scores[self.calls] if self.calls < len(self.scores) else None
+        self.calls += 1
+        info = ({} if score is None else
+                {"score": self._engine.PovScore(self._engine.Cp(score), chess.WHITE)})
+        return self._engine.PlayResult(self.rng.choice(moves), None, info)  # type: ignore[arg-type]
