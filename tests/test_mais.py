@@ -231,6 +231,16 @@ def test_mirroring_invariants() -> None:
         assert naive_eval(mirrored) == pytest.approx(-naive_eval(board))
 
 
+def test_the_king_takes_its_late_table_at_12_non_king_pieces() -> None:
+    """Material and piece-square values cancel (Black mirrors White) but the kings stand on
+    h1 and e8: with 12 non-king pieces the late table gives h1 -50 against e8 (e1 mirrored)
+    -30, so -20; two more pawns (14 pieces) give the early table's h1 20 against 0, so +20."""
+    endgame = chess.Board("rnb1k3/ppp5/8/8/8/8/PPP5/RNB4K w - - 0 1")
+    assert len(endgame.piece_map()) - 2 == 12
+    assert naive_eval(endgame) == -20.0
+    assert naive_eval(chess.Board("rnb1k3/ppp4p/8/8/8/8/PPP4P/RNB4K w - - 0 1")) == 20.0
+
+
 def test_naive_eval_and_q_targets_of_a_three_position_game() -> None:
     board = chess.Board()
     naive = []

@@ -555,6 +555,19 @@ def test_pesto_tapered_eval_by_hand_on_two_positions() -> None:
     assert PestoEvaluator()(board) == pytest.approx(-17485 / 24)  # Black to move
 
 
+def test_pesto_phase_is_capped_at_the_opening() -> None:
+    """A promoted queen beside the full set (phase 24 + 4 = 28) is still phase 24: the eval
+    is the pure middlegame sum, never extrapolated past it. The starting position with the
+    a2 pawn a queen: mg = 1025 + mg_queen[a2] (-35) - 82 - mg_pawn[a2] (-35) = 943, eg = 936 +
+    eg_queen[a2] (-22) - 94 - eg_pawn[a2] (13) = 807."""
+    from chessmoe.nets.related.pesto import pesto_eval, pesto_phase, pesto_terms
+
+    board = chess.Board("rnbqkbnr/pppppppp/8/8/8/8/QPPPPPPP/RNBQKBNR w KQkq - 0 1")
+    assert pesto_phase(board) == 24
+    assert pesto_terms(board) == (943, 807, 24)
+    assert pesto_eval(board) == 943.0
+
+
 def test_pesto_is_colour_symmetric_and_zero_at_the_start() -> None:
     from chessmoe.nets.related.pesto import pesto_eval
 
