@@ -25,6 +25,8 @@ from chessmoe.nets.related.mais import (
     encode_batch,
     load_weights,
     naive_eval,
+    predict,
+    predict_planes,
     q_targets,
 )
 from chessmoe.play.players.mais import (
@@ -328,7 +330,15 @@ def test_training_writes_a_loadable_run_and_resumes(smoke_run: Path) -> None:
     player = build_searcher(smoke_run)
     board = chess.Board()
     result = player.play(board, Limits(nodes=100))
-    assert result.move in board.legal_moves and -1.0 <= result.value <= 1.0
+    assert result.move in board.legal_moves and result.pv[0] == result.move
+    # the value is the network's Q of the principal leaf (White's view; White is to move),
+    # on the kit's scale: atan(0.1 Q / 111.7146) / 1.5620688
+    leaf = board.copy()
+    for move in result.pv:
+        leaf.push(move)
+    assert not leaf.is_game_over()
+    q = float(predict(load_weights(smoke_run / "weights.pt"), [leaf])[0])
+    assert result.value == pytest.approx(math.atan(0.1 * q / 111.7146) / 1.5620688, abs=1e-6)
 
 
 def _bestmoves(out: str) -> list[str]:
@@ -417,11 +427,24 @@ def test_every_kth_selfplay_game_is_validation_only(tmp_path: Path) -> None:
                (tmp_path / "metrics.jsonl").read_text().splitlines()][1:]
     assert [(r["games"], r["games_trained"], r["games_held_out"]) for r in records] == [
         (2, 1, 1), (4, 1, 1)]
+    # the MAEs by hand from the validation split the run keeps (each held-out game's
+    # positions, then their mirrors: targets and naive evaluations negated) and its weights
+    with np.load(tmp_path / "state" / "selfplay_val.npz") as held:
+        x, y, naive = held["x"], held["y"], held["naive"]
+    assert len(y) == records[1]["selfplay_val_positions"]
     for r in records:
         # trained positions come from the one trained game only (mirrored)
         assert r["positions_new"] == 2 * (r["positions_new"] // 2)
-        assert r["selfplay_val_mae"] >= 0 and r["selfplay_zero_mae"] > 0
-        assert r["selfplay_naive_mae"] >= 0
+        n = int(r["selfplay_val_positions"])
+        assert r["selfplay_zero_mae"] == pytest.approx(np.mean(np.abs(y[:n])), rel=1e-12)
+        assert r["selfplay_naive_mae"] == pytest.approx(np.mean(np.abs(y[:n] - 5 * naive[:n])),
+                                                        rel=1e-12)
+        assert r["selfplay_zero_mae"] > 0 and r["selfplay_naive_mae"] > 0
+    first = int(records[0]["selfplay_val_positions"])
+    assert np.array_equal(y[first // 2:first], -y[:first // 2])  # the mirrored half
+    model = load_weights(tmp_path / "weights.pt")
+    assert records[1]["selfplay_val_mae"] == pytest.approx(
+        float(np.mean(np.abs(predict_planes(model, x) - y))), rel=1e-6)
     assert records[1]["selfplay_val_positions"] > records[0]["selfplay_val_positions"]
     assert records[0]["pool"] == records[0]["positions_new"]  # held-out games never pooled
     summary = json.loads((tmp_path / "summary.json").read_text())
