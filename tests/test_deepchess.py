@@ -4,7 +4,6 @@ comparator, alpha-beta over positions, training and the UCI player."""
 from __future__ import annotations
 
 import functools
-import io
 import json
 import threading
 import time
@@ -48,9 +47,9 @@ from chessmoe.nets.related.deepchess import (
 )
 from chessmoe.nets.related.mais import naive_eval
 from chessmoe.play.players.deepchess import PROFILES, build_searcher, train_run
-from chessmoe.play.uci import EngineOptions, UciEngine, wait_for
 from chessmoe.search.alphabeta_compare import CompareAlphaBeta, Outcome
 from chessmoe.search.mcts import Limits
+from tests.helpers import uci_script
 
 # --- the 773 bits ---------------------------------------------------------------------------
 
@@ -588,40 +587,13 @@ def test_a_finished_run_gains_its_paired_material_comparison(smoke_run: Path) ->
     assert path.read_bytes() == current
 
 
-def _bestmoves(out: str) -> list[str]:
-    return [ln for ln in out.splitlines() if ln.startswith("bestmove")]
-
-
 def test_uci_every_go_ends_in_one_bestmove(smoke_run: Path) -> None:
-    out = io.StringIO()
-    engine = UciEngine(EngineOptions(Model_Directory=str(smoke_run)), out=out,
-                       engine="deepchess")
-    for line in ("uci", "isready", "ucinewgame", "position startpos moves e2e4",
-                 "go nodes 150"):
-        engine.handle(line)
-    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 1, 20)
-    engine.handle("position startpos moves e2e4 e7e5")
-    engine.handle("go movetime 100")
-    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 2, 20)
-    engine.handle("go infinite")
-    time.sleep(0.3)
-    assert len(_bestmoves(out.getvalue())) == 2  # infinite: no answer before stop
-    engine.handle("stop")
-    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 3, 20)
-    engine.handle("position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
-    engine.handle("go nodes 300")
-    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 4, 20)
-    engine._wait()
-    moves = _bestmoves(out.getvalue())
-    assert len(moves) == 4 and moves[-1] == "bestmove d1d8"
+    text, _ = uci_script("deepchess", smoke_run)
     # its comparator confidence is no evaluation: info lines carry a score only for a mate
-    infos = [ln for ln in out.getvalue().splitlines() if ln.startswith("info depth")]
+    infos = [ln for ln in text.splitlines() if ln.startswith("info depth")]
     first_mate = next(i for i, ln in enumerate(infos) if "score" in ln)
     assert infos[first_mate].split("score cp ")[1].split()[0] == "10000"
     assert all("score" not in ln for ln in infos[:first_mate]) and first_mate > 0
-    board = chess.Board()
-    board.push_uci("e2e4")
-    assert chess.Move.from_uci(moves[0].split()[1]) in list(board.legal_moves)
 
 
 @pytest.mark.parametrize("fen", [

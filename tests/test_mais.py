@@ -37,9 +37,9 @@ from chessmoe.play.players.mais import (
     self_play_game,
     train_run,
 )
-from chessmoe.play.uci import EngineOptions, UciEngine, wait_for
 from chessmoe.search.bestfirst import BestFirst, priority, priority_f, priority_h
 from chessmoe.search.mcts import Limits
+from tests.helpers import uci_script
 
 # --- the priority ---------------------------------------------------------------------------
 
@@ -341,41 +341,13 @@ def test_training_writes_a_loadable_run_and_resumes(smoke_run: Path) -> None:
     assert result.value == pytest.approx(math.atan(0.1 * q / 111.7146) / 1.5620688, abs=1e-6)
 
 
-def _bestmoves(out: str) -> list[str]:
-    return [ln for ln in out.splitlines() if ln.startswith("bestmove")]
-
-
 def test_uci_every_go_ends_in_one_bestmove(smoke_run: Path) -> None:
-    import io
-
-    out = io.StringIO()
-    engine = UciEngine(EngineOptions(Model_Directory=str(smoke_run)), out=out, engine="mais")
-    for line in ("uci", "isready", "ucinewgame", "position startpos moves e2e4",
-                 "go nodes 150"):
-        engine.handle(line)
-    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 1, 20)
-    engine.handle("position startpos moves e2e4 e7e5")
-    engine.handle("go movetime 100")
-    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 2, 20)
-    engine.handle("go infinite")
-    time.sleep(0.2)
-    assert len(_bestmoves(out.getvalue())) == 2  # infinite: no answer before stop
-    engine.handle("stop")
-    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 3, 20)
-    engine.handle("position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
-    engine.handle("go nodes 300")
-    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 4, 20)
-    engine._wait()
-    moves = _bestmoves(out.getvalue())
-    assert len(moves) == 4 and moves[-1] == "bestmove d1d8"
     from chessmoe._io.fsutil import sha256_file
 
-    weights = smoke_run / "weights.pt"  # the line names the file loaded (issue 22)
+    text, _ = uci_script("mais", smoke_run)
+    weights = smoke_run / "weights.pt"  # the line names the file loaded
     assert (f"info string mais weights {weights} sha256 {sha256_file(weights)[:12]}"
-            in out.getvalue().splitlines())
-    board = chess.Board()
-    board.push_uci("e2e4")
-    assert chess.Move.from_uci(moves[0].split()[1]) in board.legal_moves
+            in text.splitlines())
 
 
 def test_naive_eval_with_a_side_in_check_by_hand() -> None:
