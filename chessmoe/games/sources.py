@@ -34,6 +34,7 @@ from typing import Any
 
 from chessmoe._io.errors import KitError
 from chessmoe._io.fsutil import atomic_path, sha256_file
+from chessmoe.games.datadir import default_data_dir
 from chessmoe.games.splits import MonthSplit, SeededSplit, SplitRule
 
 __all__ = [
@@ -77,11 +78,6 @@ class FetchError(KitError, RuntimeError):
 class SourceNotFound(KitError, FileNotFoundError):
     """A source spec names no file, directory or known database; the message says what to
     run or pass instead."""
-
-
-def default_data_dir() -> Path:
-    """``$CHESSMOE_DATA`` if set, else ``./data``."""
-    return Path(os.environ.get("CHESSMOE_DATA", "data"))
 
 
 #: The first 5,000 games of Lichess 2013-01 (``chessmoe data fetch lichess-2013-01 --first
