@@ -41,7 +41,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -637,9 +637,6 @@ class Comparator:
 
     def better(self, a: chess.Board, b: chess.Board) -> bool:
         return self.probability(a, b) > 0.5
-
-    def as_better(self) -> Callable[[chess.Board, chess.Board], bool]:
-        return self.better
 
 
 def save_weights(net: DeepChessNet, path: str | os.PathLike[str]) -> None:
