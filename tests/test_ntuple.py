@@ -21,8 +21,8 @@ from chessmoe.nets.related.ntuple import (
     Features,
     LabelledPosition,
     NtupleEvaluator,
+    NtupleTrainConfig,
     NtupleWeights,
-    TrainConfig,
     _compare,
     comparison_update,
     extract,
@@ -154,7 +154,7 @@ def test_averaged_perceptron_is_the_mean_of_every_intermediate_weight_vector() -
 
 def test_one_training_update_raises_the_desired_move_against_the_preferred_one() -> None:
     weights = NtupleWeights.initial()
-    config = TrainConfig(depth=1)
+    config = NtupleTrainConfig(depth=1)
     # material-only: Nf3 and a3 score the same; Stockfish's move is Nf3
     position = LabelledPosition(chess.STARTING_FEN, "g1f3")
     board = chess.Board()
@@ -470,7 +470,7 @@ def test_a_training_update_with_black_to_move_raises_blacks_desired_move() -> No
     board.push_uci("e2e4")
     position = LabelledPosition(board.fen(), "g8f6")
     weights = NtupleWeights.initial()
-    config = TrainConfig(depth=1)
+    config = NtupleTrainConfig(depth=1)
     credit, update, _ = _compare(position, weights, config, principal_leaf)
     assert update is not None and credit < 1.0
     averager = Averager(weights)
@@ -609,13 +609,13 @@ def test_the_pesto_start_weights_are_the_mirror_averaged_tables() -> None:
 
 
 def test_ntuple_training_config_takes_depth_and_start() -> None:
-    cfg = TrainConfig(depth=2, start="pesto")
+    cfg = NtupleTrainConfig(depth=2, start="pesto")
     assert (cfg.depth, cfg.start) == (2, "pesto")
     with pytest.raises(KitError, match="unknown n-tuple start"):
-        TrainConfig(start="stockfish")
+        NtupleTrainConfig(start="stockfish")
     from chessmoe._io.overrides import parse_overrides
 
-    assert parse_overrides(TrainConfig, ["depth=2", "start=pesto"]) == {"depth": 2,
+    assert parse_overrides(NtupleTrainConfig, ["depth=2", "start=pesto"]) == {"depth": 2,
                                                                         "start": "pesto"}
 
 
@@ -736,7 +736,7 @@ def test_an_interrupted_training_run_resumes_to_exactly_the_same_weights(tmp_pat
     from chessmoe.nets.related.ntuple import train_comparison
 
     train_set, held_out = _resume_positions()
-    config = TrainConfig(depth=1, iterations=3, patience=3, start="pesto", seed=5)
+    config = NtupleTrainConfig(depth=1, iterations=3, patience=3, start="pesto", seed=5)
     whole = train_comparison(train_set, held_out, config, principal_leaf, progress=False)
 
     calls = 0
@@ -776,12 +776,12 @@ def test_a_checkpoint_of_another_run_is_refused_with_a_clear_error(tmp_path: Pat
     from chessmoe.nets.related.ntuple import train_comparison
 
     train_set, held_out = _resume_positions()
-    config = TrainConfig(depth=1, iterations=1, patience=1, start="pesto")
+    config = NtupleTrainConfig(depth=1, iterations=1, patience=1, start="pesto")
     checkpoint = tmp_path / "checkpoint.npz"
     train_comparison(train_set[:3], held_out[:2], config, principal_leaf, progress=False,
                      checkpoint=checkpoint)
     with pytest.raises(KitError, match="checkpoint of a different run"):
-        train_comparison(train_set[:3], held_out[:2], TrainConfig(
+        train_comparison(train_set[:3], held_out[:2], NtupleTrainConfig(
             depth=1, iterations=2, patience=1, start="pesto"), principal_leaf,
             progress=False, checkpoint=checkpoint)
     with pytest.raises(KitError, match="checkpoint of a different run"):
@@ -805,28 +805,28 @@ def test_the_test_set_is_apart_scored_by_position_and_outside_the_fingerprint() 
     )
 
     games = [(k, [b.fen() for b in _game_boards(k)]) for k in range(6)]
-    config = TrainConfig(test_positions=9, per_game=2, min_ply=4)
+    config = NtupleTrainConfig(test_positions=9, per_game=2, min_ply=4)
     fens = sample_test_positions(iter(games), config)
     assert len(fens) == 9 and fens == sample_test_positions(iter(games), config)
     game_fens = {fen for _, g in games for fen in g[4:]}
     assert set(fens) <= game_fens
     train, held = _resume_positions()
     assert run_fingerprint(train, held, config) == run_fingerprint(
-        train, held, TrainConfig(test_positions=0, per_game=2, min_ply=4, test_source="x"))
+        train, held, NtupleTrainConfig(test_positions=0, per_game=2, min_ply=4, test_source="x"))
     assert run_fingerprint(train, held, config) != run_fingerprint(
-        train, held, TrainConfig(test_positions=9, per_game=3, min_ply=4))
+        train, held, NtupleTrainConfig(test_positions=9, per_game=3, min_ply=4))
     pesto = start_weights("pesto")
     # By hand: exd5 takes a hanging queen (credit 1 when it is the label), Ke2 leaves it
     # (credit 0): agreement 0.5 with a half-width of 1.96 sqrt(0.5 / 2); the same weights on
     # both sides agree position by position, so their difference is 0 with no spread.
     hung = "4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1"
     hand = [LabelledPosition(hung, "e4d5"), LabelledPosition(hung, "e1e2")]
-    same = agreement_on_test(hand, pesto, pesto, TrainConfig(depth=1), principal_leaf)
+    same = agreement_on_test(hand, pesto, pesto, NtupleTrainConfig(depth=1), principal_leaf)
     assert (same.positions, same.start_agreement, same.trained_agreement) == (2, 0.5, 0.5)
     assert same.start_half_width == pytest.approx(1.96 * math.sqrt(0.5 / 2))
     assert (same.difference, same.difference_half_width) == (0.0, 0.0)
     material = start_weights("material")
-    other = agreement_on_test(held, material, pesto, TrainConfig(depth=1), principal_leaf)
+    other = agreement_on_test(held, material, pesto, NtupleTrainConfig(depth=1), principal_leaf)
     assert other.difference == pytest.approx(other.trained_agreement - other.start_agreement)
 
 

@@ -35,7 +35,7 @@ side to move) than the desired move's leaf ``l_best`` and::
 (with the side to move's sign, since ``phi`` is White's). The final weights are the average
 of every intermediate weight vector (one per training position); training stops when the
 held-out agreement with Stockfish's move stops improving. Initial weights
-(``TrainConfig.start``, :func:`start_weights`): ``"material"`` (default) is material as the
+(``NtupleTrainConfig.start``, :func:`start_weights`): ``"material"`` (default) is material as the
 document's Table I (Q 2600, R 1300, B 850, N 800, P 200) for both phases, everything else 0 --
 weaker than the document's start, which is Stockfish's *tuned* linear evaluation (its ORI2);
 ``"pesto"`` is the hand-tuned PeSTO piece values and piece-square tables
@@ -87,8 +87,8 @@ __all__ = [
     "LeafLike",
     "LeafSearch",
     "NtupleEvaluator",
+    "NtupleTrainConfig",
     "NtupleWeights",
-    "TrainConfig",
     "TrainOutcome",
     "Update",
     "agreement_on_test",
@@ -558,7 +558,7 @@ class ComparisonStats:
         return self.agree / self.positions if self.positions else math.nan
 
 
-def _compare(position: LabelledPosition, weights: NtupleWeights, config: TrainConfig,
+def _compare(position: LabelledPosition, weights: NtupleWeights, config: NtupleTrainConfig,
              leaf_search: LeafSearch) -> tuple[float, Update | None, bool]:
     """``(agreement credit, update or None, skipped)`` for one position, comparing every
     move's principal leaf after a ``depth - 1``-ply + quiescence search.
@@ -599,7 +599,7 @@ def _compare(position: LabelledPosition, weights: NtupleWeights, config: TrainCo
 
 
 def evaluate_agreement(positions: Sequence[LabelledPosition], weights: NtupleWeights,
-                       config: TrainConfig, leaf_search: LeafSearch, *,
+                       config: NtupleTrainConfig, leaf_search: LeafSearch, *,
                        progress: bool = False, desc: str = "held out") -> ComparisonStats:
     """Agreement with the desired moves under ``weights`` (no update; ties share credit)."""
     from tqdm import tqdm
@@ -617,7 +617,7 @@ def evaluate_agreement(positions: Sequence[LabelledPosition], weights: NtupleWei
 
 
 @dataclass(frozen=True)
-class TrainConfig:
+class NtupleTrainConfig:
     """A comparison-training run. ``depth`` is the document's d (1..4): each move is
     compared through the leaf of a (d-1)-ply + quiescence search of its child (the
     document's best result is d = 4; the kit's committed run is d = 1). ``start`` names the
@@ -656,7 +656,7 @@ class TrainConfig:
             raise KitError("test_positions must be >= 0")
 
 
-def sample_positions(games: Iterator[tuple[int, list[str]]], config: TrainConfig
+def sample_positions(games: Iterator[tuple[int, list[str]]], config: NtupleTrainConfig
                      ) -> tuple[list[str], list[str]]:
     """FENs for training and held-out positions from ``(game ordinal, FEN after each ply)``:
     up to ``per_game`` random plies >= ``min_ply`` per game with at least two legal moves,
@@ -682,7 +682,7 @@ def sample_positions(games: Iterator[tuple[int, list[str]]], config: TrainConfig
     return train, held
 
 
-def sample_test_positions(games: Iterator[tuple[int, list[str]]], config: TrainConfig
+def sample_test_positions(games: Iterator[tuple[int, list[str]]], config: NtupleTrainConfig
                           ) -> list[str]:
     """``config.test_positions`` FENs of a test set: up to ``per_game`` random plies
     >= ``min_ply`` of each game, every game used (the source is apart from the training
@@ -733,7 +733,7 @@ def _mean_and_half_width(values: Sequence[float]) -> tuple[float, float]:
 
 
 def agreement_on_test(positions: Sequence[LabelledPosition], start: NtupleWeights,
-                   trained: NtupleWeights, config: TrainConfig, leaf_search: LeafSearch,
+                   trained: NtupleWeights, config: NtupleTrainConfig, leaf_search: LeafSearch,
                    *, progress: bool = False) -> AgreementOnTest:
     """Both weight sets on the same test positions (a tie's credit shared as in training)."""
     from tqdm import tqdm
@@ -794,7 +794,7 @@ TEST_FIELDS: Final = ("test_positions", "test_source")
 
 
 def run_fingerprint(train_set: Sequence[LabelledPosition],
-                    held_out: Sequence[LabelledPosition], config: TrainConfig) -> str:
+                    held_out: Sequence[LabelledPosition], config: NtupleTrainConfig) -> str:
     """sha256 of the config and every labelled position (train, then held out): a
     checkpoint resumes only the run it was written by."""
     # the test set is scored after training and does not change it
@@ -884,7 +884,7 @@ def _load_checkpoint(path: Path, fingerprint: str) -> _TrainState:
 
 
 def train_comparison(train_set: Sequence[LabelledPosition],
-                     held_out: Sequence[LabelledPosition], config: TrainConfig,
+                     held_out: Sequence[LabelledPosition], config: NtupleTrainConfig,
                      leaf_search: LeafSearch, *,
                      on_iteration: Callable[[dict[str, float]], None] | None = None,
                      progress: bool = True, checkpoint: Path | None = None,
@@ -984,7 +984,7 @@ def train_comparison(train_set: Sequence[LabelledPosition],
     return TrainOutcome(state.best_weights, state.metrics, state.best_iteration)
 
 
-def config_record(config: TrainConfig, **extra: object) -> dict[str, object]:
+def config_record(config: NtupleTrainConfig, **extra: object) -> dict[str, object]:
     """``config.json`` of a run: the training config, the feature layout and ``extra``."""
     return {"kind": "ntuple", "train": asdict(config), "linear_features": list(LINEAR_FEATURES),
             "tuples": {"count": N_TUPLES, "size": TUPLE_SIZE,

@@ -23,7 +23,7 @@ Two uses:
   player (``Evaluation=pesto`` of the n-tuple engine, :mod:`chessmoe.play.players.ntuple`);
 * ``chessmoe.nets.related.ntuple.start_weights("pesto")`` -- the same knowledge as *starting
   weights* of the n-tuple
-  evaluation (``TrainConfig.start = "pesto"``): material in the linear weights, the tables
+  evaluation (``NtupleTrainConfig.start = "pesto"``): material in the linear weights, the tables
   in the 2-tuple tables' self-pair entries. The n-tuple layout shares entries between a
   square and its left-right mirror and tapers by the Stockfish non-pawn-material phase
   ``alpha``, so that start is the PeSTO evaluation with each table averaged over mirrored
