@@ -18,7 +18,7 @@ import pytest
 import torch
 
 from chessmoe._io.errors import KitError
-from chessmoe.games.pgn import GameRecord, iter_games
+from chessmoe.games.pgn import PgnGame, iter_games
 from chessmoe.games.sources import sample_path
 from chessmoe.nets.related.deepchess import (
     COMPARATOR_SCHEDULE,
@@ -125,7 +125,7 @@ def test_batch_equals_single() -> None:
 
 
 def test_extract_positions_skips_the_opening_and_captures() -> None:
-    every: list[GameRecord[Any]] = list(iter_games(sample_path(), max_games=40))
+    every: list[PgnGame[Any]] = list(iter_games(sample_path(), max_games=40))
     games = [g for g in every if g.result in ("1-0", "0-1")]
     games = games[:6]
     expected_bits = []
@@ -289,7 +289,7 @@ def _minimax(board: chess.Board, depth: int) -> float:
 
 def _game_positions() -> list[chess.Board]:
     out = []
-    every: list[GameRecord[Any]] = list(iter_games(sample_path(), max_games=12))
+    every: list[PgnGame[Any]] = list(iter_games(sample_path(), max_games=12))
     for game, ply in zip(every[:6], (12, 20, 26, 34, 15, 41), strict=False):
         board = chess.Board()
         for move in game.moves[:ply]:

@@ -59,8 +59,8 @@ __all__ = [
     "MAX_FULLMOVE",
     "MAX_GAME_BYTES",
     "SKIP_REASONS",
-    "GameRecord",
     "PgnFilters",
+    "PgnGame",
     "PgnStreamError",
     "SkipCounter",
     "SourcePiece",
@@ -207,7 +207,7 @@ class SkipCounter:
 
 
 @dataclass
-class GameRecord(Generic[T]):
+class PgnGame(Generic[T]):
     """One kept game: where it came from, its headers, moves and extracted boards."""
 
     source: str  # file name, or "archive.zip/member.pgn"
@@ -222,6 +222,11 @@ class GameRecord(Generic[T]):
     @property
     def plies(self) -> int:
         return len(self.moves)
+
+
+#: The old name of :class:`PgnGame`, kept only until ``report/explore_phases.py`` (its last
+#: user) names ``PgnGame``: ``GameRecord`` means a match's game (:mod:`chessmoe.play.records`).
+GameRecord = PgnGame
 
 
 def no_games_error(spec: str, skips: SkipCounter) -> KitError:
@@ -758,7 +763,7 @@ def iter_games(path: str | os.PathLike[str], *, filters: PgnFilters | None = Non
                extract: Callable[[chess.Board], T] | None = None,
                byte_range: tuple[int, int | None] | None = None,
                member: str | None = None,
-               max_games: int | None = None) -> Iterator[GameRecord[T]]:
+               max_games: int | None = None) -> Iterator[PgnGame[T]]:
     """Stream the kept games of one source file (every member of a zip).
 
     ``byte_range=(start, end)`` (plain ``.pgn`` only, ``start`` from
@@ -798,7 +803,7 @@ def iter_games(path: str | os.PathLike[str], *, filters: PgnFilters | None = Non
 def _iter_stream(label: str, blocks: Iterator[bytes], start: int, end: int | None,
                  filters: PgnFilters, skips: SkipCounter,
                  extract: Callable[[chess.Board], T] | None,
-                 max_games: int | None) -> Iterator[GameRecord[T]]:
+                 max_games: int | None) -> Iterator[PgnGame[T]]:
     lines = _ByteLines(blocks, start)
     visitor: _Visitor[T] = _Visitor(extract, filters)
     ordinal = 0
@@ -840,7 +845,7 @@ def _iter_stream(label: str, blocks: Iterator[bytes], start: int, end: int | Non
                 skips.skip(reason, where, detail)
                 continue
             skips.kept += 1
-            yield GameRecord(source=label, offset=offset, ordinal=ordinal - 1,
+            yield PgnGame(source=label, offset=offset, ordinal=ordinal - 1,
                              headers=dict(visitor.headers),
                              start_fen=visitor.headers.get("FEN"),
                              moves=list(visitor.moves), result=visitor.headers["Result"],
@@ -898,7 +903,7 @@ class SourcePiece:
     member: str | None = None
     byte_range: tuple[int, int | None] | None = None
 
-    def games(self, **kwargs: Any) -> Iterator[GameRecord[Any]]:
+    def games(self, **kwargs: Any) -> Iterator[PgnGame[Any]]:
         """:func:`iter_games` over this piece (keyword arguments passed on)."""
         return iter_games(self.path, member=self.member, byte_range=self.byte_range, **kwargs)
 
@@ -932,7 +937,7 @@ def probe_positions(path: str | os.PathLike[str], count: int,
     """``count`` real-game positions for timing a search: each of the first games of ``path``
     played ``plies`` half-moves in (at most half its length), games already over skipped."""
     boards: list[chess.Board] = []
-    game: GameRecord[Any]
+    game: PgnGame[Any]
     for game in iter_games(path, max_games=count * 10 + 20):
         board = chess.Board(game.start_fen) if game.start_fen else chess.Board()
         for move in game.moves[:min(plies, len(game.moves) // 2)]:

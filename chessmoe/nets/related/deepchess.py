@@ -240,18 +240,18 @@ def extract_positions(source: str | os.PathLike[str] | Sequence[str | os.PathLik
     PGN, or of several read in order (a self-play run's shards; read with
     :func:`chessmoe.games.pgn.iter_games`): positions after ply ``skip_plies`` or later (not
     in the first 5 moves) whose last move was not a capture."""
-    from chessmoe.games.pgn import GameRecord, SkipCounter, iter_games, no_games_error
+    from chessmoe.games.pgn import PgnGame, SkipCounter, iter_games, no_games_error
 
     rng = np.random.default_rng(seed)
     words: list[list[int]] = []
     game_ids: list[int] = []
     white: list[bool] = []
     skips = SkipCounter()
-    record: GameRecord[Any]
+    record: PgnGame[Any]
     kept = 0
     files = ([source] if isinstance(source, (str, os.PathLike)) else list(source))
 
-    def records() -> Iterator[GameRecord[Any]]:
+    def records() -> Iterator[PgnGame[Any]]:
         for path in files:
             yield from iter_games(path, skips=skips)
 

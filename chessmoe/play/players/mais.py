@@ -236,12 +236,12 @@ def validation_set(source: Path, games: int, max_positions: int,
                    gamma: float = GAMMA) -> tuple[np.ndarray, np.ndarray]:
     """Positions after each move of the first ``games`` kept games of ``source``, with their
     Q targets along the real game: ``(int8 [N, 6, 8, 8], float64 [N])``."""
-    from chessmoe.games.pgn import GameRecord, SkipCounter, iter_games, no_games_error
+    from chessmoe.games.pgn import PgnGame, SkipCounter, iter_games, no_games_error
 
     planes: list[np.ndarray] = []
     targets: list[float] = []
     skips = SkipCounter()
-    game: GameRecord[Any]
+    game: PgnGame[Any]
     for game in iter_games(source, skips=skips, max_games=games * 4):
         board = chess.Board(game.start_fen) if game.start_fen else chess.Board()
         positions = []
