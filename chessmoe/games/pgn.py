@@ -1,35 +1,13 @@
 """Streaming PGN reading with the paper's filters and counted skips.
 
-* Sources: ``.pgn``, ``.pgn.gz``, ``.pgn.bz2``, ``.pgn.zst`` and ``.zip`` archives of
-  PGN files (KingBase ships one), read as streams of 1 MiB blocks: memory stays flat
-  however large the file.
-* Games: the stream is first cut into game *chunks* by one rule that looks at two
-  lines only -- a chunk starts at a tag-pair line (``[Name "``) whose previous line is
-  not a header line -- and each chunk is then parsed with python-chess's own parser
-  through a lean visitor (no game tree is built). Because the rule is local, an
-  unterminated ``{`` comment or ``(`` variation ends at the next game's headers
-  (counted as ``unterminated``), a game cut off after its headers is its own counted
-  skip (``headers_only``), and byte-range pieces of a plain file read exactly the games
-  a single pass reads: the result never depends on the number of workers.
-* Text: each line is decoded as UTF-8, falling back to Latin-1 (KingBase files are
-  Latin-1), so player names come out right and no byte is lost. A UTF-8 byte-order
-  mark is skipped; UTF-16 and UTF-32 (by byte-order mark or by their NUL pattern) are
-  transcoded; a compressed file under a plain ``.pgn`` name is refused with a
-  message naming the right suffix. CR-only line ends and NUL separators count as line
-  ends.
-* Bounds: a game chunk over :data:`MAX_GAME_BYTES` is skipped (``oversized``) without
-  being parsed, and long movetext lines are fed to the parser in short pieces, so a
-  line of 500k comments costs linear time; runs of blank lines are skipped a block at
-  a time (a 50 MB member of newlines is read in well under a second).
-* Filters (paper App. E.1): at least ``min_full_moves`` full moves (``2 * n``
-  plies), a decided result (not ``*``), standard chess only.
-* Every game that is not kept is counted by reason in a :class:`SkipCounter` with a
-  few examples naming file, byte offset and problem. Nothing in a game can stop the
-  stream; a truncated or corrupt compressed stream (gz, bz2, zst, zip deflate or CRC)
-  ends only that file or member, counted as ``stream_error`` at the offset where it
-  failed, after the games read before it.
-* An ``extract`` callback sees every main-line board, so callers get per-position
-  values without replaying the game.
+:func:`iter_games` reads ``.pgn``, ``.pgn.gz``, ``.pgn.bz2``, ``.pgn.zst`` and ``.zip`` (of
+PGN files) as streams of 1 MiB blocks (flat memory), cuts them into game chunks by a rule that
+looks at two lines only (:func:`_chunks`: the result never depends on how a file is split
+between workers) and parses each chunk with python-chess through a lean visitor. It keeps the
+games the paper's filters keep (App. E.1, :class:`PgnFilters`) and counts every other game by
+reason in a :class:`SkipCounter`; nothing in a game stops the stream, and a damaged compressed
+stream ends only its file or member (``stream_error``). An ``extract`` callback sees every
+main-line board.
 """
 
 from __future__ import annotations
@@ -311,8 +289,9 @@ def _transcode(blocks: Iterator[bytes], encoding: str) -> Iterator[bytes]:
 
 
 def _with_encoding(label: str, blocks: Iterator[bytes]) -> tuple[Iterator[bytes], int]:
-    """Look at the first block: skip a UTF-8 BOM (returning its length), transcode UTF-16/32,
-    refuse compressed data under a plain name."""
+    """Look at the first block: skip a UTF-8 BOM (returning its length), transcode UTF-16/32
+    (by BOM or NUL pattern), refuse compressed data under a plain ``.pgn`` name with a message
+    naming the right suffix."""
     try:
         first = next(blocks, b"")
     except _stream_errors() as error:  # damaged at once: let the reader count it
@@ -570,6 +549,10 @@ def _chunks(lines: _ByteLines, end: int | None) -> Iterator[_Chunk]:
 
     A chunk starts at a tag-pair line whose previous line is not a header line, or at
     the first non-blank line of the stream; blank runs inside a chunk become one line.
+    The rule is local, so an unterminated ``{`` comment or ``(`` variation ends at the next
+    game's headers (counted ``unterminated``), a game cut off after its headers is its own
+    skip (``headers_only``), and byte ranges of a plain file read exactly the games a single
+    pass reads.
     """
     current: _Chunk | None = None
     previous_header = False
@@ -596,6 +579,8 @@ def _chunks(lines: _ByteLines, end: int | None) -> Iterator[_Chunk]:
 
 
 def _decode(line: bytes) -> tuple[str, bool]:
+    """UTF-8, else Latin-1 (KingBase files are Latin-1): names come out right, no byte is
+    lost; the flag says the fallback was used."""
     try:
         return line.decode("utf-8"), False
     except UnicodeDecodeError:
@@ -605,7 +590,7 @@ def _decode(line: bytes) -> tuple[str, bool]:
 def _pieces(text: str) -> list[str]:
     """A movetext line cut at spaces into lines of about :data:`_PIECE` characters, where
     that cannot change how python-chess reads it (no ``;`` comment is cut short, no piece
-    starts with ``%`` or is blank)."""
+    starts with ``%`` or is blank): a line of 500k comments costs linear time."""
     if len(text) <= _PIECE:
         return [text]
     limit = text.find(";")
