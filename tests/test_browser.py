@@ -13,7 +13,7 @@ import pytest
 
 from tests import browser
 
-pytestmark = [pytest.mark.slow,
+pytestmark = [pytest.mark.slow, pytest.mark.browser,
               pytest.mark.skipif(browser.missing() is not None,
                                  reason=str(browser.missing()))]
 

@@ -392,6 +392,7 @@ def test_selfplay_validation_baselines_by_hand() -> None:
     assert selfplay_validation(None, np.zeros((0, 6, 8, 8)), np.zeros(0), np.zeros(0), 5) == {}
 
 
+@pytest.mark.slow
 def test_every_kth_selfplay_game_is_validation_only(tmp_path: Path) -> None:
     config = replace(PROFILES["smoke"], games=4, selfplay_holdout_every=2)
     train_run(tmp_path, config, progress=False)
@@ -424,6 +425,7 @@ def test_every_kth_selfplay_game_is_validation_only(tmp_path: Path) -> None:
     assert summary["selfplay_naive_multiple"] == 5.0
 
 
+@pytest.mark.slow
 def test_a_snapshot_keeps_the_weights_after_its_game_count(tmp_path: Path) -> None:
     """``snapshots=(2,)``: after the batch that ends at game 2, ``at-2-games/weights.pt``
     holds the weights of that moment (equal to the run's weights then, different from the

@@ -668,6 +668,7 @@ def test_the_small_cutechess_replay_plays_the_committed_small_grid_under_cuteche
         assert ours.adjudication.draw_rules == "cutechess"
 
 
+@pytest.mark.slow
 def test_a_tiny_tournament_runs_locally_and_resumes(tmp_path: Path) -> None:
     summary = run_local(_tiny_spec(), tmp_path, workers=2, progress=False)
     assert summary["complete"] and [m["games"] for m in summary["matches"]] == [4, 4]
@@ -706,6 +707,7 @@ def test_gpu_shards_on_a_machine_without_a_gpu_are_refused_before_anything_is_wr
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_a_tournament_resumes_from_another_path_to_the_same_bundles(tmp_path: Path) -> None:
     """A clone elsewhere, or a notebook's ``../results``, names the same bundles; an older
     record without a later player field played at its default; a changed engine refuses."""
@@ -765,6 +767,7 @@ def test_a_tiny_tournament_runs_on_dask(tmp_path: Path) -> None:
 # --- many games at once --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_concurrent_games_are_the_sequential_games_move_for_move(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker playing several games at once (their mini-batches evaluated together) plays
@@ -1018,6 +1021,7 @@ def test_units_give_each_opening_group_its_own_seed() -> None:
     assert {u.seed for u in units(again) if u.match.name == "other"} == {by_hand(8, "other")}
 
 
+@pytest.mark.slow
 def test_a_tournament_can_play_some_of_its_matches_and_add_the_rest_later(
         tmp_path: Path) -> None:
     """--match plays only the named matches; a later run of the others adds them to the same

@@ -260,6 +260,7 @@ def _full(board: chess.Board, depth: int, ply: int, evaluate) -> float:  # type:
     return best
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("fen", "depth"), [(MIDDLEGAME, 2), (TACTICAL, 2), (SPARSE, 3)])
 def test_alpha_beta_equals_plain_minimax(fen: str, depth: int) -> None:
     board = chess.Board(fen)
@@ -349,6 +350,7 @@ def smoke_run(tmp_path_factory: pytest.TempPathFactory, stockfish: Path) -> Path
     return train(out / "run", profile="smoke", data_dir=None)
 
 
+@pytest.mark.slow
 @pytest.mark.stockfish
 def test_train_smoke_writes_a_loadable_run(smoke_run: Path) -> None:
     import json
@@ -707,6 +709,7 @@ def test_fast_features_and_noisy_moves_equal_the_references_on_edge_positions(fe
     _check_fast_against_reference(chess.Board(fen))
 
 
+@pytest.mark.slow
 def test_fast_features_and_noisy_moves_equal_the_references_on_random_games() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st
@@ -731,6 +734,7 @@ class _Killed(Exception):
     pass
 
 
+@pytest.mark.slow
 def test_an_interrupted_training_run_resumes_to_exactly_the_same_weights(tmp_path: Path
                                                                          ) -> None:
     from chessmoe.nets.related.ntuple import train_comparison
@@ -793,6 +797,7 @@ def test_a_checkpoint_of_another_run_is_refused_with_a_clear_error(tmp_path: Pat
                          checkpoint=checkpoint)
 
 
+@pytest.mark.slow
 def test_the_test_set_is_apart_scored_by_position_and_outside_the_fingerprint() -> None:
     """Test positions come from their own games with their own seed; the same weights on
     both sides differ by exactly 0; the test fields do not enter the run's fingerprint (a
@@ -840,6 +845,7 @@ def _game_boards(seed: int) -> list[chess.Board]:
     return out
 
 
+@pytest.mark.slow
 def test_vs_stockfish_plays_the_run_against_skill_level_0_and_refuses_bad_input(
         tmp_path: Path, stockfish: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`chessmoe related vs-stockfish`: the run's engine at its own nodes (n-tuple 400)

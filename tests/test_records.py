@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LOGS = sorted((ROOT / "results" / "tournaments").glob("*/*/games-*.jsonl"))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not LOGS, reason="no committed tournament in this checkout")
 def test_every_committed_game_round_trips_field_for_field() -> None:
     count = 0

@@ -155,6 +155,7 @@ def test_a_match_summary_without_its_rules_says_they_are_not_recorded(tmp_path: 
     assert rows["n-tuple"]["Vs Stockfish"].endswith("; claim draw rules")
 
 
+@pytest.mark.slow
 def test_a_missing_engine_is_not_trained(tmp_path: Path) -> None:
     shutil.copytree(RELATED / "deepchess", tmp_path / "deepchess")
     assert related.load_mais(tmp_path / "mais") is None
@@ -165,6 +166,7 @@ def test_a_missing_engine_is_not_trained(tmp_path: Path) -> None:
     assert all(p.is_file() for p in fig.paths)
 
 
+@pytest.mark.slow
 def test_figure_and_table_are_written_under_the_promised_stems(tmp_path: Path) -> None:
     table = related.table_related_engines(RELATED, tmp_path)
     fig = related.fig_related_learning_curves(RELATED, tmp_path)

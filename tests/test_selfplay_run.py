@@ -125,6 +125,7 @@ def test_settings_reject_bad_values(kwargs: dict[str, object]) -> None:
         RunSettings(**kwargs)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_interrupted_run_resumes_to_the_same_games(
         fake_engine: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     reference = tmp_path / "reference"
@@ -193,6 +194,7 @@ def test_interrupt_while_playing_drops_the_unfinished_shard(
     assert sorted(p.name for p in run.glob("shard-*")) == ["shard-00000.pgn.gz"]
 
 
+@pytest.mark.slow
 def test_resume_with_other_settings_is_refused(fake_engine: Path, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     run = tmp_path / "run"
@@ -363,6 +365,7 @@ def test_medium_profile_names_the_run_and_the_excerpt() -> None:
     assert "medium" in config.show("medium")
 
 
+@pytest.mark.slow
 @pytest.mark.stockfish
 def test_stockfish_games_are_reproducible_across_workers_and_resumes(
         stockfish: Path, tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from chessmoe.games.pgn import PgnFilters, SkipCounter, iter_games
 from chessmoe.games.splits import MonthSplit, SeededSplit
 
 
+@pytest.mark.slow
 def test_embedded_sample_matches_its_manifest() -> None:
     path = sources.sample_path()
     manifest = sources.sample_manifest()

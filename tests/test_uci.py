@@ -107,6 +107,7 @@ def test_multi_line_errors_are_prefixed_line_by_line() -> None:
                                                   "info string second line"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ending", ["", "quit\n", "position startpos\nucinewgame\nquit\n"])
 def test_the_process_exits_when_input_ends_during_an_infinite_search(ending: str) -> None:
     script = "uci\nisready\nposition startpos\ngo infinite\n" + ending

@@ -210,6 +210,7 @@ def _find(verdicts: dict[str, str], *words: str) -> str:
     return hits[0]
 
 
+@pytest.mark.slow
 def test_every_verdict_type_says_supports_contradicts_and_undecided(tmp_path: Path) -> None:
     experts = tmp_path / "experts"  # no Table 1 evaluations here
     t1 = _verdicts(_tournament(tmp_path / "t1", {
