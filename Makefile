@@ -42,7 +42,7 @@ PROFILE ?= small
 WORKERS ?= 2
 GAMES ?= 150000
 
-.PHONY: report report-serve explore fastchess cutechess parity help env test lint typecheck layers nbcheck nbclean unit figures results-stats datasets experts controls results-search tournament results openings sample selfplay bench clean distclean
+.PHONY: report report-serve explore fastchess cutechess parity help env test test-fast lint typecheck layers nbcheck nbclean unit figures results-stats datasets experts controls results-search tournament results openings sample selfplay bench clean distclean
 
 help: ## List the targets with one line each
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
@@ -78,6 +78,13 @@ unit: $(STAMP) ## Run the pytest suite only
 	$(PY) -m pytest -q
 
 test: lint typecheck layers nbcheck unit ## Lint, type-check, notebook hygiene and the test suite
+
+# The quick lane: every test not marked slow (over about 2 s), browser, stockfish, tools or
+# shared_data (pyproject.toml lists the marks), after lint and the import contracts.
+FAST_TESTS := not slow and not browser and not stockfish and not tools and not shared_data
+
+test-fast: lint layers ## Lint, import contracts and the fast tests (under 2 min on 2 cores)
+	$(PY) -m pytest -q -m "$(FAST_TESTS)"
 
 figures: $(STAMP) ## Regenerate every paper figure/table from committed results/ (papermill)
 	$(PY) -m chessmoe notebooks figures --kernel $(KERNEL) --build $(BUILD)/notebooks \

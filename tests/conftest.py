@@ -63,3 +63,15 @@ def report_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         warnings.simplefilter("ignore", PendingDeprecationWarning)
         site.build(site.SiteInputs(REPO, notebooks), out, log=lambda _: None)
     return out
+
+
+# Tests that need a tool or data through a fixture carry its mark, so `make test-fast`
+# (-m "not stockfish and not shared_data ...") leaves them out without a mark on each.
+_FIXTURE_MARKS = {"stockfish": "stockfish", "lichess_excerpt": "shared_data"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for fixture, mark in _FIXTURE_MARKS.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(getattr(pytest.mark, mark))

@@ -69,3 +69,70 @@ class HashNet:
         logits = np.stack([r.standard_normal(4864).astype(np.float32) for r in rng_rows])
         values = np.tanh(logits[:, 0]).astype(np.float32)
         return values, logits
+
+
+class ScriptedEngine:
+    """A stand-in for ``chess.engine.SimpleEngine`` in one process: each ``play`` answers a
+    seeded random legal move and, from ``scores`` (White's view in centipawns, one a call;
+    ``None`` or past the end: no score), the score a real engine would report with it."""
+
+    def __init__(self, scores: tuple[int | None, ...] = (), seed: int = 0) -> None:
+        import chess.engine
+
+        self._engine = chess.engine
+        self.scores = scores
+        self.rng = random.Random(seed)
+        self.calls = 0
+
+    def play(self, board: chess.Board, limit: object, **options: object) -> object:
+        moves = sorted(board.legal_moves, key=lambda m: m.uci())
+        score = self.scores[self.calls] if self.calls < len(self.scores) else None
+        self.calls += 1
+        info = ({} if score is None else
+                {"score": self._engine.PovScore(self._engine.Cp(score), chess.WHITE)})
+        return self._engine.PlayResult(self.rng.choice(moves), None, info)  # type: ignore[arg-type]
+
+
+def bestmoves(text: str) -> list[str]:
+    """The ``bestmove`` lines of a UCI engine's output."""
+    return [line for line in text.splitlines() if line.startswith("bestmove")]
+
+
+def uci_script(engine: str, model_dir: Path) -> tuple[str, list[str]]:
+    """Drive the UCI front end of ``engine`` (a trained run in ``model_dir``) through the
+    script every engine must pass: a node-limited search after 1. e4, a timed one after 1...
+    e5, ``go infinite`` that answers only after ``stop``, and a back-rank mate in 1 (Rd8#).
+    Each ``go`` ends in exactly one ``bestmove``, each move legal; returns the whole output
+    and its ``bestmove`` lines."""
+    import io
+    import time
+
+    from chessmoe.play.uci import EngineOptions, UciEngine, wait_for
+
+    out = io.StringIO()
+    uci = UciEngine(EngineOptions(Model_Directory=str(model_dir)), out=out, engine=engine)
+    for line in ("uci", "isready", "ucinewgame", "position startpos moves e2e4",
+                 "go nodes 150"):
+        uci.handle(line)
+    assert wait_for(lambda: len(bestmoves(out.getvalue())) == 1, 20)
+    uci.handle("position startpos moves e2e4 e7e5")
+    uci.handle("go movetime 100")
+    assert wait_for(lambda: len(bestmoves(out.getvalue())) == 2, 20)
+    uci.handle("go infinite")
+    time.sleep(0.3)
+    assert len(bestmoves(out.getvalue())) == 2  # infinite: no answer before stop
+    uci.handle("stop")
+    assert wait_for(lambda: len(bestmoves(out.getvalue())) == 3, 20)
+    uci.handle("position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
+    uci.handle("go nodes 300")
+    assert wait_for(lambda: len(bestmoves(out.getvalue())) == 4, 20)
+    uci._wait()
+    moves = bestmoves(out.getvalue())
+    assert len(moves) == 4 and moves[-1] == "bestmove d1d8"
+    after_e4 = chess.Board()
+    after_e4.push_uci("e2e4")
+    after_e5 = after_e4.copy()
+    after_e5.push_uci("e7e5")
+    for line, board in zip(moves[:3], (after_e4, after_e5, after_e5), strict=True):
+        assert chess.Move.from_uci(line.split()[1]) in board.legal_moves, line
+    return out.getvalue(), moves

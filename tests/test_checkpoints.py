@@ -72,6 +72,7 @@ def test_the_committed_format_without_inner_checksum_still_loads(tmp_path: Path)
     assert load_checkpoint(committed).config.channels > 0
 
 
+@pytest.mark.slow
 def test_the_optimizer_state_belongs_to_its_checkpoint(tmp_path: Path) -> None:
     model = _model(1)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)

@@ -104,6 +104,7 @@ def test_engine_arguments_out_of_range_are_one_argparse_line(
     assert says in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_user_mistakes_in_analyse_search_and_tournament_are_one_line_exit_2(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad"

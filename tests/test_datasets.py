@@ -38,6 +38,7 @@ def built(pgn_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_samples_carry_the_right_targets(pgn_file: Path, built: Path) -> None:
     store = DatasetStore(built)
     games = store.games

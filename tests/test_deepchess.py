@@ -4,7 +4,6 @@ comparator, alpha-beta over positions, training and the UCI player."""
 from __future__ import annotations
 
 import functools
-import io
 import json
 import threading
 import time
@@ -19,7 +18,7 @@ import pytest
 import torch
 
 from chessmoe._io.errors import KitError
-from chessmoe.games.pgn import GameRecord, iter_games
+from chessmoe.games.pgn import PgnGame, iter_games
 from chessmoe.games.sources import sample_path
 from chessmoe.nets.related.deepchess import (
     COMPARATOR_SCHEDULE,
@@ -38,6 +37,7 @@ from chessmoe.nets.related.deepchess import (
     encode_batch,
     extract_positions,
     load_weights,
+    material_pair_accuracy,
     pair_accuracy,
     pair_probabilities,
     piece_bit,
@@ -47,9 +47,9 @@ from chessmoe.nets.related.deepchess import (
 )
 from chessmoe.nets.related.mais import naive_eval
 from chessmoe.play.players.deepchess import PROFILES, build_searcher, train_run
-from chessmoe.play.uci import EngineOptions, UciEngine, wait_for
 from chessmoe.search.alphabeta_compare import CompareAlphaBeta, Outcome
 from chessmoe.search.mcts import Limits
+from tests.helpers import uci_script
 
 # --- the 773 bits ---------------------------------------------------------------------------
 
@@ -125,7 +125,7 @@ def test_batch_equals_single() -> None:
 
 
 def test_extract_positions_skips_the_opening_and_captures() -> None:
-    every: list[GameRecord[Any]] = list(iter_games(sample_path(), max_games=40))
+    every: list[PgnGame[Any]] = list(iter_games(sample_path(), max_games=40))
     games = [g for g in every if g.result in ("1-0", "0-1")]
     games = games[:6]
     expected_bits = []
@@ -149,11 +149,20 @@ def test_extract_positions_skips_the_opening_and_captures() -> None:
     assert all(row.tobytes() in rows for row in some.bits)
 
 
+def _rows(positions: PositionSet) -> list[tuple[int, bool, bytes]]:
+    """The positions of a set as (game, White won, bits) rows, in the set's order."""
+    return list(zip(positions.game.tolist(), positions.white_won.tolist(),
+                    (row.tobytes() for row in positions.bits), strict=True))
+
+
 def test_split_is_by_game_and_pairs_hold_one_win_each() -> None:
     positions = extract_positions(sample_path(), games=30, per_game=5, seed=2)
     train, held = split_by_game(positions, 0.2, seed=3)
-    assert len(train) + len(held) == len(positions)
+    assert sorted(_rows(train) + _rows(held)) == sorted(_rows(positions))  # each on one side
     assert not set(train.game.tolist()) & set(held.game.tolist())
+    won = dict(zip(positions.game.tolist(), positions.white_won.tolist(), strict=True))
+    n_won = sum(won.values())  # a fifth of the games of each result are held out
+    assert held.games == round(0.2 * n_won) + round(0.2 * (len(won) - n_won))
     assert held.white_won.any() and (~held.white_won).any()
     pairs = random_pairs(train, 50, np.random.default_rng(4))
     assert len(pairs.label) == 100 and pairs.label.sum() == 50
@@ -280,7 +289,7 @@ def _minimax(board: chess.Board, depth: int) -> float:
 
 def _game_positions() -> list[chess.Board]:
     out = []
-    every: list[GameRecord[Any]] = list(iter_games(sample_path(), max_games=12))
+    every: list[PgnGame[Any]] = list(iter_games(sample_path(), max_games=12))
     for game, ply in zip(every[:6], (12, 20, 26, 34, 15, 41), strict=False):
         board = chess.Board()
         for move in game.moves[:ply]:
@@ -436,11 +445,20 @@ def test_network_comparator_plugs_in_with_embedding_cache() -> None:
                               prepare=comparator.prepare)
     board = _game_positions()[0]
     result = search.play(board, Limits())
-    assert result.move in list(board.legal_moves) and -1.0 <= result.value <= 1.0
+    assert result.move in list(board.legal_moves) and result.pv[0] == result.move
     assert comparator.embeddings > 0
     again = comparator.embeddings
     search.play(board, Limits())
     assert comparator.embeddings == again  # every position met again was cached
+    # the value is the network's confidence in the principal leaf against its mirror,
+    # 2 p - 1 from the side to move's view
+    leaf = board.copy()
+    for move in result.pv:
+        leaf.push(move)
+    p = comparator.probability(leaf, leaf.mirror())
+    side = 1.0 if board.turn == chess.WHITE else -1.0
+    assert result.value == pytest.approx(side * (2.0 * p - 1.0), abs=1e-6)
+    assert 0.0 < p < 1.0 and result.value != 0.0
 
 
 def test_a_full_embedding_cache_starts_over_without_losing_the_positions_asked_for() -> None:
@@ -478,10 +496,27 @@ def test_training_writes_a_loadable_run_and_resumes(smoke_run: Path) -> None:
     # 2 tower layers x 1 autoencoder epoch, then 1 comparator epoch
     assert [(r["phase"], r.get("layer")) for r in first] == [
         ("pos2vec", 1), ("pos2vec", 2), ("comparator", None)]
-    assert 0.0 <= first[-1]["held_out_accuracy"] <= 1.0
     assert first[-1]["lr"] == pytest.approx(0.01) and first[0]["lr"] == pytest.approx(0.005)
     shape = Shape(pos2vec=(INPUT_BITS, 24, 12), head=(12,))
-    before = load_weights(smoke_run / "weights.pt", shape).state_dict()
+    # the held-out accuracies are the saved network's and the material comparator's on the
+    # run's fixed pairs of held-out games. (The smoke network, one epoch in, calls the first
+    # position of every pair the better one, and each pair is drawn in both orders: it scores
+    # exactly 0.5 on any pairs. The material comparator, on the same pairs, does not.)
+    from chessmoe.play.players.deepchess import _evaluation_sets, _positions
+
+    smoke = replace(PROFILES["smoke"], comparator_epochs=1)  # the positions are saved: no source
+    sets = _evaluation_sets(_positions(smoke_run, smoke, None), smoke)  # type: ignore[arg-type]
+    trained = load_weights(smoke_run / "weights.pt", shape)
+    assert len(sets.held_pairs.label) == smoke.eval_pairs // 2 * 2
+    assert first[-1]["held_out_accuracy"] == pytest.approx(
+        pair_accuracy(trained, sets.held, sets.held_pairs), abs=1e-12)
+    material = json.loads((smoke_run / "summary.json").read_text())
+    assert material["material_held_out_accuracy"] == pytest.approx(
+        material_pair_accuracy(sets.held, sets.held_pairs), abs=1e-12)
+    assert material["material_held_out_position_accuracy"] == pytest.approx(
+        material_pair_accuracy(sets.unseen, sets.unseen_pairs), abs=1e-12)
+    assert material["material_held_out_accuracy"] != 0.5
+    before = trained.state_dict()
     train_run(smoke_run, PROFILES["smoke"], source=sample_path(), progress=False)
     second = _records(smoke_run)
     assert second[:3] == first and [r["step"] for r in second] == [1, 2, 3, 4]
@@ -552,40 +587,13 @@ def test_a_finished_run_gains_its_paired_material_comparison(smoke_run: Path) ->
     assert path.read_bytes() == current
 
 
-def _bestmoves(out: str) -> list[str]:
-    return [ln for ln in out.splitlines() if ln.startswith("bestmove")]
-
-
 def test_uci_every_go_ends_in_one_bestmove(smoke_run: Path) -> None:
-    out = io.StringIO()
-    engine = UciEngine(EngineOptions(Model_Directory=str(smoke_run)), out=out,
-                       engine="deepchess")
-    for line in ("uci", "isready", "ucinewgame", "position startpos moves e2e4",
-                 "go nodes 150"):
-        engine.handle(line)
-    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 1, 20)
-    engine.handle("position startpos moves e2e4 e7e5")
-    engine.handle("go movetime 100")
-    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 2, 20)
-    engine.handle("go infinite")
-    time.sleep(0.3)
-    assert len(_bestmoves(out.getvalue())) == 2  # infinite: no answer before stop
-    engine.handle("stop")
-    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 3, 20)
-    engine.handle("position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
-    engine.handle("go nodes 300")
-    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 4, 20)
-    engine._wait()
-    moves = _bestmoves(out.getvalue())
-    assert len(moves) == 4 and moves[-1] == "bestmove d1d8"
+    text, _ = uci_script("deepchess", smoke_run)
     # its comparator confidence is no evaluation: info lines carry a score only for a mate
-    infos = [ln for ln in out.getvalue().splitlines() if ln.startswith("info depth")]
+    infos = [ln for ln in text.splitlines() if ln.startswith("info depth")]
     first_mate = next(i for i, ln in enumerate(infos) if "score" in ln)
     assert infos[first_mate].split("score cp ")[1].split()[0] == "10000"
     assert all("score" not in ln for ln in infos[:first_mate]) and first_mate > 0
-    board = chess.Board()
-    board.push_uci("e2e4")
-    assert chess.Move.from_uci(moves[0].split()[1]) in list(board.legal_moves)
 
 
 @pytest.mark.parametrize("fen", [
@@ -723,7 +731,7 @@ def test_position_split_and_first_games() -> None:
 
     positions = extract_positions(sample_path(), games=20, per_game=5, seed=3)
     kept, unseen = split_positions(positions, 0.2, seed=4)
-    assert len(kept) + len(unseen) == len(positions)
+    assert sorted(_rows(kept) + _rows(unseen)) == sorted(_rows(positions))  # each on one side
     assert len(unseen) == round(0.2 * len(positions))
     assert set(np.unique(unseen.game)) <= set(np.unique(positions.game))
     first = first_games(positions, 4)

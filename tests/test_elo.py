@@ -452,3 +452,29 @@ def _counts_after(pattern: list[int], n: int) -> list[int]:
     for k in range(1, n + 1):
         counts[pattern[k % len(pattern)]] += 1
     return counts
+
+
+def test_the_sprt_outlook_counts_games_not_pairs_in_pair_mode() -> None:
+    """Pairs (per=2), logistic H0 0 / H1 10 Elo, pair-score variance 0.1, true Elo 0: s1 - s0
+    = 0.0143871, drift -(s1 - s0)^2 / 0.2 = -1.03494e-3 per pair, P(pass) = alpha = 0.05,
+    E[pairs] = (0.05 b + 0.95 a) / drift with b = -a = ln 19: 2,560.5 pairs, 5,121 games."""
+    from chessmoe.elo import sprt_outlook
+
+    outlook = sprt_outlook(0.0, elo0=0.0, elo1=10.0, variance=0.1, model="logistic", per=2)
+    delta = 1 / (1 + 10 ** (-10 / 400)) - 0.5
+    pairs = (0.05 - 0.95) * math.log(19) / (-delta * delta / 0.2)
+    assert outlook.pass_probability == pytest.approx(0.05)
+    assert outlook.expected_games == pytest.approx(2 * pairs, rel=1e-9)
+    assert round(outlook.expected_games) == 5121
+
+
+def test_games_for_a_margin_by_hand() -> None:
+    """Score 0.6, per-game variance 0.2, +/-10 Elo at z 1.96: dElo/ds = 400 / (ln 10 x 0.6 x
+    0.4) = 723.8, N = (1.96 x sqrt(0.2) x 723.8 / 10)^2 = 4,025 games."""
+    from chessmoe.elo import games_for_margin
+
+    slope = 400 / (math.log(10) * 0.6 * 0.4)
+    assert games_for_margin(0.6, 0.2, 10, 1.96) == pytest.approx(
+        (1.96 * math.sqrt(0.2) * slope / 10) ** 2, rel=1e-12)
+    assert round(games_for_margin(0.6, 0.2, 10, 1.96)) == 4025
+    assert games_for_margin(0.6, 0.2, 20, 1.96) == pytest.approx(4025.39 / 4, rel=1e-5)

@@ -56,6 +56,7 @@ def test_the_interval_shrinks_as_the_same_result_gets_more_games() -> None:
         ex.interval_curve(0, 0, 0)
 
 
+@pytest.mark.slow
 def test_the_widget_recomputes_text_and_png_when_a_count_changes() -> None:
     pytest.importorskip("ipywidgets")
     widget = ex.EloExplorerWidget(wins=60, draws=30, losses=40)

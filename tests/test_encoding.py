@@ -153,6 +153,7 @@ def _real_boards(limit: int) -> list[chess.Board]:
     return boards[:limit]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("normalize", [True, False])
 def test_numpy_torch_and_single_board_paths_agree(normalize: bool) -> None:
     boards = _real_boards(3000) + list(random_positions(200, seed=21))

@@ -120,6 +120,7 @@ def test_python_chess_plays_games_against_the_engine() -> None:
             as first, chess.engine.SimpleEngine.popen_uci(
                 _engine_command("--uniform", "--nodes", "30", "--batch-size", "1")) as second:
         first.configure({"Batch_Size": 4})
+        nodes: dict[bool, list[int]] = {True: [], False: []}  # by engine (first or not)
         for game in range(2):
             board = chess.Board()
             players = (first, second) if game == 0 else (second, first)
@@ -128,8 +129,14 @@ def test_python_chess_plays_games_against_the_engine() -> None:
                 result = engine.play(board, chess.engine.Limit(nodes=40), game=game,
                                      info=chess.engine.INFO_ALL)
                 assert result.move in board.legal_moves
+                assert "error" not in result.info.get("string", ""), (board.fen(), result.info)
+                assert result.info["pv"][0] == result.move  # the move its search chose
+                nodes[engine is first].append(result.info["nodes"])
                 board.push(result.move)
-            assert board.ply() >= 24 or board.is_game_over()
+        # the client's limit (40), not the engine's own --nodes (30), bounds every search;
+        # a search may stop short of it at its simulation cap (lines decided by repetition)
+        for counts in nodes.values():
+            assert max(counts) == 40 and all(1 <= n <= 40 for n in counts)
         analysis = first.analyse(chess.Board(), chess.engine.Limit(nodes=50))
         assert analysis["nodes"] == 50 and "score" in analysis and analysis["pv"]
 
@@ -140,9 +147,14 @@ def test_a_game_against_stockfish(stockfish: Path) -> None:
     with chess.engine.SimpleEngine.popen_uci(_engine_command("--uniform", "--nodes", "40")) \
             as ours, chess.engine.SimpleEngine.popen_uci(str(stockfish)) as theirs:
         board = chess.Board()
+        nodes = []
         while not board.is_game_over() and board.ply() < 40:
             engine = ours if board.turn == chess.WHITE else theirs
-            result = engine.play(board, chess.engine.Limit(nodes=60))
+            result = engine.play(board, chess.engine.Limit(nodes=60), info=chess.engine.INFO_ALL)
             assert result.move in board.legal_moves
+            if engine is ours:  # the move its own search chose, within the client's limit
+                assert "error" not in result.info.get("string", ""), (board.fen(), result.info)
+                assert result.info["pv"][0] == result.move
+                nodes.append(result.info["nodes"])
             board.push(result.move)
-        assert board.ply() == 40 or board.is_game_over()
+        assert max(nodes) == 60 and all(1 <= n <= 60 for n in nodes)

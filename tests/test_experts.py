@@ -157,6 +157,7 @@ def test_network_evaluator_gives_values_and_priors_over_legal_moves() -> None:
     assert network.calls == 1 and network.positions == 3
 
 
+@pytest.mark.slow
 def test_mixture_from_a_trained_bundle(tmp_path: Path) -> None:
     from chessmoe.games.datasets import build
     from chessmoe.games.sources import resolve

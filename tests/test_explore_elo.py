@@ -148,6 +148,7 @@ def test_presets_include_the_committed_matches_with_their_pairs() -> None:
         assert result.trinomial is not None
 
 
+@pytest.mark.slow
 def test_widget_callbacks_update_text_and_png() -> None:
     pytest.importorskip("ipywidgets")
     widget = ex.EloExplorerWidget(wins=7, draws=1, losses=2, level=0.9, elo1=20.0,
@@ -187,6 +188,7 @@ def _enter(widget: ex.EloExplorerWidget, w: object, d: object, l_: object) -> No
     widget.wins.value, widget.draws.value, widget.losses.value = str(w), str(d), str(l_)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("wdl", "shown", "verdict_has"), [
     ((6, 0, 0), "+inf Elo, 95 % Wilson interval [+77.5, no upper bound]: every game won",
      "significant at 95 %"),
@@ -217,6 +219,7 @@ def test_lopsided_matches_get_a_sensible_interval_and_a_verdict_that_agrees(
         assert "50.0 %" in text  # LOS without decisive games
 
 
+@pytest.mark.slow
 def test_what_if_in_the_widget_keeps_the_score() -> None:
     """Defect 2: the 'what if' counts were rounded first (60/30/40 at 10 games: +70.4)."""
     widget = _widget()
@@ -231,6 +234,7 @@ def test_what_if_in_the_widget_keeps_the_score() -> None:
     assert "What if 20 games at the same score (LL 0.5, LD 1.5" in widget.text.value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bad", ["wins", "pairs", "alpha"])
 def test_an_error_hides_the_previous_plot_and_verdict(bad: str) -> None:
     """Defect 3: W = -5, pairs mode without pairs or alpha = 0 left the old plot and verdict."""
@@ -248,6 +252,7 @@ def test_an_error_hides_the_previous_plot_and_verdict(bad: str) -> None:
     assert widget.image.layout.display != "none" and "significant" in widget.text.value
 
 
+@pytest.mark.slow
 def test_each_mode_owns_its_inputs() -> None:
     """Defect 4: pairs mode cross-checked the W/D/L fields; after a preset, editing W failed
     ("the pairs do not describe the same games"); switching modes showed "no games"."""
@@ -301,6 +306,7 @@ def test_typed_counts_are_read_exactly_or_refused_naming_the_field(
             explore_elo.parse_count("W", bad)
 
 
+@pytest.mark.slow
 def test_sprt_is_labelled_exact_and_forecast() -> None:
     """Defect 6: bounds labelled "elo" were nElo; the LLR was the closed-form approximation
     (2.104 for 60/30/10 at nElo [0, 10]; fishtest's exact GSPRT gives 1.680)."""

@@ -26,6 +26,7 @@ def stats(tmp_path_factory: pytest.TempPathFactory) -> ps.PhaseStats:
     return ps.load_stats(root / "out")
 
 
+@pytest.mark.slow
 def test_dataset_tables_from_a_manifest(stats: ps.PhaseStats, tmp_path: Path) -> None:
     pgn = random_games_pgn(tmp_path / "g.pgn", 40, seed=3)
     manifest = build(ResolvedSource(str(pgn), "g", (pgn,), "random games"), tmp_path / "ds",
@@ -57,6 +58,7 @@ def test_table6_matches_the_paper(tmp_path: Path) -> None:
     assert (tmp_path / "extras" / "input-planes.csv").read_text().count("\n") == 53
 
 
+@pytest.mark.slow
 def test_figures_are_byte_for_byte_reproducible(stats: ps.PhaseStats, tmp_path: Path) -> None:
     for function in (ps.fig02_phase_distribution, ps.fig11_phase_starts,
                      ps.fig13_phase_coverage):

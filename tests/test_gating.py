@@ -12,6 +12,7 @@ from chessmoe.phases import lichess_division
 from chessmoe.search import gating
 
 
+@pytest.mark.slow
 def test_transition_positions_sit_around_phase_changes() -> None:
     positions = gating.transition_positions(sample_path(), 12, offsets=(0,))
     assert len(positions) == 12

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,6 +55,23 @@ def test_jobs_resume_without_rerunning_finished_units(tmp_path: Path) -> None:
     result = run_units(units[:1], _square, work, {"plan": 2}, progress=False)
     assert (work / "ran-u0").exists() and json.loads((work / "plan.json").read_text()) == {
         "plan": 2}
+
+
+def _thread_names(unit: Unit[int], work: Path) -> dict[str, Any]:
+    import threading
+
+    return {"pid": os.getpid(), "threads": sorted(t.name for t in threading.enumerate())}
+
+
+def test_pool_units_run_in_workers_that_watch_their_parent(tmp_path: Path) -> None:
+    """run_units' pool workers start the parent watch (follow_parent), so a killed run's
+    workers end with it instead of appending beside the resumed run."""
+    units = [Unit(f"u{k}", k) for k in range(2)]
+    result = run_units(units, _thread_names, tmp_path / "work", {"plan": 1}, workers=2,
+                       progress=False)
+    for summary in result.values():
+        assert summary["pid"] != os.getpid()  # ran in a worker process
+        assert "chessmoe-follow-parent" in summary["threads"]
 
 
 def test_provenance_names_commit_machine_date_and_command() -> None:
@@ -130,6 +148,43 @@ def test_a_log_being_written_refuses_a_second_writer_until_closed(tmp_path: Path
         second.append({"slot": "p0g1", "r": 0})
     assert [r["slot"] for r in read_records(path).records] == ["p0g0", "p0g1"]
     assert lock_path(path) == tmp_path / ".games-016.jsonl.lock"
+
+
+def test_a_log_with_a_record_missing_the_key_is_refused_and_left_unlocked(
+        tmp_path: Path) -> None:
+    """A record without the key field fails the open; the lock taken for it is released, so
+    the same process can open the log again (it used to get BusyError naming itself)."""
+    from chessmoe._io.jsonl import lock_path
+
+    path = tmp_path / "games.jsonl"
+    path.write_text('{"slot":"a"}\n{"other":"b"}\n')
+    # The first error is kept (as a caller handling it would keep it): its traceback holds the
+    # half-built log, so only an explicit release frees the lock, not garbage collection.
+    with pytest.raises(KeyError, match="slot") as first:
+        JsonlLog(path, key="slot")
+    with pytest.raises(KeyError, match="slot"):  # the same error again, not BusyError
+        JsonlLog(path, key="slot")
+    assert first.value.args == ("slot",)
+    path.write_text('{"slot":"a"}\n{"slot":"b"}\n')  # repaired: this process may write it
+    with JsonlLog(path, key="slot") as log:
+        assert sorted(log.records) == ["a", "b"]
+    assert lock_path(path).read_text() == str(os.getpid())
+
+
+def test_a_taken_lock_names_only_its_holder(tmp_path: Path) -> None:
+    """A lock file left by a dead holder is emptied before our pid is written, so a refused
+    writer's message names the live holder, not a stale pid."""
+    from chessmoe._io.fsutil import BusyError, hold_lock
+
+    lock = tmp_path / ".games.jsonl.lock"
+    lock.write_text("4194303")  # a dead writer's pid, longer than ours
+    handle = hold_lock(lock, "games.jsonl")
+    try:
+        assert lock.read_text() == str(os.getpid())
+        with pytest.raises(BusyError, match=rf"\(pid {os.getpid()}\)"):
+            hold_lock(lock, "games.jsonl")
+    finally:
+        handle.close()
 
 
 def test_the_lock_holds_across_processes_and_survives_a_rewrite(tmp_path: Path) -> None:

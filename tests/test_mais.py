@@ -25,6 +25,8 @@ from chessmoe.nets.related.mais import (
     encode_batch,
     load_weights,
     naive_eval,
+    predict,
+    predict_planes,
     q_targets,
 )
 from chessmoe.play.players.mais import (
@@ -35,9 +37,9 @@ from chessmoe.play.players.mais import (
     self_play_game,
     train_run,
 )
-from chessmoe.play.uci import EngineOptions, UciEngine, wait_for
 from chessmoe.search.bestfirst import BestFirst, priority, priority_f, priority_h
 from chessmoe.search.mcts import Limits
+from tests.helpers import uci_script
 
 # --- the priority ---------------------------------------------------------------------------
 
@@ -231,6 +233,16 @@ def test_mirroring_invariants() -> None:
         assert naive_eval(mirrored) == pytest.approx(-naive_eval(board))
 
 
+def test_the_king_takes_its_late_table_at_12_non_king_pieces() -> None:
+    """Material and piece-square values cancel (Black mirrors White) but the kings stand on
+    h1 and e8: with 12 non-king pieces the late table gives h1 -50 against e8 (e1 mirrored)
+    -30, so -20; two more pawns (14 pieces) give the early table's h1 20 against 0, so +20."""
+    endgame = chess.Board("rnb1k3/ppp5/8/8/8/8/PPP5/RNB4K w - - 0 1")
+    assert len(endgame.piece_map()) - 2 == 12
+    assert naive_eval(endgame) == -20.0
+    assert naive_eval(chess.Board("rnb1k3/ppp4p/8/8/8/8/PPP4P/RNB4K w - - 0 1")) == 20.0
+
+
 def test_naive_eval_and_q_targets_of_a_three_position_game() -> None:
     board = chess.Board()
     naive = []
@@ -318,44 +330,24 @@ def test_training_writes_a_loadable_run_and_resumes(smoke_run: Path) -> None:
     player = build_searcher(smoke_run)
     board = chess.Board()
     result = player.play(board, Limits(nodes=100))
-    assert result.move in board.legal_moves and -1.0 <= result.value <= 1.0
-
-
-def _bestmoves(out: str) -> list[str]:
-    return [ln for ln in out.splitlines() if ln.startswith("bestmove")]
+    assert result.move in board.legal_moves and result.pv[0] == result.move
+    # the value is the network's Q of the principal leaf (White's view; White is to move),
+    # on the kit's scale: atan(0.1 Q / 111.7146) / 1.5620688
+    leaf = board.copy()
+    for move in result.pv:
+        leaf.push(move)
+    assert not leaf.is_game_over()
+    q = float(predict(load_weights(smoke_run / "weights.pt"), [leaf])[0])
+    assert result.value == pytest.approx(math.atan(0.1 * q / 111.7146) / 1.5620688, abs=1e-6)
 
 
 def test_uci_every_go_ends_in_one_bestmove(smoke_run: Path) -> None:
-    import io
-
-    out = io.StringIO()
-    engine = UciEngine(EngineOptions(Model_Directory=str(smoke_run)), out=out, engine="mais")
-    for line in ("uci", "isready", "ucinewgame", "position startpos moves e2e4",
-                 "go nodes 150"):
-        engine.handle(line)
-    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 1, 20)
-    engine.handle("position startpos moves e2e4 e7e5")
-    engine.handle("go movetime 100")
-    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 2, 20)
-    engine.handle("go infinite")
-    time.sleep(0.2)
-    assert len(_bestmoves(out.getvalue())) == 2  # infinite: no answer before stop
-    engine.handle("stop")
-    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 3, 20)
-    engine.handle("position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
-    engine.handle("go nodes 300")
-    assert wait_for(lambda: len(_bestmoves(out.getvalue())) == 4, 20)
-    engine._wait()
-    moves = _bestmoves(out.getvalue())
-    assert len(moves) == 4 and moves[-1] == "bestmove d1d8"
     from chessmoe._io.fsutil import sha256_file
 
-    weights = smoke_run / "weights.pt"  # the line names the file loaded (issue 22)
+    text, _ = uci_script("mais", smoke_run)
+    weights = smoke_run / "weights.pt"  # the line names the file loaded
     assert (f"info string mais weights {weights} sha256 {sha256_file(weights)[:12]}"
-            in out.getvalue().splitlines())
-    board = chess.Board()
-    board.push_uci("e2e4")
-    assert chess.Move.from_uci(moves[0].split()[1]) in board.legal_moves
+            in text.splitlines())
 
 
 def test_naive_eval_with_a_side_in_check_by_hand() -> None:
@@ -400,6 +392,7 @@ def test_selfplay_validation_baselines_by_hand() -> None:
     assert selfplay_validation(None, np.zeros((0, 6, 8, 8)), np.zeros(0), np.zeros(0), 5) == {}
 
 
+@pytest.mark.slow
 def test_every_kth_selfplay_game_is_validation_only(tmp_path: Path) -> None:
     config = replace(PROFILES["smoke"], games=4, selfplay_holdout_every=2)
     train_run(tmp_path, config, progress=False)
@@ -407,11 +400,24 @@ def test_every_kth_selfplay_game_is_validation_only(tmp_path: Path) -> None:
                (tmp_path / "metrics.jsonl").read_text().splitlines()][1:]
     assert [(r["games"], r["games_trained"], r["games_held_out"]) for r in records] == [
         (2, 1, 1), (4, 1, 1)]
+    # the MAEs by hand from the validation split the run keeps (each held-out game's
+    # positions, then their mirrors: targets and naive evaluations negated) and its weights
+    with np.load(tmp_path / "state" / "selfplay_val.npz") as held:
+        x, y, naive = held["x"], held["y"], held["naive"]
+    assert len(y) == records[1]["selfplay_val_positions"]
     for r in records:
         # trained positions come from the one trained game only (mirrored)
         assert r["positions_new"] == 2 * (r["positions_new"] // 2)
-        assert r["selfplay_val_mae"] >= 0 and r["selfplay_zero_mae"] > 0
-        assert r["selfplay_naive_mae"] >= 0
+        n = int(r["selfplay_val_positions"])
+        assert r["selfplay_zero_mae"] == pytest.approx(np.mean(np.abs(y[:n])), rel=1e-12)
+        assert r["selfplay_naive_mae"] == pytest.approx(np.mean(np.abs(y[:n] - 5 * naive[:n])),
+                                                        rel=1e-12)
+        assert r["selfplay_zero_mae"] > 0 and r["selfplay_naive_mae"] > 0
+    first = int(records[0]["selfplay_val_positions"])
+    assert np.array_equal(y[first // 2:first], -y[:first // 2])  # the mirrored half
+    model = load_weights(tmp_path / "weights.pt")
+    assert records[1]["selfplay_val_mae"] == pytest.approx(
+        float(np.mean(np.abs(predict_planes(model, x) - y))), rel=1e-6)
     assert records[1]["selfplay_val_positions"] > records[0]["selfplay_val_positions"]
     assert records[0]["pool"] == records[0]["positions_new"]  # held-out games never pooled
     summary = json.loads((tmp_path / "summary.json").read_text())
@@ -419,6 +425,7 @@ def test_every_kth_selfplay_game_is_validation_only(tmp_path: Path) -> None:
     assert summary["selfplay_naive_multiple"] == 5.0
 
 
+@pytest.mark.slow
 def test_a_snapshot_keeps_the_weights_after_its_game_count(tmp_path: Path) -> None:
     """``snapshots=(2,)``: after the batch that ends at game 2, ``at-2-games/weights.pt``
     holds the weights of that moment (equal to the run's weights then, different from the

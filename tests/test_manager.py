@@ -42,6 +42,7 @@ def _engine_args(kind: str) -> list[str]:
     return ["uci", "--player", kind]
 
 
+@pytest.mark.tools
 @pytest.mark.parametrize("kind", ["moe", "deepchess", "ntuple", "mais"])
 def test_engine_plays_complete_games_under_fastchess(kind: str, stockfish: Path,
                                                      tmp_path: Path) -> None:

@@ -653,6 +653,30 @@ def test_grids_have_the_papers_shape() -> None:
     assert [u.shards for u in units(spec)] == [5] * 15
 
 
+def test_shards_hold_at_most_pairs_per_shard_and_every_pair_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """25 pairs at 10 a shard are 3 shards (rounded up), and the shards' games together are
+    the match's 25 pairs, each once: no shard is longer than asked."""
+    import chessmoe.play.tournament as tournament
+
+    match = MatchSpec("m", UNIFORM, UNIFORM_B, pairs=25)
+    cut = units(TournamentSpec("t", (match,), pairs_per_shard=10))
+    assert [(u.id, u.shards) for u in cut] == [("m/000", 3), ("m/001", 3), ("m/002", 3)]
+    pairs: dict[str, set[int]] = {}
+
+    def record_slots(first: PlayerSpec, second: PlayerSpec, slots: list, log: Path,
+                     **options: object) -> list[GameRecord]:
+        pairs[log.stem] = {s.pair for s in slots}
+        return []
+
+    monkeypatch.setattr(tournament, "play_match", record_slots)
+    for unit in cut:
+        tournament.run_unit(unit, str(tmp_path))
+    assert sorted(pairs) == ["games-000", "games-001", "games-002"]
+    assert max(len(p) for p in pairs.values()) <= 10
+    assert sorted(q for p in pairs.values() for q in p) == list(range(25))
+
+
 def test_profiles_run_node_limited_games_together_and_timed_games_alone() -> None:
     """The small profile plays its node-limited games 8 at a time on ONNX Runtime (the
     multi-game runner); a time-limited search owns its worker, so those play one at a time.
@@ -701,6 +725,7 @@ def test_the_small_cutechess_replay_plays_the_committed_small_grid_under_cuteche
         assert ours.adjudication.draw_rules == "cutechess"
 
 
+@pytest.mark.slow
 def test_a_tiny_tournament_runs_locally_and_resumes(tmp_path: Path) -> None:
     summary = run_local(_tiny_spec(), tmp_path, workers=2, progress=False)
     assert summary["complete"] and [m["games"] for m in summary["matches"]] == [4, 4]
@@ -739,6 +764,7 @@ def test_gpu_shards_on_a_machine_without_a_gpu_are_refused_before_anything_is_wr
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_a_tournament_resumes_from_another_path_to_the_same_bundles(tmp_path: Path) -> None:
     """A clone elsewhere, or a notebook's ``../results``, names the same bundles; an older
     record without a later player field played at its default; a changed engine refuses."""
@@ -798,6 +824,7 @@ def test_a_tiny_tournament_runs_on_dask(tmp_path: Path) -> None:
 # --- many games at once --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_concurrent_games_are_the_sequential_games_move_for_move(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker playing several games at once (their mini-batches evaluated together) plays
@@ -1051,6 +1078,7 @@ def test_units_give_each_opening_group_its_own_seed() -> None:
     assert {u.seed for u in units(again) if u.match.name == "other"} == {by_hand(8, "other")}
 
 
+@pytest.mark.slow
 def test_a_tournament_can_play_some_of_its_matches_and_add_the_rest_later(
         tmp_path: Path) -> None:
     """--match plays only the named matches; a later run of the others adds them to the same

@@ -69,6 +69,7 @@ def test_mate_in_one_with_a_uniform_evaluator() -> None:
     assert result.value == pytest.approx(1.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("batch_size", [1, 8])
 def test_mate_in_two_with_a_uniform_evaluator(batch_size: int) -> None:
     board = chess.Board("kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1")  # 1.Ra6! bxa6 2.b7#

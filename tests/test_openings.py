@@ -80,6 +80,7 @@ def test_shards_of_a_schedule_are_disjoint_complete_and_keep_pairs() -> None:
         schedule(fens, 2001, seed=0)
 
 
+@pytest.mark.slow
 def test_the_papers_suite_reads_whole() -> None:
     path = SHARED_DATA / "ianfab-books-chess.epd"
     if not path.exists():

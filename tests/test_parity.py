@@ -133,6 +133,7 @@ def test_the_parity_games_end_by_every_rule() -> None:
         ("draw_adjudication", 7), ("insufficient_material", 1)]
 
 
+@pytest.mark.tools
 def test_cutechess_cli_ends_every_kit_game_the_same_way(tmp_path: Path) -> None:
     manager = find_manager()
     if manager is None:

@@ -241,6 +241,7 @@ def test_reading_is_lazy_and_streams(tmp_path: Path) -> None:
     assert raw.served < 64 * 1024
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_lichess_excerpt_counts(lichess_excerpt: Path) -> None:
     skips = SkipCounter()

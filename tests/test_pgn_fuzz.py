@@ -90,6 +90,7 @@ def test_truncated_plain_file_keeps_every_complete_game(cut: int) -> None:
         assert skips.seen == sum(1 for start in starts if start < cut)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(kind=st.sampled_from(["gz", "bz2", "zst", "zip"]), fraction=st.floats(0.05, 0.95),
        flip=st.booleans())

@@ -280,6 +280,7 @@ def test_registry_names_and_unknown_name() -> None:
         phase_definition("movecount6")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", phases.PHASE_DEFINITIONS)
 def test_batch_phases_equal_scalar_phases(name: str) -> None:
     definition = phase_definition(name)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import pytest
+
 from chessmoe._io.jsonl import append_record
 from chessmoe.play.records import GameRecord
 from chessmoe.play.tournament import powered_spec
@@ -155,6 +157,7 @@ def test_table1_rows_compare_seed_ranges_of_both_sides(tmp_path: Path) -> None:
                for r in rows.values())
 
 
+@pytest.mark.slow
 def test_compute_points_put_each_bundle_at_its_training_steps(tmp_path: Path) -> None:
     """Steps come from the manifests (separated's three experts together make the regular
     network's steps: 698 + 748 + 610 = 2056; regular-long and the staged/weighted mixtures

@@ -80,6 +80,7 @@ def test_random_bundles_are_a_mixture_and_a_regular_network(tmp_path: Path) -> N
     assert network_from_dir(regular, device="cpu").model is not None
 
 
+@pytest.mark.slow
 def test_measured_games_are_played_through_the_runner() -> None:
     rate = measure_games(preset="tiny", backend="onnx", device="cpu", nodes=12, batch_size=4,
                          games_at_once=2, workers=1, max_plies=16)

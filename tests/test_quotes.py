@@ -174,6 +174,7 @@ def test_strength_figures_write_the_cutechess_numbers_they_draw(tmp_path: Path) 
     assert set(data["interval"]) == {"per game (trinomial, as cutechess), 95 %"}
 
 
+@pytest.mark.slow
 def test_contrasts_table_and_arm_numbers_from_paired_openings(tmp_path: Path) -> None:
     """Arm a scores 1 a pair on openings 0-9, arm b 0.5 on 0-9 and 1 on 10: a minus b is
     +50 points on the 10 shared openings (no spread: the interval is the point); the arms'

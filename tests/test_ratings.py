@@ -142,6 +142,7 @@ def test_parse_anchor_without_a_value_rates_it_zero() -> None:
     assert parse_anchor("sf=1320") == ("sf", 1320.0)
 
 
+@pytest.mark.slow
 def test_the_tournament_rating_list_reads_game_records(tmp_path: Path) -> None:
     """A kit tournament directory (match folders of JSONL game records): W/D/L per match
     from its first engine's side, and the table/figure anchored at the named player."""

@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LOGS = sorted((ROOT / "results" / "tournaments").glob("*/*/games-*.jsonl"))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not LOGS, reason="no committed tournament in this checkout")
 def test_every_committed_game_round_trips_field_for_field() -> None:
     count = 0
@@ -45,6 +46,21 @@ def test_a_first_engine_that_always_loses_scores_zero_with_either_colour() -> No
     summary = summarise([as_white, as_black])
     assert (summary.wins, summary.draws, summary.losses) == (0, 0, 2)
     assert summary.pentanomial == (1, 0, 0, 0, 0)
+
+
+def test_only_complete_pairs_enter_the_pentanomial() -> None:
+    """A pair with one game played (a match in progress, a lost game) counts in W/D/L but not
+    among the pairs: 3 scored games are 1 pair, and so are 4 whose last two are halves of
+    two different pairs."""
+    game = GameRecord("a", "b", "fen", "1-0", "checkmate", "", ("e2e4",), (0,), (), 1.0)
+    pair0 = [game.in_match(pair=0, first_score=1.0), game.in_match(pair=0, first_score=0.5)]
+    three = summarise([*pair0, game.in_match(pair=1, first_score=0.0)])
+    assert (three.wins, three.draws, three.losses) == (1, 1, 1)
+    assert three.pentanomial == (0, 0, 0, 1, 0)  # WD only
+    four = summarise([*pair0, game.in_match(pair=1, first_score=1.0),
+                      game.in_match(pair=2, first_score=1.0)])
+    assert (four.wins, four.draws, four.losses) == (3, 1, 0)
+    assert four.pentanomial == (0, 0, 0, 1, 0)  # not a WW pair made of two halves
 
 
 def test_every_committed_pgn_ends_each_game_with_a_blank_line() -> None:

@@ -106,12 +106,12 @@ def test_table_rows_carry_the_runs_and_the_documents_numbers(tmp_path: Path) -> 
 
 
 def test_paired_difference_words_by_hand() -> None:
-    near = related.PairedDifference(0.013, 0.0101, 2500)
+    near = related.MaterialComparison(0.013, 0.0101, 2500)
     assert near.decided and near.words() == "+1.3 [+0.3, +2.3] points, decided"
-    level = related.PairedDifference(-0.004, 0.009, 2500)
+    level = related.MaterialComparison(-0.004, 0.009, 2500)
     assert not level.decided and level.words() == "-0.4 [-1.3, +0.5] points, undecided"
     # one cluster of games holding most rows: no interval, not decided however far from 0
-    giant = related.PairedDifference(0.032, 0.006, 139, estimable=False, largest_share=0.915)
+    giant = related.MaterialComparison(0.032, 0.006, 139, estimable=False, largest_share=0.915)
     assert not giant.decided
     assert giant.interval() == "+3.2 (no interval: 139 clusters, the largest 92 % of the rows)"
 
@@ -155,6 +155,7 @@ def test_a_match_summary_without_its_rules_says_they_are_not_recorded(tmp_path: 
     assert rows["n-tuple"]["Vs Stockfish"].endswith("; claim draw rules")
 
 
+@pytest.mark.slow
 def test_a_missing_engine_is_not_trained(tmp_path: Path) -> None:
     shutil.copytree(RELATED / "deepchess", tmp_path / "deepchess")
     assert related.load_mais(tmp_path / "mais") is None
@@ -165,6 +166,7 @@ def test_a_missing_engine_is_not_trained(tmp_path: Path) -> None:
     assert all(p.is_file() for p in fig.paths)
 
 
+@pytest.mark.slow
 def test_figure_and_table_are_written_under_the_promised_stems(tmp_path: Path) -> None:
     table = related.table_related_engines(RELATED, tmp_path)
     fig = related.fig_related_learning_curves(RELATED, tmp_path)

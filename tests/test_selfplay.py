@@ -63,3 +63,26 @@ def test_generate_plays_real_games_and_resumes(stockfish: Path, tmp_path: Path) 
         assert game.plies <= 60
     sidecar = json.loads((tmp_path / "games.pgn.gz.manifest.json").read_text())
     assert sidecar["recipe"]["seed"] == 1 and sidecar["sha256"] == manifest["sha256"]
+
+
+def _resign_game(scores: tuple[int, ...]) -> tuple[str, str, int]:
+    from chessmoe.games.selfplay import play_game
+    from tests.helpers import ScriptedEngine
+
+    config = SelfPlayConfig(seed=3, random_plies=(0, 0), resign_cp=1000, resign_plies=4,
+                            max_plies=12)
+    played = play_game(ScriptedEngine(scores, seed=11), config, 0)  # type: ignore[arg-type]
+    return played.result, played.detail, played.plies
+
+
+def test_resignation_needs_one_side_favoured_for_the_whole_run() -> None:
+    """Four plies in a row beyond 1000 cp for White resign the game for White; scores that
+    swing between +1200 and -1200 never do (the run restarts when the favoured side flips),
+    so that game runs to the ply cap."""
+    assert _resign_game((1200,) * 12) == ("1-0", "resign_adjudication", 4)
+    assert _resign_game((-1200,) * 12) == ("0-1", "resign_adjudication", 4)
+    assert _resign_game((0, 0, -1200, -1200, -1200, -1200) + (0,) * 6) == (
+        "0-1", "resign_adjudication", 6)
+    assert _resign_game((1200, -1200) * 6) == ("1/2-1/2", "max_plies_adjudication", 12)
+    assert _resign_game((1200, 1200, 1200, -1200) * 3) == (
+        "1/2-1/2", "max_plies_adjudication", 12)

@@ -10,6 +10,7 @@ import stat
 import sys
 from pathlib import Path
 
+import chess
 import pytest
 
 from chessmoe._io.fsutil import atomic_path
@@ -124,6 +125,7 @@ def test_settings_reject_bad_values(kwargs: dict[str, object]) -> None:
         RunSettings(**kwargs)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_interrupted_run_resumes_to_the_same_games(
         fake_engine: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     reference = tmp_path / "reference"
@@ -192,6 +194,7 @@ def test_interrupt_while_playing_drops_the_unfinished_shard(
     assert sorted(p.name for p in run.glob("shard-*")) == ["shard-00000.pgn.gz"]
 
 
+@pytest.mark.slow
 def test_resume_with_other_settings_is_refused(fake_engine: Path, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     run = tmp_path / "run"
@@ -362,6 +365,7 @@ def test_medium_profile_names_the_run_and_the_excerpt() -> None:
     assert "medium" in config.show("medium")
 
 
+@pytest.mark.slow
 @pytest.mark.stockfish
 def test_stockfish_games_are_reproducible_across_workers_and_resumes(
         stockfish: Path, tmp_path: Path) -> None:
@@ -441,3 +445,62 @@ def test_a_format_1_run_is_read_but_not_grown(
     with pytest.raises(RunError, match="format 1 in the run, 2 now"):
         grow(run, 7, SMALL, engine=fake_engine, progress=False)
     assert [p.name for p in run_shards(run)] == ["shard-00000.pgn", "shard-00001.pgn"]
+
+
+def test_a_game_is_drawn_at_exactly_max_plies() -> None:
+    """A game that reaches ``max_plies`` plies is drawn there: 6 plies at max_plies=6, not 7."""
+    from tests.helpers import ScriptedEngine
+
+    settings = RunSettings(nodes=10, max_plies=6)
+    plan = game_plan(settings, [chess.STARTING_FEN], 0)
+    played = selfplay_run.play_planned(ScriptedEngine(seed=2), plan,  # type: ignore[arg-type]
+                                       settings, "Scripted", "start.epd")
+    assert (played.plies, played.result, played.termination) == (6, "1/2-1/2", "max_plies")
+    assert '[PlyCount "6"]' in played.pgn and '[TerminationDetail "max_plies"]' in played.pgn
+
+
+def test_a_rerun_at_or_below_the_target_leaves_the_manifest_alone(
+        fake_engine: Path, tmp_path: Path) -> None:
+    """Growing a run to the games it already holds (or fewer) plays nothing and writes
+    nothing: no session is added to the manifest."""
+    run = tmp_path / "run"
+    grow(run, 4, SMALL, engine=fake_engine, progress=False)
+    before = (run / "manifest.json").read_bytes()
+    for games in (4, 2):
+        again = grow(run, games, SMALL, engine=fake_engine, progress=False)
+        assert again.played == 0 and len(again.manifest["sessions"]) == 1
+        assert (run / "manifest.json").read_bytes() == before
+
+
+def test_a_worker_whose_parent_is_gone_plays_nothing_more(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pool worker checks its parent before each game: orphaned (the parent was killed and
+    the worker handed to another process), it stops its engine and exits without playing."""
+    import os
+
+    class Player:
+        def __init__(self) -> None:
+            self.played: list[int] = []
+            self.closed = False
+
+        def play(self, plan: selfplay_run.GamePlan) -> selfplay_run.PlayedGame:
+            self.played.append(plan.index)
+            return selfplay_run.PlayedGame(index=plan.index, opening=plan.opening)
+
+        def close(self) -> None:
+            self.closed = True
+
+    def exit_now(code: int) -> None:
+        raise SystemExit(code)
+
+    player = Player()
+    monkeypatch.setattr(selfplay_run.os, "_exit", exit_now)
+    monkeypatch.setitem(selfplay_run._WORKER, "player", player)
+    monkeypatch.setitem(selfplay_run._WORKER, "parent", os.getppid())
+    plan = game_plan(SMALL, [chess.STARTING_FEN], 0)
+    assert selfplay_run._worker_play(plan).index == 0
+    monkeypatch.setitem(selfplay_run._WORKER, "parent", -1)  # not this process's parent now
+    with pytest.raises(SystemExit) as stopped:
+        selfplay_run._worker_play(game_plan(SMALL, [chess.STARTING_FEN], 1))
+    assert stopped.value.code == 1
+    assert player.played == [0] and player.closed

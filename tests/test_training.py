@@ -94,6 +94,7 @@ def test_loss_equals_a_hand_computation() -> None:
 # --- the trainer ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_training_decreases_the_loss_and_writes_a_run(dataset: Path, tmp_path: Path) -> None:
     config = TrainConfig(model="tiny", batch_size=64, iterations=80, eval_every=20,
                          eval_samples=400, log_every=10, max_lr=0.05, device="cpu", threads=1)
@@ -190,6 +191,7 @@ def test_corrupt_checkpoints_give_clear_errors(dataset: Path, tmp_path: Path) ->
         load_checkpoint(tmp_path / "nope.pt")
 
 
+@pytest.mark.slow
 def test_a_changed_config_is_refused_in_an_existing_run(dataset: Path, tmp_path: Path) -> None:
     config = TrainConfig(**{**SMOKE.to_dict(), "iterations": 4, "eval_every": 2})
     Trainer(tmp_path / "run", config, DataSpec(str(dataset)), progress=False).run()
@@ -299,6 +301,7 @@ def test_separated_expert_trains_only_on_its_phase(dataset: Path, tmp_path: Path
     assert manifest["dataset"]["games_table_sha256"] == games
 
 
+@pytest.mark.slow
 def test_staged_expert_carries_weights_and_resets_the_optimiser(dataset: Path,
                                                                 tmp_path: Path) -> None:
     manifest = train_bundle("staged", tmp_path, dataset, SMOKE, phases=[1], progress=False)
@@ -320,6 +323,7 @@ def test_staged_expert_carries_weights_and_resets_the_optimiser(dataset: Path,
     assert firsts[0]["lr"] == pytest.approx(firsts[1]["lr"]) == pytest.approx(firsts[2]["lr"])
 
 
+@pytest.mark.slow
 def test_a_balanced_weighted_expert_trains_on_the_data_shares_weights(
         dataset: Path, tmp_path: Path) -> None:
     """The bundle is named apart from the paper's, its run trains with the balanced weights,
@@ -353,6 +357,7 @@ def test_a_balanced_weighted_expert_trains_on_the_data_shares_weights(
         BundleSpec("staged", balanced=True)
 
 
+@pytest.mark.slow
 def test_mixture_uses_each_phase_expert_on_its_phase(dataset: Path, tmp_path: Path) -> None:
     train_bundle("separated", tmp_path, dataset, SMOKE, progress=False)
     result = evaluate_bundle(tmp_path / "separated", dataset, device="cpu")["results"]
@@ -363,6 +368,7 @@ def test_mixture_uses_each_phase_expert_on_its_phase(dataset: Path, tmp_path: Pa
     assert sum(sizes) == result["mixture"]["no-phases"]["n"]
 
 
+@pytest.mark.slow
 def test_bundles_under_another_definition_use_its_test_sets(dataset: Path,
                                                             tmp_path: Path) -> None:
     from chessmoe.nets.regimes import BundleSpec, train_all
@@ -565,6 +571,7 @@ def staged_expert(dataset: Path, tmp_path_factory: pytest.TempPathFactory
     return bundle / "phase1", initial
 
 
+@pytest.mark.slow
 def test_a_stage_starts_from_the_previous_stages_best_weights(
         staged_expert: tuple[Path, dict[str, dict[str, torch.Tensor]]]) -> None:
     expert, initial = staged_expert
@@ -597,6 +604,7 @@ def test_each_stage_validates_on_its_own_phase(
         assert config["data"]["train"] == config["data"]["validation"] == phase
 
 
+@pytest.mark.slow
 def test_a_second_spike_after_a_recovery_is_detected(dataset: Path, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """Validation losses 3, 30 (spike), 30 (spike again, right after the recovery),
@@ -626,6 +634,7 @@ def test_a_second_spike_after_a_recovery_is_detected(dataset: Path, tmp_path: Pa
     assert summary["stopped"] is None
 
 
+@pytest.mark.slow
 def test_the_manifest_keeps_experts_trained_in_separate_calls(dataset: Path,
                                                               tmp_path: Path) -> None:
     config = TrainConfig(**{**SMOKE.to_dict(), "iterations": 4, "eval_every": 2})
@@ -698,6 +707,7 @@ def test_the_loss_standard_error_is_that_of_the_per_sample_validation_loss() -> 
     assert one["loss_se"] == 0.0
 
 
+@pytest.mark.slow
 def test_evaluating_a_sample_records_it_and_reevaluates_when_it_changes(
         dataset: Path, tmp_path: Path) -> None:
     train_bundle("regular", tmp_path, dataset, SMOKE, progress=False)
@@ -719,6 +729,7 @@ def test_evaluating_a_sample_records_it_and_reevaluates_when_it_changes(
     assert again["results"] == full["results"]
 
 
+@pytest.mark.slow
 def test_an_evaluation_refuses_phases_its_bundle_does_not_name(dataset: Path,
                                                               tmp_path: Path) -> None:
     """A bundle whose manifest names fewer phases than its definition yields (here: the
@@ -771,6 +782,7 @@ def test_weighted_summaries_carry_the_standard_error_of_the_weighted_mean() -> N
     assert result["loss_se"] == pytest.approx(float(np.std(weighted, ddof=1) / 2.0))
 
 
+@pytest.mark.slow
 def test_a_finished_staged_expert_resumes_in_a_clone_without_its_onnx_files(
         dataset: Path, tmp_path: Path) -> None:
     """model.onnx files are not committed: rerunning a finished staged expert where they are
@@ -786,6 +798,7 @@ def test_a_finished_staged_expert_resumes_in_a_clone_without_its_onnx_files(
     assert json.loads((expert / "summary.json").read_text())["iterations"] == summary["iterations"]
 
 
+@pytest.mark.slow
 def test_train_all_records_a_balanced_bundles_shares(dataset: Path, tmp_path: Path) -> None:
     from chessmoe.nets.regimes import BundleSpec, train_all, train_shares
 

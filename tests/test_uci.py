@@ -107,6 +107,7 @@ def test_multi_line_errors_are_prefixed_line_by_line() -> None:
                                                   "info string second line"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ending", ["", "quit\n", "position startpos\nucinewgame\nquit\n"])
 def test_the_process_exits_when_input_ends_during_an_infinite_search(ending: str) -> None:
     script = "uci\nisready\nposition startpos\ngo infinite\n" + ending
@@ -144,9 +145,14 @@ def test_each_related_engine_lists_its_own_options(engine: str, own: list[str]) 
 
 def test_ntuple_names_the_weights_it_loaded_and_plays_pesto(tmp_path: Path) -> None:
     from chessmoe._io.fsutil import sha256_file
-    from chessmoe.nets.related.ntuple import NtupleWeights, TrainConfig, config_record, save_weights
+    from chessmoe.nets.related.ntuple import (
+        NtupleTrainConfig,
+        NtupleWeights,
+        config_record,
+        save_weights,
+    )
 
-    save_weights(tmp_path, NtupleWeights.initial(), config_record(TrainConfig()))
+    save_weights(tmp_path, NtupleWeights.initial(), config_record(NtupleTrainConfig()))
     uci, out = _related("ntuple", Nodes=40)
     uci.handle(f"setoption name Model_Directory value {tmp_path}")
     uci.handle("isready")

@@ -210,6 +210,7 @@ def _find(verdicts: dict[str, str], *words: str) -> str:
     return hits[0]
 
 
+@pytest.mark.slow
 def test_every_verdict_type_says_supports_contradicts_and_undecided(tmp_path: Path) -> None:
     experts = tmp_path / "experts"  # no Table 1 evaluations here
     t1 = _verdicts(_tournament(tmp_path / "t1", {
@@ -379,3 +380,58 @@ def test_the_seed_level_estimate_drops_negative_components_and_its_degrees_of_fr
     # the quantile between whole degrees of freedom, linear in 1/df
     assert t975_at(2.0) == 4.303 and t975_at(1.99) == pytest.approx(4.3452, abs=1e-4)
     assert t975_at(2.23) == pytest.approx(3.9561, abs=1e-4) and t975_at(0.9) == math.inf
+
+
+def test_a_pooled_estimate_has_a_p_value_only_from_more_than_30_openings() -> None:
+    """The pooled p-value is the normal one, fair only with many clusters: a seed grid on 20
+    openings gets none (its row stays undecided however clear), on 31 openings it gets the
+    normal p of its clustered standard error."""
+    from chessmoe.report.verdicts import clustered_mean, pooled_estimate
+
+    def arm(openings: int) -> list[GameRecord]:
+        return _arm([(k, 1, 1 if k % 4 else 0) for k in range(openings)])
+
+    few = pooled_estimate("staged", [arm(20), arm(20)])
+    assert few.openings == 20 and few.score == pytest.approx(0.875)
+    assert math.isnan(few.p)
+    many = pooled_estimate("staged", [arm(31), arm(31)])
+    mean, se, clusters = clustered_mean([(k, 1.0 if k % 4 else 0.5) for k in range(31)] * 2)
+    assert clusters == 31 and many.score == pytest.approx(mean)
+    assert many.p == pytest.approx(math.erfc((mean - 0.5) / se / math.sqrt(2)), rel=1e-9)
+    assert many.p < 1e-6
+
+
+def test_no_gain_is_supported_only_below_plus_50_elo(tmp_path: Path) -> None:
+    """The opening expert ("no gain"): an even arm whose upper bound is near +70 Elo is
+    undecided; with the bound near +12 (NEAR) it supports "no gain above +50"."""
+    from chessmoe.report.verdicts import claims
+
+    # 8 pairs won, 8 lost, 24 split: mean 0.5, sd 0.3203, se 0.05064 -> high 0.5993, +70 Elo
+    wide = [(k, 1, 1) if k < 8 else (k, 0, 0) if k < 16 else (k, 1, 0) for k in range(40)]
+    _tournament(tmp_path / "wide", {"only-opening": wide})
+    _tournament(tmp_path / "near", {"only-opening": NEAR})
+    rows = {name: [c for c in claims(tmp_path / name, tmp_path / "experts")
+                   if "only the opening" in c.paper] for name in ("wide", "near")}
+    assert [c.verdict for c in rows["wide"]] == ["undecided at this scale"]
+    assert rows["wide"][0].ours.startswith("+0 Elo [-70, +70]")
+    assert [c.verdict for c in rows["near"]] == ["supports (no gain above +50 Elo)"]
+
+
+def test_rows_of_an_unfinished_tournament_stay_out_of_the_holm_family(tmp_path: Path) -> None:
+    """A complete staged arm and a replicated tournament still being played (its head-to-head
+    row shown, not tested): the family is the staged row alone, so its Holm-adjusted p equals
+    its raw p, and the running row has no p at all."""
+    from chessmoe.report.verdicts import claims
+
+    primary = _tournament(tmp_path / "t", {"staged": WIN})
+    replicated = tmp_path / "replicated"
+    _tournament(replicated, {"staged-vs-regular-long": WIN2[:10]})
+    spec = {"matches": [{"name": "staged-vs-regular-long-b8-n100", "pairs": 40}]}
+    (replicated / "spec.json").write_text(json.dumps(spec))
+    rows = claims(primary, tmp_path / "experts", replicated=replicated)
+    staged = [c for c in rows if c.topic == "MoE vs regular"]
+    running = [c for c in rows if c.topic == "equal training compute, head to head"]
+    assert len(staged) == 1 and len(running) == 1
+    assert 0 < staged[0].p < 1e-6 and staged[0].p_holm == staged[0].p
+    assert running[0].verdict.startswith("in progress: 20 of 80 planned games")
+    assert math.isnan(running[0].p) and math.isnan(running[0].p_holm)

@@ -52,6 +52,7 @@ def test_make_explore_passes_the_culling_flags() -> None:
                       "--MappingKernelManager.cull_connected": "False"}
 
 
+@pytest.mark.slow
 def test_voila_started_in_the_root_culls_idle_kernels(tmp_path: Path) -> None:
     assert _kernel_manager_settings(ROOT) == (60, 120, False)
     assert _kernel_manager_settings(tmp_path)[1] == 0  # elsewhere: Voila's default, no culling

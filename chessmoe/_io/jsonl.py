@@ -89,12 +89,12 @@ class JsonlLog:
             self.bad_lines = report.bad_lines
             if report.bad_lines:
                 self._rewrite_without_bad(report.records)
+            self.records: dict[Any, dict[str, Any]] = {}
+            for record in report.records:  # a record without the key raises KeyError here
+                self.records.setdefault(record[key], record)
         except BaseException:
             self.close()  # a log that could not be read is not held
             raise
-        self.records: dict[Any, dict[str, Any]] = {}
-        for record in report.records:
-            self.records.setdefault(record[key], record)
 
     def _rewrite_without_bad(self, records: list[dict[str, Any]]) -> None:
         # Drop the damaged lines so later appends start on a clean line.

@@ -14,6 +14,7 @@ from pathlib import Path
 import chess
 
 from chessmoe._io.errors import KitError
+from chessmoe.games.datadir import default_data_dir
 
 __all__ = [
     "EMBEDDED_SUITE",
@@ -82,8 +83,7 @@ def embedded_suite_path() -> Path:
 def fetch_paper_suite(data_dir: str | os.PathLike[str] | None = None, *,
                       progress: bool = True) -> Path:
     """Download the paper's suite (ianfab/books chess.epd), verified by sha256."""
-    from chessmoe.games.fetch import download
-    from chessmoe.games.sources import default_data_dir
+    from chessmoe.games.fetch import download  # its zstandard and tqdm only when used
 
     base = Path(data_dir) if data_dir is not None else default_data_dir()
     return download(PAPER_SUITE_URL, base / "openings" / "ianfab-chess.epd",

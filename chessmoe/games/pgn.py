@@ -1,35 +1,13 @@
 """Streaming PGN reading with the paper's filters and counted skips.
 
-* Sources: ``.pgn``, ``.pgn.gz``, ``.pgn.bz2``, ``.pgn.zst`` and ``.zip`` archives of
-  PGN files (KingBase ships one), read as streams of 1 MiB blocks: memory stays flat
-  however large the file.
-* Games: the stream is first cut into game *chunks* by one rule that looks at two
-  lines only -- a chunk starts at a tag-pair line (``[Name "``) whose previous line is
-  not a header line -- and each chunk is then parsed with python-chess's own parser
-  through a lean visitor (no game tree is built). Because the rule is local, an
-  unterminated ``{`` comment or ``(`` variation ends at the next game's headers
-  (counted as ``unterminated``), a game cut off after its headers is its own counted
-  skip (``headers_only``), and byte-range pieces of a plain file read exactly the games
-  a single pass reads: the result never depends on the number of workers.
-* Text: each line is decoded as UTF-8, falling back to Latin-1 (KingBase files are
-  Latin-1), so player names come out right and no byte is lost. A UTF-8 byte-order
-  mark is skipped; UTF-16 and UTF-32 (by byte-order mark or by their NUL pattern) are
-  transcoded; a compressed file under a plain ``.pgn`` name is refused with a
-  message naming the right suffix. CR-only line ends and NUL separators count as line
-  ends.
-* Bounds: a game chunk over :data:`MAX_GAME_BYTES` is skipped (``oversized``) without
-  being parsed, and long movetext lines are fed to the parser in short pieces, so a
-  line of 500k comments costs linear time; runs of blank lines are skipped a block at
-  a time (a 50 MB member of newlines is read in well under a second).
-* Filters (paper App. E.1): at least ``min_full_moves`` full moves (``2 * n``
-  plies), a decided result (not ``*``), standard chess only.
-* Every game that is not kept is counted by reason in a :class:`SkipCounter` with a
-  few examples naming file, byte offset and problem. Nothing in a game can stop the
-  stream; a truncated or corrupt compressed stream (gz, bz2, zst, zip deflate or CRC)
-  ends only that file or member, counted as ``stream_error`` at the offset where it
-  failed, after the games read before it.
-* An ``extract`` callback sees every main-line board, so callers get per-position
-  values without replaying the game.
+:func:`iter_games` reads ``.pgn``, ``.pgn.gz``, ``.pgn.bz2``, ``.pgn.zst`` and ``.zip`` (of
+PGN files) as streams of 1 MiB blocks (flat memory), cuts them into game chunks by a rule that
+looks at two lines only (:func:`_chunks`: the result never depends on how a file is split
+between workers) and parses each chunk with python-chess through a lean visitor. It keeps the
+games the paper's filters keep (App. E.1, :class:`PgnFilters`) and counts every other game by
+reason in a :class:`SkipCounter`; nothing in a game stops the stream, and a damaged compressed
+stream ends only its file or member (``stream_error``). An ``extract`` callback sees every
+main-line board.
 """
 
 from __future__ import annotations
@@ -59,8 +37,8 @@ __all__ = [
     "MAX_FULLMOVE",
     "MAX_GAME_BYTES",
     "SKIP_REASONS",
-    "GameRecord",
     "PgnFilters",
+    "PgnGame",
     "PgnStreamError",
     "SkipCounter",
     "SourcePiece",
@@ -207,7 +185,7 @@ class SkipCounter:
 
 
 @dataclass
-class GameRecord(Generic[T]):
+class PgnGame(Generic[T]):
     """One kept game: where it came from, its headers, moves and extracted boards."""
 
     source: str  # file name, or "archive.zip/member.pgn"
@@ -222,6 +200,11 @@ class GameRecord(Generic[T]):
     @property
     def plies(self) -> int:
         return len(self.moves)
+
+
+#: The old name of :class:`PgnGame`, kept only until ``report/explore_phases.py`` (its last
+#: user) names ``PgnGame``: ``GameRecord`` means a match's game (:mod:`chessmoe.play.records`).
+GameRecord = PgnGame
 
 
 def no_games_error(spec: str, skips: SkipCounter) -> KitError:
@@ -306,8 +289,9 @@ def _transcode(blocks: Iterator[bytes], encoding: str) -> Iterator[bytes]:
 
 
 def _with_encoding(label: str, blocks: Iterator[bytes]) -> tuple[Iterator[bytes], int]:
-    """Look at the first block: skip a UTF-8 BOM (returning its length), transcode UTF-16/32,
-    refuse compressed data under a plain name."""
+    """Look at the first block: skip a UTF-8 BOM (returning its length), transcode UTF-16/32
+    (by BOM or NUL pattern), refuse compressed data under a plain ``.pgn`` name with a message
+    naming the right suffix."""
     try:
         first = next(blocks, b"")
     except _stream_errors() as error:  # damaged at once: let the reader count it
@@ -565,6 +549,10 @@ def _chunks(lines: _ByteLines, end: int | None) -> Iterator[_Chunk]:
 
     A chunk starts at a tag-pair line whose previous line is not a header line, or at
     the first non-blank line of the stream; blank runs inside a chunk become one line.
+    The rule is local, so an unterminated ``{`` comment or ``(`` variation ends at the next
+    game's headers (counted ``unterminated``), a game cut off after its headers is its own
+    skip (``headers_only``), and byte ranges of a plain file read exactly the games a single
+    pass reads.
     """
     current: _Chunk | None = None
     previous_header = False
@@ -591,6 +579,8 @@ def _chunks(lines: _ByteLines, end: int | None) -> Iterator[_Chunk]:
 
 
 def _decode(line: bytes) -> tuple[str, bool]:
+    """UTF-8, else Latin-1 (KingBase files are Latin-1): names come out right, no byte is
+    lost; the flag says the fallback was used."""
     try:
         return line.decode("utf-8"), False
     except UnicodeDecodeError:
@@ -600,7 +590,7 @@ def _decode(line: bytes) -> tuple[str, bool]:
 def _pieces(text: str) -> list[str]:
     """A movetext line cut at spaces into lines of about :data:`_PIECE` characters, where
     that cannot change how python-chess reads it (no ``;`` comment is cut short, no piece
-    starts with ``%`` or is blank)."""
+    starts with ``%`` or is blank): a line of 500k comments costs linear time."""
     if len(text) <= _PIECE:
         return [text]
     limit = text.find(";")
@@ -758,7 +748,7 @@ def iter_games(path: str | os.PathLike[str], *, filters: PgnFilters | None = Non
                extract: Callable[[chess.Board], T] | None = None,
                byte_range: tuple[int, int | None] | None = None,
                member: str | None = None,
-               max_games: int | None = None) -> Iterator[GameRecord[T]]:
+               max_games: int | None = None) -> Iterator[PgnGame[T]]:
     """Stream the kept games of one source file (every member of a zip).
 
     ``byte_range=(start, end)`` (plain ``.pgn`` only, ``start`` from
@@ -798,7 +788,7 @@ def iter_games(path: str | os.PathLike[str], *, filters: PgnFilters | None = Non
 def _iter_stream(label: str, blocks: Iterator[bytes], start: int, end: int | None,
                  filters: PgnFilters, skips: SkipCounter,
                  extract: Callable[[chess.Board], T] | None,
-                 max_games: int | None) -> Iterator[GameRecord[T]]:
+                 max_games: int | None) -> Iterator[PgnGame[T]]:
     lines = _ByteLines(blocks, start)
     visitor: _Visitor[T] = _Visitor(extract, filters)
     ordinal = 0
@@ -840,7 +830,7 @@ def _iter_stream(label: str, blocks: Iterator[bytes], start: int, end: int | Non
                 skips.skip(reason, where, detail)
                 continue
             skips.kept += 1
-            yield GameRecord(source=label, offset=offset, ordinal=ordinal - 1,
+            yield PgnGame(source=label, offset=offset, ordinal=ordinal - 1,
                              headers=dict(visitor.headers),
                              start_fen=visitor.headers.get("FEN"),
                              moves=list(visitor.moves), result=visitor.headers["Result"],
@@ -898,7 +888,7 @@ class SourcePiece:
     member: str | None = None
     byte_range: tuple[int, int | None] | None = None
 
-    def games(self, **kwargs: Any) -> Iterator[GameRecord[Any]]:
+    def games(self, **kwargs: Any) -> Iterator[PgnGame[Any]]:
         """:func:`iter_games` over this piece (keyword arguments passed on)."""
         return iter_games(self.path, member=self.member, byte_range=self.byte_range, **kwargs)
 
@@ -932,7 +922,7 @@ def probe_positions(path: str | os.PathLike[str], count: int,
     """``count`` real-game positions for timing a search: each of the first games of ``path``
     played ``plies`` half-moves in (at most half its length), games already over skipped."""
     boards: list[chess.Board] = []
-    game: GameRecord[Any]
+    game: PgnGame[Any]
     for game in iter_games(path, max_games=count * 10 + 20):
         board = chess.Board(game.start_fen) if game.start_fen else chess.Board()
         for move in game.moves[:min(plies, len(game.moves) // 2)]:

@@ -1,41 +1,12 @@
 """Self-play runs at scale: Stockfish games from the opening suite, grown shard by shard.
 
-``chessmoe data selfplay --out DIR`` grows a *run directory*::
-
-    DIR/manifest.json        settings, engine, opening suite, every shard with its sha256
-    DIR/shard-00000.pgn.gz   games 0 .. n-1 of the run (n = ``shard_games``)
-    DIR/shard-00001.pgn.gz   ...
-
-Shards are gzip streams with no time, file name or OS in their header (the same games give
-the same bytes under one zlib build; each shard's record also holds ``pgn_sha256``, the hash
-of its uncompressed games, to compare runs across builds), about 290 bytes a game, so a long
-run can be committed shard by shard as it grows and resumed on another machine from the
-committed files (the manifest's sha256 checks them). Commit the manifest with the shards it
-lists: a shard file the manifest does not list yet is removed when the run resumes.
-Runs of format 1 wrote plain ``.pgn`` shards: they are still read, and growing one is refused
-(a run is grown by the format that started it).
-
-**Games.** Game ``i`` belongs to pair ``p = i // 2`` and starts from opening ``p mod len(suite)``
-of the suite, in file order. The two sides play at node limits drawn per pair around
-``nodes`` (uniform within ``nodes * (1 +- spread)``, from a generator seeded by (seed, p)); the
-pair's second game swaps them between the colours. Stockfish with one thread, a fixed hash
-and ``ucinewgame`` before every game is deterministic at a node limit, so game ``i`` is a
-function of the settings alone: the set of games does not depend on workers, interruptions
-or resumptions. (Without the spread, the suite's 2,000 openings would give only 2,000
-distinct games.) Games end under the cutechess reading of the rules
-(:func:`chessmoe.rules.rules_outcome`); there is no score adjudication, so endgames are
-played out, and a game longer than ``max_plies`` plies is drawn (``max_plies``, the cap
-:class:`chessmoe.play.match.Adjudication` also uses). Each game's PGN headers name the
-engine, both node limits, the opening (suite and index), the draw rules, the result and the
-termination.
-
-**Growing.** Shards are written whole (temporary file + rename), then the manifest
-(atomically) lists them; a rerun with the same or a larger ``games`` continues after the
-last listed shard. Games of a shard still in flight when a run is interrupted are discarded,
-as is a shard file the manifest does not list, so nothing is duplicated or half-written.
-A rerun with other settings, another engine version or another suite is refused. Worker
-processes each drive one Stockfish; a game whose engine crashes is skipped (named in the
-shard's record) and the engine restarted.
+``chessmoe data selfplay --out DIR`` grows a *run directory*: ``manifest.json`` (settings,
+engine, opening suite, every shard with its sha256) and ``shard-00000.pgn.gz``, ... holding
+``shard_games`` games each. Game ``i`` is a function of the settings alone (:func:`game_plan`,
+:func:`play_planned`), so the games do not depend on workers, interruptions or resumptions;
+:func:`grow` resumes after the last shard the manifest lists, drops anything it does not list,
+and refuses other settings, another engine version or another suite. Commit the manifest with
+the shards it lists. Format-1 runs (plain ``.pgn`` shards) are read, never grown.
 """
 
 from __future__ import annotations
@@ -178,7 +149,10 @@ def _side_nodes(rng: random.Random, settings: RunSettings) -> int:
 
 def game_plan(settings: RunSettings, fens: Sequence[str], index: int) -> GamePlan:
     """Opening and node limits of game ``index``: pair ``index // 2`` plays opening
-    ``pair mod len(fens)``, its second game with the node limits' colours swapped."""
+    ``pair mod len(fens)`` (suite file order), at node limits drawn uniformly within
+    ``nodes * (1 +- spread)`` by a generator seeded by (seed, pair), its second game with the
+    limits' colours swapped. (Without the spread the suite's 2,000 openings would give only
+    2,000 distinct games.)"""
     pair, second = divmod(index, 2)
     # Seeding with a string is deterministic across runs and platforms (sha512 of the text).
     rng = random.Random(f"chessmoe-selfplay-run:{settings.seed}:{pair}")
@@ -191,7 +165,14 @@ def game_plan(settings: RunSettings, fens: Sequence[str], index: int) -> GamePla
 
 def play_planned(engine: chess.engine.SimpleEngine, plan: GamePlan, settings: RunSettings,
                  engine_name: str, suite_name: str) -> PlayedGame:
-    """Play one planned game to its end; engine failures propagate (the caller skips)."""
+    """Play one planned game to its end; engine failures propagate (the caller skips).
+
+    Stockfish with one thread, a fixed hash and ``ucinewgame`` before every game is
+    deterministic at a node limit. Games end under the cutechess reading of the rules
+    (:func:`chessmoe.rules.rules_outcome`), with no score adjudication (endgames are played
+    out); a game reaching ``max_plies`` plies is drawn there (``max_plies``, the cap
+    :class:`chessmoe.play.match.Adjudication` also uses). The PGN headers name the engine,
+    both node limits, the opening (suite and index), the draw rules, result and termination."""
     board = chess.Board(plan.fen)
     while True:
         ended = rules_outcome(board, DRAW_RULES)
@@ -505,7 +486,9 @@ def _shard_bytes(games: Sequence[PlayedGame]) -> bytes:
 
 
 def _write_shard(path: Path, games: Sequence[PlayedGame]) -> str:
-    """Write the shard; return the sha256 of its uncompressed games (``pgn_sha256``)."""
+    """Write the shard; return the sha256 of its uncompressed games (``pgn_sha256``, to
+    compare runs across zlib builds). A gzip shard has no time, file name or OS in its header,
+    so the same games give the same bytes under one zlib build (about 290 bytes a game)."""
     data = _shard_bytes(games)
     digest = hashlib.sha256(data).hexdigest()
     if path.name.endswith(".gz"):
@@ -539,6 +522,11 @@ def grow(out: str | os.PathLike[str], games: int, settings: RunSettings | None =
 
     ``settings`` None means the run's own (a new run: the defaults). Resuming with other
     settings, another engine version or another opening suite raises :class:`RunError`.
+    Shards are written whole (temporary file + rename), then the manifest lists them
+    (atomically); games of a shard still in flight when the run is interrupted are dropped,
+    as is a shard file the manifest does not list, so nothing is duplicated or half-written.
+    Worker processes drive one Stockfish each; a game whose engine crashes is skipped (named
+    in the shard's record) and the engine restarted.
     """
     if games < 1:
         raise RunError(f"games={games}: expected at least 1")

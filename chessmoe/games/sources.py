@@ -34,6 +34,8 @@ from typing import Any
 
 from chessmoe._io.errors import KitError
 from chessmoe._io.fsutil import atomic_path, sha256_file
+from chessmoe.games.datadir import default_data_dir
+from chessmoe.games.fetch import FetchError  # the one error of a failed download
 from chessmoe.games.splits import MonthSplit, SeededSplit, SplitRule
 
 __all__ = [
@@ -70,18 +72,9 @@ def committed_runs() -> Path:
     return checkout / COMMITTED_RUNS if (checkout / "results").is_dir() else COMMITTED_RUNS
 
 
-class FetchError(KitError, RuntimeError):
-    """A named source could not be fetched or verified (re-exported from ``fetch``)."""
-
-
 class SourceNotFound(KitError, FileNotFoundError):
     """A source spec names no file, directory or known database; the message says what to
     run or pass instead."""
-
-
-def default_data_dir() -> Path:
-    """``$CHESSMOE_DATA`` if set, else ``./data``."""
-    return Path(os.environ.get("CHESSMOE_DATA", "data"))
 
 
 #: The first 5,000 games of Lichess 2013-01 (``chessmoe data fetch lichess-2013-01 --first
@@ -294,15 +287,12 @@ def fetch(name: str, data_dir: str | os.PathLike[str] | None = None, *,
 
     data = Path(data_dir) if data_dir is not None else default_data_dir()
     data.mkdir(parents=True, exist_ok=True)
-    try:
-        if name == "kingbase":
-            if first is not None:
-                raise _fetch.FetchError("--first applies to Lichess months only")
-            return _fetch.fetch_kingbase(data, progress=progress)
-        match = _LICHESS.match(name)
-        if match and match.group(2) is None:
-            return [_fetch.fetch_lichess_month(match.group(1), data, first=first,
-                                               progress=progress)]
-    except _fetch.FetchError as error:
-        raise FetchError(str(error)) from error
+    if name == "kingbase":
+        if first is not None:
+            raise FetchError("--first applies to Lichess months only")
+        return _fetch.fetch_kingbase(data, progress=progress)
+    match = _LICHESS.match(name)
+    if match and match.group(2) is None:
+        return [_fetch.fetch_lichess_month(match.group(1), data, first=first,
+                                           progress=progress)]
     raise FetchError(f"unknown database {name!r}; known: kingbase, lichess-YYYY-MM")

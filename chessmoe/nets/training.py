@@ -24,7 +24,7 @@ import random
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -641,8 +641,3 @@ def _numpy_state(data: dict[str, Any]) -> Any:
     if "__ndarray__" in data:
         return np.array(data["__ndarray__"], dtype=data["dtype"])
     return data
-
-
-def with_overrides(config: TrainConfig, **changes: Any) -> TrainConfig:
-    """A copy of ``config`` with fields changed (unknown names are an error)."""
-    return replace(config, **changes)

@@ -53,11 +53,6 @@ class Calibration:
     cpu_workers: int  # search processes
     gpus: int  # 0: the networks run on the CPU workers
 
-    @property
-    def seconds_per_node(self) -> float:
-        """One worker's seconds per node when it also runs the network (CPU only)."""
-        return self.tree_seconds_per_node + 1.0 / self.network_positions_per_second
-
 
 @dataclass(frozen=True)
 class PartProjection:

@@ -33,7 +33,7 @@ from chessmoe.play.openings import read_epd, resolve_suite, schedule
 from chessmoe.play.records import OtherRunError
 from chessmoe.search.mcts import Limits
 
-__all__ = ["STOCKFISH_CHECK_NODES", "Headline", "MatchSummary", "searcher_speed", "versus",
+__all__ = ["STOCKFISH_CHECK_NODES", "Headline", "VersusSummary", "searcher_speed", "versus",
            "vs_stockfish"]
 
 
@@ -46,7 +46,7 @@ class Headline:
 
 
 @dataclass(frozen=True)
-class MatchSummary:
+class VersusSummary:
     """The first engine's result against the second."""
 
     first: str
@@ -75,7 +75,7 @@ def _mean_nodes(values: list[float]) -> float | None:
 def versus(first: PlayerSpec, second: PlayerSpec, out_dir: str | Path, *, pairs: int,
            seed: int = 0, suite: str = "embedded", headline: Headline | None = None,
            rules: Adjudication | None = None, event: str = "chessmoe related match"
-           ) -> MatchSummary:
+           ) -> VersusSummary:
     """Play ``pairs`` opening pairs of ``first`` against ``second`` into ``out_dir``.
 
     A match resumes from the games already in ``out_dir``, but only games played under the
@@ -110,7 +110,7 @@ def versus(first: PlayerSpec, second: PlayerSpec, out_dir: str | Path, *, pairs:
         for side_nodes, is_first in ((r.nodes_white, white_is_first),
                                      (r.nodes_black, not white_is_first)):
             nodes[is_first].extend(float(n) for n in (side_nodes or ()) if n is not None)
-    summary = MatchSummary(
+    summary = VersusSummary(
         first=first.name, second=second.name, games=len(scores), wins=wins, draws=draws,
         losses=losses, score=round(estimate.score, 4), elo=round(estimate.elo, 1),
         elo_margin=round(estimate.margin, 1), los=round(estimate.los, 1),
@@ -155,7 +155,7 @@ STOCKFISH_CHECK_OPPONENT_NODES = 200
 
 
 def vs_stockfish(kind: str, run_dir: str | Path, *, pairs: int = 5, seed: int = 12,
-                 stockfish: str | Path | None = None) -> MatchSummary:
+                 stockfish: str | Path | None = None) -> VersusSummary:
     """The related engine trained in ``run_dir`` against Stockfish at Skill Level 0 (200
     nodes), ``pairs`` opening pairs of the embedded suite, into ``run_dir/vs-stockfish``
     (resumable). These games show complete play; at 10 games they rate nothing."""

@@ -1,39 +1,13 @@
-"""DeepChess (related-deepchess.md): the 773-bit position, Pos2Vec and the siamese comparator.
+"""DeepChess (``related-deepchess.md``): the 773-bit position, Pos2Vec and the siamese comparator.
 
-What the document fixes, and where it lives here:
-
-* input: 773 bits per position (:func:`encode`, :func:`encode_batch`): 768 piece bits (two
-  sides x six piece types x 64 squares), one side-to-move bit (White to move = 1) and four
-  castling bits (White king side, White queen side, Black king side, Black queen side). The
-  piece bit of colour ``c`` (White 0, Black 1), type ``t`` (pawn 1 .. king 6) on python-chess
-  square ``s`` (a1 = 0 .. h8 = 63) is at index ``c * 384 + (t - 1) * 64 + s``
-  (:func:`piece_bit`). The bits are read from python-chess' 64-bit bitboards with one
-  ``numpy.unpackbits`` per batch, not square by square.
-* Pos2Vec (:class:`Pos2Vec`): a tower of fully connected ReLU layers 773-600-400-200-100, no
-  regularisation, pre-trained layer by layer as autoencoders (773-600-773, then 600-400-600 on
-  the first layer's codes, and so on; :func:`pretrain_layer`), learning rate 0.005 multiplied
-  by 0.98 after every epoch.
-* the comparator (:class:`DeepChessNet`): two weight-shared Pos2Vec towers side by side, their
-  two 100-vectors concatenated (200 inputs) into ReLU layers 400-200-100 and a 2-way softmax
-  saying which of the two positions comes from the game White won (:func:`comparator_epoch`,
-  cross entropy, learning rate 0.01 multiplied by 0.99 after every epoch), initialised with
-  the pre-trained towers. Class 0 means "the first position is the White win".
-* training pairs (:func:`random_pairs`): one position of a game White won with one of a game
-  Black won, in both orders, drawn anew every epoch; positions are sampled from the games
-  (:func:`extract_positions`) outside the first 5 moves (10 plies) and never right after a
-  capture.
-* the distilled network (:data:`DISTILLED`): towers 773-100-100-100 and a head 100-100-2.
-
-Not fixed by the document, chosen here: the autoencoders' reconstruction loss (squared error
-summed over the features; the decoder is linear), the optimiser (SGD with momentum,
-:class:`Schedule`), the mini-batch size. Every layer size is a parameter (:class:`Shape`), so
-tests can train a tiny network in seconds.
-
-:class:`Comparator` is what the search uses: ``better(a, b)`` is "``a`` is better for White than
-``b``". It caches each position's tower embedding (keyed by its pieces, side to move and
-castling rights), so a position met again costs only the small head, and it averages the two
-orders (``P(a > b) = (p(a, b) + 1 - p(b, a)) / 2``), which makes the answer exactly
-antisymmetric even where the trained network is only nearly so.
+The document fixes the input (:func:`encode_batch`), the Pos2Vec tower pre-trained layer by
+layer as autoencoders (:class:`Pos2Vec`, :func:`pretrain_layer`), the comparator of two
+weight-shared towers (:class:`DeepChessNet`, :func:`comparator_epoch`), its training pairs
+(:func:`random_pairs`, :func:`extract_positions`), the learning rates and the distilled
+network (:data:`DISTILLED`). Chosen here, where it is silent: the autoencoders' loss (squared
+error, linear decoder), SGD with momentum (:class:`Schedule`) and the batch size; every layer
+size is a parameter (:class:`Shape`), so tests train a tiny network in seconds.
+:class:`Comparator` is what the search calls: ``better(a, b)``, "``a`` is better for White".
 """
 
 from __future__ import annotations
@@ -41,7 +15,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -104,7 +78,8 @@ _COLORS = (chess.WHITE, chess.BLACK)
 
 
 def piece_bit(color: chess.Color, piece_type: chess.PieceType, square: chess.Square) -> int:
-    """Index of the bit that is set when ``color``'s ``piece_type`` stands on ``square``."""
+    """Index of the bit that is set when ``color``'s ``piece_type`` stands on ``square``:
+    ``c * 384 + (t - 1) * 64 + s`` (White 0, Black 1; pawn 1 .. king 6; a1 = 0 .. h8 = 63)."""
     return (0 if color == chess.WHITE else 1) * 384 + (piece_type - 1) * 64 + square
 
 
@@ -122,7 +97,10 @@ def _words(board: chess.Board) -> list[int]:
 
 
 def encode_batch(boards: Sequence[chess.Board]) -> np.ndarray:
-    """The 773 bits of each board, ``uint8 [N, 773]`` (0 or 1)."""
+    """The 773 bits of each board, ``uint8 [N, 773]`` (0 or 1): 768 piece bits (two sides x
+    six piece types x 64 squares, :func:`piece_bit`), the side to move (White = 1) and the
+    four castling rights (White king side, White queen side, Black king side, Black queen
+    side). Read from python-chess's 64-bit bitboards with one ``numpy.unpackbits`` a batch."""
     words = np.array([_words(board) for board in boards], dtype=np.uint64).reshape(-1, 13)
     return _unpack(words)
 
@@ -170,8 +148,9 @@ DISTILLED = Shape(pos2vec=(INPUT_BITS, 100, 100, 100), head=(100, 100))
 
 
 class Pos2Vec(nn.Module):
-    """Fully connected ReLU layers ``pos2vec[0] -> ... -> pos2vec[-1]``; input ``float32
-    [N, 773]``, output ``[N, pos2vec[-1]]``."""
+    """Fully connected ReLU layers ``pos2vec[0] -> ... -> pos2vec[-1]`` (the document's
+    773-600-400-200-100, no regularisation); input ``float32 [N, 773]``, output
+    ``[N, pos2vec[-1]]``."""
 
     def __init__(self, sizes: tuple[int, ...]) -> None:
         super().__init__()
@@ -185,7 +164,9 @@ class Pos2Vec(nn.Module):
 
 
 class DeepChessNet(nn.Module):
-    """Two weight-shared :class:`Pos2Vec` towers and the comparing head.
+    """Two weight-shared :class:`Pos2Vec` towers and the comparing head: the two codes
+    concatenated into ReLU layers (the document's 400-200-100) and a 2-way softmax,
+    initialised with the pre-trained towers.
 
     ``forward(a, b)`` takes two ``float32 [N, 773]`` batches and returns logits ``[N, 2]``;
     softmax class 0 = "``a`` is the position of the game White won"."""
@@ -240,18 +221,18 @@ def extract_positions(source: str | os.PathLike[str] | Sequence[str | os.PathLik
     PGN, or of several read in order (a self-play run's shards; read with
     :func:`chessmoe.games.pgn.iter_games`): positions after ply ``skip_plies`` or later (not
     in the first 5 moves) whose last move was not a capture."""
-    from chessmoe.games.pgn import GameRecord, SkipCounter, iter_games, no_games_error
+    from chessmoe.games.pgn import PgnGame, SkipCounter, iter_games, no_games_error
 
     rng = np.random.default_rng(seed)
     words: list[list[int]] = []
     game_ids: list[int] = []
     white: list[bool] = []
     skips = SkipCounter()
-    record: GameRecord[Any]
+    record: PgnGame[Any]
     kept = 0
     files = ([source] if isinstance(source, (str, os.PathLike)) else list(source))
 
-    def records() -> Iterator[GameRecord[Any]]:
+    def records() -> Iterator[PgnGame[Any]]:
         for path in files:
             yield from iter_games(path, skips=skips)
 
@@ -583,8 +564,10 @@ def paired_with_material(probabilities: np.ndarray, positions: PositionSet,
 
 
 class Comparator:
-    """``better(a, b)``: is ``a`` better for White than ``b``, by the network (both orders
-    averaged); tower embeddings and answers are cached per position."""
+    """``better(a, b)``: is ``a`` better for White than ``b``, by the network. Both orders
+    are averaged, ``P(a > b) = (p(a, b) + 1 - p(b, a)) / 2``, so the answer is exactly
+    antisymmetric where the network is only nearly so; tower embeddings (keyed by pieces,
+    side to move and castling rights) and answers are cached per position."""
 
     def __init__(self, net: DeepChessNet, *, cache_size: int = 200_000) -> None:
         self.net = net.eval()
@@ -637,9 +620,6 @@ class Comparator:
 
     def better(self, a: chess.Board, b: chess.Board) -> bool:
         return self.probability(a, b) > 0.5
-
-    def as_better(self) -> Callable[[chess.Board, chess.Board], bool]:
-        return self.better
 
 
 def save_weights(net: DeepChessNet, path: str | os.PathLike[str]) -> None:

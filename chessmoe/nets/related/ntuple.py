@@ -1,51 +1,13 @@
-"""Comparison training of a tapered linear evaluation with 2-tuple networks.
+"""Comparison training of a tapered linear evaluation with 2-tuple networks, after
+``related-comparison-training-ntuple.md`` (Tseng, Chen, Wu).
 
-After ``related-comparison-training-ntuple.md`` (Tseng, Chen, Wu): an evaluation linear in
-features whose weights are a blend of opening and endgame weights by the tapered phase
-``alpha(s)`` (:func:`chessmoe.phases.tapered_alpha`; 1 with full material,
-0 once the non-pawn material is <= 3915)::
-
-    eval(s) = alpha(s) * w_o . phi(s) + (1 - alpha(s)) * w_e . phi(s)      (document Eq. 2)
-
-``phi(s)`` is from White's point of view (White's terms minus Black's) and has two parts:
-
-* linear terms (:data:`LINEAR_FEATURES`): material (P, N, B, R, Q) and a few of the
-  document's "basic" Stockfish terms: bishop pair, doubled / isolated / passed pawns and
-  the passed pawns' advance, mobility of N, B, R, Q (attacked squares not held by own
-  pieces), rooks on open / half-open files, the king's pawn shield;
-* 2-tuple networks (document 3.4): for a side X, one look-up table per pair (X's piece type
-  ``a``, piece kind ``b`` = own/opponent x type), 6 x 12 = 72 tables, indexed by the squares
-  of the two pieces seen from X's side (Black's board flipped vertically). Left-right
-  symmetry shares entries: when the first piece stands on files e-h both squares are
-  mirrored, so the first square takes 32 values; the second square keeps 64 columns: the
-  document's 63, plus the first piece's own square, which holds the piece paired with
-  itself (a left-right-symmetric piece-square table). White's pairs count +1, Black's -1,
-  so a colour-flipped position evaluates to minus the original.
-
-Training is the document's comparison training with an averaged perceptron (its Eq. 3 and
-the tapered update of section 3.1): for a position ``s`` whose desired move is Stockfish's
-best move, each legal move's child is searched ``d - 1`` plies plus quiescence and compared
-through its principal leaf ``l_i``; ``S`` holds the moves whose leaf scores better (for the
-side to move) than the desired move's leaf ``l_best`` and::
-
-    w_o += 1/|S| sum_{i in S} (phi_o(l_best) - phi_o(l_i))
-    w_e += 1/|S| sum_{i in S} (phi_e(l_best) - phi_e(l_i))
-    phi_o(s) = alpha / (alpha^2 + (1 - alpha)^2) phi(s),  phi_e(s) = (1 - alpha) / (...) phi(s)
-
-(with the side to move's sign, since ``phi`` is White's). The final weights are the average
-of every intermediate weight vector (one per training position); training stops when the
-held-out agreement with Stockfish's move stops improving. Initial weights
-(``TrainConfig.start``, :func:`start_weights`): ``"material"`` (default) is material as the
-document's Table I (Q 2600, R 1300, B 850, N 800, P 200) for both phases, everything else 0 --
-weaker than the document's start, which is Stockfish's *tuned* linear evaluation (its ORI2);
-``"pesto"`` is the hand-tuned PeSTO piece values and piece-square tables
-(:mod:`chessmoe.nets.related.pesto`) written into the same weights, a tuned linear start.
-For play, the weights are scaled by the document's material constraint
-``gamma = 16488 / (2 Q_o + 4 R_o + 4 B_o + 4 N_o)`` and rounded to integers (3.3); internal
-units are converted to centipawns with :data:`CP_PER_UNIT` (a pawn of 200 = 100 cp).
-
-The d-ply search is not imported from :mod:`chessmoe.search` (a higher layer): the trainer
-takes a ``leaf_search`` callable, which :mod:`chessmoe.play.players.ntuple` wires to
+The evaluation is ``alpha(s) w_o . phi(s) + (1 - alpha(s)) w_e . phi(s)`` (document Eq. 2):
+``phi`` White's linear terms and 2-tuple table entries (:func:`extract`), ``alpha`` the
+tapered phase (:func:`chessmoe.phases.tapered_alpha`). :func:`train_comparison` learns the
+weights from :func:`start_weights` with the document's averaged-perceptron comparison update
+(:func:`comparison_update`) against Stockfish's moves; :class:`NtupleEvaluator` plays with the
+integer weights. The d-ply search is passed in as ``leaf_search`` (:mod:`chessmoe.search` is a
+layer above): :mod:`chessmoe.play.players.ntuple` wires
 :func:`chessmoe.search.alphabeta.principal_leaf`.
 """
 
@@ -87,8 +49,8 @@ __all__ = [
     "LeafLike",
     "LeafSearch",
     "NtupleEvaluator",
+    "NtupleTrainConfig",
     "NtupleWeights",
-    "TrainConfig",
     "TrainOutcome",
     "Update",
     "agreement_on_test",
@@ -181,9 +143,13 @@ def _cells(board: chess.BaseBoard) -> I64:
 def tuple_indices(board: chess.BaseBoard) -> tuple[I64, F64]:
     """The 2-tuple entries a position uses: ``(index (n*n,), sign (n*n,))`` for its n pieces:
     every ordered pair (X's piece i, piece j) seen from X = i's colour (Black's board
-    flipped vertically), +1 for White's pieces, -1 for Black's. The pair of a piece with
-    itself lands in the column of its own square, which no two-piece pair uses: a
-    left-right-symmetric piece-square table (Stockfish's ``psq`` term) for free.
+    flipped vertically), +1 for White's pieces, -1 for Black's, so a colour-flipped position
+    evaluates to minus the original. One table per pair (X's piece type, own/opponent x type
+    of the other): 6 x 12 = 72 tables (document 3.4). Left-right symmetry shares entries:
+    with the first piece on files e-h both squares are mirrored, so the first square takes 32
+    values and the second 64. The pair of a piece with itself lands in the column of its own
+    square, which no two-piece pair uses: a left-right-symmetric piece-square table
+    (Stockfish's ``psq`` term) for free.
 
     Pieces are taken White's first, then by type (pawn .. king) and square; the entries of
     one position are computed from the precomputed tables of :func:`_cell_tables`."""
@@ -286,7 +252,12 @@ class Features:
 
 
 def extract(board: chess.BaseBoard, *, tuples: bool = True) -> Features:
-    """The features of ``board`` (``tuples=False``: no 2-tuple entries)."""
+    """The features of ``board`` (``tuples=False``: no 2-tuple entries), White's terms minus
+    Black's: material (P, N, B, R, Q) and the document's "basic" Stockfish terms of
+    :data:`LINEAR_FEATURES` (bishop pair, doubled / isolated / passed pawns and the passed
+    pawns' advance, mobility of N, B, R, Q as attacked squares not held by own pieces, rooks on
+    open / half-open files, the king's pawn shield), and the 2-tuple entries
+    (:func:`tuple_indices`)."""
     linear = np.array([w - b for w, b in zip(_side_terms(board, chess.WHITE),
                                              _side_terms(board, chess.BLACK), strict=True)])
     if tuples:
@@ -382,7 +353,9 @@ STARTS: Final = ("material", "pesto")
 
 def start_weights(start: str) -> NtupleWeights:
     """The starting weights named ``start``: ``"material"`` (the document's Table I material,
-    all else 0) or ``"pesto"`` (the PeSTO tables, :func:`_pesto_weights`)."""
+    Q 2600, R 1300, B 850, N 800, P 200 in both phases, all else 0: weaker than the
+    document's start, Stockfish's tuned linear evaluation, its ORI2) or ``"pesto"`` (the
+    PeSTO piece values and tables, :func:`_pesto_weights`: a tuned linear start)."""
     if start == "material":
         return NtupleWeights.initial()
     if start == "pesto":
@@ -391,7 +364,9 @@ def start_weights(start: str) -> NtupleWeights:
 
 
 class NtupleEvaluator:
-    """``board -> centipawns`` for the side to move, with the integer play weights."""
+    """``board -> centipawns`` for the side to move, with the integer play weights
+    (:meth:`NtupleWeights.for_play`: scaled by the document's material constraint and
+    rounded, 3.3) converted by :data:`CP_PER_UNIT`."""
 
     def __init__(self, weights: NtupleWeights, *, tuples: bool = True,
                  constrained: bool = True) -> None:
@@ -458,9 +433,12 @@ def _phase_factors(alpha: float) -> tuple[float, float]:
 
 
 def comparison_update(best: Features, better: Sequence[Features], side: float) -> Update:
-    """The document's tapered update for one position: ``1/|S| sum (phi_o(l_best) -
-    phi_o(l_i))`` and the same with ``phi_e``, times ``side`` (+1 White to move, -1 Black)
-    because ``phi`` is White's view and the comparison is the side to move's."""
+    """The document's tapered update for one position (its Eq. 3 and section 3.1): with
+    ``S`` the moves whose principal leaf ``l_i`` scores better for the side to move than the
+    desired move's leaf ``l_best``, ``w_o += 1/|S| sum (phi_o(l_best) - phi_o(l_i))`` and
+    the same for ``w_e``, where ``phi_o = alpha / (alpha^2 + (1 - alpha)^2) phi`` and
+    ``phi_e = (1 - alpha) / (...) phi``; times ``side`` (+1 White to move, -1 Black) because
+    ``phi`` is White's view and the comparison is the side to move's."""
     if not better:
         raise ValueError("no move scored better than the desired one: nothing to update")
     scale = side / len(better)
@@ -558,7 +536,7 @@ class ComparisonStats:
         return self.agree / self.positions if self.positions else math.nan
 
 
-def _compare(position: LabelledPosition, weights: NtupleWeights, config: TrainConfig,
+def _compare(position: LabelledPosition, weights: NtupleWeights, config: NtupleTrainConfig,
              leaf_search: LeafSearch) -> tuple[float, Update | None, bool]:
     """``(agreement credit, update or None, skipped)`` for one position, comparing every
     move's principal leaf after a ``depth - 1``-ply + quiescence search.
@@ -599,7 +577,7 @@ def _compare(position: LabelledPosition, weights: NtupleWeights, config: TrainCo
 
 
 def evaluate_agreement(positions: Sequence[LabelledPosition], weights: NtupleWeights,
-                       config: TrainConfig, leaf_search: LeafSearch, *,
+                       config: NtupleTrainConfig, leaf_search: LeafSearch, *,
                        progress: bool = False, desc: str = "held out") -> ComparisonStats:
     """Agreement with the desired moves under ``weights`` (no update; ties share credit)."""
     from tqdm import tqdm
@@ -617,7 +595,7 @@ def evaluate_agreement(positions: Sequence[LabelledPosition], weights: NtupleWei
 
 
 @dataclass(frozen=True)
-class TrainConfig:
+class NtupleTrainConfig:
     """A comparison-training run. ``depth`` is the document's d (1..4): each move is
     compared through the leaf of a (d-1)-ply + quiescence search of its child (the
     document's best result is d = 4; the kit's committed run is d = 1). ``start`` names the
@@ -656,7 +634,7 @@ class TrainConfig:
             raise KitError("test_positions must be >= 0")
 
 
-def sample_positions(games: Iterator[tuple[int, list[str]]], config: TrainConfig
+def sample_positions(games: Iterator[tuple[int, list[str]]], config: NtupleTrainConfig
                      ) -> tuple[list[str], list[str]]:
     """FENs for training and held-out positions from ``(game ordinal, FEN after each ply)``:
     up to ``per_game`` random plies >= ``min_ply`` per game with at least two legal moves,
@@ -682,7 +660,7 @@ def sample_positions(games: Iterator[tuple[int, list[str]]], config: TrainConfig
     return train, held
 
 
-def sample_test_positions(games: Iterator[tuple[int, list[str]]], config: TrainConfig
+def sample_test_positions(games: Iterator[tuple[int, list[str]]], config: NtupleTrainConfig
                           ) -> list[str]:
     """``config.test_positions`` FENs of a test set: up to ``per_game`` random plies
     >= ``min_ply`` of each game, every game used (the source is apart from the training
@@ -733,7 +711,7 @@ def _mean_and_half_width(values: Sequence[float]) -> tuple[float, float]:
 
 
 def agreement_on_test(positions: Sequence[LabelledPosition], start: NtupleWeights,
-                   trained: NtupleWeights, config: TrainConfig, leaf_search: LeafSearch,
+                   trained: NtupleWeights, config: NtupleTrainConfig, leaf_search: LeafSearch,
                    *, progress: bool = False) -> AgreementOnTest:
     """Both weight sets on the same test positions (a tie's credit shared as in training)."""
     from tqdm import tqdm
@@ -794,7 +772,7 @@ TEST_FIELDS: Final = ("test_positions", "test_source")
 
 
 def run_fingerprint(train_set: Sequence[LabelledPosition],
-                    held_out: Sequence[LabelledPosition], config: TrainConfig) -> str:
+                    held_out: Sequence[LabelledPosition], config: NtupleTrainConfig) -> str:
     """sha256 of the config and every labelled position (train, then held out): a
     checkpoint resumes only the run it was written by."""
     # the test set is scored after training and does not change it
@@ -884,7 +862,7 @@ def _load_checkpoint(path: Path, fingerprint: str) -> _TrainState:
 
 
 def train_comparison(train_set: Sequence[LabelledPosition],
-                     held_out: Sequence[LabelledPosition], config: TrainConfig,
+                     held_out: Sequence[LabelledPosition], config: NtupleTrainConfig,
                      leaf_search: LeafSearch, *,
                      on_iteration: Callable[[dict[str, float]], None] | None = None,
                      progress: bool = True, checkpoint: Path | None = None,
@@ -984,7 +962,7 @@ def train_comparison(train_set: Sequence[LabelledPosition],
     return TrainOutcome(state.best_weights, state.metrics, state.best_iteration)
 
 
-def config_record(config: TrainConfig, **extra: object) -> dict[str, object]:
+def config_record(config: NtupleTrainConfig, **extra: object) -> dict[str, object]:
     """``config.json`` of a run: the training config, the feature layout and ``extra``."""
     return {"kind": "ntuple", "train": asdict(config), "linear_features": list(LINEAR_FEATURES),
             "tuples": {"count": N_TUPLES, "size": TUPLE_SIZE,

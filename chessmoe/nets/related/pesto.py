@@ -1,33 +1,12 @@
 """A PeSTO-style tapered linear evaluation: the n-tuple engine's hand-tuned baseline.
 
-The comparison-training document (``related-comparison-training-ntuple.md``) starts from a
-*tuned* linear evaluation (Stockfish's linear terms, its ORI2); the kit's default start is
-material only (the document's Table I values), which is a much weaker starting point and a
-much weaker baseline to beat. This module gives the kit a tuned linear start that is public
-and small: the "PeSTO" (Piece-Square Tables Only, Ronald Friederich) middlegame and endgame
-piece values and piece-square tables, blended by PeSTO's game phase:
-
-    phase = min(24, sum over pieces of N 1, B 1, R 2, Q 4)              (start position: 24)
-    eval  = (phase * mg + (24 - phase) * eg) / 24                        (centipawns, White)
-    mg    = sum_White (MG_VALUE[t] + MG_TABLE[t][sq]) - sum_Black (... mirrored square)
-
-Layout here: each table is eight rows of eight numbers, the first row rank 8 and the last
-rank 1, files a..h left to right, from White's side, so it reads like a diagram. White's
-piece on python-chess square ``s`` (a1 = 0) reads row ``7 - rank(s)``; Black's piece reads
-the vertically mirrored square (``s ^ 56``). The evaluation is a plain float (no integer
-division, no tempo bonus).
-
-Two uses:
-
-* :class:`PestoEvaluator` -- ``board -> centipawns for the side to move``, the baseline as a
-  player (``Evaluation=pesto`` of the n-tuple engine, :mod:`chessmoe.play.players.ntuple`);
-* ``chessmoe.nets.related.ntuple.start_weights("pesto")`` -- the same knowledge as *starting
-  weights* of the n-tuple
-  evaluation (``TrainConfig.start = "pesto"``): material in the linear weights, the tables
-  in the 2-tuple tables' self-pair entries. The n-tuple layout shares entries between a
-  square and its left-right mirror and tapers by the Stockfish non-pawn-material phase
-  ``alpha``, so that start is the PeSTO evaluation with each table averaged over mirrored
-  squares and a different phase blend: close to, not equal to, :func:`pesto_eval`.
+The comparison-training document starts from a *tuned* linear evaluation; the kit's default
+start is material only. This module is a public, small tuned one: PeSTO's (Piece-Square
+Tables Only, Ronald Friederich) middlegame and endgame piece values and tables, blended by
+its game phase (:func:`pesto_eval`). It plays as :class:`PestoEvaluator` (``Evaluation=pesto``
+of the n-tuple engine) and starts training as ``start_weights("pesto")`` of
+:mod:`chessmoe.nets.related.ntuple` (there averaged over mirrored squares and blended by the
+n-tuple phase: close to, not equal to, :func:`pesto_eval`).
 """
 
 from __future__ import annotations
@@ -178,7 +157,10 @@ EG_TABLES: Final[dict[int, Table]] = {
 
 
 def table_value(table: Table, color: chess.Color, square: chess.Square) -> int:
-    """The entry of ``table`` for ``color``'s piece on ``square`` (Black's board mirrored)."""
+    """The entry of ``table`` for ``color``'s piece on ``square``. A table is eight rows of
+    eight numbers from White's side, the first row rank 8, files a..h (it reads like a
+    diagram): White's piece on square ``s`` (a1 = 0) reads row ``7 - rank(s)``, Black's the
+    vertically mirrored square ``s ^ 56``."""
     seen = square if color == chess.WHITE else square ^ 56
     return table[7 - chess.square_rank(seen)][chess.square_file(seen)]
 
@@ -207,7 +189,12 @@ def pesto_terms(board: chess.BaseBoard) -> tuple[int, int, int]:
 
 
 def pesto_eval(board: chess.BaseBoard) -> float:
-    """The tapered evaluation in centipawns from White's point of view."""
+    """The tapered evaluation in centipawns from White's point of view (a plain float: no
+    integer division, no tempo bonus)::
+
+        eval = (phase * mg + (24 - phase) * eg) / 24
+        mg   = sum_White (MG_VALUE[t] + MG_TABLE[t][sq]) - sum_Black (... mirrored square)
+    """
     mg, eg, phase = pesto_terms(board)
     return (phase * mg + (PHASE_MAX - phase) * eg) / PHASE_MAX
 

@@ -1,42 +1,11 @@
-"""The MAIS 202 engine: a self-play value network steering a best-first search.
+"""The MAIS 202 engine (``related-selfplay-value-search.md``): a self-play value network
+steering a best-first search.
 
-Document: related-selfplay-value-search.md. The network and its targets are in
-:mod:`chessmoe.nets.related.mais`, the search in :mod:`chessmoe.search.bestfirst`; this module
-plays the self-play games that train the network and joins network and search into a player.
-
-Self-play training, as the document describes it:
-
-* games from the standard start, each move chosen the way the document trains -- without the
-  tree search: every legal move's resulting position is evaluated (one batch) and the best
-  for the side to move is played, after each prediction ``y`` got ``y * u``, ``u`` uniform in
-  ``[-rf, rf]``, added (the document's "random value within +-rf % of itself"), with
-  ``rf = 1 / ln(game number)``. For game 1, where ``ln 1 = 0``, ``rf`` is 2 (the value the
-  document's own code uses there); game 2 gets ``1 / ln 2 = 1.44`` by the formula;
-* a mate in 1 is always played; a game ends when it is over (draws by claim included) or at
-  ``max_plies`` (then its last position's Q is its naive evaluation: no bootstrap);
-* every position after a move, with its Q target (:func:`~chessmoe.nets.related.mais.q_targets`),
-  plus its mirror (colours swapped, board flipped, target negated);
-* batches of 10 games: the network is fitted for 5 epochs on the batch's positions plus a
-  random 10 % of the positions of earlier batches (the replay against forgetting).
-
-Validation (``metrics.jsonl``, one record per batch, keyed by games played):
-``val_mae`` is the mean absolute error on a fixed set of positions from real games (the
-Lichess excerpt when found, else the kit's embedded sample), their Q targets computed along
-the real game exactly as for self-play; ``fresh_mae`` is the error on the batch's new
-self-play positions before the network is fitted on them (held out at that moment: the
-document's 10 % validation split, without discarding training data).
-
-The document's own validation split (issue 22: ``val_mae`` on human games is not it): with
-``selfplay_holdout_every = k`` > 0 every k-th self-play game (game numbers k, 2k, ...; 10 = the
-document's 10 %) is played but never trained on; its positions (and mirrors) join a growing
-validation pool. After every batch ``selfplay_val_mae`` is the network's MAE on that pool,
-beside two predictors that learn nothing on the same positions: ``selfplay_zero_mae`` (always
-0) and ``selfplay_naive_mae`` (``naive_multiple`` x the position's naive evaluation, 5 by
-default), so the record keyed by ``games`` is the MAE curve by number of self-play games.
-
-The run is resumable: weights, optimizer, replay pool and random states are saved after every
-batch (``state/``, not meant for version control) and a restarted run continues after the last
-finished batch.
+The network and its targets are in :mod:`chessmoe.nets.related.mais`, the search in
+:mod:`chessmoe.search.bestfirst`; this module plays the self-play games that train the network
+(:func:`self_play_game`), trains it batch by batch (:func:`train_run`, resumable: it continues
+after the last finished batch) and joins network and search into a player
+(:func:`build_searcher`).
 """
 
 from __future__ import annotations
@@ -191,7 +160,13 @@ def _mate_in_one(board: chess.Board) -> chess.Move | None:
 def self_play_game(value_fn: Callable[[Sequence[chess.Board]], np.ndarray], game_number: int,
                    rng: np.random.Generator, *, max_plies: int,
                    gamma: float = GAMMA) -> SelfPlayGame:
-    """Play one game against itself the document's training way (see the module doc)."""
+    """Play one game against itself the document's training way, without the tree search:
+    every legal move's resulting position is evaluated (one batch) and the best for the side
+    to move is played, after each prediction ``y`` got ``y * u``, ``u`` uniform in
+    ``[-rf, rf]``, added (:func:`exploration_rf`). A mate in 1 is always played; the game ends
+    when it is over (draws by claim included) or at ``max_plies`` (its last position's Q is
+    then its naive evaluation: no bootstrap). Every position after a move is kept with its Q
+    target (:func:`~chessmoe.nets.related.mais.q_targets`)."""
     rf = exploration_rf(game_number)
     board = chess.Board()
     positions: list[chess.Board] = []
@@ -236,12 +211,12 @@ def validation_set(source: Path, games: int, max_positions: int,
                    gamma: float = GAMMA) -> tuple[np.ndarray, np.ndarray]:
     """Positions after each move of the first ``games`` kept games of ``source``, with their
     Q targets along the real game: ``(int8 [N, 6, 8, 8], float64 [N])``."""
-    from chessmoe.games.pgn import GameRecord, SkipCounter, iter_games, no_games_error
+    from chessmoe.games.pgn import PgnGame, SkipCounter, iter_games, no_games_error
 
     planes: list[np.ndarray] = []
     targets: list[float] = []
     skips = SkipCounter()
-    game: GameRecord[Any]
+    game: PgnGame[Any]
     for game in iter_games(source, skips=skips, max_games=games * 4):
         board = chess.Board(game.start_fen) if game.start_fen else chess.Board()
         positions = []
@@ -375,7 +350,21 @@ def _save_state(out_dir: Path, model: MaisNet, optimizer: Any, pool_x: np.ndarra
 
 def train_run(out_dir: Path, config: MaisTrainConfig, *, data_dir: Path | None = None,
               progress: bool = True) -> Path:
-    """Self-play training per the module doc; continues after the last finished batch."""
+    """Self-play training; continues after the last finished batch (weights, optimizer,
+    replay pool and random states are saved after every batch in ``state/``, not meant for
+    version control).
+
+    Batches of ``games_per_batch`` games: each position after a move and its mirror (colours
+    swapped, board flipped, target negated); the network is fitted for ``epochs`` epochs on
+    the batch's positions plus a random ``replay_fraction`` of earlier batches' (the replay
+    against forgetting). ``metrics.jsonl`` has one record a batch, keyed by games played:
+    ``val_mae`` on fixed positions of real games (the Lichess excerpt when found, else the
+    embedded sample; Q targets along the real game), ``fresh_mae`` on the batch's new
+    positions before the fit, and with ``selfplay_holdout_every = k`` > 0 (10: the document's
+    10 % split) the document's own validation: every k-th self-play game is played but never
+    trained on, its positions (and mirrors) join a growing pool, and ``selfplay_val_mae`` is
+    the network's MAE on that pool beside ``selfplay_zero_mae`` (always 0) and
+    ``selfplay_naive_mae`` (``naive_multiple`` x the naive evaluation)."""
     import torch
     from tqdm import tqdm
 

@@ -114,12 +114,12 @@ class DeepChessRun:
     material_held_out_accuracy: float | None = None
     material_held_out_position_accuracy: float | None = None
     # network minus material on those pairs, row by row (material-paired.json), if scored
-    paired_by_game: PairedDifference | None = None
-    paired_by_position: PairedDifference | None = None
+    paired_by_game: MaterialComparison | None = None
+    paired_by_position: MaterialComparison | None = None
 
 
 @dataclass(frozen=True)
-class PairedDifference:
+class MaterialComparison:
     """The network's accuracy minus the material comparator's on the same pairs, with its
     95 % half-width (rows clustered by pair of positions)."""
 
@@ -147,11 +147,11 @@ class PairedDifference:
         return f"{self.interval()} points, {'decided' if self.decided else 'undecided'}"
 
 
-def _paired(block: Any) -> PairedDifference | None:
+def _paired(block: Any) -> MaterialComparison | None:
     if not isinstance(block, dict):
         return None
     rows = int(block["rows"])
-    return PairedDifference(float(block["difference"]), float(block["half_width"]),
+    return MaterialComparison(float(block["difference"]), float(block["half_width"]),
                             int(block["units"]), bool(block.get("estimable", True)),
                             int(block.get("largest_cluster", 0)) / max(1, rows))
 
@@ -164,9 +164,9 @@ class DeepChessCurvePoint:
     held_out_accuracy: float
     held_out_position_accuracy: float | None
     material_held_out_accuracy: float | None
-    paired_by_game: PairedDifference | None = None  # network minus material, same pairs
+    paired_by_game: MaterialComparison | None = None  # network minus material, same pairs
     material_held_out_position_accuracy: float | None = None
-    paired_by_position: PairedDifference | None = None
+    paired_by_position: MaterialComparison | None = None
 
 
 @dataclass(frozen=True)
@@ -821,7 +821,7 @@ def deepchess_curve_rows(curve_dir: str | os.PathLike[str]) -> list[dict[str, st
     """One row per run of the DeepChess learning curve: held-out accuracy by game and by
     position, the material-only comparator on the same pairs, and the network minus material
     pair by pair with its 95 % interval (where the run's ``material-paired.json`` exists)."""
-    def paired(value: PairedDifference | None) -> str:
+    def paired(value: MaterialComparison | None) -> str:
         if value is None:
             return "not scored"
         if not value.estimable:
