@@ -40,6 +40,11 @@ def test_pentanomial_mode_derives_wdl_only_when_no_pair_is_ambiguous() -> None:
     assert derived.trinomial is not None and derived.trinomial.source == "derived from the pairs"
     assert derived.pentanomial is not None and derived.pentanomial.games == 12
     assert derived.trinomial.elo == pytest.approx(derived.pentanomial.elo)  # same score
+    # losses are two per LL pair and one per LD pair: [2, 1, 0, 0, 1] is W 2, D 1, L 5 (the
+    # pairs here have no LL, so a loss count of LL + LD passed them)
+    losing = explore_elo.explore("pentanomial", pairs=[2, 1, 0, 0, 1])
+    assert losing.wdl == (2, 1, 5) and losing.trinomial is not None
+    assert losing.trinomial.counts == "W 2, D 1, L 5" and losing.trinomial.games == 8
     # six pairs at 84 %: the normal upper bound passes a perfect score, so Wilson's over the pairs
     assert derived.pentanomial.method == "Wilson" and derived.trinomial.method == "normal"
     assert math.isfinite(derived.pentanomial.high) and math.isfinite(derived.trinomial.high)
@@ -313,10 +318,26 @@ def test_sprt_is_labelled_exact_and_forecast() -> None:
     assert "Normalised Elo of the match (fastchess): +" in widget.text.value
     h0, h1, own = widget.result.sprt.outlooks
     assert h0.pass_probability == pytest.approx(0.05) and h1.pass_probability == pytest.approx(0.95)
-    assert h0.expected_games == pytest.approx(h1.expected_games) and h0.expected_games > 0
-    assert own.pass_probability > 0.99 and "SPRT passes (Wald)" in widget.text.value
+    # nElo bounds: one game's LLR has drift -+(10/K)^2/2 at H0/H1 and variance (10/K)^2
+    # (K = 800/ln 10) whatever the draws, so Wald's length at H0 and H1 is
+    # 2 (1 - 2 alpha) ln((1 - alpha)/alpha) (K/10)^2 = 6,398 games
+    k = 800 / math.log(10)
+    wald = 2 * 0.9 * math.log(0.95 / 0.05) * (k / 10) ** 2
+    assert round(wald) == 6398
+    assert h0.expected_games == pytest.approx(wald) and h1.expected_games == pytest.approx(wald)
+    # at the match's own nElo: theta = (2 nElo - 10)/10, P = (1 - e^(-theta a))/(e^(-theta b)
+    # - e^(-theta a)) with a = -b = ln(0.05/0.95)
+    theta = (2 * widget.result.nelo - 10) / 10
+    a, b = math.log(0.05 / 0.95), math.log(0.95 / 0.05)
+    passes = (1 - math.exp(-theta * a)) / (math.exp(-theta * b) - math.exp(-theta * a))
+    assert own.pass_probability == pytest.approx(passes)
+    assert "SPRT passes (Wald)" in widget.text.value
     assert "Games needed for +/- 10 Elo at 95 %" in widget.text.value
-    needed = widget.result.games_needed
+    # 60/30/10: score 0.75, game variance 0.1125; N = (z sd 400 / (ln10 s (1 - s)) / 10)^2
+    slope = 400 / (math.log(10) * 0.75 * 0.25)
+    needed = (elo.Z_EXACT * math.sqrt(0.1125) * slope / 10) ** 2
+    assert widget.result.games_needed == pytest.approx(needed) and round(needed) == 3710
+    assert "about 3,710 games" in widget.text.value
     widget.precision.value = 5.0
     assert widget.result.games_needed == pytest.approx(4 * needed)
     widget.sprt_model.value = "logistic"
@@ -392,3 +413,23 @@ def test_the_notebook_starts_the_widget_from_its_parameters(tmp_path: Path) -> N
     assert "<Figure size" not in text and "W 7, D 1, L 2" not in text  # no fixed printout
     last = executed.cells[-1].outputs
     assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in last)
+
+
+# --- issue 42: surviving mutants ---------------------------------------------------------------
+
+
+def test_the_sprt_path_of_pairs_counts_games() -> None:
+    """The path is in games in pairs mode too: 100 pairs are 200 games, where the path meets the
+    match's own LLR (counting pairs as games doubled the LLR at 200 games and halved the length
+    at which the SPRT decides)."""
+    result = explore_elo.explore("pentanomial", pairs=[5, 15, 45, 20, 15], what_if_games=4000)
+    path = result.sprt
+    assert result.primary.games == 200 and 200 in path.games
+    assert all(g % 2 == 0 for g in path.games)  # whole pairs only
+    assert path.llr[path.games.index(200)] == pytest.approx(path.llr_now)
+    for games, llr in zip(path.games, path.llr, strict=True):
+        assert llr == pytest.approx(path.llr_now * games / 200)
+    assert path.decided_at is not None
+    k = path.games.index(path.decided_at)
+    assert path.llr[k] >= path.upper > path.llr[k - 1]
+    assert path.decided_at == min(g for g in path.games if path.llr_now * g / 200 >= path.upper)
