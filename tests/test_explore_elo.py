@@ -433,3 +433,21 @@ def test_the_sprt_path_of_pairs_counts_games() -> None:
     k = path.games.index(path.decided_at)
     assert path.llr[k] >= path.upper > path.llr[k - 1]
     assert path.decided_at == min(g for g in path.games if path.llr_now * g / 200 >= path.upper)
+
+
+def test_clopper_pearson_interval_is_the_exact_binomial_one() -> None:
+    """R's binom.test(5, 10): [0.1870860, 0.8129140]; the closed forms at x = n and x = 0; and
+    at each bound the binomial tail equals (1 - level) / 2."""
+    low, high = elo.clopper_pearson_interval(5, 10, 0.95)
+    assert (low, high) == (pytest.approx(0.1870860, abs=1e-7), pytest.approx(0.8129140, abs=1e-7))
+    assert elo.clopper_pearson_interval(4, 4, 0.95) == (pytest.approx(0.025 ** 0.25), 1.0)
+    assert elo.clopper_pearson_interval(0, 8, 0.9) == (0.0, pytest.approx(1 - 0.05 ** 0.125))
+    low, high = elo.clopper_pearson_interval(12, 16, 0.95)
+
+    def tail(p: float, ks: range) -> float:
+        return sum(math.comb(16, k) * p**k * (1 - p) ** (16 - k) for k in ks)
+
+    assert tail(low, range(12, 17)) == pytest.approx(0.025, abs=1e-10)
+    assert tail(high, range(13)) == pytest.approx(0.025, abs=1e-10)
+    with pytest.raises(ValueError, match="0 <= successes <= n"):
+        elo.clopper_pearson_interval(5, 4, 0.95)
