@@ -45,8 +45,11 @@ def test_pentanomial_mode_derives_wdl_only_when_no_pair_is_ambiguous() -> None:
     losing = explore_elo.explore("pentanomial", pairs=[2, 1, 0, 0, 1])
     assert losing.wdl == (2, 1, 5) and losing.trinomial is not None
     assert losing.trinomial.counts == "W 2, D 1, L 5" and losing.trinomial.games == 8
-    # six pairs at 84 %: the normal upper bound passes a perfect score, so Wilson's over the pairs
-    assert derived.pentanomial.method == "Wilson" and derived.trinomial.method == "normal"
+    # six pairs at 84 %: the normal upper bound passes a perfect score; the 12 games lose only
+    # 2.5 points: both get the exact interval, each over its own trials, and say why
+    assert derived.pentanomial.method == "exact" and derived.trinomial.method == "exact"
+    assert derived.pentanomial.note.startswith("the normal interval reaches a score of 0 or 1")
+    assert derived.trinomial.note.startswith("fewer than 5 points on one side (9.5 won, 2.5 lost)")
     assert math.isfinite(derived.pentanomial.high) and math.isfinite(derived.trinomial.high)
     ambiguous = explore_elo.explore("pentanomial", pairs=[0, 1, 3, 2, 0])
     assert ambiguous.trinomial is None and "cannot be derived" in ambiguous.notes[0]
@@ -192,20 +195,25 @@ def _enter(widget: ex.EloExplorerWidget, w: object, d: object, l_: object) -> No
     widget.wins.value, widget.draws.value, widget.losses.value = str(w), str(d), str(l_)
 
 
+EXACT = "95 % exact (Clopper-Pearson) interval"
+
+
 @pytest.mark.parametrize(("wdl", "shown", "verdict_has"), [
-    ((6, 0, 0), "+inf Elo, 95 % Wilson interval [+77.5, no upper bound]: every game won",
+    # 6 wins: exact one-sided p = 1/64 < 2.5 %, low = Elo(0.025^(1/6)) = +28.4
+    ((6, 0, 0), f"+inf Elo, {EXACT} [+28.4, no upper bound]: every game won",
      "significant at 95 %"),
-    ((1, 0, 0), "+inf Elo, 95 % Wilson interval [-233.8, no upper bound]: every game won",
+    ((1, 0, 0), f"+inf Elo, {EXACT} [-636.4, no upper bound]: every game won",
      "undecided at 95 %"),
-    ((0, 0, 8), "-inf Elo, 95 % Wilson interval [no lower bound, -127.4]: every game lost",
+    ((0, 0, 8), f"-inf Elo, {EXACT} [no lower bound, -92.9]: every game lost",
      "significant at 95 %"),
-    ((0, 100, 0), "+0.0 +/- 67.7 Elo, 95 % Wilson interval [-67.7, +67.7]",
+    ((0, 100, 0), f"+0.0 +/- 71.7 Elo, {EXACT} [-71.7, +71.7]: every game scored the same",
      "undecided at 95 %"),
 ])
 def test_lopsided_matches_get_a_sensible_interval_and_a_verdict_that_agrees(
         wdl: tuple[int, int, int], shown: str, verdict_has: str) -> None:
     """Defect 1: 6/0/0 printed "+inf +/- nan Elo, interval [+inf, +inf]"; 1/0/0 was called
-    significant while LOS said 84.1 %; 0/100/0 gave [+0.0, +0.0] and "LOS nan %"."""
+    significant while LOS said 84.1 %; 0/100/0 gave [+0.0, +0.0] and "LOS nan %". Issue 42:
+    the Wilson interval gave way to the exact one."""
     widget = _widget()
     _enter(widget, *wdl)
     text = widget.text.value
@@ -451,3 +459,82 @@ def test_clopper_pearson_interval_is_the_exact_binomial_one() -> None:
     assert tail(high, range(13)) == pytest.approx(0.025, abs=1e-10)
     with pytest.raises(ValueError, match="0 <= successes <= n"):
         elo.clopper_pearson_interval(5, 4, 0.95)
+
+
+@pytest.mark.parametrize(("wdl", "normal_low", "why"), [
+    # every game won: the Wilson interval gave [+7.0, no upper bound], "significant"
+    ((4, 0, 0), None, "every game won"),
+    # normal [+26.3, +562.2] inside (0, 1) yet only 4 points lost: exact one-sided p = 0.038
+    ((12, 0, 4), 26.3, "fewer than 5 points on one side (12 won, 4 lost)"),
+])
+def test_tiny_or_lopsided_matches_get_the_exact_interval_and_say_so(
+        wdl: tuple[int, int, int], normal_low: float | None, why: str) -> None:
+    """4/0/0 was called significant although the exact one-sided p is 1/16; the exact
+    (Clopper-Pearson) interval contains 0 and the page says which interval and why."""
+    widget = _widget()
+    _enter(widget, *wdl)
+    assert widget.result is not None
+    primary = widget.result.primary
+    w, d, l_ = wdl
+    low, high = elo.clopper_pearson_interval(w + d / 2, w + d + l_, 0.95)
+    assert primary.method == "exact" and primary.note.startswith(why)
+    assert primary.low == pytest.approx(elo.elo_from_score(low)) and primary.low < 0
+    assert primary.high == elo.elo_from_score(high)
+    assert widget.result.verdict == "The interval contains 0: undecided at 95 %."
+    assert f"95 % exact (Clopper-Pearson) interval [{primary.low:+.1f}" in widget.text.value
+    if wdl == (4, 0, 0):
+        assert f"{primary.low:+.1f}" == "-72.1"  # Elo(0.025^(1/4)): p = 1/16 > 2.5 %
+        assert 2 * 0.5**4 > 0.05
+    else:
+        normal = elo.score_interval([4, 0, 12], (0.0, 0.5, 1.0), z=widget.result.z)
+        assert normal.method == "normal" and f"{normal.low:+.1f}" == f"{normal_low:+.1f}"
+        p_value = sum(math.comb(16, k) for k in range(12, 17)) / 2**16
+        assert p_value == pytest.approx(0.0384, abs=1e-4)
+
+
+def test_los_comes_from_the_same_games_in_both_modes() -> None:
+    """One WW pair is two won games: LOS 92.1 % in both modes (the pairs said 100.0 %); three LL
+    pairs are six lost games: 0.7 % (the pairs said 0.0 %). Where WL+DD pairs leave W + L open,
+    the LOS is the range over their splits."""
+    two_wins = 100 * (0.5 + 0.5 * math.erf(2 / math.sqrt(4)))
+    six_losses = 100 * (0.5 + 0.5 * math.erf(-6 / math.sqrt(12)))
+    assert f"{two_wins:.1f} {six_losses:.1f}" == "92.1 0.7"
+    for pairs, wdl, expected in (([0, 0, 0, 0, 1], (2, 0, 0), two_wins),
+                                 ([3, 0, 0, 0, 0], (0, 0, 6), six_losses)):
+        by_pairs = explore_elo.explore("pentanomial", pairs=pairs)
+        by_games = explore_elo.explore("wdl", wins=wdl[0], draws=wdl[1], losses=wdl[2])
+        assert by_pairs.primary.los == pytest.approx(expected)
+        assert by_games.primary.los == pytest.approx(expected)
+        assert by_pairs.trinomial is not None and by_pairs.trinomial.los == by_pairs.primary.los
+        recorded = explore_elo.explore("wdl", wins=wdl[0], draws=wdl[1], losses=wdl[2],
+                                       pairs=pairs)
+        assert recorded.pentanomial is not None
+        assert recorded.pentanomial.los == recorded.primary.los == pytest.approx(expected)
+    widget = _widget()
+    widget.mode.value = "pentanomial"
+    widget.pairs[4].value = "1"
+    assert "<td>92.1 %</td>" in widget.text.value and "100.0 %" not in widget.text.value
+    assert "the same model in both modes" in widget.text.value
+    # one WL+DD pair and one WW pair: W - L = 2, W + L = 2 or 4
+    open_split = explore_elo.explore("pentanomial", pairs=[0, 0, 1, 0, 1]).primary
+    assert math.isnan(open_split.los) and open_split.los_range == (
+        pytest.approx(100 * (0.5 + 0.5 * math.erf(2 / math.sqrt(8)))), pytest.approx(two_wins))
+    assert open_split.los_text() == "84.1 to 92.1 %"
+    # the kit-sized preset: its pairs and its W/D/L give one LOS
+    kit = explore_elo.explore("wdl", wins=4, draws=5, losses=3, pairs=[0, 1, 3, 2, 0])
+    assert kit.pentanomial is not None and kit.pentanomial.los == kit.primary.los
+
+
+def test_bounds_print_the_digits_that_agree_with_the_verdict() -> None:
+    """[+0.0, +0.1] "excludes 0" read false: a bound near 0 keeps the digits of its sign."""
+    result = explore_elo.explore("wdl", wins=50_010_000, losses=49_990_000)
+    primary = result.primary
+    assert 0 < primary.low < 0.05 and result.verdict.startswith("The interval excludes 0")
+    assert primary.text(0.95) == "+0.069 +/- 0.068 Elo, 95 % interval [+0.001, +0.138]"
+    weaker = explore_elo.explore("wdl", wins=49_990_000, losses=50_010_000)
+    assert weaker.primary.text(0.95) == "-0.069 +/- 0.068 Elo, 95 % interval [-0.138, -0.001]"
+    assert explore_elo.bound_text(0.0004) == "+0.0004" and explore_elo.bound_text(-0.04) == "-0.04"
+    assert explore_elo.bound_text(0.0) == "0.0" and explore_elo.bound_text(108.44) == "+108.4"
+    widget = _widget()
+    _enter(widget, 50_010_000, 0, 49_990_000)
+    assert "[+0.001, +0.138]" in widget.text.value and "excludes 0" in widget.text.value

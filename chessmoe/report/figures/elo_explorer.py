@@ -185,7 +185,7 @@ def result_html(result: EloExplorerResult) -> str:
     rows = "".join(
         f"<tr><td>{html.escape(e.model)}</td><td>{html.escape(e.counts)}</td>"
         f"<td>{html.escape(e.source)}</td><td>{html.escape(e.text(result.level))}</td>"
-        f"<td>{e.los:.1f} %</td></tr>"
+        f"<td>{html.escape(e.los_text())}</td></tr>"
         for e in (result.trinomial, result.pentanomial) if e is not None)
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in result.notes)
     sprt = result.sprt
@@ -202,9 +202,16 @@ def result_html(result: EloExplorerResult) -> str:
         for name, o in zip(names, sprt.outlooks, strict=False))
     needed = (f"about {_games(result.games_needed)} games" if math.isfinite(result.games_needed)
               else "cannot be told from this match (a perfect score or no spread)")
+    ranged = any(e.los_range is not None for e in (result.trinomial, result.pentanomial)
+                 if e is not None)
+    los = ("<p>LOS (likelihood of superiority), the same model in both modes: the chance that "
+           "the engine under test is the stronger from its wins and losses alone (draws say "
+           "nothing about it), 1/2 + 1/2 erf((W - L) / sqrt(2 (W + L))) as cutechess prints it; "
+           "pairs count through the W and L of their games"
+           + (", a range where WL+DD pairs leave W + L unknown" if ranged else "") + ".</p>")
     return (f"<p><b>{html.escape(result.verdict)}</b></p>"
             "<table><tr><th>model</th><th>counts (in the order shown)</th><th>counts are</th>"
-            f"<th>Elo (z = {result.z:.4f})</th><th>LOS</th></tr>{rows}</table>"
+            f"<th>Elo (z = {result.z:.4f})</th><th>LOS</th></tr>{rows}</table>{los}"
             f"<p>Normalised Elo of the match (fastchess): {html.escape(nelo)}.</p>"
             f"<ul>{notes}</ul>"
             f"<p>SPRT of H0 {unit} {sprt.elo0:g} against H1 {unit} {sprt.elo1:g} "
