@@ -122,9 +122,10 @@ def test_a_match_ending_on_half_a_pair_is_a_preset_without_pairs(tmp_path: Path)
                 "pentanomial": [0, 0, 1, 1, 0]}]
     (folder / "summary.json").write_text(json.dumps({"matches": matches}))
     half, whole = explore_elo.committed_presets(tmp_path)
-    assert half.label == "t: half (81 games, 80 in pairs)" and half.pairs == (0, 0, 0, 0, 0)
+    assert half.label == "half (81 games, 80 in pairs)" and half.pairs == (0, 0, 0, 0, 0)
+    assert half.group == whole.group == "t"
     assert (half.wins, half.draws, half.losses) == (53, 9, 19)
-    assert whole.label == "t: whole (4 games)" and whole.pairs == (0, 0, 1, 1, 0)
+    assert whole.label == "whole (4 games)" and whole.pairs == (0, 0, 1, 1, 0)
     for preset in (half, whole):
         explore_elo.explore(preset.mode, wins=preset.wins, draws=preset.draws,
                             losses=preset.losses, pairs=preset.pairs)
@@ -134,7 +135,8 @@ def test_presets_include_the_committed_matches_with_their_pairs() -> None:
     presets = explore_elo.presets(ROOT / "results", wins=7, draws=1, losses=2)
     assert presets[0].label == "parameters cell" and (presets[0].wins, presets[0].losses) == (7, 2)
     assert presets[1].wins + presets[1].draws + presets[1].losses == 1000
-    committed = [p for p in presets if p.label.startswith("small: separated-b8-n100")]
+    committed = [p for p in presets
+                  if p.group == "small" and p.label.startswith("separated-b8-n100 ")]
     # the preset carries the match's own pair counts, counted here from its game records
     from chessmoe.play.match import load_records
 
@@ -161,17 +163,18 @@ def test_widget_callbacks_update_text_and_png() -> None:
     widget = ex.EloExplorerWidget(wins=7, draws=1, losses=2, level=0.9, elo1=20.0,
                                   results_dir=ROOT / "results")
     assert (widget.wins.value, widget.draws.value, widget.losses.value) == ("7", "1", "2")
-    assert widget.level.value == 0.9 and widget.elo1.value == 20.0
+    assert widget.level.value == "0.9" and widget.elo1.value == "20"
+    assert widget.result is not None and widget.result.level == 0.9
     images = [bytes(widget.image.value)]
     assert images[0].startswith(PNG)
-    widget.alpha.value = 0.01
+    widget.alpha.value = "0.01"
     assert "alpha 0.01" in widget.text.value and f"{math.log(0.95 / 0.01):.3f}" in widget.text.value
     images.append(bytes(widget.image.value))
-    widget.what_if.value = 5000
+    widget.what_if.value = "5000"
     assert "What if 5000 games" in widget.text.value
     images.append(bytes(widget.image.value))
-    small = next(i for i, p in enumerate(widget.presets) if p.label.startswith("small: "))
-    widget.preset.value = small
+    small = next(i for i, p in enumerate(widget.presets) if p.group == "small")
+    widget.choose_preset(small)
     assert widget.result is not None and widget.result.pentanomial is not None
     assert "pentanomial (fastchess)" in widget.text.value
     images.append(bytes(widget.image.value))
@@ -233,12 +236,12 @@ def test_lopsided_matches_get_a_sensible_interval_and_a_verdict_that_agrees(
 def test_what_if_in_the_widget_keeps_the_score() -> None:
     """Defect 2: the 'what if' counts were rounded first (60/30/40 at 10 games: +70.4)."""
     widget = _widget()
-    widget.what_if.value = 10
+    widget.what_if.value = "10"
     assert "What if 10 games at the same score (W 4.6, D 2.3, L 3.1): +53.9" in widget.text.value
     widget.mode.value = "pentanomial"
     for control, value in zip(widget.pairs, (5, 15, 45, 20, 15), strict=True):
         control.value = str(value)
-    widget.what_if.value = 20
+    widget.what_if.value = "20"
     assert widget.result is not None
     assert widget.result.what_if.estimate.elo == pytest.approx(widget.result.primary.elo)
     assert "What if 20 games at the same score (LL 0.5, LD 1.5" in widget.text.value
@@ -254,10 +257,10 @@ def test_an_error_hides_the_previous_plot_and_verdict(bad: str) -> None:
     elif bad == "pairs":
         widget.mode.value = "pentanomial"
     else:
-        widget.alpha.value = 0.0
+        widget.alpha.value = "0"
     assert widget.result is None and widget.image.layout.display == "none"
     assert "significant" not in widget.text.value and "undecided" not in widget.text.value
-    widget.wins.value, widget.mode.value, widget.alpha.value = "60", "wdl", 0.05
+    widget.wins.value, widget.mode.value, widget.alpha.value = "60", "wdl", "0.05"
     assert widget.image.layout.display != "none" and "significant" in widget.text.value
 
 
@@ -277,13 +280,13 @@ def test_each_mode_owns_its_inputs() -> None:
     widget.mode.value = "wdl"
     assert widget.result is not None and "W 60, D 30, L 40" in widget.text.value
     kit = next(i for i, p in enumerate(widget.presets) if p.label.startswith("kit-sized"))
-    widget.preset.value = kit
+    widget.choose_preset(kit)
     assert widget.result is not None and widget.result.pentanomial is not None
     widget.wins.value = "5"  # no longer the preset's match: its pairs are dropped, no error
     assert widget.result is not None and "error" not in widget.text.value
     assert widget.result.wdl == (5, 5, 3) and widget.result.pentanomial is None
-    widget.preset.value = 0
-    widget.preset.value = kit
+    widget.choose_preset(0)
+    widget.choose_preset(kit)
     widget.mode.value = "pentanomial"  # the preset's W/D/L are recorded with its pairs
     assert widget.result is not None and widget.result.trinomial is not None
     assert widget.result.trinomial.source == "recorded with the same match"
@@ -346,7 +349,7 @@ def test_sprt_is_labelled_exact_and_forecast() -> None:
     needed = (elo.Z_EXACT * math.sqrt(0.1125) * slope / 10) ** 2
     assert widget.result.games_needed == pytest.approx(needed) and round(needed) == 3710
     assert "about 3,710 games" in widget.text.value
-    widget.precision.value = 5.0
+    widget.precision.value = "5"
     assert widget.result.games_needed == pytest.approx(4 * needed)
     widget.sprt_model.value = "logistic"
     assert widget.elo0.description == "H0: Elo" and widget.result.sprt.unit == "Elo"
@@ -538,3 +541,76 @@ def test_bounds_print_the_digits_that_agree_with_the_verdict() -> None:
     widget = _widget()
     _enter(widget, 50_010_000, 0, 49_990_000)
     assert "[+0.001, +0.138]" in widget.text.value and "excludes 0" in widget.text.value
+
+
+@pytest.mark.parametrize(("field", "typed", "message"), [
+    ("alpha", "0,05", "alpha must be a number with a decimal point (0.05, not 0,05), got "
+                      "&#x27;0,05&#x27;"),
+    ("precision", "-3", "games for +/- Elo must be &gt; 0, got -3"),
+    ("level", "95", "confidence must lie strictly between 0 and 1 (0.95 for 95 %), got 95"),
+    ("level", "nan", "confidence must be a number, got &#x27;nan&#x27;"),
+    ("what_if", "2.5", "what if: games must be a whole number of games, got &#x27;2.5&#x27;"),
+    ("elo1", "-5", "H1 must be above H0 (nElo), got H0 0, H1 -5"),
+    ("beta", "0.96", "alpha + beta must be below 1, got 0.05 + 0.96"),
+])
+def test_settings_are_refused_with_their_name_and_never_rewritten(
+        field: str, typed: str, message: str) -> None:
+    """"0,05" became 005 and -3 became 0.1 without a word: the field keeps what was typed and
+    the page says in one line which field is wrong; the plot is hidden."""
+    widget = _widget()
+    getattr(widget, field).value = typed
+    assert getattr(widget, field).value == typed
+    assert widget.text.value == f"<p style='color:#b00'>error: {message}</p>"
+    assert widget.result is None and widget.image.layout.display == "none"
+
+
+@pytest.mark.parametrize(("field", "typed", "read"), [
+    ("precision", "2000", 2000.0),  # was clamped to 1000
+    ("what_if", "25", 25),  # the slider's step made it 30
+    ("level", "0.951", 0.951),  # the slider's step made it 0.95
+    ("alpha", "1e-3", 0.001),
+])
+def test_settings_are_read_as_typed(field: str, typed: str, read: float) -> None:
+    widget = _widget()
+    getattr(widget, field).value = typed
+    assert getattr(widget, field).value == typed and widget.result is not None
+    got = {"precision": widget.result.precision, "what_if": widget.result.what_if.games,
+           "level": widget.result.level, "alpha": widget.result.sprt.alpha}[field]
+    assert got == read
+    if field == "what_if":
+        assert "What if 25 games at the same score (W 11.5, D 5.8, L 7.7)" in widget.text.value
+    if field == "precision":
+        assert "Games needed for +/- 2000 Elo" in widget.text.value
+
+
+def test_presets_are_grouped_by_tournament_and_an_edit_resets_the_match() -> None:
+    """About 200 presets sat in one menu, and the menu kept a preset's name after its counts
+    were edited."""
+    widget = _widget()
+    committed = explore_elo.committed_presets(ROOT / "results")
+    tournaments = sorted(p.name for p in (ROOT / "results" / "tournaments").iterdir()
+                         if (p / "summary.json").exists())
+    groups = [value for _, value in widget.preset_group.options]
+    assert groups == [explore_elo.EXAMPLES, *tournaments] and len(committed) > 150
+    sizes = {}
+    for group in tournaments:
+        widget.preset_group.value = group
+        labels = [label for label, _ in widget.preset.options]
+        assert labels[0] == ex.TYPED
+        sizes[group] = len(labels) - 1
+        assert widget.result is not None  # the group's first match is loaded
+        assert widget.preset.value == widget.groups[group][0]
+    assert sum(sizes.values()) == len(committed) and max(sizes.values()) < 40
+    small = next(i for i, p in enumerate(widget.presets)
+                 if p.group == "small" and p.label.startswith("separated-b8-n100 "))
+    widget.choose_preset(small)
+    assert widget.preset_group.value == "small" and widget.preset.value == small
+    assert widget.result is not None and widget.result.pentanomial is not None
+    widget.losses.value = str(int(widget.losses.value) + 1)
+    assert widget.preset.value == -1 and widget.preset.label == ex.TYPED
+    assert widget.result is not None and widget.result.pentanomial is None
+    widget.choose_preset(small)  # choosing it again restores the match
+    assert widget.preset.label == widget.presets[small].label
+    assert widget.result is not None and widget.result.pentanomial is not None
+    widget.level.value = "0.9"  # a setting is not a new match
+    assert widget.preset.value == small

@@ -16,7 +16,9 @@ for tiny or lopsided matches, which get the exact Clopper-Pearson interval and s
 (:func:`_interval`). LOS is one model in both modes, from the games' W and L
 (:func:`likelihood_of_superiority`). Bounds print with the digits that show their sign
 (:func:`bound_text`). The "what if" match keeps the score (fractional counts). The SPRT uses the
-exact generalized LLR of fishtest and fastchess. The formulas are in ``docs/elo.md``.
+exact generalized LLR of fishtest and fastchess. Settings are read as typed
+(:func:`parse_number`, :func:`parse_count`) and refused with their field's name (:data:`FIELDS`).
+The formulas are in ``docs/elo.md``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +35,8 @@ from typing import Literal
 from chessmoe import elo
 
 __all__ = [
+    "EXAMPLES",
+    "FIELDS",
     "MIN_POINTS",
     "EloExplorerResult",
     "Estimate",
@@ -40,11 +45,14 @@ __all__ = [
     "SprtModel",
     "SprtPath",
     "WhatIf",
+    "as_typed",
     "bound_text",
     "committed_presets",
     "explore",
     "likelihood_of_superiority",
     "parse_count",
+    "parse_number",
+    "preset_groups",
     "presets",
     "verdict",
 ]
@@ -57,9 +65,15 @@ GAME_SCORES = (0.0, 0.5, 1.0)  # loss, draw, win
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: What the SPRT bounds are called in each model.
 SPRT_UNITS = {"normalized": "nElo", "logistic": "Elo"}
+#: The explorer's name of each setting, used by the widget's labels and every error message.
+FIELDS = {"level": "confidence", "what_if_games": "what if: games",
+          "precision": "games for +/- Elo", "elo0": "H0", "elo1": "H1", "alpha": "alpha",
+          "beta": "beta"}
 #: Fewer points than this on either side of the score (won or lost, a draw half a point) make a
 #: match "tiny": the normal interval is replaced by the exact one (the textbook n p >= 5 rule).
 MIN_POINTS = 5.0
+#: The group of the kit's own presets (the committed matches are grouped by tournament).
+EXAMPLES = "examples"
 
 
 @dataclass(frozen=True)
@@ -210,6 +224,12 @@ def bound_text(x: float, decimals: int | None = None) -> str:
     return f"{0.0:.{d}f}" if x == 0.0 else f"{x:+.{d}f}"
 
 
+def as_typed(x: float) -> str:
+    """A number as a person would type it back (0.05, 1000, -3), exactly."""
+    text = f"{x:g}"
+    return text if float(text) == x else repr(x)
+
+
 def parse_count(name: str, text: str | int) -> int:
     """A count as typed: a whole number >= 0, else ``ValueError`` naming the field (no digit is
     dropped or added: "2.5" and "1e3" are refused, not read as 25 or 13)."""
@@ -223,6 +243,25 @@ def parse_count(name: str, text: str | int) -> int:
     return value
 
 
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def parse_number(name: str, text: str | float) -> float:
+    """A setting as typed: a decimal number ("0.05", "-3", "1e-3"), else ``ValueError`` naming
+    the field. Nothing is guessed: a decimal comma ("0,05"), a blank, "nan" or "inf" are refused,
+    never read as another number. Ranges are checked by :func:`explore`."""
+    raw = str(text).strip()
+    if "," in raw and _DECIMAL.fullmatch(raw.replace(",", ".")):
+        raise ValueError(f"{name} must be a number with a decimal point (0.05, not 0,05), "
+                         f"got {raw!r}")
+    if not _DECIMAL.fullmatch(raw):
+        raise ValueError(f"{name} must be a number, got {raw!r}")
+    value = float(raw)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {raw!r}")
+    return value
+
+
 def _check(counts: Sequence[int], names: Sequence[str]) -> None:
     for name, c in zip(names, counts, strict=True):
         if isinstance(c, bool) or not isinstance(c, int):
@@ -231,6 +270,26 @@ def _check(counts: Sequence[int], names: Sequence[str]) -> None:
             raise ValueError(f"{name} must be >= 0, got {c}")
     if sum(counts) == 0:
         raise ValueError(f"no games: give at least one of {', '.join(names)}")
+
+
+def _check_settings(*, level: float, precision: float, elo0: float, elo1: float, alpha: float,
+                    beta: float, unit: str) -> None:
+    """Refuse a setting out of range, naming its field as the explorer shows it."""
+    f = FIELDS
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"{f['level']} must lie strictly between 0 and 1 (0.95 for 95 %), "
+                         f"got {as_typed(level)}")
+    if not precision > 0.0:
+        raise ValueError(f"{f['precision']} must be > 0, got {as_typed(precision)}")
+    for name, value in ((f["alpha"], alpha), (f["beta"], beta)):
+        if not 0.0 < value < 1.0:
+            raise ValueError(f"{name} must lie strictly between 0 and 1, got {as_typed(value)}")
+    if not alpha + beta < 1.0:
+        raise ValueError(f"{f['alpha']} + {f['beta']} must be below 1, got {as_typed(alpha)} + "
+                         f"{as_typed(beta)}")
+    if not elo0 < elo1:
+        raise ValueError(f"{f['elo1']} must be above {f['elo0']} ({unit}), got "
+                         f"{f['elo0']} {as_typed(elo0)}, {f['elo1']} {as_typed(elo1)}")
 
 
 def verdict(low: float, high: float, level: float) -> str:
@@ -438,10 +497,8 @@ def explore(mode: Mode, *, wins: int = 0, draws: int = 0, losses: int = 0,
         raise ValueError(f"mode must be 'wdl' or 'pentanomial', got {mode!r}")
     if sprt_model not in SPRT_UNITS:
         raise ValueError(f"the SPRT model must be 'normalized' or 'logistic', got {sprt_model!r}")
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"the confidence level must lie strictly between 0 and 1, got {level}")
-    if not precision > 0.0:
-        raise ValueError(f"the +/- Elo for 'games needed' must be > 0, got {precision}")
+    _check_settings(level=level, precision=precision, elo0=elo0, elo1=elo1, alpha=alpha,
+                    beta=beta, unit=SPRT_UNITS[sprt_model])
     z = elo.confidence_z(level)
     notes: list[str] = []
     if pairs is not None and len(pairs) not in (0, 5):
@@ -500,8 +557,9 @@ def explore(mode: Mode, *, wins: int = 0, draws: int = 0, losses: int = 0,
     per = 1 if mode == "wdl" else 2
     played = primary.games
     target = what_if_games if what_if_games is not None else 10 * played
-    if target < per:
-        raise ValueError(f"the 'what if' number of games must be >= {per}, got {target}")
+    if isinstance(target, bool) or not isinstance(target, int) or target < per:
+        raise ValueError(f"{FIELDS['what_if_games']} must be a whole number >= {per}, "
+                         f"got {target!r}")
     scale = target / played  # the same proportions, fractional counts: the score is kept
     scaled = [c * scale for c in counts]
     if mode == "wdl":
@@ -542,7 +600,8 @@ def explore(mode: Mode, *, wins: int = 0, draws: int = 0, losses: int = 0,
 
 @dataclass(frozen=True)
 class Preset:
-    """A starting point of the explorer: a label and the counts it sets."""
+    """A starting point of the explorer: a label, the counts it sets and its group (the
+    tournament of a committed match, :data:`EXAMPLES` for the kit's own)."""
 
     label: str
     mode: Mode
@@ -550,10 +609,12 @@ class Preset:
     draws: int
     losses: int
     pairs: tuple[int, int, int, int, int]
+    group: str = EXAMPLES
 
 
 def committed_presets(results_dir: str | os.PathLike[str]) -> list[Preset]:
-    """One preset per match of every committed ``results/tournaments/*/summary.json``."""
+    """One preset per match of every committed ``results/tournaments/*/summary.json``, grouped
+    by its tournament (the folder's name) and labelled by the match's name and length."""
     out = []
     for summary in sorted(Path(results_dir).glob("tournaments/*/summary.json")):
         data = json.loads(summary.read_text(encoding="utf-8"))
@@ -565,9 +626,18 @@ def committed_presets(results_dir: str | os.PathLike[str]) -> list[Preset]:
                 # a match still being played can end on half a pair: its pairs cover fewer
                 # games than its W/D/L, so the preset keeps the W/D/L and drops the pairs
                 penta, note = (0, 0, 0, 0, 0), f", {2 * sum(match['pentanomial'])} in pairs"
-            out.append(Preset(f"{summary.parent.name}: {match['name']} ({match['games']} "
-                              f"games{note})", "wdl", *wdl, penta))  # type: ignore[arg-type]
+            out.append(Preset(f"{match['name']} ({match['games']} games{note})", "wdl", *wdl,
+                              penta, group=summary.parent.name))  # type: ignore[arg-type]
     return out
+
+
+def preset_groups(choices: Sequence[Preset]) -> list[tuple[str, list[int]]]:
+    """The presets' groups in order of first appearance, each with its presets' indices (the
+    explorer's two menus: a group, then a match of it)."""
+    groups: dict[str, list[int]] = {}
+    for i, preset in enumerate(choices):
+        groups.setdefault(preset.group, []).append(i)
+    return list(groups.items())
 
 
 def presets(results_dir: str | os.PathLike[str] | None = None, *, mode: str = "wdl",
