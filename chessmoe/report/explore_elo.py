@@ -543,8 +543,9 @@ def explore(mode: Mode, *, wins: int = 0, draws: int = 0, losses: int = 0,
         elif mixed == 0:
             wdl, source = (wd + 2 * ww, ld + wd, 2 * ll + ld), "derived from the pairs"
         else:
+            each = "pair is" if mixed == 1 else "pairs are each"
             notes.append(f"Trinomial: W/D/L cannot be derived from the pairs ({mixed} WL+DD "
-                         "pairs are each a win and a loss or two draws).")
+                         f"{each} a win and a loss or two draws).")
         # the pairs' LOS comes from the W and L of the same games (recorded or derived)
         pen = _estimate("pentanomial (fastchess)", "entered", _pairs_text(pair_counts),
                         pair_counts, level, z, wdl)

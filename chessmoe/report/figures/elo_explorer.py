@@ -142,6 +142,7 @@ def result_figure(result: EloExplorerResult) -> Figure:
                   transform=left.get_yaxis_transform())
     left.axvline(0, color="black", lw=0.8)
     left.set_xlim(-span, span)
+    left.locator_params(axis="x", nbins=5)  # wide spans (exact intervals) kept legible
     left.set_ylim(-0.75, len(rows) - 0.5)
     left.set_yticks(range(len(rows)), [r[0] for r in rows], fontsize=8)
     left.invert_yaxis()
@@ -178,14 +179,17 @@ def _games(x: float) -> str:
     return f"{x:,.0f}" if math.isfinite(x) else "unknown"
 
 
+_NOWRAP = "style='white-space:nowrap'"  # short cells keep their line; the interval wraps
+
+
 def result_html(result: EloExplorerResult) -> str:
     """The explorer's text: verdict, each estimate with its source, nElo, the notes, the SPRT
     (exact LLR, Wald's pass probability and expected length), the games needed for a margin
     and the 'what if' match."""
     rows = "".join(
-        f"<tr><td>{html.escape(e.model)}</td><td>{html.escape(e.counts)}</td>"
-        f"<td>{html.escape(e.source)}</td><td>{html.escape(e.text(result.level))}</td>"
-        f"<td>{html.escape(e.los_text())}</td></tr>"
+        f"<tr><td {_NOWRAP}>{html.escape(e.model)}</td><td>{html.escape(e.counts)}</td>"
+        f"<td {_NOWRAP}>{html.escape(e.source)}</td><td>{html.escape(e.text(result.level))}</td>"
+        f"<td {_NOWRAP}>{html.escape(e.los_text())}</td></tr>"
         for e in (result.trinomial, result.pentanomial) if e is not None)
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in result.notes)
     sprt = result.sprt
