@@ -15,6 +15,7 @@
   classic closed form ``LLR = N (s1 - s0)(2 mu - s0 - s1) / (2 var)``.
 * :func:`score_interval` -- the explorer's interval of a (possibly rescaled, fractional) match:
   the normal one while it stays inside the possible scores, else Wilson's score interval;
+  :func:`clopper_pearson_interval` -- the exact binomial interval of a proportion;
   :func:`likelihood_of_superiority` -- LOS that never divides 0 by 0;
   :func:`sprt_outlook` -- Wald's pass probability and expected length of an SPRT;
   :func:`games_for_margin` -- games needed for a +/- margin at a score.
@@ -44,6 +45,7 @@ __all__ = [
     "ScoreInterval",
     "SprtOutlook",
     "SprtResult",
+    "clopper_pearson_interval",
     "confidence_z",
     "elo_from_score",
     "games_for_margin",
@@ -413,6 +415,75 @@ def wilson_interval(score: float, n: float, z: float) -> tuple[float, float]:
     half = z * math.sqrt(score * (1.0 - score) / n + z2 / (4.0 * n * n)) / denominator
     low = 0.0 if score == 0.0 else max(0.0, centre - half)
     high = 1.0 if score == 1.0 else min(1.0, centre + half)
+    return low, high
+
+
+def _beta_fraction(x: float, a: float, b: float) -> float:
+    """The continued fraction of the incomplete beta function (modified Lentz; converges fast
+    for x < (a + 1) / (a + b + 2))."""
+    tiny = 1e-300
+    c = 1.0
+    d = 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 10_000):
+        for num in (m * (b - m) * x / ((a + 2 * m - 1.0) * (a + 2 * m)),
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1.0))):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-16:
+            break
+    return h
+
+
+def _beta_cdf(x: float, a: float, b: float) -> float:
+    """The regularized incomplete beta function I_x(a, b) for a, b > 0."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+                     + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _beta_fraction(x, a, b) / a
+    return 1.0 - front * _beta_fraction(1.0 - x, b, a) / b
+
+
+def _beta_quantile(p: float, a: float, b: float) -> float:
+    """The x in [0, 1] with I_x(a, b) = p, by bisection (I_x rises monotonically in x)."""
+    low, high = 0.0, 1.0
+    for _ in range(200):
+        mid = (low + high) / 2.0
+        if _beta_cdf(mid, a, b) < p:
+            low = mid
+        else:
+            high = mid
+        if high - low < 1e-15:
+            break
+    return (low + high) / 2.0
+
+
+def clopper_pearson_interval(successes: float, n: float, level: float) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) interval of a proportion: ``successes`` of ``n`` trials at a
+    two-sided confidence ``level``.
+
+    ``low`` is the p at which P(X >= successes) = (1 - level) / 2 for X ~ Binomial(n, p),
+    ``high`` the p at which P(X <= successes) = (1 - level) / 2: the beta quantiles
+    B((1 - level) / 2; x, n - x + 1) and B((1 + level) / 2; x + 1, n - x), with ``low`` = 0 at
+    x = 0 and ``high`` = 1 at x = n. Its coverage is at least ``level`` for every p. Fractional
+    ``successes`` or ``n`` (a draw as half a point, a rescaled match) use the same quantiles.
+    """
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"confidence level must lie in (0, 1), got {level}")
+    if not (n > 0.0 and 0.0 <= successes <= n and math.isfinite(n)):
+        raise ValueError(f"the exact interval needs 0 <= successes <= n and n > 0, got "
+                         f"{successes} of {n}")
+    tail = (1.0 - level) / 2.0
+    low = 0.0 if successes == 0.0 else _beta_quantile(tail, successes, n - successes + 1.0)
+    high = 1.0 if successes == n else _beta_quantile(1.0 - tail, successes + 1.0, n - successes)
     return low, high
 
 

@@ -59,12 +59,14 @@ def _free_port() -> int:
 
 
 @contextmanager
-def voila(notebook: str) -> Iterator[str]:
-    """Serve ``notebooks/<notebook>`` with Voila on a free localhost port; yields its URL."""
+def voila(notebook: str | Path) -> Iterator[str]:
+    """Serve ``notebooks/<notebook>`` (or the notebook at a path) with Voila on a free
+    localhost port, the kernel importing this checkout's chessmoe; yields its URL."""
     port = _free_port()
     voila_bin = Path(sys.executable).parent / "voila"
+    path = notebook if isinstance(notebook, Path) else ROOT / "notebooks" / notebook
     command = [str(voila_bin if voila_bin.exists() else shutil.which("voila")),
-               str(ROOT / "notebooks" / notebook), "--no-browser", f"--port={port}",
+               str(path), "--no-browser", f"--port={port}",
                "--Voila.ip=127.0.0.1"]
     env = os.environ | {"PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,

@@ -8,6 +8,7 @@ import re
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -102,7 +103,7 @@ def test_the_phase_explorer_redraws_its_board_in_chromium() -> None:
     with browser.voila("12_phase_explorer.ipynb") as url, browser.chromium() as driver:
         driver.get(url)
         box = browser.wait_for(driver, ".widget-vbox svg")
-        assert "xp.PhaseExplorerWidget(" not in driver.page_source  # no code cells
+        assert "xp.replayer(" not in driver.page_source  # no code cells
         text = driver.find_element(By.TAG_NAME, "body").text
         assert "Mixedness crosses 150" in text and "Phase (whole-game division)" in text
         before = box.get_attribute("outerHTML")
@@ -122,6 +123,120 @@ def test_the_phase_explorer_redraws_its_board_in_chromium() -> None:
         while board() == before and time.monotonic() < deadline:
             time.sleep(0.2)
         assert board() != before
+
+
+def test_the_elo_explorer_leftovers_of_issue_42_in_chromium() -> None:
+    """Issue 42: LOS of one WW pair as of its two games, 4/0/0 undecided by the exact interval,
+    settings kept as typed or refused by name in one visible line, bounds with the digits of the
+    verdict, presets grouped and reset to a neutral label on edit."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    with browser.voila("07_elo_explorer.ipynb") as url, browser.chromium() as driver:
+        driver.get(url)
+        browser.wait_for(driver, "img.widget-image")
+
+        def body() -> str:
+            return str(driver.find_element(By.TAG_NAME, "body").text)
+
+        def until(check: Any, timeout: float = 20) -> None:
+            """Wait for ``check``; a menu being redrawn (stale, or no option selected for a
+            moment) is read again."""
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                try:
+                    if check():
+                        return
+                except (NoSuchElementException, StaleElementReferenceException):
+                    pass
+                time.sleep(0.2)
+            assert check(), body()[:2000]
+
+        def field(label: str) -> str:
+            return str(driver.find_element(
+                By.XPATH, f"//label[normalize-space()='{label}']/following-sibling::input"
+            ).get_attribute("value"))
+
+        def menu(index: int) -> Select:
+            return Select(driver.find_elements(By.CSS_SELECTOR, ".widget-dropdown select")[index])
+
+        until(lambda: "+53.9 +/- 53.3 Elo" in body())
+        image = driver.find_element(By.CSS_SELECTOR, "img.widget-image")
+        # presets: a menu of groups, then the group's matches; an edit shows a neutral label
+        assert len(menu(0).options) == 9 and menu(0).first_selected_option.text == "examples"
+        menu(0).select_by_value(next(o.get_attribute("value") for o in menu(0).options
+                                     if o.text.startswith("tournament small ")))
+        until(lambda: menu(1).first_selected_option.text.startswith("separated-b8-n100 "))
+        assert len(menu(1).options) < 40
+        until(lambda: "recorded with the same match" in body())
+        browser.set_text_input(driver, "W (wins)", "4")
+        until(lambda: menu(1).first_selected_option.text == "(counts typed by hand)")
+        # 4/0/0: exact interval, undecided
+        browser.set_text_input(driver, "D (draws)", "0")
+        browser.set_text_input(driver, "L (losses)", "0")
+        until(lambda: "W 4, D 0, L 0" in body() and "exact (Clopper-Pearson) interval [-72.1"
+              in body())
+        assert "The interval contains 0: undecided at 95 %." in body()
+        # settings: refused by name in one visible line, never rewritten
+        for label, typed, shown in (
+                ("alpha", "0,05", "error: alpha must be a number with a decimal point "
+                                  "(0.05, not 0,05), got '0,05'"),
+                ("games for +/- Elo", "-3", "error: games for +/- Elo must be > 0, got -3"),
+                ("confidence", "95", "error: confidence must lie strictly between 0 and 1 "
+                                     "(0.95 for 95 %), got 95")):
+            browser.set_text_input(driver, label, typed)
+            until(lambda shown=shown: shown in body())
+            assert field(label) == typed and not image.is_displayed()
+            error = driver.find_element(By.XPATH, "//p[starts-with(normalize-space(), 'error:')]")
+            assert error.is_displayed() and error.text == shown
+            browser.set_text_input(driver, label, {"alpha": "0.05", "confidence": "0.95"}.get(
+                label, "2000"))
+        until(lambda: "Games needed for +/- 2000 Elo" in body() and image.is_displayed())
+        assert field("games for +/- Elo") == "2000"
+        browser.set_text_input(driver, "what if: games", "25")
+        until(lambda: "What if 25 games at the same score (W 25, D 0, L 0)" in body())
+        assert field("what if: games") == "25"
+        # bounds keep the digits that agree with the verdict
+        browser.set_text_input(driver, "L (losses)", "49990000")
+        browser.set_text_input(driver, "W (wins)", "50010000")
+        until(lambda: "[+0.001, +0.138]" in body())
+        assert "The interval excludes 0" in body()
+        # LOS of one WW pair is that of its two won games
+        browser.set_text_input(driver, "L (losses)", "0")
+        browser.set_text_input(driver, "W (wins)", "2")
+        until(lambda: "W 2, D 0, L 0" in body() and "92.1 %" in body())
+        driver.find_element(By.XPATH, "//button[normalize-space()='game pairs (fastchess)']"
+                            ).click()
+        until(lambda: driver.find_element(
+            By.XPATH, "//label[normalize-space()='LL']/following-sibling::input").is_displayed())
+        for name in ("LL", "LD", "WL+DD", "WD"):
+            browser.set_text_input(driver, name, "0")
+        browser.set_text_input(driver, "WW", "1")
+        until(lambda: "LL 0, LD 0, WL+DD 0, WD 0, WW 1" in body() and image.is_displayed())
+        assert "92.1 %" in body() and "100.0 %" not in body()
+
+
+def test_the_phase_explorer_names_a_bad_game_index_in_chromium(tmp_path: Path) -> None:
+    """Issue 42: game = 99 gave a raw TraitError; the page shows one line naming it."""
+    import nbformat
+    from selenium.webdriver.common.by import By
+
+    notebook = nbformat.read(browser.ROOT / "notebooks" / "12_phase_explorer.ipynb",
+                             as_version=4)
+    cell = next(c for c in notebook.cells if "parameters" in c.metadata.get("tags", []))
+    assert "game = 0 " in cell.source
+    cell.source = cell.source.replace("game = 0 ", "game = 99 ", 1)
+    copy = tmp_path / "12_phase_explorer.ipynb"
+    nbformat.write(notebook, copy)
+    with browser.voila(copy) as url, browser.chromium() as driver:
+        driver.get(url)
+        line = browser.wait_for(driver, "p[style*='color']", 90)
+        assert line.text == ("error: game must be a game index from 0 to 29 (30 games were "
+                             "read), got 99")
+        text = driver.find_element(By.TAG_NAME, "body").text
+        assert "TraitError" not in text and "There was an error" not in text
+        assert "Mixedness crosses 150" in text  # the rest of the page is there
 
 
 def test_the_elo_explorer_draws_its_plot_in_jupyterlab(tmp_path: Path) -> None:

@@ -65,6 +65,7 @@ def test_the_widget_recomputes_text_and_png_when_a_count_changes() -> None:
     assert "+53.9 +/- 53.3 Elo, 95 % interval [+1.9, +108.4]" in widget.text.value
     assert "significant at 95 %" in widget.text.value
     widget.wins.value, widget.draws.value, widget.losses.value = "13", "1", "1"
-    # the normal upper bound passes a perfect score: Wilson's interval instead of [+203.1, +inf]
-    assert "+381.7 +/- 266.2 Elo, 95 % Wilson interval [+115.5, +647.9]" in widget.text.value
+    # the normal upper bound passes a perfect score: the exact interval instead of [+203.1, +inf]
+    assert ("+381.7 +/- 378.1 Elo, 95 % exact (Clopper-Pearson) interval [+97.4, +853.6]"
+            in widget.text.value)
     assert bytes(widget.image.value) != first and bytes(widget.image.value)[:4] == b"\x89PNG"

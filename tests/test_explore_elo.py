@@ -40,8 +40,16 @@ def test_pentanomial_mode_derives_wdl_only_when_no_pair_is_ambiguous() -> None:
     assert derived.trinomial is not None and derived.trinomial.source == "derived from the pairs"
     assert derived.pentanomial is not None and derived.pentanomial.games == 12
     assert derived.trinomial.elo == pytest.approx(derived.pentanomial.elo)  # same score
-    # six pairs at 84 %: the normal upper bound passes a perfect score, so Wilson's over the pairs
-    assert derived.pentanomial.method == "Wilson" and derived.trinomial.method == "normal"
+    # losses are two per LL pair and one per LD pair: [2, 1, 0, 0, 1] is W 2, D 1, L 5 (the
+    # pairs here have no LL, so a loss count of LL + LD passed them)
+    losing = explore_elo.explore("pentanomial", pairs=[2, 1, 0, 0, 1])
+    assert losing.wdl == (2, 1, 5) and losing.trinomial is not None
+    assert losing.trinomial.counts == "W 2, D 1, L 5" and losing.trinomial.games == 8
+    # six pairs at 84 %: the normal upper bound passes a perfect score; the 12 games lose only
+    # 2.5 points: both get the exact interval, each over its own trials, and say why
+    assert derived.pentanomial.method == "exact" and derived.trinomial.method == "exact"
+    assert derived.pentanomial.note.startswith("the normal interval reaches a score of 0 or 1")
+    assert derived.trinomial.note.startswith("fewer than 5 points on one side (9.5 won, 2.5 lost)")
     assert math.isfinite(derived.pentanomial.high) and math.isfinite(derived.trinomial.high)
     ambiguous = explore_elo.explore("pentanomial", pairs=[0, 1, 3, 2, 0])
     assert ambiguous.trinomial is None and "cannot be derived" in ambiguous.notes[0]
@@ -114,9 +122,10 @@ def test_a_match_ending_on_half_a_pair_is_a_preset_without_pairs(tmp_path: Path)
                 "pentanomial": [0, 0, 1, 1, 0]}]
     (folder / "summary.json").write_text(json.dumps({"matches": matches}))
     half, whole = explore_elo.committed_presets(tmp_path)
-    assert half.label == "t: half (81 games, 80 in pairs)" and half.pairs == (0, 0, 0, 0, 0)
+    assert half.label == "half (81 games, 80 in pairs)" and half.pairs == (0, 0, 0, 0, 0)
+    assert half.group == whole.group == "t"
     assert (half.wins, half.draws, half.losses) == (53, 9, 19)
-    assert whole.label == "t: whole (4 games)" and whole.pairs == (0, 0, 1, 1, 0)
+    assert whole.label == "whole (4 games)" and whole.pairs == (0, 0, 1, 1, 0)
     for preset in (half, whole):
         explore_elo.explore(preset.mode, wins=preset.wins, draws=preset.draws,
                             losses=preset.losses, pairs=preset.pairs)
@@ -126,7 +135,8 @@ def test_presets_include_the_committed_matches_with_their_pairs() -> None:
     presets = explore_elo.presets(ROOT / "results", wins=7, draws=1, losses=2)
     assert presets[0].label == "parameters cell" and (presets[0].wins, presets[0].losses) == (7, 2)
     assert presets[1].wins + presets[1].draws + presets[1].losses == 1000
-    committed = [p for p in presets if p.label.startswith("small: separated-b8-n100")]
+    committed = [p for p in presets
+                  if p.group == "small" and p.label.startswith("separated-b8-n100 ")]
     # the preset carries the match's own pair counts, counted here from its game records
     from chessmoe.play.match import load_records
 
@@ -154,17 +164,18 @@ def test_widget_callbacks_update_text_and_png() -> None:
     widget = ex.EloExplorerWidget(wins=7, draws=1, losses=2, level=0.9, elo1=20.0,
                                   results_dir=ROOT / "results")
     assert (widget.wins.value, widget.draws.value, widget.losses.value) == ("7", "1", "2")
-    assert widget.level.value == 0.9 and widget.elo1.value == 20.0
+    assert widget.level.value == "0.9" and widget.elo1.value == "20"
+    assert widget.result is not None and widget.result.level == 0.9
     images = [bytes(widget.image.value)]
     assert images[0].startswith(PNG)
-    widget.alpha.value = 0.01
+    widget.alpha.value = "0.01"
     assert "alpha 0.01" in widget.text.value and f"{math.log(0.95 / 0.01):.3f}" in widget.text.value
     images.append(bytes(widget.image.value))
-    widget.what_if.value = 5000
+    widget.what_if.value = "5000"
     assert "What if 5000 games" in widget.text.value
     images.append(bytes(widget.image.value))
-    small = next(i for i, p in enumerate(widget.presets) if p.label.startswith("small: "))
-    widget.preset.value = small
+    small = next(i for i, p in enumerate(widget.presets) if p.group == "small")
+    widget.choose_preset(small)
     assert widget.result is not None and widget.result.pentanomial is not None
     assert "pentanomial (fastchess)" in widget.text.value
     images.append(bytes(widget.image.value))
@@ -188,21 +199,26 @@ def _enter(widget: ex.EloExplorerWidget, w: object, d: object, l_: object) -> No
     widget.wins.value, widget.draws.value, widget.losses.value = str(w), str(d), str(l_)
 
 
+EXACT = "95 % exact (Clopper-Pearson) interval"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("wdl", "shown", "verdict_has"), [
-    ((6, 0, 0), "+inf Elo, 95 % Wilson interval [+77.5, no upper bound]: every game won",
+    # 6 wins: exact one-sided p = 1/64 < 2.5 %, low = Elo(0.025^(1/6)) = +28.4
+    ((6, 0, 0), f"+inf Elo, {EXACT} [+28.4, no upper bound]: every game won",
      "significant at 95 %"),
-    ((1, 0, 0), "+inf Elo, 95 % Wilson interval [-233.8, no upper bound]: every game won",
+    ((1, 0, 0), f"+inf Elo, {EXACT} [-636.4, no upper bound]: every game won",
      "undecided at 95 %"),
-    ((0, 0, 8), "-inf Elo, 95 % Wilson interval [no lower bound, -127.4]: every game lost",
+    ((0, 0, 8), f"-inf Elo, {EXACT} [no lower bound, -92.9]: every game lost",
      "significant at 95 %"),
-    ((0, 100, 0), "+0.0 +/- 67.7 Elo, 95 % Wilson interval [-67.7, +67.7]",
+    ((0, 100, 0), f"+0.0 +/- 71.7 Elo, {EXACT} [-71.7, +71.7]: every game scored the same",
      "undecided at 95 %"),
 ])
 def test_lopsided_matches_get_a_sensible_interval_and_a_verdict_that_agrees(
         wdl: tuple[int, int, int], shown: str, verdict_has: str) -> None:
     """Defect 1: 6/0/0 printed "+inf +/- nan Elo, interval [+inf, +inf]"; 1/0/0 was called
-    significant while LOS said 84.1 %; 0/100/0 gave [+0.0, +0.0] and "LOS nan %"."""
+    significant while LOS said 84.1 %; 0/100/0 gave [+0.0, +0.0] and "LOS nan %". Issue 42:
+    the Wilson interval gave way to the exact one."""
     widget = _widget()
     _enter(widget, *wdl)
     text = widget.text.value
@@ -223,12 +239,12 @@ def test_lopsided_matches_get_a_sensible_interval_and_a_verdict_that_agrees(
 def test_what_if_in_the_widget_keeps_the_score() -> None:
     """Defect 2: the 'what if' counts were rounded first (60/30/40 at 10 games: +70.4)."""
     widget = _widget()
-    widget.what_if.value = 10
+    widget.what_if.value = "10"
     assert "What if 10 games at the same score (W 4.6, D 2.3, L 3.1): +53.9" in widget.text.value
     widget.mode.value = "pentanomial"
     for control, value in zip(widget.pairs, (5, 15, 45, 20, 15), strict=True):
         control.value = str(value)
-    widget.what_if.value = 20
+    widget.what_if.value = "20"
     assert widget.result is not None
     assert widget.result.what_if.estimate.elo == pytest.approx(widget.result.primary.elo)
     assert "What if 20 games at the same score (LL 0.5, LD 1.5" in widget.text.value
@@ -245,10 +261,10 @@ def test_an_error_hides_the_previous_plot_and_verdict(bad: str) -> None:
     elif bad == "pairs":
         widget.mode.value = "pentanomial"
     else:
-        widget.alpha.value = 0.0
+        widget.alpha.value = "0"
     assert widget.result is None and widget.image.layout.display == "none"
     assert "significant" not in widget.text.value and "undecided" not in widget.text.value
-    widget.wins.value, widget.mode.value, widget.alpha.value = "60", "wdl", 0.05
+    widget.wins.value, widget.mode.value, widget.alpha.value = "60", "wdl", "0.05"
     assert widget.image.layout.display != "none" and "significant" in widget.text.value
 
 
@@ -269,13 +285,13 @@ def test_each_mode_owns_its_inputs() -> None:
     widget.mode.value = "wdl"
     assert widget.result is not None and "W 60, D 30, L 40" in widget.text.value
     kit = next(i for i, p in enumerate(widget.presets) if p.label.startswith("kit-sized"))
-    widget.preset.value = kit
+    widget.choose_preset(kit)
     assert widget.result is not None and widget.result.pentanomial is not None
     widget.wins.value = "5"  # no longer the preset's match: its pairs are dropped, no error
     assert widget.result is not None and "error" not in widget.text.value
     assert widget.result.wdl == (5, 5, 3) and widget.result.pentanomial is None
-    widget.preset.value = 0
-    widget.preset.value = kit
+    widget.choose_preset(0)
+    widget.choose_preset(kit)
     widget.mode.value = "pentanomial"  # the preset's W/D/L are recorded with its pairs
     assert widget.result is not None and widget.result.trinomial is not None
     assert widget.result.trinomial.source == "recorded with the same match"
@@ -319,11 +335,27 @@ def test_sprt_is_labelled_exact_and_forecast() -> None:
     assert "Normalised Elo of the match (fastchess): +" in widget.text.value
     h0, h1, own = widget.result.sprt.outlooks
     assert h0.pass_probability == pytest.approx(0.05) and h1.pass_probability == pytest.approx(0.95)
-    assert h0.expected_games == pytest.approx(h1.expected_games) and h0.expected_games > 0
-    assert own.pass_probability > 0.99 and "SPRT passes (Wald)" in widget.text.value
+    # nElo bounds: one game's LLR has drift -+(10/K)^2/2 at H0/H1 and variance (10/K)^2
+    # (K = 800/ln 10) whatever the draws, so Wald's length at H0 and H1 is
+    # 2 (1 - 2 alpha) ln((1 - alpha)/alpha) (K/10)^2 = 6,398 games
+    k = 800 / math.log(10)
+    wald = 2 * 0.9 * math.log(0.95 / 0.05) * (k / 10) ** 2
+    assert round(wald) == 6398
+    assert h0.expected_games == pytest.approx(wald) and h1.expected_games == pytest.approx(wald)
+    # at the match's own nElo: theta = (2 nElo - 10)/10, P = (1 - e^(-theta a))/(e^(-theta b)
+    # - e^(-theta a)) with a = -b = ln(0.05/0.95)
+    theta = (2 * widget.result.nelo - 10) / 10
+    a, b = math.log(0.05 / 0.95), math.log(0.95 / 0.05)
+    passes = (1 - math.exp(-theta * a)) / (math.exp(-theta * b) - math.exp(-theta * a))
+    assert own.pass_probability == pytest.approx(passes)
+    assert "SPRT passes (Wald)" in widget.text.value
     assert "Games needed for +/- 10 Elo at 95 %" in widget.text.value
-    needed = widget.result.games_needed
-    widget.precision.value = 5.0
+    # 60/30/10: score 0.75, game variance 0.1125; N = (z sd 400 / (ln10 s (1 - s)) / 10)^2
+    slope = 400 / (math.log(10) * 0.75 * 0.25)
+    needed = (elo.Z_EXACT * math.sqrt(0.1125) * slope / 10) ** 2
+    assert widget.result.games_needed == pytest.approx(needed) and round(needed) == 3710
+    assert "about 3,710 games" in widget.text.value
+    widget.precision.value = "5"
     assert widget.result.games_needed == pytest.approx(4 * needed)
     widget.sprt_model.value = "logistic"
     assert widget.elo0.description == "H0: Elo" and widget.result.sprt.unit == "Elo"
@@ -398,3 +430,193 @@ def test_the_notebook_starts_the_widget_from_its_parameters(tmp_path: Path) -> N
     assert "<Figure size" not in text and "W 7, D 1, L 2" not in text  # no fixed printout
     last = executed.cells[-1].outputs
     assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in last)
+
+
+# --- issue 42: surviving mutants ---------------------------------------------------------------
+
+
+def test_the_sprt_path_of_pairs_counts_games() -> None:
+    """The path is in games in pairs mode too: 100 pairs are 200 games, where the path meets the
+    match's own LLR (counting pairs as games doubled the LLR at 200 games and halved the length
+    at which the SPRT decides)."""
+    result = explore_elo.explore("pentanomial", pairs=[5, 15, 45, 20, 15], what_if_games=4000)
+    path = result.sprt
+    assert result.primary.games == 200 and 200 in path.games
+    assert all(g % 2 == 0 for g in path.games)  # whole pairs only
+    assert path.llr[path.games.index(200)] == pytest.approx(path.llr_now)
+    for games, llr in zip(path.games, path.llr, strict=True):
+        assert llr == pytest.approx(path.llr_now * games / 200)
+    assert path.decided_at is not None
+    k = path.games.index(path.decided_at)
+    assert path.llr[k] >= path.upper > path.llr[k - 1]
+    assert path.decided_at == min(g for g in path.games if path.llr_now * g / 200 >= path.upper)
+
+
+def test_clopper_pearson_interval_is_the_exact_binomial_one() -> None:
+    """R's binom.test(5, 10): [0.1870860, 0.8129140]; the closed forms at x = n and x = 0; and
+    at each bound the binomial tail equals (1 - level) / 2."""
+    low, high = elo.clopper_pearson_interval(5, 10, 0.95)
+    assert (low, high) == (pytest.approx(0.1870860, abs=1e-7), pytest.approx(0.8129140, abs=1e-7))
+    assert elo.clopper_pearson_interval(4, 4, 0.95) == (pytest.approx(0.025 ** 0.25), 1.0)
+    assert elo.clopper_pearson_interval(0, 8, 0.9) == (0.0, pytest.approx(1 - 0.05 ** 0.125))
+    low, high = elo.clopper_pearson_interval(12, 16, 0.95)
+
+    def tail(p: float, ks: range) -> float:
+        return sum(math.comb(16, k) * p**k * (1 - p) ** (16 - k) for k in ks)
+
+    assert tail(low, range(12, 17)) == pytest.approx(0.025, abs=1e-10)
+    assert tail(high, range(13)) == pytest.approx(0.025, abs=1e-10)
+    with pytest.raises(ValueError, match="0 <= successes <= n"):
+        elo.clopper_pearson_interval(5, 4, 0.95)
+
+
+@pytest.mark.parametrize(("wdl", "normal_low", "why"), [
+    # every game won: the Wilson interval gave [+7.0, no upper bound], "significant"
+    ((4, 0, 0), None, "every game won"),
+    # normal [+26.3, +562.2] inside (0, 1) yet only 4 points lost: exact one-sided p = 0.038
+    ((12, 0, 4), 26.3, "fewer than 5 points on one side (12 won, 4 lost)"),
+])
+def test_tiny_or_lopsided_matches_get_the_exact_interval_and_say_so(
+        wdl: tuple[int, int, int], normal_low: float | None, why: str) -> None:
+    """4/0/0 was called significant although the exact one-sided p is 1/16; the exact
+    (Clopper-Pearson) interval contains 0 and the page says which interval and why."""
+    widget = _widget()
+    _enter(widget, *wdl)
+    assert widget.result is not None
+    primary = widget.result.primary
+    w, d, l_ = wdl
+    low, high = elo.clopper_pearson_interval(w + d / 2, w + d + l_, 0.95)
+    assert primary.method == "exact" and primary.note.startswith(why)
+    assert primary.low == pytest.approx(elo.elo_from_score(low)) and primary.low < 0
+    assert primary.high == elo.elo_from_score(high)
+    assert widget.result.verdict == "The interval contains 0: undecided at 95 %."
+    assert f"95 % exact (Clopper-Pearson) interval [{primary.low:+.1f}" in widget.text.value
+    if wdl == (4, 0, 0):
+        assert f"{primary.low:+.1f}" == "-72.1"  # Elo(0.025^(1/4)): p = 1/16 > 2.5 %
+        assert 2 * 0.5**4 > 0.05
+    else:
+        normal = elo.score_interval([4, 0, 12], (0.0, 0.5, 1.0), z=widget.result.z)
+        assert normal.method == "normal" and f"{normal.low:+.1f}" == f"{normal_low:+.1f}"
+        p_value = sum(math.comb(16, k) for k in range(12, 17)) / 2**16
+        assert p_value == pytest.approx(0.0384, abs=1e-4)
+
+
+def test_los_comes_from_the_same_games_in_both_modes() -> None:
+    """One WW pair is two won games: LOS 92.1 % in both modes (the pairs said 100.0 %); three LL
+    pairs are six lost games: 0.7 % (the pairs said 0.0 %). Where WL+DD pairs leave W + L open,
+    the LOS is the range over their splits."""
+    two_wins = 100 * (0.5 + 0.5 * math.erf(2 / math.sqrt(4)))
+    six_losses = 100 * (0.5 + 0.5 * math.erf(-6 / math.sqrt(12)))
+    assert f"{two_wins:.1f} {six_losses:.1f}" == "92.1 0.7"
+    for pairs, wdl, expected in (([0, 0, 0, 0, 1], (2, 0, 0), two_wins),
+                                 ([3, 0, 0, 0, 0], (0, 0, 6), six_losses)):
+        by_pairs = explore_elo.explore("pentanomial", pairs=pairs)
+        by_games = explore_elo.explore("wdl", wins=wdl[0], draws=wdl[1], losses=wdl[2])
+        assert by_pairs.primary.los == pytest.approx(expected)
+        assert by_games.primary.los == pytest.approx(expected)
+        assert by_pairs.trinomial is not None and by_pairs.trinomial.los == by_pairs.primary.los
+        recorded = explore_elo.explore("wdl", wins=wdl[0], draws=wdl[1], losses=wdl[2],
+                                       pairs=pairs)
+        assert recorded.pentanomial is not None
+        assert recorded.pentanomial.los == recorded.primary.los == pytest.approx(expected)
+    widget = _widget()
+    widget.mode.value = "pentanomial"
+    widget.pairs[4].value = "1"
+    assert ">92.1 %</td>" in widget.text.value and "100.0 %" not in widget.text.value
+    assert "the same model in both modes" in widget.text.value
+    # one WL+DD pair and one WW pair: W - L = 2, W + L = 2 or 4
+    open_split = explore_elo.explore("pentanomial", pairs=[0, 0, 1, 0, 1]).primary
+    assert math.isnan(open_split.los) and open_split.los_range == (
+        pytest.approx(100 * (0.5 + 0.5 * math.erf(2 / math.sqrt(8)))), pytest.approx(two_wins))
+    assert open_split.los_text() == "84.1 to 92.1 %"
+    # the kit-sized preset: its pairs and its W/D/L give one LOS
+    kit = explore_elo.explore("wdl", wins=4, draws=5, losses=3, pairs=[0, 1, 3, 2, 0])
+    assert kit.pentanomial is not None and kit.pentanomial.los == kit.primary.los
+
+
+def test_bounds_print_the_digits_that_agree_with_the_verdict() -> None:
+    """[+0.0, +0.1] "excludes 0" read false: a bound near 0 keeps the digits of its sign."""
+    result = explore_elo.explore("wdl", wins=50_010_000, losses=49_990_000)
+    primary = result.primary
+    assert 0 < primary.low < 0.05 and result.verdict.startswith("The interval excludes 0")
+    assert primary.text(0.95) == "+0.069 +/- 0.068 Elo, 95 % interval [+0.001, +0.138]"
+    weaker = explore_elo.explore("wdl", wins=49_990_000, losses=50_010_000)
+    assert weaker.primary.text(0.95) == "-0.069 +/- 0.068 Elo, 95 % interval [-0.138, -0.001]"
+    assert explore_elo.bound_text(0.0004) == "+0.0004" and explore_elo.bound_text(-0.04) == "-0.04"
+    assert explore_elo.bound_text(0.0) == "0.0" and explore_elo.bound_text(108.44) == "+108.4"
+    widget = _widget()
+    _enter(widget, 50_010_000, 0, 49_990_000)
+    assert "[+0.001, +0.138]" in widget.text.value and "excludes 0" in widget.text.value
+
+
+@pytest.mark.parametrize(("field", "typed", "message"), [
+    ("alpha", "0,05", "alpha must be a number with a decimal point (0.05, not 0,05), got "
+                      "&#x27;0,05&#x27;"),
+    ("precision", "-3", "games for +/- Elo must be &gt; 0, got -3"),
+    ("level", "95", "confidence must lie strictly between 0 and 1 (0.95 for 95 %), got 95"),
+    ("level", "nan", "confidence must be a number, got &#x27;nan&#x27;"),
+    ("what_if", "2.5", "what if: games must be a whole number of games, got &#x27;2.5&#x27;"),
+    ("elo1", "-5", "H1 must be above H0 (nElo), got H0 0, H1 -5"),
+    ("beta", "0.96", "alpha + beta must be below 1, got 0.05 + 0.96"),
+])
+def test_settings_are_refused_with_their_name_and_never_rewritten(
+        field: str, typed: str, message: str) -> None:
+    """"0,05" became 005 and -3 became 0.1 without a word: the field keeps what was typed and
+    the page says in one line which field is wrong; the plot is hidden."""
+    widget = _widget()
+    getattr(widget, field).value = typed
+    assert getattr(widget, field).value == typed
+    assert widget.text.value == f"<p style='color:#b00'>error: {message}</p>"
+    assert widget.result is None and widget.image.layout.display == "none"
+
+
+@pytest.mark.parametrize(("field", "typed", "read"), [
+    ("precision", "2000", 2000.0),  # was clamped to 1000
+    ("what_if", "25", 25),  # the slider's step made it 30
+    ("level", "0.951", 0.951),  # the slider's step made it 0.95
+    ("alpha", "1e-3", 0.001),
+])
+def test_settings_are_read_as_typed(field: str, typed: str, read: float) -> None:
+    widget = _widget()
+    getattr(widget, field).value = typed
+    assert getattr(widget, field).value == typed and widget.result is not None
+    got = {"precision": widget.result.precision, "what_if": widget.result.what_if.games,
+           "level": widget.result.level, "alpha": widget.result.sprt.alpha}[field]
+    assert got == read
+    if field == "what_if":
+        assert "What if 25 games at the same score (W 11.5, D 5.8, L 7.7)" in widget.text.value
+    if field == "precision":
+        assert "Games needed for +/- 2000 Elo" in widget.text.value
+
+
+def test_presets_are_grouped_by_tournament_and_an_edit_resets_the_match() -> None:
+    """About 200 presets sat in one menu, and the menu kept a preset's name after its counts
+    were edited."""
+    widget = _widget()
+    committed = explore_elo.committed_presets(ROOT / "results")
+    tournaments = sorted(p.name for p in (ROOT / "results" / "tournaments").iterdir()
+                         if (p / "summary.json").exists())
+    groups = [value for _, value in widget.preset_group.options]
+    assert groups == [explore_elo.EXAMPLES, *tournaments] and len(committed) > 150
+    sizes = {}
+    for group in tournaments:
+        widget.preset_group.value = group
+        labels = [label for label, _ in widget.preset.options]
+        assert labels[0] == ex.TYPED
+        sizes[group] = len(labels) - 1
+        assert widget.result is not None  # the group's first match is loaded
+        assert widget.preset.value == widget.groups[group][0]
+    assert sum(sizes.values()) == len(committed) and max(sizes.values()) < 40
+    small = next(i for i, p in enumerate(widget.presets)
+                 if p.group == "small" and p.label.startswith("separated-b8-n100 "))
+    widget.choose_preset(small)
+    assert widget.preset_group.value == "small" and widget.preset.value == small
+    assert widget.result is not None and widget.result.pentanomial is not None
+    widget.losses.value = str(int(widget.losses.value) + 1)
+    assert widget.preset.value == -1 and widget.preset.label == ex.TYPED
+    assert widget.result is not None and widget.result.pentanomial is None
+    widget.choose_preset(small)  # choosing it again restores the match
+    assert widget.preset.label == widget.presets[small].label
+    assert widget.result is not None and widget.result.pentanomial is not None
+    widget.level.value = "0.9"  # a setting is not a new match
+    assert widget.preset.value == small

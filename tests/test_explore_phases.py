@@ -178,3 +178,41 @@ def test_the_board_highlights_the_last_move(games: list[xp.SampleGame]) -> None:
     move = games[0].moves[0]
     for square in (move.from_square, move.to_square):
         assert f"lastmove {chess.square_name(square)}" in widget.board.value
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"game": 99}, "game must be a game index from 0 to 29 (30 games were read), got 99"),
+    ({"game": -1}, "game must be a game index from 0 to 29 (30 games were read), got -1"),
+    ({"ply": -1}, "ply must be from 0 to {plies} (game 0 has {plies} plies), got -1"),
+    ({"ply": 10_000}, "ply must be from 0 to {plies} (game 0 has {plies} plies), got 10000"),
+])
+def test_a_bad_game_index_is_one_clear_line(games: list[xp.SampleGame], kwargs: dict[str, int],
+                                            message: str) -> None:
+    """Issue 42: game=99 raised ipywidgets' TraitError ("Invalid selection: value not found");
+    the replayer names the parameter and its range in one line, and the notebook's call shows
+    that line on the page (Voila hides a raised error)."""
+    pytest.importorskip("ipywidgets")
+    expected = message.format(plies=len(games[0].moves))
+    with pytest.raises(ValueError) as caught:
+        xp.PhaseExplorerWidget(games, **kwargs)
+    assert str(caught.value) == expected and "\n" not in expected
+    shown = xp.replayer(games, **kwargs) if "game" in kwargs else None
+    if shown is not None:
+        assert shown.value == f"<p style='color:#b00'>error: {expected}</p>"
+    # the page's call starts a shorter game at its last ply, as before
+    box = xp.replayer(games, game=1, ply=10_000)
+    assert hasattr(box, "children") and len(games[1].moves) < 10_000
+
+
+@pytest.mark.slow
+def test_the_notebook_shows_a_bad_game_index_in_one_line(tmp_path: Path) -> None:
+    """game=99 under papermill (and on the Voila page) is one line naming the index, not a
+    traceback; the notebook still runs to its end."""
+    from chessmoe.report import runner
+
+    notebook = Path(__file__).resolve().parents[1] / "notebooks" / "12_phase_explorer.ipynb"
+    runner.execute(notebook, tmp_path / "run.ipynb", {"games": 12, "game": 99})
+    executed = nbformat.read(tmp_path / "run.ipynb", as_version=4)
+    outputs = json.dumps([c.get("outputs", []) for c in executed.cells])
+    assert "error: game must be a game index from 0 to 11 (12 games were read), got 99" in outputs
+    assert '"error"' not in outputs and "Traceback" not in outputs

@@ -11,12 +11,14 @@ each number came from:
 * W/D/L follow from pairs except that a ``WL+DD`` pair is either a win and a loss or two draws:
   they are derived when no such pair occurred, taken as recorded when given, else left out.
 
-Every interval uses one multiplier ``z`` (:func:`chessmoe.elo.confidence_z` of the level) for the
-bounds, the margin and the text alike: the normal interval while it stays inside the possible
-scores, Wilson's score interval where it degenerates (:func:`chessmoe.elo.score_interval`). The
-"what if" match keeps the score: its counts are the match's proportions times the new length,
-fractional where need be. The SPRT uses the exact generalized LLR of fishtest and fastchess. The
-formulas are in ``docs/elo.md``.
+Intervals: the normal one at ``z`` (:func:`chessmoe.elo.confidence_z` of the level), except
+for tiny or lopsided matches, which get the exact Clopper-Pearson interval and say why
+(:func:`_interval`). LOS is one model in both modes, from the games' W and L
+(:func:`likelihood_of_superiority`). Bounds print with the digits that show their sign
+(:func:`bound_text`). The "what if" match keeps the score (fractional counts). The SPRT uses the
+exact generalized LLR of fishtest and fastchess. Settings are read as typed
+(:func:`parse_number`, :func:`parse_count`) and refused with their field's name (:data:`FIELDS`).
+The formulas are in ``docs/elo.md``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +35,9 @@ from typing import Literal
 from chessmoe import elo
 
 __all__ = [
+    "EXAMPLES",
+    "FIELDS",
+    "MIN_POINTS",
     "EloExplorerResult",
     "Estimate",
     "Mode",
@@ -39,9 +45,14 @@ __all__ = [
     "SprtModel",
     "SprtPath",
     "WhatIf",
+    "as_typed",
+    "bound_text",
     "committed_presets",
     "explore",
+    "likelihood_of_superiority",
     "parse_count",
+    "parse_number",
+    "preset_groups",
     "presets",
     "verdict",
 ]
@@ -54,6 +65,15 @@ GAME_SCORES = (0.0, 0.5, 1.0)  # loss, draw, win
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: What the SPRT bounds are called in each model.
 SPRT_UNITS = {"normalized": "nElo", "logistic": "Elo"}
+#: The explorer's name of each setting, used by the widget's labels and every error message.
+FIELDS = {"level": "confidence", "what_if_games": "what if: games",
+          "precision": "games for +/- Elo", "elo0": "H0", "elo1": "H1", "alpha": "alpha",
+          "beta": "beta"}
+#: Fewer points than this on either side of the score (won or lost, a draw half a point) make a
+#: match "tiny": the normal interval is replaced by the exact one (the textbook n p >= 5 rule).
+MIN_POINTS = 5.0
+#: The group of the kit's own presets (the committed matches are grouped by tournament).
+EXAMPLES = "examples"
 
 
 @dataclass(frozen=True)
@@ -62,9 +82,12 @@ class Estimate:
 
     ``model``: "trinomial (cutechess)" or "pentanomial (fastchess)"; ``source``: how its counts
     were obtained ("entered", "recorded with the same match", "derived from the pairs", "same
-    proportions"). ``[low, high]`` is the interval at ``z`` (``method`` "normal" or "Wilson"),
-    ``margin`` half its width (infinite when a bound is), ``los`` the likelihood of superiority
-    in percent, ``note`` why Wilson's interval is used and which bound is missing ("" if none).
+    proportions"). ``[low, high]`` is the interval (``method`` "normal" at ``z``, or "exact":
+    Clopper-Pearson at the level), ``margin`` half its width (infinite when a bound is),
+    ``note`` why the exact interval is used ("" if it is not). ``los``: the likelihood of
+    superiority in percent from the games' W and L (:func:`likelihood_of_superiority`), nan when
+    ``WL+DD`` pairs leave W + L unknown; ``los_range`` is then its lowest and highest value over
+    the possible splits of those pairs.
     """
 
     model: str
@@ -78,17 +101,30 @@ class Estimate:
     games: int
     method: str = "normal"
     note: str = ""
+    los_range: tuple[float, float] | None = None
 
     def text(self, level: float) -> str:
         """``+53.9 +/- 53.3 Elo, 95 % interval [+1.9, +108.4]``; an infinite bound is named:
-        ``+inf Elo, 95 % Wilson interval [-233.8, no upper bound]: every game won``."""
-        kind = "Wilson interval" if self.method == "Wilson" else "interval"
-        low = "no lower bound" if self.low == -math.inf else _signed(self.low)
-        high = "no upper bound" if self.high == math.inf else _signed(self.high)
-        head = (f"{_signed(self.elo)} +/- {self.margin:.1f} Elo" if math.isfinite(self.margin)
-                else f"{_signed(self.elo)} Elo")
+        ``+inf Elo, 95 % exact (Clopper-Pearson) interval [-71.9, no upper bound]: every game
+        won (...)``. Bounds or a margin near 0 get the decimals that show them as nonzero
+        (:func:`bound_text`), so the printed interval agrees with the verdict."""
+        kind = "exact (Clopper-Pearson) interval" if self.method == "exact" else "interval"
+        d = max(_decimals(x) for x in (self.low, self.high, self.margin))  # 1 unless tiny
+        low = "no lower bound" if self.low == -math.inf else bound_text(self.low, d)
+        high = "no upper bound" if self.high == math.inf else bound_text(self.high, d)
+        elo_ = f"{self.elo:+.{d}f}" if math.isfinite(self.elo) else _signed(self.elo)
+        head = (f"{elo_} +/- {self.margin:.{d}f} Elo" if math.isfinite(self.margin)
+                else f"{elo_} Elo")
         text = f"{head}, {level * 100:g} % {kind} [{low}, {high}]"
         return f"{text}: {self.note}" if self.note else text
+
+    def los_text(self) -> str:
+        """``92.1 %``, or ``84.1 to 92.1 %`` where WL+DD pairs leave W + L unknown."""
+        if self.los_range is not None:
+            low, high = self.los_range
+            return f"{low:.1f} %" if f"{low:.1f}" == f"{high:.1f}" else (
+                f"{low:.1f} to {high:.1f} %")
+        return f"{self.los:.1f} %"
 
 
 @dataclass(frozen=True)
@@ -171,6 +207,29 @@ def _signed(x: float) -> str:
     return f"{x:+.1f}"
 
 
+def _decimals(x: float) -> int:
+    """The decimals (at least 1) it takes to print a finite nonzero ``x`` as nonzero."""
+    if not math.isfinite(x) or x == 0.0:
+        return 1
+    return next((d for d in range(1, 17) if float(f"{x:.{d}f}") != 0.0), 16)
+
+
+def bound_text(x: float, decimals: int | None = None) -> str:
+    """An interval bound with ``decimals`` decimals (default and at least: as many as it takes
+    to show its sign), so ``+0.04`` is never printed ``+0.0`` and the verdict ("excludes 0")
+    agrees with the printed interval; an exact 0 has no sign."""
+    if not math.isfinite(x):
+        return _signed(x)
+    d = max(decimals or 1, _decimals(x))
+    return f"{0.0:.{d}f}" if x == 0.0 else f"{x:+.{d}f}"
+
+
+def as_typed(x: float) -> str:
+    """A number as a person would type it back (0.05, 1000, -3), exactly."""
+    text = f"{x:g}"
+    return text if float(text) == x else repr(x)
+
+
 def parse_count(name: str, text: str | int) -> int:
     """A count as typed: a whole number >= 0, else ``ValueError`` naming the field (no digit is
     dropped or added: "2.5" and "1e3" are refused, not read as 25 or 13)."""
@@ -184,6 +243,25 @@ def parse_count(name: str, text: str | int) -> int:
     return value
 
 
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def parse_number(name: str, text: str | float) -> float:
+    """A setting as typed: a decimal number ("0.05", "-3", "1e-3"), else ``ValueError`` naming
+    the field. Nothing is guessed: a decimal comma ("0,05"), a blank, "nan" or "inf" are refused,
+    never read as another number. Ranges are checked by :func:`explore`."""
+    raw = str(text).strip()
+    if "," in raw and _DECIMAL.fullmatch(raw.replace(",", ".")):
+        raise ValueError(f"{name} must be a number with a decimal point (0.05, not 0,05), "
+                         f"got {raw!r}")
+    if not _DECIMAL.fullmatch(raw):
+        raise ValueError(f"{name} must be a number, got {raw!r}")
+    value = float(raw)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {raw!r}")
+    return value
+
+
 def _check(counts: Sequence[int], names: Sequence[str]) -> None:
     for name, c in zip(names, counts, strict=True):
         if isinstance(c, bool) or not isinstance(c, int):
@@ -192,6 +270,26 @@ def _check(counts: Sequence[int], names: Sequence[str]) -> None:
             raise ValueError(f"{name} must be >= 0, got {c}")
     if sum(counts) == 0:
         raise ValueError(f"no games: give at least one of {', '.join(names)}")
+
+
+def _check_settings(*, level: float, precision: float, elo0: float, elo1: float, alpha: float,
+                    beta: float, unit: str) -> None:
+    """Refuse a setting out of range, naming its field as the explorer shows it."""
+    f = FIELDS
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"{f['level']} must lie strictly between 0 and 1 (0.95 for 95 %), "
+                         f"got {as_typed(level)}")
+    if not precision > 0.0:
+        raise ValueError(f"{f['precision']} must be > 0, got {as_typed(precision)}")
+    for name, value in ((f["alpha"], alpha), (f["beta"], beta)):
+        if not 0.0 < value < 1.0:
+            raise ValueError(f"{name} must lie strictly between 0 and 1, got {as_typed(value)}")
+    if not alpha + beta < 1.0:
+        raise ValueError(f"{f['alpha']} + {f['beta']} must be below 1, got {as_typed(alpha)} + "
+                         f"{as_typed(beta)}")
+    if not elo0 < elo1:
+        raise ValueError(f"{f['elo1']} must be above {f['elo0']} ({unit}), got "
+                         f"{f['elo0']} {as_typed(elo0)}, {f['elo1']} {as_typed(elo1)}")
 
 
 def verdict(low: float, high: float, level: float) -> str:
@@ -206,36 +304,96 @@ def verdict(low: float, high: float, level: float) -> str:
     return f"The interval contains 0: undecided at {pct}."
 
 
-def _note(interval: elo.ScoreInterval, pairs: bool) -> str:
-    """Why the Wilson interval is used, naming a missing bound."""
-    if interval.method != "Wilson":
-        return ""
-    unit = "pair" if pairs else "game"
-    both = " both games" if pairs else ""
-    if interval.score == 1.0:
-        return f"every {unit} won{both} (Wilson's interval over the {unit}s)"
-    if interval.score == 0.0:
-        return f"every {unit} lost{both} (Wilson's interval over the {unit}s)"
-    if interval.variance == 0.0:
-        return (f"every {unit} scored the same, so the normal interval has no width; Wilson's "
-                f"interval over the {unit}s is used")
-    return ("the normal interval leaves the possible scores; Wilson's interval over the "
-            f"{unit}s is used")
+def likelihood_of_superiority(wins: float, losses: float) -> float:
+    """LOS in percent, one model for both modes: the decisive-game model. Draws say nothing
+    about which engine is stronger; each decisive game is a win with chance p, and LOS is
+    P(p > 1/2) in the normal approximation cutechess prints, 1/2 + 1/2 erf((W - L) /
+    sqrt(2 (W + L))); 50 % without a decisive game. Pairs are read through the W and L of their
+    games, so a match's pairs and its W/D/L give the same LOS (one WW pair: 92.1 %, as W 2)."""
+    return elo.likelihood_of_superiority([losses, 0.0, wins], GAME_SCORES)
+
+
+def _pair_los(pairs: Sequence[float], wdl: Sequence[float] | None
+              ) -> tuple[float, tuple[float, float] | None]:
+    """LOS of pairs from their games' W and L: the recorded or derived W/D/L when known, else
+    the range over the WL+DD pairs' splits (each a win and a loss, or two draws: W - L is fixed,
+    W + L is not, and LOS moves monotonically between the two ends)."""
+    if wdl is not None:
+        return likelihood_of_superiority(wdl[0], wdl[2]), None
+    ll, ld, mixed, wd, ww = pairs
+    wins, losses = wd + 2 * ww, ld + 2 * ll
+    if mixed == 0:
+        return likelihood_of_superiority(wins, losses), None
+    ends = (likelihood_of_superiority(wins, losses),
+            likelihood_of_superiority(wins + mixed, losses + mixed))
+    return math.nan, (min(ends), max(ends))
+
+
+@dataclass(frozen=True)
+class _Interval:
+    elo: float
+    low: float
+    high: float
+    method: str
+    note: str
+
+
+def _interval(cells: Sequence[float], scores: Sequence[float], *, level: float, z: float,
+              unit: str) -> _Interval:
+    """The normal interval mu -+ z sigma of the unit (game or pair) scores, or, for a tiny or
+    lopsided match, the exact Clopper-Pearson interval of the points over the units: each unit
+    (the model's independent trial: a game, or a pair) read as a win-or-loss trial worth its
+    score (a draw half a point). Exact when every unit is won or lost; with draws it spreads the
+    points as widely as a score allows. Used where the normal interval has no width (every unit
+    scored the same), reaches a perfect score, or the match's games hold fewer than
+    :data:`MIN_POINTS` points on either side (points won or lost, counted in games so that the
+    same games are tiny in both modes)."""
+    n = float(sum(cells))
+    points = float(sum(c * s for c, s in zip(cells, scores, strict=True)))
+    per = 2 if unit == "pair" else 1
+    mu = points / n
+    var = sum(c * (s - mu) ** 2 for c, s in zip(cells, scores, strict=True)) / n
+    sd = math.sqrt(var / n)
+    lo, hi = mu - z * sd, mu + z * sd
+    if mu == 1.0:
+        reason = f"every {unit} won" + (" both games" if unit == "pair" else "")
+    elif mu == 0.0:
+        reason = f"every {unit} lost" + (" both games" if unit == "pair" else "")
+    elif var == 0.0:
+        reason = f"every {unit} scored the same, so the normal interval has no width"
+    elif not lo > 0.0 or not hi < 1.0:
+        reason = "the normal interval reaches a score of 0 or 1"
+    elif min(points, n - points) * per < MIN_POINTS:
+        reason = (f"fewer than {MIN_POINTS:g} points on one side ({_num(per * points)} won, "
+                  f"{_num(per * (n - points))} lost)")
+    else:
+        return _Interval(elo.elo_from_score(mu), elo.elo_from_score(lo),
+                         elo.elo_from_score(hi), "normal", "")
+    low, high = elo.clopper_pearson_interval(points, n, level)
+    trials = f"1 {unit} read as a win-or-loss trial" if n == 1 else (
+        f"{_num(n)} {unit}s read as win-or-loss trials")
+    note = f"{reason}; exact over {trials}"
+    return _Interval(elo.elo_from_score(mu), elo.elo_from_score(low), elo.elo_from_score(high),
+                     "exact", note)
 
 
 def _estimate(model: str, source: str, counts_text: str, counts: Sequence[float],
-              z: float) -> Estimate:
-    """An estimate of game counts (W, D, L) or pair counts (LL ... WW), fractional allowed."""
+              level: float, z: float, wdl: Sequence[float] | None = None) -> Estimate:
+    """An estimate of game counts (W, D, L) or pair counts (LL ... WW), fractional allowed;
+    ``wdl``: the W/D/L of the same games, when known, for the pairs' LOS."""
     pairs = len(counts) == 5
     cells = list(counts) if pairs else [counts[2], counts[1], counts[0]]  # (L, D, W)
     scores = PAIR_SCORES if pairs else GAME_SCORES
-    interval = elo.score_interval(cells, scores, z=z)
+    interval = _interval(cells, scores, level=level, z=z, unit="pair" if pairs else "game")
     margin = (interval.high - interval.low) / 2.0
     games = round(sum(counts) * (2 if pairs else 1))
+    if pairs:
+        los, los_range = _pair_los(counts, wdl)
+    else:
+        los, los_range = likelihood_of_superiority(counts[0], counts[2]), None
     return Estimate(model=model, source=source, counts=counts_text, elo=interval.elo,
-                    low=interval.low, high=interval.high, margin=margin,
-                    los=elo.likelihood_of_superiority(cells, scores), games=games,
-                    method=interval.method, note=_note(interval, pairs))
+                    low=interval.low, high=interval.high, margin=margin, los=los, games=games,
+                    method=interval.method, note=interval.note, los_range=los_range)
 
 
 def _num(x: float) -> str:
@@ -339,10 +497,8 @@ def explore(mode: Mode, *, wins: int = 0, draws: int = 0, losses: int = 0,
         raise ValueError(f"mode must be 'wdl' or 'pentanomial', got {mode!r}")
     if sprt_model not in SPRT_UNITS:
         raise ValueError(f"the SPRT model must be 'normalized' or 'logistic', got {sprt_model!r}")
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"the confidence level must lie strictly between 0 and 1, got {level}")
-    if not precision > 0.0:
-        raise ValueError(f"the +/- Elo for 'games needed' must be > 0, got {precision}")
+    _check_settings(level=level, precision=precision, elo0=elo0, elo1=elo1, alpha=alpha,
+                    beta=beta, unit=SPRT_UNITS[sprt_model])
     z = elo.confidence_z(level)
     notes: list[str] = []
     if pairs is not None and len(pairs) not in (0, 5):
@@ -362,13 +518,13 @@ def explore(mode: Mode, *, wins: int = 0, draws: int = 0, losses: int = 0,
     if mode == "wdl":
         _check((wins, draws, losses), WDL_NAMES)
         wdl = (wins, draws, losses)
-        tri = _estimate("trinomial (cutechess)", "entered", _wdl_text(*wdl), wdl, z)
+        tri = _estimate("trinomial (cutechess)", "entered", _wdl_text(*wdl), wdl, level, z)
         if pair_counts is None:
             notes.append("Pentanomial: not derivable from W/D/L (W/D/L does not record which "
                          "games were paired); switch to game pairs to enter them.")
         elif _pairs_fit_wdl(pair_counts, wins, draws, losses):
             pen = _estimate("pentanomial (fastchess)", "recorded with the same match",
-                            _pairs_text(pair_counts), pair_counts, z)
+                            _pairs_text(pair_counts), pair_counts, level, z, wdl)
             notes.append("Pentanomial: from the pairs recorded with the same match.")
         else:
             raise ValueError(f"the pairs ({_pairs_text(pair_counts)}) do not describe the same "
@@ -376,8 +532,6 @@ def explore(mode: Mode, *, wins: int = 0, draws: int = 0, losses: int = 0,
     else:
         if pair_counts is None:
             raise ValueError(f"no games: give at least one of {', '.join(PAIR_NAMES)}")
-        pen = _estimate("pentanomial (fastchess)", "entered", _pairs_text(pair_counts),
-                        pair_counts, z)
         ll, ld, mixed, wd, ww = pair_counts
         source = ""
         if wdl_given:
@@ -389,10 +543,14 @@ def explore(mode: Mode, *, wins: int = 0, draws: int = 0, losses: int = 0,
         elif mixed == 0:
             wdl, source = (wd + 2 * ww, ld + wd, 2 * ll + ld), "derived from the pairs"
         else:
+            each = "pair is" if mixed == 1 else "pairs are each"
             notes.append(f"Trinomial: W/D/L cannot be derived from the pairs ({mixed} WL+DD "
-                         "pairs are each a win and a loss or two draws).")
+                         f"{each} a win and a loss or two draws).")
+        # the pairs' LOS comes from the W and L of the same games (recorded or derived)
+        pen = _estimate("pentanomial (fastchess)", "entered", _pairs_text(pair_counts),
+                        pair_counts, level, z, wdl)
         if wdl is not None:
-            tri = _estimate("trinomial (cutechess)", source, _wdl_text(*wdl), wdl, z)
+            tri = _estimate("trinomial (cutechess)", source, _wdl_text(*wdl), wdl, level, z)
             notes.append(f"Trinomial: W/D/L {source}.")
     primary = tri if mode == "wdl" else pen
     assert primary is not None
@@ -400,16 +558,18 @@ def explore(mode: Mode, *, wins: int = 0, draws: int = 0, losses: int = 0,
     per = 1 if mode == "wdl" else 2
     played = primary.games
     target = what_if_games if what_if_games is not None else 10 * played
-    if target < per:
-        raise ValueError(f"the 'what if' number of games must be >= {per}, got {target}")
+    if isinstance(target, bool) or not isinstance(target, int) or target < per:
+        raise ValueError(f"{FIELDS['what_if_games']} must be a whole number >= {per}, "
+                         f"got {target!r}")
     scale = target / played  # the same proportions, fractional counts: the score is kept
     scaled = [c * scale for c in counts]
     if mode == "wdl":
         scaled_est = _estimate("trinomial (cutechess)", "same proportions",
-                               _wdl_text(*scaled), scaled, z)
+                               _wdl_text(*scaled), scaled, level, z)
     else:
+        scaled_wdl = [c * scale for c in wdl] if wdl is not None else None
         scaled_est = _estimate("pentanomial (fastchess)", "same proportions",
-                               _pairs_text(scaled), scaled, z)
+                               _pairs_text(scaled), scaled, level, z, scaled_wdl)
     what_if = WhatIf(games=target, estimate=scaled_est,
                      verdict=verdict(scaled_est.low, scaled_est.high, level))
     scores: tuple[float, ...]
@@ -441,7 +601,8 @@ def explore(mode: Mode, *, wins: int = 0, draws: int = 0, losses: int = 0,
 
 @dataclass(frozen=True)
 class Preset:
-    """A starting point of the explorer: a label and the counts it sets."""
+    """A starting point of the explorer: a label, the counts it sets and its group (the
+    tournament of a committed match, :data:`EXAMPLES` for the kit's own)."""
 
     label: str
     mode: Mode
@@ -449,10 +610,12 @@ class Preset:
     draws: int
     losses: int
     pairs: tuple[int, int, int, int, int]
+    group: str = EXAMPLES
 
 
 def committed_presets(results_dir: str | os.PathLike[str]) -> list[Preset]:
-    """One preset per match of every committed ``results/tournaments/*/summary.json``."""
+    """One preset per match of every committed ``results/tournaments/*/summary.json``, grouped
+    by its tournament (the folder's name) and labelled by the match's name and length."""
     out = []
     for summary in sorted(Path(results_dir).glob("tournaments/*/summary.json")):
         data = json.loads(summary.read_text(encoding="utf-8"))
@@ -464,9 +627,18 @@ def committed_presets(results_dir: str | os.PathLike[str]) -> list[Preset]:
                 # a match still being played can end on half a pair: its pairs cover fewer
                 # games than its W/D/L, so the preset keeps the W/D/L and drops the pairs
                 penta, note = (0, 0, 0, 0, 0), f", {2 * sum(match['pentanomial'])} in pairs"
-            out.append(Preset(f"{summary.parent.name}: {match['name']} ({match['games']} "
-                              f"games{note})", "wdl", *wdl, penta))  # type: ignore[arg-type]
+            out.append(Preset(f"{match['name']} ({match['games']} games{note})", "wdl", *wdl,
+                              penta, group=summary.parent.name))  # type: ignore[arg-type]
     return out
+
+
+def preset_groups(choices: Sequence[Preset]) -> list[tuple[str, list[int]]]:
+    """The presets' groups in order of first appearance, each with its presets' indices (the
+    explorer's two menus: a group, then a match of it)."""
+    groups: dict[str, list[int]] = {}
+    for i, preset in enumerate(choices):
+        groups.setdefault(preset.group, []).append(i)
+    return list(groups.items())
 
 
 def presets(results_dir: str | os.PathLike[str] | None = None, *, mode: str = "wdl",

@@ -13,13 +13,15 @@ a game replayer, all on the rules of ``docs/phases.md`` (:mod:`chessmoe.phases`)
   marked, and its whole-game chart (mixedness and majors + minors per ply, the division's phases
   shaded, the current ply marked);
 * :class:`PhaseExplorerWidget` -- choose a game, table and ply (slider, previous / next, play);
-  board (last move highlighted), numbers, move list and chart.
+  board (last move highlighted), numbers, move list and chart; :func:`replayer` -- its box for
+  a page, or one line naming a bad game index.
 
 Tables use human column names with units, never snake_case.
 """
 
 from __future__ import annotations
 
+import html
 import itertools
 import os
 from collections.abc import Callable, Iterable, Sequence
@@ -51,6 +53,7 @@ __all__ = [
     "position_facts",
     "replay",
     "replay_table",
+    "replayer",
     "typical_examples",
     "window_svg",
 ]
@@ -313,8 +316,6 @@ def mixedness_table(board: chess.Board, table: str = "lichess") -> pd.DataFrame:
 
 def example_html(example: Example, *, size: int = 240) -> str:
     """An example as HTML: its board(s) side by side, then the facts table (for notebooks)."""
-    import html
-
     shown = [f for f in (example.before, example.after) if f is not None]
     captions = (["before", f"after {example.move} (ply {example.ply})"] if len(shown) == 2
                 else [f"after {example.move} (ply {example.ply})"])
@@ -420,7 +421,9 @@ class PhaseExplorerWidget:
     """Choose a game, a mixedness table and a ply: board, the numbers, the position-only
     phase and the whole-game division side by side (:attr:`box`).
 
-    Controls and outputs are attributes so tests can drive the callbacks headlessly.
+    Controls and outputs are attributes so tests can drive the callbacks headlessly. A
+    ``game`` index outside the games, or a ``ply`` outside that game, raises ``ValueError`` in
+    one line naming the parameter and its range (:func:`replayer` shows it on the page).
     """
 
     def __init__(self, games: Sequence[SampleGame], *, table: str = "lichess",
@@ -429,6 +432,13 @@ class PhaseExplorerWidget:
 
         if not games:
             raise ValueError("the phase explorer needs at least one game")
+        if isinstance(game, bool) or not isinstance(game, int) or not 0 <= game < len(games):
+            raise ValueError(f"game must be a game index from 0 to {len(games) - 1} "
+                             f"({len(games)} games were read), got {game!r}")
+        plies = len(games[game].moves)
+        if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= plies:
+            raise ValueError(f"ply must be from 0 to {plies} (game {game} has {plies} plies), "
+                             f"got {ply!r}")
         self.games = list(games)
         self.game = widgets.Dropdown(options=[(g.label, i) for i, g in enumerate(self.games)],
                                      value=game, description="game", layout={"width": "640px"})
@@ -502,3 +512,18 @@ class PhaseExplorerWidget:
             f"<tr><td>Division of the game</td><td>{starts}</td></tr>"
             "</table>"
             f"<p>{facts.reason}</p>")
+
+
+def replayer(games: Sequence[SampleGame], *, table: str = "lichess", game: int = 0,
+             ply: int = 0) -> Any:
+    """The replayer's widget box for a notebook page, starting at ``ply`` or at the game's last
+    ply if it is shorter; a bad ``game`` index (or a negative ply) gives one line of red text
+    naming it instead (Voila hides a raised error behind a generic message)."""
+    import ipywidgets as widgets
+
+    known = isinstance(game, int) and 0 <= game < len(games)
+    start = min(ply, len(games[game].moves)) if known else ply
+    try:
+        return PhaseExplorerWidget(games, table=table, game=game, ply=start).box
+    except ValueError as error:
+        return widgets.HTML(f"<p style='color:#b00'>error: {html.escape(str(error))}</p>")

@@ -142,6 +142,7 @@ def result_figure(result: EloExplorerResult) -> Figure:
                   transform=left.get_yaxis_transform())
     left.axvline(0, color="black", lw=0.8)
     left.set_xlim(-span, span)
+    left.locator_params(axis="x", nbins=5)  # wide spans (exact intervals) kept legible
     left.set_ylim(-0.75, len(rows) - 0.5)
     left.set_yticks(range(len(rows)), [r[0] for r in rows], fontsize=8)
     left.invert_yaxis()
@@ -178,14 +179,17 @@ def _games(x: float) -> str:
     return f"{x:,.0f}" if math.isfinite(x) else "unknown"
 
 
+_NOWRAP = "style='white-space:nowrap'"  # short cells keep their line; the interval wraps
+
+
 def result_html(result: EloExplorerResult) -> str:
     """The explorer's text: verdict, each estimate with its source, nElo, the notes, the SPRT
     (exact LLR, Wald's pass probability and expected length), the games needed for a margin
     and the 'what if' match."""
     rows = "".join(
-        f"<tr><td>{html.escape(e.model)}</td><td>{html.escape(e.counts)}</td>"
-        f"<td>{html.escape(e.source)}</td><td>{html.escape(e.text(result.level))}</td>"
-        f"<td>{e.los:.1f} %</td></tr>"
+        f"<tr><td {_NOWRAP}>{html.escape(e.model)}</td><td>{html.escape(e.counts)}</td>"
+        f"<td {_NOWRAP}>{html.escape(e.source)}</td><td>{html.escape(e.text(result.level))}</td>"
+        f"<td {_NOWRAP}>{html.escape(e.los_text())}</td></tr>"
         for e in (result.trinomial, result.pentanomial) if e is not None)
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in result.notes)
     sprt = result.sprt
@@ -200,11 +204,19 @@ def result_html(result: EloExplorerResult) -> str:
         f"<tr><td>{html.escape(name)}</td><td>{o.pass_probability * 100:.1f} %</td>"
         f"<td>{_games(o.expected_games)}</td></tr>"
         for name, o in zip(names, sprt.outlooks, strict=False))
-    needed = (f"about {_games(result.games_needed)} games" if math.isfinite(result.games_needed)
-              else "cannot be told from this match (a perfect score or no spread)")
+    needed = ("cannot be told from this match (a perfect score or no spread)"
+              if not math.isfinite(result.games_needed) else "fewer than one game"
+              if result.games_needed < 1.0 else f"about {_games(result.games_needed)} games")
+    ranged = any(e.los_range is not None for e in (result.trinomial, result.pentanomial)
+                 if e is not None)
+    los = ("<p>LOS (likelihood of superiority), the same model in both modes: the chance that "
+           "the engine under test is the stronger from its wins and losses alone (draws say "
+           "nothing about it), 1/2 + 1/2 erf((W - L) / sqrt(2 (W + L))) as cutechess prints it; "
+           "pairs count through the W and L of their games"
+           + (", a range where WL+DD pairs leave W + L unknown" if ranged else "") + ".</p>")
     return (f"<p><b>{html.escape(result.verdict)}</b></p>"
             "<table><tr><th>model</th><th>counts (in the order shown)</th><th>counts are</th>"
-            f"<th>Elo (z = {result.z:.4f})</th><th>LOS</th></tr>{rows}</table>"
+            f"<th>Elo (z = {result.z:.4f})</th><th>LOS</th></tr>{rows}</table>{los}"
             f"<p>Normalised Elo of the match (fastchess): {html.escape(nelo)}.</p>"
             f"<ul>{notes}</ul>"
             f"<p>SPRT of H0 {unit} {sprt.elo0:g} against H1 {unit} {sprt.elo1:g} "
@@ -222,19 +234,24 @@ def result_html(result: EloExplorerResult) -> str:
 
 
 _WRAP = {"display": "flex", "flex_flow": "row wrap", "width": "100%"}
+#: The match menu's neutral entry: shown once a count is typed by hand.
+TYPED = "(counts typed by hand)"
 
 
 class EloExplorerWidget:
-    """The browser explorer: mode, counts, level, SPRT settings, 'what if' games and presets
-    in; the text (:attr:`text`) and the figure as PNG (:attr:`image`) out.
+    """The browser explorer: presets (a group, then one of its matches), mode, counts, level,
+    SPRT settings and 'what if' games in; the text (:attr:`text`) and the figure as PNG
+    (:attr:`image`) out.
 
     Each mode owns its inputs: W/D/L mode shows and reads only W, D, L; pairs mode only the
     five pair counts. A preset also records the other mode's counts of the same match, shown
-    beside the estimate until a count is edited. Counts are text fields read by
-    :func:`chessmoe.report.explore_elo.parse_count` (a whole number >= 0, else an error naming
-    the field). On any error the plot is hidden and the text is only the error. Every control
-    is an attribute so tests can drive the callbacks headlessly; :attr:`box` is what a notebook
-    displays. Initial values come from the notebook's parameters.
+    beside the estimate until a count is edited; editing a count also sets the match menu to
+    :data:`TYPED`. Every number is a text field read exactly as typed -- counts by
+    :func:`chessmoe.report.explore_elo.parse_count`, settings by
+    :func:`chessmoe.report.explore_elo.parse_number` -- and never rewritten: a value that cannot
+    be read or lies out of range is refused with the field's name in one line of red text (the
+    plot hidden). Every control is an attribute so tests can drive the callbacks headlessly;
+    :attr:`box` is what a notebook displays. Initial values come from the notebook's parameters.
     """
 
     def __init__(self, *, mode: str = "wdl", wins: int = 60, draws: int = 30, losses: int = 40,
@@ -248,41 +265,44 @@ class EloExplorerWidget:
         given = list(pairs) if len(pairs) == 5 else [0] * 5
         self.presets = explore_elo.presets(results_dir, mode=mode, wins=wins, draws=draws,
                                            losses=losses, pairs=given)
+        self.groups = dict(explore_elo.preset_groups(self.presets))
         first = self.presets[0]
-        self.preset = widgets.Dropdown(options=[(p.label, i) for i, p in enumerate(self.presets)],
-                                       value=0, description="preset",
+        self.preset_group = widgets.Dropdown(
+            options=[(g if g == explore_elo.EXAMPLES else
+                      f"tournament {g} ({len(members)} matches)", g)
+                     for g, members in self.groups.items()],
+            value=first.group, description="presets", layout={"width": "100%",
+                                                                "max_width": "420px"})
+        self.preset = widgets.Dropdown(options=self._match_options(first.group), value=0,
+                                       description="match",
                                        layout={"width": "100%", "max_width": "640px"})
         self.mode = widgets.ToggleButtons(options=[("W/D/L (cutechess)", "wdl"),
                                                    ("game pairs (fastchess)", "pentanomial")],
                                           value=first.mode, description="counts from",
                                           style={"button_width": "180px"})
 
-        def count(value: int, label: str, width: str) -> Any:
-            return widgets.Text(value=str(value), description=label, continuous_update=False,
-                                layout={"width": width})
+        def field(value: str, label: str, width: str, *, wide: bool = False) -> Any:
+            style = {"description_width": "initial"} if wide else {}
+            return widgets.Text(value=value, description=label, continuous_update=False,
+                                style=style, layout={"width": width})
 
-        self.wins = count(wins, "W (wins)", "190px")
-        self.draws = count(draws, "D (draws)", "190px")
-        self.losses = count(losses, "L (losses)", "190px")
-        self.pairs = [count(v, name, "150px")
+        self.wins = field(str(wins), "W (wins)", "190px")
+        self.draws = field(str(draws), "D (draws)", "190px")
+        self.losses = field(str(losses), "L (losses)", "190px")
+        self.pairs = [field(str(v), name, "150px")
                       for name, v in zip(explore_elo.PAIR_NAMES, given, strict=True)]
-        self.level = widgets.FloatSlider(value=level, min=0.5, max=0.999, step=0.005,
-                                         description="confidence", readout_format=".3f")
-        self.what_if = widgets.IntSlider(value=what_if_games, min=10, max=20000, step=10,
-                                         description="what if: games",
-                                         style={"description_width": "initial"},
-                                         layout={"width": "100%", "max_width": "500px"})
-        self.precision = widgets.BoundedFloatText(
-            value=precision, min=0.1, max=1000.0, description="games for +/- Elo",
-            style={"description_width": "initial"}, layout={"width": "210px"})
+        names = explore_elo.FIELDS
+        typed = explore_elo.as_typed
+        self.level = field(typed(level), names["level"], "190px")
+        self.what_if = field(str(what_if_games), names["what_if_games"], "210px", wide=True)
+        self.precision = field(typed(precision), names["precision"], "210px", wide=True)
         self.sprt_model = widgets.ToggleButtons(
             options=[("normalised Elo (nElo)", "normalized"), ("logistic Elo", "logistic")],
             value=sprt_model, description="SPRT bounds", style={"button_width": "170px"})
-        self.elo0 = widgets.FloatText(value=elo0, layout={"width": "190px"})
-        self.elo1 = widgets.FloatText(value=elo1, layout={"width": "190px"})
-        self.alpha = widgets.FloatText(value=alpha, description="alpha",
-                                       layout={"width": "190px"})
-        self.beta = widgets.FloatText(value=beta, description="beta", layout={"width": "190px"})
+        self.elo0 = field(typed(elo0), names["elo0"], "190px")
+        self.elo1 = field(typed(elo1), names["elo1"], "190px")
+        self.alpha = field(typed(alpha), names["alpha"], "190px")
+        self.beta = field(typed(beta), names["beta"], "190px")
         self.text = widgets.HTML()
         self.image = widgets.Image(format="png", layout={"width": "100%", "max_width": "800px"})
         self.result: EloExplorerResult | None = None
@@ -293,6 +313,7 @@ class EloExplorerWidget:
             if sum(first.pairs) and sum((first.wins, first.draws, first.losses)) else None)
         self.wdl_box = widgets.HBox([self.wins, self.draws, self.losses], layout=_WRAP)
         self.pairs_box = widgets.HBox(self.pairs, layout=_WRAP)
+        self.preset_group.observe(self._new_group, names="value")
         self.preset.observe(self._load_preset, names="value")
         for control in (self.wins, self.draws, self.losses, *self.pairs):
             control.observe(self._edited, names="value")
@@ -300,14 +321,36 @@ class EloExplorerWidget:
                         self.what_if, self.precision, self.sprt_model):
             control.observe(self.update, names="value")
         self.box = widgets.VBox([
-            self.preset, self.mode, self.wdl_box, self.pairs_box,
+            widgets.HBox([self.preset_group, self.preset], layout=_WRAP),
+            self.mode, self.wdl_box, self.pairs_box,
             widgets.HBox([self.level, self.what_if, self.precision], layout=_WRAP),
             self.sprt_model,
             widgets.HBox([self.elo0, self.elo1, self.alpha, self.beta], layout=_WRAP),
             self.text, self.image], layout={"width": "100%", "max_width": "1100px"})
         self.update()
 
+    def _match_options(self, group: str) -> list[tuple[str, int]]:
+        return [(TYPED, -1)] + [(self.presets[i].label, i) for i in self.groups[group]]
+
+    def choose_preset(self, index: int) -> None:
+        """Load preset ``index`` of :attr:`presets` (its group first, then the match)."""
+        self.preset_group.value = self.presets[index].group
+        self.preset.value = index
+
+    def _new_group(self, *_: Any) -> None:
+        """A group chosen: its matches fill the match menu and its first match is loaded."""
+        members = self.groups[self.preset_group.value]
+        self._loading = True
+        try:
+            self.preset.options = self._match_options(self.preset_group.value)
+            self.preset.value = -1
+        finally:
+            self._loading = False
+        self.preset.value = members[0]
+
     def _load_preset(self, *_: Any) -> None:
+        if self._loading or self.preset.value is None or self.preset.value < 0:
+            return  # the neutral entry keeps the counts as they are
         chosen = self.presets[self.preset.value]
         self._loading = True
         try:
@@ -323,10 +366,16 @@ class EloExplorerWidget:
         self.update()
 
     def _edited(self, *_: Any) -> None:
-        """A count typed by hand: the other mode's recorded counts no longer describe it."""
+        """A count typed by hand: no longer the preset's match, so the other mode's recorded
+        counts no longer describe it and the match menu says so."""
         if self._loading:
             return
         self.recorded = None
+        self._loading = True
+        try:
+            self.preset.value = -1
+        finally:
+            self._loading = False
         self.update()
 
     def _show(self, message: str, colour: str) -> None:
@@ -340,29 +389,38 @@ class EloExplorerWidget:
             return
         mode = self.mode.value
         unit = explore_elo.SPRT_UNITS.get(self.sprt_model.value, "nElo")
-        self.elo0.description, self.elo1.description = f"H0: {unit}", f"H1: {unit}"
+        self.elo0.description = f"{explore_elo.FIELDS['elo0']}: {unit}"
+        self.elo1.description = f"{explore_elo.FIELDS['elo1']}: {unit}"
         self.wdl_box.layout.display = "none" if mode == "pentanomial" else "flex"
         self.pairs_box.layout.display = "flex" if mode == "pentanomial" else "none"
+        names = explore_elo.FIELDS
+        number = explore_elo.parse_number
         try:
             if mode == "wdl":
                 w, d, l_ = (explore_elo.parse_count(c.description, c.value)
                             for c in (self.wins, self.draws, self.losses))
                 pairs = list(self.recorded[1]) if self.recorded else None
-                if w + d + l_ == 0:
-                    self._show("No games yet: enter the match's W, D and L.", "#555")
-                    return
             else:
                 pairs = [explore_elo.parse_count(c.description, c.value) for c in self.pairs]
                 w, d, l_ = self.recorded[0] if self.recorded else (0, 0, 0)
-                if sum(pairs) == 0:
-                    self._show("No pairs yet: enter the match's game pairs (LL, LD, WL+DD, WD, "
-                               "WW); they cannot be derived from W/D/L.", "#555")
-                    return
+            level = number(names["level"], self.level.value)
+            what_if = explore_elo.parse_count(names["what_if_games"], self.what_if.value)
+            precision = number(names["precision"], self.precision.value)
+            elo0 = number(names["elo0"], self.elo0.value)
+            elo1 = number(names["elo1"], self.elo1.value)
+            alpha = number(names["alpha"], self.alpha.value)
+            beta = number(names["beta"], self.beta.value)
+            if mode == "wdl" and w + d + l_ == 0:
+                self._show("No games yet: enter the match's W, D and L.", "#555")
+                return
+            if mode == "pentanomial" and sum(pairs or ()) == 0:
+                self._show("No pairs yet: enter the match's game pairs (LL, LD, WL+DD, WD, "
+                           "WW); they cannot be derived from W/D/L.", "#555")
+                return
             result = explore_elo.explore(
-                mode, wins=w, draws=d, losses=l_, pairs=pairs, level=self.level.value,
-                elo0=self.elo0.value, elo1=self.elo1.value, alpha=self.alpha.value,
-                beta=self.beta.value, sprt_model=self.sprt_model.value,
-                what_if_games=self.what_if.value, precision=self.precision.value)
+                mode, wins=w, draws=d, losses=l_, pairs=pairs, level=level, elo0=elo0,
+                elo1=elo1, alpha=alpha, beta=beta, sprt_model=self.sprt_model.value,
+                what_if_games=what_if, precision=precision)
         except ValueError as error:
             self._show(f"error: {error}", "#b00")
             return
