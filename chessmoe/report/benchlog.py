@@ -51,6 +51,11 @@ HEADLINES: dict[str, tuple[str, ...]] = {
     "Projection against a played tournament": ("small tournament, played",
                                                "`chessmoe tournament --profile small --plan"),
     "n-tuple comparison training": ("ratio (reference / ours)",),
+    "Compiled search core vs the Python search": (
+        "tree alone (uniform evaluator), batch 8,",
+        "UCI engine, committed small experts, default options (native search)",
+        "paper grid, native search"),
+    "Tournament games: compiled vs Python search": ("compiled / Python at",),
 }
 
 _ENTRY = re.compile(r"^## (\d{4}-\d{2}-\d{2})T[\d:+.\-]+ — commit (\S+)(.*)$")
