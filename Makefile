@@ -57,6 +57,8 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
 	$(PY) -m pip install --quiet -e ".[dev]"
 	$(PY) -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python (chessmoe)" >/dev/null
+	# compile the search core once into numba's cache (otherwise the first search pays it)
+	$(PY) -m chessmoe.search.native
 	touch $(STAMP)
 
 lint: $(STAMP) ## Ruff over chessmoe/ and tests/

@@ -37,7 +37,7 @@ from chessmoe.search.mcts import (
 from chessmoe.search.native import board as nb
 from chessmoe.search.native import tree as nt
 
-__all__ = ["NativeMCTS", "uniform_priors"]
+__all__ = ["NativeMCTS", "uniform_priors", "warm_up"]
 
 _INITIAL_NODES = 4096
 _CHUNK_BATCHES = 64  # compiled mini-batches between checks of the clock and the stop flag
@@ -349,3 +349,24 @@ class NativeMCTS:
             seconds=time.monotonic() - start, depth=int(counters[4]) / max(nodes - 1, 1),
             seldepth=int(counters[5]), batches=int(counters[2]),
             collisions=int(counters[3]), children=children, reused=reused)
+
+
+class _WarmEvaluator:
+    """Uniform priors through the per-batch path (not the all-compiled uniform loop)."""
+
+    def evaluate(self, batch: LeafBatch) -> Evaluation:
+        return Evaluation(np.zeros(len(batch), dtype=np.float32),
+                          [np.full(len(p), 1.0 / len(p), dtype=np.float32)
+                           for p in batch.policy_indices])
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) every function a search uses: a few tiny searches
+    through both paths, with a reused tree."""
+    board = chess.Board()
+    for evaluator in (UniformEvaluator(), _WarmEvaluator()):
+        search = NativeMCTS(evaluator, SearchConfig(batch_size=4))
+        search.search(board, Limits(nodes=40))
+        board.push(chess.Move.from_uci("e2e4"))
+        search.search(board, Limits(nodes=40))
+        board.pop()
