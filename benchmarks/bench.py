@@ -660,7 +660,7 @@ def bench_native(repeat: int) -> BenchResult:
     result.rows = rows
     result.met = ratio8 >= 15 and native8 >= 5 * generation and uci_ratio >= 0.15
     result.note = ("Both searches play the same moves with the same visits "
-                   "(tests/test_native_search.py; results/search/native-parity.json); with a "
+                   "(tests/test_native_search.py; results/search/native-parity/); with a "
                    "network the forward pass is most of the time, so the speed-up of a search "
                    "with the experts is bounded by the evaluator's own rate (rows 'one expert "
                    "alone').")
