@@ -13,9 +13,8 @@
   normalised Elo and its margin.
 * :func:`sprt` -- the generalized SPRT of fastchess (logistic or normalised Elo bounds) in its
   classic closed form ``LLR = N (s1 - s0)(2 mu - s0 - s1) / (2 var)``.
-* :func:`score_interval` -- the explorer's interval of a (possibly rescaled, fractional) match:
-  the normal one while it stays inside the possible scores, else Wilson's score interval;
-  :func:`clopper_pearson_interval` -- the exact binomial interval of a proportion;
+* :func:`clopper_pearson_interval` -- the exact binomial interval of a proportion (the
+  explorer's interval for tiny or lopsided matches);
   :func:`likelihood_of_superiority` -- LOS that never divides 0 by 0;
   :func:`sprt_outlook` -- Wald's pass probability and expected length of an SPRT;
   :func:`games_for_margin` -- games needed for a +/- margin at a score.
@@ -42,7 +41,6 @@ __all__ = [
     "Z_EXACT",
     "EloEstimate",
     "Rating",
-    "ScoreInterval",
     "SprtOutlook",
     "SprtResult",
     "clopper_pearson_interval",
@@ -57,11 +55,9 @@ __all__ = [
     "rating_list",
     "report_lines",
     "score_from_elo",
-    "score_interval",
     "sprt",
     "sprt_outlook",
     "trinomial",
-    "wilson_interval",
 ]
 
 #: cutechess's z for 95 %: sqrt(2) * erfInv(0.95) with its approximate inverse erf (~1.957162).
@@ -382,42 +378,6 @@ def _mle_t_value(scores: Sequence[float], observed: Sequence[float], t: float,
     return q
 
 
-@dataclass(frozen=True)
-class ScoreInterval:
-    """A match's mean score and its interval, as Elo: ``[low, high]`` at ``z``.
-
-    ``method`` is "normal" (score -+ z sigma, cutechess's interval) or "Wilson" (the Wilson score
-    interval over ``units`` games or pairs, used where the normal one degenerates); ``variance``
-    is the empirical variance of one unit's score.
-    """
-
-    score: float
-    elo: float
-    low: float
-    high: float
-    method: str
-    units: float
-    variance: float
-
-
-def wilson_interval(score: float, n: float, z: float) -> tuple[float, float]:
-    """The Wilson score interval of a proportion ``score`` over ``n`` trials (as scores).
-
-    Its bounds stay inside [0, 1] and reach 1 (0) only when ``score`` is 1 (0); it treats each
-    trial as a win or a loss, whose variance s (1 - s) is the largest a [0, 1] score of mean s
-    can have, so it is conservative for games with draws and for pairs.
-    """
-    if not n > 0.0 or not 0.0 <= score <= 1.0:
-        raise ValueError(f"Wilson interval needs n > 0 and a score in [0, 1], got {score}, {n}")
-    z2 = z * z
-    denominator = 1.0 + z2 / n
-    centre = (score + z2 / (2.0 * n)) / denominator
-    half = z * math.sqrt(score * (1.0 - score) / n + z2 / (4.0 * n * n)) / denominator
-    low = 0.0 if score == 0.0 else max(0.0, centre - half)
-    high = 1.0 if score == 1.0 else min(1.0, centre + half)
-    return low, high
-
-
 def _beta_fraction(x: float, a: float, b: float) -> float:
     """The continued fraction of the incomplete beta function (modified Lentz; converges fast
     for x < (a + 1) / (a + b + 2))."""
@@ -499,28 +459,6 @@ def _moments(counts: Sequence[float], scores: Sequence[float]) -> tuple[float, f
     mu = sum(c * s for c, s in zip(counts, scores, strict=True)) / n
     var = sum(c * (s - mu) ** 2 for c, s in zip(counts, scores, strict=True)) / n
     return n, mu, var
-
-
-def score_interval(counts: Sequence[float], scores: Sequence[float], *,
-                   z: float) -> ScoreInterval:
-    """The mean score of ``counts`` (games scored ``scores``: (0, 1/2, 1) for L/D/W, the five
-    pair scores for pairs; fractional counts allowed) with an interval at ``z``, as Elo.
-
-    The normal interval Elo(mu -+ z sigma) is used while both score bounds lie strictly inside
-    (0, 1); where it degenerates -- no spread (sigma = 0: every game won, lost or drawn) or a
-    bound at or beyond a perfect score -- the Wilson score interval over the games (or pairs)
-    is used instead. Its Elo bound is infinite only when every game (pair) was won (lost).
-    """
-    n, mu, var = _moments(counts, scores)
-    sd = math.sqrt(var / n)
-    lo_score, hi_score = mu - z * sd, mu + z * sd
-    if var > 0.0 and lo_score > 0.0 and hi_score < 1.0:
-        method = "normal"
-    else:
-        method = "Wilson"
-        lo_score, hi_score = wilson_interval(min(1.0, max(0.0, mu)), n, z)
-    return ScoreInterval(score=mu, elo=elo_from_score(mu), low=elo_from_score(lo_score),
-                         high=elo_from_score(hi_score), method=method, units=n, variance=var)
 
 
 def likelihood_of_superiority(counts: Sequence[float], scores: Sequence[float]) -> float:

@@ -495,8 +495,9 @@ def test_tiny_or_lopsided_matches_get_the_exact_interval_and_say_so(
         assert f"{primary.low:+.1f}" == "-72.1"  # Elo(0.025^(1/4)): p = 1/16 > 2.5 %
         assert 2 * 0.5**4 > 0.05
     else:
-        normal = elo.score_interval([4, 0, 12], (0.0, 0.5, 1.0), z=widget.result.z)
-        assert normal.method == "normal" and f"{normal.low:+.1f}" == f"{normal_low:+.1f}"
+        normal = elo.trinomial(12, 4, 0, z=widget.result.z)  # Elo(mu -+ z sigma)
+        assert normal.score - widget.result.z * math.sqrt(0.75 * 0.25 / 16) > 0
+        assert f"{normal.low:+.1f}" == f"{normal_low:+.1f}" and math.isfinite(normal.high)
         p_value = sum(math.comb(16, k) for k in range(12, 17)) / 2**16
         assert p_value == pytest.approx(0.0384, abs=1e-4)
 

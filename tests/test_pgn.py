@@ -15,8 +15,8 @@ import pytest
 import zstandard
 
 from chessmoe.games.pgn import (
-    GameRecord,
     PgnFilters,
+    PgnGame,
     PgnStreamError,
     SkipCounter,
     game_offsets,
@@ -94,7 +94,7 @@ def test_truncated_file_counts_missing_termination(tmp_path: Path) -> None:
 def test_extract_sees_start_and_every_move(tmp_path: Path) -> None:
     path = _write(tmp_path, CASES["kept_with_variations"])
     (game,) = list(iter_games(path, extract=lambda b: b.fen()))
-    assert isinstance(game, GameRecord)
+    assert isinstance(game, PgnGame)
     assert len(game.boards) == game.plies + 1 == GOOD_PLIES + 1
     assert game.boards[0] == chess.STARTING_FEN
     replay = chess.Board()

@@ -202,11 +202,6 @@ class PgnGame(Generic[T]):
         return len(self.moves)
 
 
-#: The old name of :class:`PgnGame`, kept only until ``report/explore_phases.py`` (its last
-#: user) names ``PgnGame``: ``GameRecord`` means a match's game (:mod:`chessmoe.play.records`).
-GameRecord = PgnGame
-
-
 def no_games_error(spec: str, skips: SkipCounter) -> KitError:
     """The one-line error of a pass that kept no game: empty input, or every game filtered."""
     if skips.seen == 0:

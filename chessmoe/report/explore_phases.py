@@ -153,7 +153,7 @@ def load_sample_games(path: str | os.PathLike[str] | None = None, *, count: int 
 
     source = Path(path) if path is not None else sources.sample_path()
     games = []
-    records: Iterable[pgn.GameRecord[chess.Board]] = pgn.iter_games(source, max_games=count)
+    records: Iterable[pgn.PgnGame[chess.Board]] = pgn.iter_games(source, max_games=count)
     for record in records:
         h = record.headers
         label = (f"game {record.ordinal + 1}: {h.get('White', '?')} - {h.get('Black', '?')} "
