@@ -590,7 +590,7 @@ def _results(args: argparse.Namespace) -> int:
     from chessmoe import pipeline
 
     pipeline.run(args.profile, results_dir=args.results, data_dir=args.data_dir,
-                 steps=args.steps, progress=not args.quiet)
+                 steps=args.steps, progress=not args.quiet, force=args.force)
     return 0
 
 
@@ -979,6 +979,7 @@ def build_parser() -> argparse.ArgumentParser:
     res.add_argument("--steps", nargs="*", default=None,
                      help="only these steps (default all): stats, datasets, experts, search, "
                           "tournament")
+    res.add_argument("--force", action="store_true", help=_FORCE)
     res.add_argument("--quiet", action="store_true", help=_QUIET)
     res.set_defaults(handler=_results)
 
