@@ -474,22 +474,25 @@ def _notebooks(args: argparse.Namespace) -> int:
 
     start = time.monotonic()
     try:
-        paths = run_figures(notebooks=args.dir.resolve(), results=args.results.resolve(),
-                            figures=args.figures.resolve(), build=args.build.resolve(),
-                            kernel=args.kernel, jobs=notebook_jobs(LAYOUTS[args.layout]),
-                            parallel=args.parallel)
+        run = run_figures(notebooks=args.dir.resolve(), results=args.results.resolve(),
+                          figures=args.figures.resolve(), build=args.build.resolve(),
+                          kernel=args.kernel, jobs=notebook_jobs(LAYOUTS[args.layout]),
+                          parallel=args.parallel)
     except (MissingResults, ParameterError) as error:  # the user's to fix: exit 2
         print(f"make figures: {error}", file=sys.stderr)
         return 2
     except RuntimeError as error:  # a notebook failed while running
         print(f"make figures: {error}", file=sys.stderr)
         return 1
-    print(f"{len(paths)} files in {args.figures} ({time.monotonic() - start:.1f} s)")
+    print(f"{len(run.paths)} files in {args.figures} ({time.monotonic() - start:.1f} s)")
     root = args.figures.resolve().parent
     if args.layout == "small" and (root / "REPRODUCING.md").is_file():
         from chessmoe.report.quotes import report_stale
 
         report_stale(root, sys.stderr)
+    warning = run.warning(args.results.resolve())
+    if warning:  # last, where it is seen: the figures are not the committed evidence
+        print(f"make figures: {warning}", file=sys.stderr)
     return 0
 
 

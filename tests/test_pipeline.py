@@ -38,7 +38,7 @@ def test_smoke_pipeline_then_every_figure(tmp_path: Path) -> None:
     jobs = artefacts.notebook_jobs(artefacts.LAYOUTS["smoke"])
     figures = tmp_path / "figures"
     paths = make_figures.run_figures(notebooks=NOTEBOOKS, results=results, figures=figures,
-                           build=tmp_path / "build", jobs=jobs, log=lambda _: None)
+                           build=tmp_path / "build", jobs=jobs, log=lambda _: None).paths
     names = {p.relative_to(figures).as_posix() for p in paths}
     for number in range(1, 30):
         assert any(n.startswith(f"fig{number:02d}-") and n.endswith(".png") for n in names), \
