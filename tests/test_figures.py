@@ -206,3 +206,27 @@ def test_table8_names_the_backend_each_tournament_ran_its_networks_on(tmp_path: 
             {"matches": [{"first": player, "second": {"kind": "uci"}}]}))
     backend = table8_setup(tmp_path, tmp_path / "out").table.loc["Backend", "tournaments"]
     assert "networks on ONNX Runtime" in backend and "networks on eager PyTorch" in backend
+
+
+def test_a_saved_figure_carries_no_date_or_version_and_repeats_byte_for_byte(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 44: the PNG and PDF of an unchanged figure are the same bytes on every run and
+    every machine date (no creation date, no matplotlib or software version inside)."""
+    import matplotlib
+
+    from chessmoe.report.figures.style import new_figure, save_figure
+
+    def draw(out: Path, epoch: str) -> dict[str, bytes]:
+        monkeypatch.setenv("SOURCE_DATE_EPOCH", epoch)
+        fig = new_figure(3.0, 2.0)
+        ax = fig.subplots()
+        ax.plot([0, 1, 2], [1, 0, 2], label="séparé")
+        ax.legend()
+        return {p.suffix: p.read_bytes() for p in save_figure(fig, out, "probe")}
+
+    first = draw(tmp_path / "a", "0")
+    assert draw(tmp_path / "b", "1700000000") == first
+    for data in first.values():
+        for marker in (b"CreationDate", b"ModDate", b"Producer", b"Creator", b"Software",
+                       matplotlib.__version__.encode()):
+            assert marker not in data, marker
