@@ -172,6 +172,15 @@ def test_training_leaves_a_finished_bundle_and_refuses_other_settings(
     assert main([*argv, "--set", "iterations=24"]) == 2
     one_line(capsys.readouterr().err, bundle, "--results DIR")
     assert snapshot(bundle) == before
+    # --force replaces it for real: the expert is trained again under the new settings (a
+    # finished run is otherwise reused), and the manifest and Table 1 follow
+    assert main([*argv, "--set", "iterations=24", "--force"]) == 0
+    manifest = json.loads((bundle / "manifest.json").read_text())
+    assert manifest["train_config"]["iterations"] == 24
+    assert manifest["experts"]["baseline"]["iterations"] == 24
+    evaluation = json.loads((bundle / "evaluation.json").read_text())
+    assert evaluation["inputs"]["experts"] == {"baseline": manifest["experts"]["baseline"][
+        "sha256"]}
 
 
 # --- chessmoe search -----------------------------------------------------------------------

@@ -301,16 +301,16 @@ def finished_bundle_changes(bundle: Path, jobs: Sequence[ExpertJob], config: Tra
     manifest = json.loads(manifest_path.read_text())
     if any(job.name not in manifest.get("experts", {}) for job in jobs):
         return None
-    changes = []
+    changes: list[str] = []
     recorded = _learning(manifest.get("train_config", {}))
     wanted = _learning(json.loads(json.dumps(config.to_dict())))
     differ = sorted(k for k in set(recorded) | set(wanted) if recorded.get(k) != wanted.get(k))
     if differ:
-        changes.append(f"other training settings: {', '.join(differ)}")
+        changes.append(f"{_OTHER_SETTINGS}: {', '.join(differ)}")
     data = json.loads((Path(dataset_dir) / "manifest.json").read_text())
     if manifest.get("dataset", {}).get("games_table_sha256") != data.get(
             "games_table", {}).get("sha256"):
-        changes.append("another dataset")
+        changes.append(_OTHER_DATASET)
     evaluation = json.loads(evaluation_path.read_text())
     if evaluation.get("inputs", {}).get("experts") != {
             k: v["sha256"] for k, v in manifest["experts"].items()}:
@@ -318,11 +318,18 @@ def finished_bundle_changes(bundle: Path, jobs: Sequence[ExpertJob], config: Tra
     return changes
 
 
+_OTHER_SETTINGS = "other training settings"
+_OTHER_DATASET = "another dataset"
+
+
 def _may_train(bundle: Path, jobs: Sequence[ExpertJob], config: TrainConfig,
                dataset_dir: str | os.PathLike[str], force: bool) -> bool:
     """Whether to (re)train and (re)write ``bundle``: false for a finished bundle this run
     would not change (it is left as it is); a finished bundle it would change is replaced only
-    where it is not committed evidence, or with ``force``."""
+    where it is not committed evidence, or with ``force``. Replacing it under other settings
+    or data retrains the jobs' experts from scratch (a finished run is otherwise reused as it
+    is, and its manifest would name settings it was not trained with); a stale evaluation
+    alone is only evaluated again."""
     from chessmoe._io.evidence import refuse_replacing
 
     changes = finished_bundle_changes(bundle, jobs, config, dataset_dir)
@@ -332,6 +339,9 @@ def _may_train(bundle: Path, jobs: Sequence[ExpertJob], config: TrainConfig,
         return False
     refuse_replacing(bundle, force=force, elsewhere="--results DIR",
                      what="a finished expert bundle", reason="; ".join(changes) or "retrained")
+    if any(c.startswith(_OTHER_SETTINGS) or c == _OTHER_DATASET for c in changes):
+        for job in jobs:
+            shutil.rmtree(bundle / job.name, ignore_errors=True)
     return True
 
 
