@@ -570,18 +570,22 @@ TIE_ELO = 1e-6
 
 
 def ranked(ratings: Sequence[Rating]) -> list[Rating]:
-    """``ratings`` best first (those the results cannot place, ``nan``, last), ties
-    (:data:`TIE_ELO`) in name order: the list never depends on the order the players were
-    met in, nor on rounding noise, so a table or figure of it is the same on every run."""
-    def value(r: Rating) -> float:
-        return -math.inf if math.isnan(r.elo) else r.elo
+    """``ratings`` best first (``-inf`` after every finite rating, those the results cannot
+    place, ``nan``, last), ties (:data:`TIE_ELO`) in name order: the list never depends on the
+    order the players were met in, nor on rounding noise, so a table or figure of it is the same
+    on every run."""
+    def key(r: Rating) -> tuple[bool, float]:
+        return (math.isnan(r.elo), 0.0 if math.isnan(r.elo) else -r.elo)
 
-    ordered = sorted(ratings, key=lambda r: (-value(r), r.name))
+    def tied(a: Rating, b: Rating) -> bool:
+        (nan_a, x), (nan_b, y) = key(a), key(b)
+        return nan_a == nan_b and (x == y or abs(x - y) <= TIE_ELO)
+
+    ordered = sorted(ratings, key=lambda r: (*key(r), r.name))
     out: list[Rating] = []
     group: list[Rating] = []
     for rating in ordered:
-        if group and not (value(rating) == value(group[-1])
-                          or abs(value(rating) - value(group[-1])) <= TIE_ELO):
+        if group and not tied(rating, group[-1]):
             out += sorted(group, key=lambda r: r.name)
             group = []
         group.append(rating)
