@@ -230,3 +230,28 @@ def test_a_saved_figure_carries_no_date_or_version_and_repeats_byte_for_byte(
         for marker in (b"CreationDate", b"ModDate", b"Producer", b"Creator", b"Software",
                        matplotlib.__version__.encode()):
             assert marker not in data, marker
+
+
+@pytest.mark.skipif(__import__("shutil").which("git") is None, reason="needs git")
+def test_table8_leaves_out_the_results_git_ignores(tmp_path: Path) -> None:
+    """Issue 44: the smoke profile's outputs (ignored by git) do not reach Table 8; the
+    committed results' provenance does."""
+    import json
+    import subprocess
+
+    from chessmoe.report.figures.setup import table8_setup
+
+    def prov(os_name: str) -> dict[str, object]:
+        return {"provenance": {"hardware": {"cpu": "cpu", "logical_cores": 2, "memory_gib": 1,
+                                            "os": os_name},
+                               "software": {"torch": "2.x", "numpy": "2.y", "python": "3.11"}}}
+
+    results = tmp_path / "results"
+    for name, os_name in (("selfplay-sample", "the committed machine"),
+                          ("selfplay-sample-smoke", "a smoke run's machine")):
+        (results / "stats" / name).mkdir(parents=True)
+        (results / "stats" / name / "manifest.json").write_text(json.dumps(prov(os_name)))
+    (tmp_path / ".gitignore").write_text("/results/*/*-smoke/\n")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    table = table8_setup(results, tmp_path / "out").table
+    assert table.loc["Operating system", "phase statistics"] == "the committed machine"

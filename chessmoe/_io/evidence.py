@@ -29,6 +29,7 @@ from chessmoe._io.fsutil import sha256_file
 __all__ = [
     "CommittedResult",
     "Uncommitted",
+    "ignored",
     "is_committed",
     "refuse_replacing",
     "tracked",
@@ -72,6 +73,24 @@ def tracked(path: str | os.PathLike[str]) -> bool | None:
     if listed is None:
         return None
     return bool(listed.strip("\0")) or bool((in_head or "").strip("\0"))
+
+
+def ignored(paths: Sequence[str | os.PathLike[str]]) -> set[Path]:
+    """Those of ``paths`` (resolved) that git ignores and does not track (a scratch output
+    such as the smoke profile's beside committed results); none without a git checkout."""
+    resolved = [Path(p).resolve() for p in paths]
+    if not resolved:
+        return set()
+    where = _existing_parent(resolved[0])
+    try:
+        done = subprocess.run(["git", "check-ignore", "-z", "--stdin"], cwd=where,
+                              input="\0".join(str(p) for p in resolved), capture_output=True,
+                              text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return set()
+    if done.returncode not in (0, 1):  # 1: none ignored; 128: not a checkout
+        return set()
+    return {Path(p).resolve() for p in done.stdout.split("\0") if p}
 
 
 def is_committed(directory: str | os.PathLike[str]) -> bool:
