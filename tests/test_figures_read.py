@@ -29,7 +29,12 @@ def jobs() -> tuple[NotebookJob, ...]:
         params=lambda results, out: {"stats_dir": str(results / "stats" / "b"),
                                      "figures_dir": str(out)},
         needs=(("stats/b/manifest.json", "make b"),), figures=("reads-b",))
-    return both, only_b
+    every = NotebookJob(  # as Table 8 does: every manifest under the results root
+        notebook="09_setup.ipynb",
+        params=lambda results, out: {"results_dir": str(results), "figures_dir": str(out)},
+        needs=(("stats/b/manifest.json", "make b"),), tables=("reads-every-manifest",),
+        reads=("stats/*/manifest.json",))
+    return both, only_b, every
 
 
 def row(index: str, stem: str) -> str:
@@ -54,6 +59,12 @@ def test_a_changed_committed_result_is_named_and_its_artefacts_marked(tmp_path: 
         "[csv](reads-a-and-b.csv) | `notebooks/01_phase_statistics.ipynb` | "
         "`results/stats/a` (uncommitted), `results/stats/b` |")
     assert row(index, "reads-b") == row(clean, "reads-b")  # drawn from committed results only
+    # a folder read beyond those the row lists is named, and marks the row, when it differs
+    assert row(clean, "reads-every-manifest").endswith("| `results/stats/b` |")
+    assert row(index, "reads-every-manifest").startswith(
+        "| reads-every-manifest *(uncommitted results)* |")
+    assert row(index, "reads-every-manifest").endswith(
+        "| `results/stats/b`, `results/stats/a` (uncommitted) |")
     assert ("**Drawn from uncommitted results.** The artefacts marked *(uncommitted results)* "
             "read results that differ from the commit, so they are not the committed "
             "evidence: results/stats/a (1 file: games.parquet).") in index

@@ -15,6 +15,7 @@ from chessmoe.report import stems
 __all__ = [
     "LAYOUTS",
     "NOTEBOOK_JOBS",
+    "PROVENANCE_MANIFESTS",
     "NotebookJob",
     "ResultsLayout",
     "job",
@@ -23,6 +24,12 @@ __all__ = [
 ]
 
 # --- the figures runner --------------------------------------------------------------------
+
+#: Every result's manifest, with the provenance it records, by results-relative pattern: what
+#: Table 8 reads (statistics, datasets, training, recorded searches, tournaments).
+PROVENANCE_MANIFESTS: tuple[str, ...] = (
+    "stats/*/manifest.json", "datasets/*/manifest.json", "experts/*/*/manifest.json",
+    "search/*/manifest.json", "tournaments/*/summary.json")
 
 
 @dataclass(frozen=True)
@@ -35,6 +42,9 @@ class NotebookJob:
     figures: tuple[str, ...] = ()  # stems saved as .png + .pdf
     tables: tuple[str, ...] = ()  # stems saved as .csv + .md
     data: tuple[str, ...] = ()  # figure stems whose plotted numbers are saved as .csv too
+    # results-relative glob patterns of further files it reads, beyond its parameters' folders
+    # (compared with the commit before drawing, like those folders)
+    reads: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         stray = set(self.data) - set(self.figures)
@@ -234,7 +244,8 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
             needs=((f"tournaments/{lay.tournament}/summary.json",
                     f"make tournament PROFILE={lay.tournament}"),),
             figures=(stems.FIG15_MATCH_COMMAND,),
-            tables=(stems.TABLE8_SETUP,)),
+            tables=(stems.TABLE8_SETUP,),
+            reads=PROVENANCE_MANIFESTS),
         NotebookJob(
             notebook="08_search_gating.ipynb",
             params=lambda results, out: {"search_dir": str(results / "search" / lay.search),

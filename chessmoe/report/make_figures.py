@@ -24,6 +24,7 @@ __all__ = [
     "FiguresRun",
     "MissingResults",
     "check_inputs",
+    "compared_folders",
     "read_folders",
     "run_figures",
     "uncommitted_reads",
@@ -108,10 +109,19 @@ class FiguresRun:
                 "again.")
 
 
+def compared_folders(job: NotebookJob, results: Path) -> list[str]:
+    """Every results folder a job reads, relative to ``results``: :func:`read_folders`, then
+    the folders of the files its ``reads`` patterns match (Table 8: every result's manifest)."""
+    extra = [path.parent.relative_to(results).as_posix()
+             for pattern in job.reads for path in sorted(results.glob(pattern))]
+    return list(dict.fromkeys([*read_folders(job, results), *extra]))
+
+
 def uncommitted_reads(jobs: Sequence[NotebookJob], results: Path) -> tuple[Uncommitted, ...]:
-    """Every results folder the jobs read (:func:`read_folders`) that differs from its
+    """Every results folder the jobs read (:func:`compared_folders`) that differs from its
     committed version (git; without git, the sha256 its manifests record)."""
-    folders = list(dict.fromkeys(folder for job in jobs for folder in read_folders(job, results)))
+    folders = list(dict.fromkeys(folder for job in jobs
+                                 for folder in compared_folders(job, results)))
     return tuple(uncommitted([results / folder for folder in folders]) or ())
 
 
@@ -136,10 +146,14 @@ def _index(jobs: Sequence[NotebookJob], results: Path,
     tournaments: dict[str, list[str]] = {}
     for job in jobs:
         folders = read_folders(job, results)
+        # a folder read beyond those listed (Table 8: every manifest) is named when it differs
+        also = [f for f in compared_folders(job, results)
+                if f not in folders and (results / f).resolve() in differs]
         marked = [(results / folder).resolve() in differs for folder in folders]
         names = [f"`results/{folder}`" + (" (uncommitted)" if mark else "")
                  for folder, mark in zip(folders, marked, strict=True)]
-        flag = " *(uncommitted results)*" if any(marked) else ""
+        names += [f"`results/{folder}` (uncommitted)" for folder in also]
+        flag = " *(uncommitted results)*" if any(marked) or also else ""
         for folder in folders:
             if folder.startswith("tournaments/"):
                 tournaments.setdefault(folder, []).append(job.notebook)

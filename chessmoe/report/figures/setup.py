@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from chessmoe.report import stems
+from chessmoe.report.artefacts import PROVENANCE_MANIFESTS
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 
 __all__ = ["PAPER_COMMAND", "PAPER_TABLE8", "fig15_match_command", "table8_setup"]
@@ -54,10 +55,10 @@ def _provenances(results: Path) -> list[tuple[str, dict[str, Any]]]:
     (scratch outputs such as the smoke profile's are not the experiments' evidence)."""
     from chessmoe._io.evidence import ignored
 
-    candidates = [(path, stage) for pattern, stage in (
-        ("stats/*/manifest.json", "phase statistics"), ("datasets/*/manifest.json", "datasets"),
-        ("experts/*/*/manifest.json", "training"), ("search/*/manifest.json", "recorded searches"),
-        ("tournaments/*/summary.json", "tournaments")) for path in sorted(results.glob(pattern))]
+    stages = ("phase statistics", "datasets", "training", "recorded searches", "tournaments")
+    candidates = [(path, stage)
+                  for pattern, stage in zip(PROVENANCE_MANIFESTS, stages, strict=True)
+                  for path in sorted(results.glob(pattern))]
     scratch = ignored([path for path, _ in candidates])
     found = []
     for path, stage in candidates:
