@@ -411,9 +411,11 @@ def _refuse_record(record: Path, old: dict[str, Any], force: bool, reason: str) 
 def dataset_evidence(manifest: dict[str, Any]) -> dict[str, Any]:
     """What a dataset manifest says about the data, as far as two builds of one dataset must
     agree: everything but its provenance, its source's description (it can name a local path)
-    and how the samples were cut into shards (that follows the build's workers and shard
-    size; the games table's sha256 and every count stay)."""
-    out = {k: v for k, v in manifest.items() if k not in ("provenance", "shards")}
+    and how the samples were cut into shards and pieces (that follows the build's workers and
+    shard size: ``shards``, the byte total, and the build plan's fingerprint ``plan_sha256``
+    that earlier versions recorded; the games table's sha256 and every count stay)."""
+    out = {k: v for k, v in manifest.items()
+           if k not in ("provenance", "shards", "plan_sha256")}
     out["source"] = {k: v for k, v in manifest["source"].items() if k != "description"}
     out["totals"] = {k: v for k, v in manifest["totals"].items() if k != "bytes"}
     return json.loads(json.dumps(out))  # type: ignore[no-any-return]
