@@ -245,3 +245,28 @@ def test_a_finished_committed_tournament_is_not_extended_or_taken_over(tmp_path:
     # --force extends the finished one
     whole = run_local(_tiny_spec(), out, workers=1, progress=False, force=True)
     assert [m["games"] for m in whole["matches"]] == [4, 4] and whole["complete"]
+
+
+def test_a_tournament_recorded_before_the_draw_rules_field_is_left_as_it_is(
+        tmp_path: Path) -> None:
+    """The committed small tournament's spec.json and summary.json predate the adjudication's
+    draw_rules field; a rerun with nothing to play rewrote both (a fresh clone's make
+    tournament PROFILE=small, found by issue 44's check). Read as the kit reads them, they are
+    the same tournament, and stay byte for byte."""
+    from dataclasses import replace
+
+    from chessmoe.play.match import Adjudication
+    from chessmoe.play.tournament import run_local
+    from tests.test_match import _tiny_spec
+
+    spec = replace(_tiny_spec(pairs=1), adjudication=Adjudication(max_plies=16,
+                                                                  draw_rules="claim"))
+    out = tmp_path / "t"
+    run_local(spec, out, workers=1, progress=False)
+    for name in ("spec.json", "summary.json"):  # as the kit wrote them before draw_rules
+        record = json.loads((out / name).read_text())
+        del record["adjudication"]["draw_rules"]
+        (out / name).write_text(json.dumps(record, indent=2))
+    before = snapshot(out)
+    run_local(spec, out, workers=1, progress=False)
+    assert snapshot(out) == before

@@ -372,9 +372,20 @@ def _write_spec(spec: TournamentSpec, out: Path,
     atomic_write_json(path, data)
 
 
+def _read_rules(record: dict[str, Any]) -> dict[str, Any]:
+    """A spec or summary record (JSON values) with its adjudication as the kit reads it: a
+    field added since (``draw_rules``) at the value the record was played under."""
+    plain: dict[str, Any] = json.loads(json.dumps(record))
+    if isinstance(plain.get("adjudication"), dict):
+        plain["adjudication"] = asdict(Adjudication.from_dict(plain["adjudication"]))
+    return plain
+
+
 def _identity(record: dict[str, Any]) -> dict[str, Any]:
-    """A spec record as far as it decides the games (:func:`_match_identity` per match)."""
-    plain = json.loads(json.dumps(record))
+    """A spec record as far as it decides the games (:func:`_match_identity` per match, the
+    adjudication read as :func:`_read_rules` reads it): equal identities, one tournament,
+    however the record's bundle paths or format differ."""
+    plain = _read_rules(record)
     return {**{k: v for k, v in plain.items() if k != "matches"},
             "matches": [_match_identity(m) for m in plain.get("matches", [])]}
 
@@ -578,8 +589,9 @@ def summarise_tournament(spec: TournamentSpec, out_dir: str | os.PathLike[str]
                "adjudication": asdict(spec.adjudication), "matches": matches,
                "complete": all(m["games"] == m["planned_games"] for m in matches)}
     # Nothing new played: keep the summary, and with it the provenance of the run that
-    # played the games, rather than stamping it with a later commit and date.
-    if previous and {k: previous.get(k) for k in summary} == json.loads(json.dumps(summary)):
+    # played the games, rather than stamping it with a later commit and date (a summary
+    # written before a rules field existed is the same summary).
+    if previous and _read_rules({k: previous.get(k) for k in summary}) == _read_rules(summary):
         return dict(previous)
     summary["provenance"] = provenance()
     atomic_write_json(path, summary)
