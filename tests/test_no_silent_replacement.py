@@ -167,6 +167,19 @@ def test_training_leaves_a_finished_bundle_and_refuses_other_settings(
                                    dataset) == ["other training settings: iterations"]
     assert finished_bundle_changes(bundle, plan("separated", "lichess"), smoke.train,
                                    dataset) is None  # experts missing: training resumes
+    # a bundle recorded before the games table's sha256 (the committed small ones): its
+    # dataset's source, name and split say which dataset it was trained on
+    older = tmp_path / "older"
+    shutil.copytree(bundle, older)
+    recorded = json.loads((older / "manifest.json").read_text())
+    built = json.loads((dataset / "manifest.json").read_text())
+    recorded["dataset"] = {"source": "sample", "name": built["source"]["name"],
+                           "split": built["split"]["description"]}
+    (older / "manifest.json").write_text(json.dumps(recorded))
+    assert finished_bundle_changes(older, jobs, smoke.train, dataset) == []
+    recorded["dataset"]["split"] = "seeded game-level split (seed 10)"
+    (older / "manifest.json").write_text(json.dumps(recorded))
+    assert finished_bundle_changes(older, jobs, smoke.train, dataset) == ["another dataset"]
 
     argv = ["train", "--profile", "smoke", "--regime", "regular", "--results", str(results),
             "--data-dir", str(data), "--quiet"]

@@ -308,8 +308,14 @@ def finished_bundle_changes(bundle: Path, jobs: Sequence[ExpertJob], config: Tra
     if differ:
         changes.append(f"{_OTHER_SETTINGS}: {', '.join(differ)}")
     data = json.loads((Path(dataset_dir) / "manifest.json").read_text())
-    if manifest.get("dataset", {}).get("games_table_sha256") != data.get(
-            "games_table", {}).get("sha256"):
+    trained_on = manifest.get("dataset", {})
+    if trained_on.get("games_table_sha256") is not None:
+        same_data = trained_on["games_table_sha256"] == data.get("games_table", {}).get("sha256")
+    else:  # recorded before the games table's sha256: its source, name and split say which
+        same_data = ((trained_on.get("source"), trained_on.get("name"), trained_on.get("split"))
+                     == (data["source"]["spec"], data["source"]["name"],
+                         data["split"]["description"]))
+    if not same_data:
         changes.append(_OTHER_DATASET)
     evaluation = json.loads(evaluation_path.read_text())
     if evaluation.get("inputs", {}).get("experts") != {
