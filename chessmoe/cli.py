@@ -425,10 +425,16 @@ def _search(args: argparse.Namespace) -> int:
     from chessmoe.search.gating import GatingConfig, record
 
     torch.set_num_threads(1)
+    path = Path(args.out) / "manifest.json"
+    before = path.read_bytes() if path.exists() else None
     manifest = record(args.bundle, args.out,
                       config=GatingConfig(nodes=args.nodes, positions=args.positions),
                       force=args.force)
-    print(f"{manifest['batches']} mini-batches recorded in {args.out}")
+    if before is not None and path.read_bytes() == before:
+        print(f"{args.out}: up to date ({manifest['batches']} mini-batches of the same bundle "
+              "and settings; --force records them again)")
+    else:
+        print(f"{manifest['batches']} mini-batches recorded in {args.out}")
     return 0
 
 

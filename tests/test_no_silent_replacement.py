@@ -222,6 +222,8 @@ def test_recorded_searches_are_left_up_to_date_and_others_refused(
     (out / "manifest.json").write_text(json.dumps(recorded))
     commit_all(repo)
     assert record(bundle, out) == recorded  # up to date: no search run, nothing written
+    assert main(["search", "--bundle", str(bundle), "--out", str(out)]) == 0
+    assert capsys.readouterr().out.startswith(f"{out}: up to date (7 mini-batches")
     assert main(["search", "--bundle", str(bundle), "--out", str(out), "--nodes", "40"]) == 2
     one_line(capsys.readouterr().err, out, "--out DIR")
     assert json.loads((out / "manifest.json").read_text()) == recorded
