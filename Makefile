@@ -41,6 +41,10 @@ SOURCE ?= sample
 PROFILE ?= small
 WORKERS ?= 2
 GAMES ?= 150000
+# FORCE=1: let a data target replace a finished, committed result it would change (without it
+# the target stops with one line naming the directory; resuming an unfinished run needs nothing)
+FORCE ?=
+FORCE_FLAG := $(if $(FORCE),--force)
 
 .PHONY: report report-serve explore fastchess cutechess parity help env test test-fast lint typecheck layers nbcheck nbclean unit figures results-stats datasets experts controls results-search tournament results openings sample selfplay bench clean distclean
 
@@ -119,27 +123,29 @@ explore: $(STAMP) ## Serve the explorers in the browser with Voila on localhost 
 	echo "Voila logs: $(BUILD)/voila-*.log. Stop with Ctrl-C."; wait
 
 results-stats: $(STAMP) ## Recompute phase statistics: SOURCE=sample|lichess-2013-01:5000|kingbase|PATH
-	$(PY) -m chessmoe stats --source "$(SOURCE)" --results $(ROOT)/results --workers $(WORKERS)
+	$(PY) -m chessmoe stats --source "$(SOURCE)" --results $(ROOT)/results --workers $(WORKERS) \
+	  $(FORCE_FLAG)
 
 datasets: $(STAMP) ## Build phase datasets of SOURCE into data/datasets/, manifest into results/datasets/
-	$(PY) -m chessmoe data build --source "$(SOURCE)" --workers $(WORKERS) --results $(ROOT)/results
+	$(PY) -m chessmoe data build --source "$(SOURCE)" --workers $(WORKERS) --results $(ROOT)/results \
+	  $(FORCE_FLAG)
 
 experts: $(STAMP) ## Train the regimes of PROFILE (smoke|small|medium|paper) into results/experts/PROFILE
-	$(PY) -m chessmoe train --profile $(PROFILE) --results $(ROOT)/results
+	$(PY) -m chessmoe train --profile $(PROFILE) --results $(ROOT)/results $(FORCE_FLAG)
 
 controls: $(STAMP) ## Train the controls PROFILE names (small: regular seeds, separated-long, regular-long; medium: regular-long)
 	$(PY) -m chessmoe train --profile $(PROFILE) --controls --results $(ROOT)/results
 
 results-search: $(STAMP) ## Record gated searches of the small experts (Fig. 3) into results/search
 	$(PY) -m chessmoe search --bundle $(ROOT)/results/experts/small/separated \
-	  --out $(ROOT)/results/search/small-separated
+	  --out $(ROOT)/results/search/small-separated $(FORCE_FLAG)
 
 tournament: $(STAMP) ## Play the tournament of PROFILE (small|small-cutechess|powered|replicated|related|ratings-cutechess|medium|paper) into results/tournaments/PROFILE
 	$(PY) -m chessmoe tournament --profile $(PROFILE) \
-	  --out $(ROOT)/results/tournaments/$(PROFILE) --workers $(WORKERS)
+	  --out $(ROOT)/results/tournaments/$(PROFILE) --workers $(WORKERS) $(FORCE_FLAG)
 
 results: $(STAMP) ## The whole pipeline of PROFILE (smoke|small|medium|paper), resumable, skips what is done
-	$(PY) -m chessmoe results --profile $(PROFILE) --results $(ROOT)/results
+	$(PY) -m chessmoe results --profile $(PROFILE) --results $(ROOT)/results $(FORCE_FLAG)
 
 openings: $(STAMP) ## Regenerate the embedded opening suite with Stockfish
 	$(PY) -m chessmoe openings --out chessmoe/data/openings/chessmoe-5ply.epd

@@ -169,7 +169,8 @@ def _data_build(args: argparse.Namespace) -> int:
     out, manifest = datasets.build_source(
         args.source, data_dir=args.data_dir, out=args.out, results_dir=args.results,
         progress=not args.quiet, definition=args.definition, split_rule=rule,
-        workers=args.workers, shard_size=args.shard_size, max_games=args.max_games)
+        workers=args.workers, shard_size=args.shard_size, max_games=args.max_games,
+        force=args.force)
     print(out)
     positions, games = datasets.dataset_tables(manifest)
     print(positions.to_string())
@@ -193,7 +194,7 @@ def _train(args: argparse.Namespace) -> int:
             data_dir=args.data_dir,
             regimes=args.regime, a=args.a, phases=args.phase, workers=args.workers,
             overrides=overrides, definitions=args.definitions, progress=not args.quiet,
-            balanced=args.balanced)
+            balanced=args.balanced, force=args.force)
     except (ValueError, FileNotFoundError) as error:
         print(f"chessmoe train: {error}", file=sys.stderr)
         return 2
@@ -360,6 +361,8 @@ def _count(least: int) -> Callable[[str], int]:
 
 
 _QUIET = "no progress bars"
+_FORCE = ("replace a finished, committed result this run would change (without it the "
+          "command stops, naming the directory)")
 _DATA_DIR = "data directory (default: $CHESSMOE_DATA or ./data)"
 _RESULTS = "results directory (default: results)"
 
@@ -423,9 +426,16 @@ def _search(args: argparse.Namespace) -> int:
     from chessmoe.search.gating import GatingConfig, record
 
     torch.set_num_threads(1)
+    path = Path(args.out) / "manifest.json"
+    before = path.read_bytes() if path.exists() else None
     manifest = record(args.bundle, args.out,
-                      config=GatingConfig(nodes=args.nodes, positions=args.positions))
-    print(f"{manifest['batches']} mini-batches recorded in {args.out}")
+                      config=GatingConfig(nodes=args.nodes, positions=args.positions),
+                      force=args.force)
+    if before is not None and path.read_bytes() == before:
+        print(f"{args.out}: up to date ({manifest['batches']} mini-batches of the same bundle "
+              "and settings; --force records them again)")
+    else:
+        print(f"{manifest['batches']} mini-batches recorded in {args.out}")
     return 0
 
 
@@ -486,22 +496,25 @@ def _notebooks(args: argparse.Namespace) -> int:
 
     start = time.monotonic()
     try:
-        paths = run_figures(notebooks=args.dir.resolve(), results=args.results.resolve(),
-                            figures=args.figures.resolve(), build=args.build.resolve(),
-                            kernel=args.kernel, jobs=notebook_jobs(LAYOUTS[args.layout]),
-                            parallel=args.parallel)
+        run = run_figures(notebooks=args.dir.resolve(), results=args.results.resolve(),
+                          figures=args.figures.resolve(), build=args.build.resolve(),
+                          kernel=args.kernel, jobs=notebook_jobs(LAYOUTS[args.layout]),
+                          parallel=args.parallel)
     except (MissingResults, ParameterError) as error:  # the user's to fix: exit 2
         print(f"make figures: {error}", file=sys.stderr)
         return 2
     except RuntimeError as error:  # a notebook failed while running
         print(f"make figures: {error}", file=sys.stderr)
         return 1
-    print(f"{len(paths)} files in {args.figures} ({time.monotonic() - start:.1f} s)")
+    print(f"{len(run.paths)} files in {args.figures} ({time.monotonic() - start:.1f} s)")
     root = args.figures.resolve().parent
     if args.layout == "small" and (root / "REPRODUCING.md").is_file():
         from chessmoe.report.quotes import report_stale
 
         report_stale(root, sys.stderr)
+    warning = run.warning(args.results.resolve())
+    if warning:  # last, where it is seen: the figures are not the committed evidence
+        print(f"make figures: {warning}", file=sys.stderr)
     return 0
 
 
@@ -574,11 +587,13 @@ def _tournament(args: argparse.Namespace) -> int:
         return 0
     if args.dask is not None:
         client = tournament.dask_client(args.dask or None, workers=args.workers)
-        summary = tournament.run_dask(spec, out, client, data_dir=args.data_dir)
+        summary = tournament.run_dask(spec, out, client, data_dir=args.data_dir,
+                                      force=args.force)
     else:
         summary = tournament.run_local(spec, out, workers=args.workers,
                                        gpu_workers=args.gpu_workers, gpus=args.gpus,
-                                       data_dir=args.data_dir, progress=not args.quiet)
+                                       data_dir=args.data_dir, progress=not args.quiet,
+                                       force=args.force)
     for match in summary["matches"]:
         print(f"{match['name']:40s} {match['games']:5d} games  {match['line']}")
     return 0 if summary["complete"] else 1
@@ -610,7 +625,7 @@ def _results(args: argparse.Namespace) -> int:
     from chessmoe import pipeline
 
     pipeline.run(args.profile, results_dir=args.results, data_dir=args.data_dir,
-                 steps=args.steps, progress=not args.quiet)
+                 steps=args.steps, progress=not args.quiet, force=args.force)
     return 0
 
 
@@ -619,8 +634,10 @@ def _stats(args: argparse.Namespace) -> int:
 
     result = stats.compute_and_save(args.source, results_dir=args.results, name=args.name,
                                     workers=args.workers, data_dir=args.data_dir,
-                                    progress=not args.quiet, max_games=args.max_games)
-    print(result.directory)
+                                    progress=not args.quiet, max_games=args.max_games,
+                                    force=args.force)
+    print(result.directory if result.computed else f"{result.directory}: up to date (the "
+          "same source files and settings; --force recomputes)")
     print(result.skips.report())
     return 0
 
@@ -737,6 +754,7 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--data-dir", type=Path, default=None, help=_DATA_DIR)
     build.add_argument("--max-games", type=int, default=None,
                        help="stop after this many games (tests, quick looks)")
+    build.add_argument("--force", action="store_true", help=_FORCE)
     build.add_argument("--quiet", action="store_true", help=_QUIET)
     build.set_defaults(handler=_data_build)
 
@@ -772,6 +790,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "network under two more seeds, separated experts given the "
                             "regular network's iterations each, and the regular network "
                             "trained for their total (needs the regular bundle)")
+    train.add_argument("--force", action="store_true", help=_FORCE)
     train.add_argument("--quiet", action="store_true", help=_QUIET)
     train.set_defaults(handler=_train)
 
@@ -877,6 +896,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="nodes of each recorded search (default 800)")
     search.add_argument("--positions", type=_count(1), default=24,
                         help="positions near phase changes to search (default 24)")
+    search.add_argument("--force", action="store_true", help=_FORCE)
     search.set_defaults(handler=_search)
 
     parity = commands.add_parser(
@@ -985,6 +1005,7 @@ def build_parser() -> argparse.ArgumentParser:
     tourn.add_argument("--dask", nargs="?", const="", default=None, metavar="ADDRESS",
                        help="run on Dask (a scheduler address; none: a LocalCluster)")
     tourn.add_argument("--data-dir", type=Path, default=None, help=_DATA_DIR)
+    tourn.add_argument("--force", action="store_true", help=_FORCE)
     tourn.add_argument("--quiet", action="store_true", help=_QUIET)
     tourn.set_defaults(handler=_tournament)
 
@@ -1015,6 +1036,7 @@ def build_parser() -> argparse.ArgumentParser:
     res.add_argument("--steps", nargs="*", default=None,
                      help="only these steps (default all): stats, datasets, experts, search, "
                           "tournament")
+    res.add_argument("--force", action="store_true", help=_FORCE)
     res.add_argument("--quiet", action="store_true", help=_QUIET)
     res.set_defaults(handler=_results)
 
@@ -1030,6 +1052,7 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     stats.add_argument("--max-games", type=int, default=None,
                        help="stop after this many games (tests, quick looks)")
+    stats.add_argument("--force", action="store_true", help=_FORCE)
     stats.add_argument("--quiet", action="store_true", help=_QUIET)
     stats.set_defaults(handler=_stats)
     return parser

@@ -51,6 +51,19 @@ class DataPlan:
     workers: int = field(
         default=2, metadata={"doc": "processes of the statistics and dataset passes"}
     )
+    tag: str = field(
+        default="",
+        metadata={
+            "doc": "suffix of the names its statistics and datasets are written under "
+            "(results/stats/<source>-<tag>); needed with max_games, so a cut source never "
+            "replaces the whole source's results"
+        },
+    )
+
+    def __post_init__(self) -> None:
+        if self.max_games is not None and not self.tag:
+            raise ValueError("a data plan that cuts its sources (max_games) needs a tag: its "
+                             "results must not take the whole sources' names")
 
 
 @dataclass(frozen=True)
@@ -151,8 +164,10 @@ _MEDIUM_TRAIN = TrainConfig(
 PROFILES: dict[str, Profile] = {
     "smoke": Profile(
         "smoke",
-        "seconds on a CPU: every code path, no learning to speak of",
-        DataPlan(("sample",), ("sample",), max_games=150, workers=1),
+        "seconds on a CPU: every code path, no learning to speak of; everything it writes "
+        "under results/ is named for it (selfplay-sample-smoke, experts/smoke, ...) and "
+        "ignored by git",
+        DataPlan(("sample",), ("sample",), max_games=150, workers=1, tag="smoke"),
         TrainingPlan(
             TrainConfig(
                 model="tiny",

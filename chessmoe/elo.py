@@ -37,6 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "TIE_ELO",
     "Z_CUTECHESS",
     "Z_EXACT",
     "EloEstimate",
@@ -52,6 +53,7 @@ __all__ = [
     "normalized_elo_trinomial",
     "pairs_from_games",
     "pentanomial",
+    "ranked",
     "rating_list",
     "report_lines",
     "score_from_elo",
@@ -571,6 +573,33 @@ class Rating:
 
 _FloatArray = npt.NDArray[np.float64]
 
+#: Ratings closer than this (in Elo) are a tie: equal results fitted equal up to the last bits
+#: of floating point, which differ with the order the players were met and the BLAS.
+TIE_ELO = 1e-6
+
+
+def ranked(ratings: Sequence[Rating]) -> list[Rating]:
+    """``ratings`` best first (``-inf`` after every finite rating, those the results cannot
+    place, ``nan``, last), ties (:data:`TIE_ELO`) in name order: the list never depends on the
+    order the players were met in, nor on rounding noise, so a table or figure of it is the same
+    on every run."""
+    def key(r: Rating) -> tuple[bool, float]:
+        return (math.isnan(r.elo), 0.0 if math.isnan(r.elo) else -r.elo)
+
+    def tied(a: Rating, b: Rating) -> bool:
+        (nan_a, x), (nan_b, y) = key(a), key(b)
+        return nan_a == nan_b and (x == y or abs(x - y) <= TIE_ELO)
+
+    ordered = sorted(ratings, key=lambda r: (*key(r), r.name))
+    out: list[Rating] = []
+    group: list[Rating] = []
+    for rating in ordered:
+        if group and not tied(rating, group[-1]):
+            out += sorted(group, key=lambda r: r.name)
+            group = []
+        group.append(rating)
+    return out + sorted(group, key=lambda r: r.name)
+
 
 def _closure(adjacency: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
     """Reflexive-transitive closure of a directed graph by repeated boolean squaring."""
@@ -630,7 +659,8 @@ def rating_list(results: Sequence[tuple[str, str, int, int, int]], *,
     the anchor's group (a perfect score) have no finite MLE: they get +inf (interval [nan, inf]),
     those that never took one get -inf ([-inf, nan]), those the results cannot place relative to
     it get nan. The core is the anchor's strongly connected group of the "scored a point against"
-    graph (without an anchor, the largest such group). Sorted by Elo, best first.
+    graph (without an anchor, the largest such group). Sorted by Elo, best first, ties by name
+    (:func:`ranked`).
     """
     names: list[str] = []
     for a, b, *_ in results:
@@ -685,7 +715,7 @@ def rating_list(results: Sequence[tuple[str, str, int, int, int]], *,
     played = games.sum(axis=1)
     ratings = [Rating(names[i], float(elo[i]) + 0.0, float(low[i]) + 0.0, float(high[i]) + 0.0,
                       round(float(played[i]))) for i in range(n)]
-    return sorted(ratings, key=lambda r: -math.inf if math.isnan(r.elo) else r.elo, reverse=True)
+    return ranked(ratings)
 
 
 def report_lines(*, wins: int | None = None, losses: int | None = None,

@@ -208,3 +208,52 @@ def test_table8_names_the_backend_each_tournament_ran_its_networks_on(tmp_path: 
             {"matches": [{"first": player, "second": {"kind": "uci"}}]}))
     backend = table8_setup(tmp_path, tmp_path / "out").table.loc["Backend", "tournaments"]
     assert "networks on ONNX Runtime" in backend and "networks on eager PyTorch" in backend
+
+
+def test_a_saved_figure_carries_no_date_or_version_and_repeats_byte_for_byte(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 44: the PNG and PDF of an unchanged figure are the same bytes on every run and
+    every machine date (no creation date, no matplotlib or software version inside)."""
+    import matplotlib
+
+    from chessmoe.report.figures.style import new_figure, save_figure
+
+    def draw(out: Path, epoch: str) -> dict[str, bytes]:
+        monkeypatch.setenv("SOURCE_DATE_EPOCH", epoch)
+        fig = new_figure(3.0, 2.0)
+        ax = fig.subplots()
+        ax.plot([0, 1, 2], [1, 0, 2], label="séparé")
+        ax.legend()
+        return {p.suffix: p.read_bytes() for p in save_figure(fig, out, "probe")}
+
+    first = draw(tmp_path / "a", "0")
+    assert draw(tmp_path / "b", "1700000000") == first
+    for data in first.values():
+        for marker in (b"CreationDate", b"ModDate", b"Producer", b"Creator", b"Software",
+                       matplotlib.__version__.encode()):
+            assert marker not in data, marker
+
+
+@pytest.mark.skipif(__import__("shutil").which("git") is None, reason="needs git")
+def test_table8_leaves_out_the_results_git_ignores(tmp_path: Path) -> None:
+    """Issue 44: the smoke profile's outputs (ignored by git) do not reach Table 8; the
+    committed results' provenance does."""
+    import json
+    import subprocess
+
+    from chessmoe.report.figures.setup import table8_setup
+
+    def prov(os_name: str) -> dict[str, object]:
+        return {"provenance": {"hardware": {"cpu": "cpu", "logical_cores": 2, "memory_gib": 1,
+                                            "os": os_name},
+                               "software": {"torch": "2.x", "numpy": "2.y", "python": "3.11"}}}
+
+    results = tmp_path / "results"
+    for name, os_name in (("selfplay-sample", "the committed machine"),
+                          ("selfplay-sample-smoke", "a smoke run's machine")):
+        (results / "stats" / name).mkdir(parents=True)
+        (results / "stats" / name / "manifest.json").write_text(json.dumps(prov(os_name)))
+    (tmp_path / ".gitignore").write_text("/results/*/*-smoke/\n")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    table = table8_setup(results, tmp_path / "out").table
+    assert table.loc["Operating system", "phase statistics"] == "the committed machine"

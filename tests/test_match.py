@@ -1090,8 +1090,15 @@ def test_a_tournament_can_play_some_of_its_matches_and_add_the_rest_later(
                       progress=False)
     assert [m["name"] for m in first["matches"]] == ["b-vs-a"] and first["complete"]
     assert not (tmp_path / "a-vs-b").exists()
+    # the first run is a finished tournament: outside git it counts as committed evidence,
+    # so adding a match to it takes force (issue 44); an unfinished one would just resume
+    from chessmoe._io.evidence import CommittedResult
+
+    with pytest.raises(CommittedResult, match=r"\(new matches a-vs-b\); pass --force"):
+        run_local(only_matches(_tiny_spec(), ["a-vs-b"]), tmp_path, workers=1, progress=False)
+    assert not (tmp_path / "a-vs-b").exists()
     second = run_local(only_matches(_tiny_spec(), ["a-vs-b"]), tmp_path, workers=1,
-                       progress=False)
+                       progress=False, force=True)
     assert sorted(m["name"] for m in second["matches"]) == ["a-vs-b", "b-vs-a"]
     assert all(m["games"] == 4 for m in second["matches"]) and second["complete"]
     recorded = json.loads((tmp_path / "spec.json").read_text())

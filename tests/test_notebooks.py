@@ -178,7 +178,7 @@ def test_figures_runner_replaces_stale_artefacts(tiny_results: Path, tmp_path: P
                                          "07_elo_explorer.ipynb",
                                          "13_related_engines.ipynb"]  # untrained: rows say so
     paths = make_figures.run_figures(notebooks=NOTEBOOKS, results=tiny_results, figures=figures,
-                           build=tmp_path / "build", jobs=fed, log=lambda _: None)
+                           build=tmp_path / "build", jobs=fed, log=lambda _: None).paths
     assert not (figures / "fig99-stale.png").exists()
     assert (figures / "fig02-phase-distribution.png") in paths
     assert "fig13-phase-coverage" in (figures / "INDEX.md").read_text()

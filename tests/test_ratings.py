@@ -230,3 +230,23 @@ def test_no_anchor_rates_the_largest_group_when_player_0_is_in_a_small_one() -> 
         assert math.isnan(by_name[name].elo) and math.isnan(by_name[name].error)
         assert by_name[name].rank in (4, 5)
     assert by_name["X"].points == 2 and by_name["Y"].games == 3
+
+
+def test_tied_players_are_listed_by_name_whatever_order_they_were_met_in() -> None:
+    """Issue 44: sf-sl0-n50 and sf-sl0-n200, 1268 and 92.5 points each, swapped places from
+    run to run; ties now go by name, and the table follows."""
+    from chessmoe.elo import Rating, ranked
+
+    # anchor a; n50 and n200 score alike against it and each other: an exact tie
+    games = [MatchCount("a", "sf-sl0-n50", 3, 2, 5), MatchCount("a", "sf-sl0-n200", 3, 2, 5),
+             MatchCount("sf-sl0-n50", "sf-sl0-n200", 2, 4, 2), MatchCount("a", "b", 6, 2, 2)]
+    for order in (games, games[::-1], [games[1], games[3], games[0], games[2]]):
+        rows = rating_table(order, anchor="a", anchor_elo=1350)
+        assert [r.name for r in rows] == ["sf-sl0-n200", "sf-sl0-n50", "a", "b"]
+        assert [r.rank for r in rows] == [1, 2, 3, 4]
+        assert rows[0].elo == pytest.approx(rows[1].elo, abs=1e-9)
+    # ties up to rounding noise count as ties; a real difference does not
+    noisy = [Rating("z", 1268.0 + 4e-13, 0, 0, 1), Rating("y", 1268.0, 0, 0, 1),
+             Rating("x", 1268.5, 0, 0, 1), Rating("w", math.nan, 0, 0, 1),
+             Rating("v", math.nan, 0, 0, 1)]
+    assert [r.name for r in ranked(noisy)] == ["x", "y", "z", "v", "w"]

@@ -78,6 +78,7 @@ __all__ = [
     "PhaseDataset",
     "build",
     "build_source",
+    "dataset_evidence",
     "dataset_tables",
 ]
 
@@ -291,17 +292,13 @@ def build(source: ResolvedSource, out_dir: str | os.PathLike[str], *,
     plan = {"files": file_records, "filters": asdict(filters), "max_games": max_games,
             "shard_size": shard_size, "units": [asdict(p) for p in pieces],
             "version": chessmoe.__version__, "dtype": SAMPLE_DTYPE.descr}
-    wanted = {"files": file_records, "filters": {**asdict(filters),
-                                                 "min_plies": filters.min_plies},
-              "split": split_to_dict(rule), "definition": definition, "max_games": max_games,
-              "dtype": [list(d) for d in SAMPLE_DTYPE.descr], "version": chessmoe.__version__}
+    wanted = _wanted(file_records, filters, rule, definition, max_games)
     if not force and (out / "manifest.json").exists():
         try:
             existing = DatasetStore(out)
         except DatasetError:
             existing = None
-        if existing is not None and _content_of(existing.manifest) == json.loads(
-                json.dumps(wanted, default=str)):
+        if existing is not None and _content_of(existing.manifest) == wanted:
             return existing.manifest  # up to date: same files, filters, split and format
     summaries = run_units(units, _build_unit, work, plan, workers=workers, progress=progress,
                           desc=f"dataset {source.name}")
@@ -362,21 +359,76 @@ def build(source: ResolvedSource, out_dir: str | os.PathLike[str], *,
 
 def build_source(spec: str, *, data_dir: str | os.PathLike[str] | None = None,
                  out: str | os.PathLike[str] | None = None,
-                 results_dir: str | os.PathLike[str] | None = None,
-                 progress: bool = True, **options: Any) -> tuple[Path, dict[str, Any]]:
+                 results_dir: str | os.PathLike[str] | None = None, name: str | None = None,
+                 force: bool = False, progress: bool = True,
+                 **options: Any) -> tuple[Path, dict[str, Any]]:
     """Resolve a source spec, build its store (default ``DATA_DIR/datasets/<name>``) and,
-    with ``results_dir``, record the manifest as ``results_dir/datasets/<name>/manifest.json``.
-    ``options`` go to :func:`build`."""
+    with ``results_dir``, record the manifest as ``results_dir/datasets/<name>/manifest.json``
+    (``name``: default the source's; :func:`chessmoe.games.sources.results_name` gives a
+    profile's). ``options`` go to :func:`build`.
+
+    A recorded manifest describing the same dataset (:func:`dataset_evidence`) is left as it
+    is; one describing another is replaced only where it is not committed evidence, or with
+    ``force`` (:func:`chessmoe._io.evidence.refuse_replacing`), and a build that could only
+    end in that refusal (other source files, filters, split, definition or game limit) is
+    refused before it starts."""
     from chessmoe.games.sources import default_data_dir, resolve
 
     source = resolve(spec, data_dir, progress=progress)
+    stored = name or source.name
     base = Path(data_dir) if data_dir is not None else default_data_dir()
-    target = Path(out) if out is not None else base / "datasets" / source.name
+    target = Path(out) if out is not None else base / "datasets" / stored
+    record = Path(results_dir) / "datasets" / stored / "manifest.json" \
+        if results_dir is not None else None
+    old = json.loads(record.read_text()) if record is not None and record.exists() else None
+    if record is not None and old is not None and not force:
+        rule = options.get("split_rule") or source.split_rule
+        filters = options.get("filters") or PgnFilters()
+        wanted = _wanted(source.file_records(), filters, rule,
+                         options.get("definition", "lichess"), options.get("max_games"))
+        before = {k: v for k, v in _content_of(old).items() if k != "version"}
+        differ = sorted(k for k, v in wanted.items() if k != "version" and before.get(k) != v)
+        if differ:
+            _refuse_record(record, old, force, f"other {', '.join(differ)}")
     manifest = build(source, target, progress=progress, **options)
-    if results_dir is not None:
-        atomic_write_json(Path(results_dir) / "datasets" / source.name / "manifest.json",
-                          manifest)
+    if record is not None:
+        if old is not None and dataset_evidence(old) == dataset_evidence(manifest):
+            return target, manifest  # the recorded manifest describes this very dataset
+        if old is not None:
+            _refuse_record(record, old, force, "other samples, games or counts")
+        atomic_write_json(record, manifest)
     return target, manifest
+
+
+def _refuse_record(record: Path, old: dict[str, Any], force: bool, reason: str) -> None:
+    from chessmoe._io.evidence import refuse_replacing
+
+    refuse_replacing(record.parent, force=force, elsewhere="--results DIR",
+                     what=f"the recorded manifest of dataset {old['source']['name']}",
+                     reason=reason)
+
+
+def dataset_evidence(manifest: dict[str, Any]) -> dict[str, Any]:
+    """What a dataset manifest says about the data, as far as two builds of one dataset must
+    agree: everything but its provenance, its source's description (it can name a local path)
+    and how the samples were cut into shards and pieces (that follows the build's workers and
+    shard size: ``shards``, the byte total, and the build plan's fingerprint ``plan_sha256``
+    that earlier versions recorded; the games table's sha256 and every count stay)."""
+    out = {k: v for k, v in manifest.items()
+           if k not in ("provenance", "shards", "plan_sha256")}
+    out["source"] = {k: v for k, v in manifest["source"].items() if k != "description"}
+    out["totals"] = {k: v for k, v in manifest["totals"].items() if k != "bytes"}
+    return json.loads(json.dumps(out))  # type: ignore[no-any-return]
+
+
+def _wanted(file_records: list[dict[str, Any]], filters: PgnFilters, rule: SplitRule,
+            definition: str, max_games: int | None) -> dict[str, Any]:
+    """What decides a store's samples, as :func:`_content_of` reads it back from a manifest."""
+    return json.loads(json.dumps(  # type: ignore[no-any-return]
+        {"files": file_records, "filters": {**asdict(filters), "min_plies": filters.min_plies},
+         "split": split_to_dict(rule), "definition": definition, "max_games": max_games,
+         "dtype": [list(d) for d in SAMPLE_DTYPE.descr], "version": chessmoe.__version__},
+        default=str))
 
 
 def _content_of(manifest: dict[str, Any]) -> dict[str, Any]:

@@ -51,6 +51,7 @@ __all__ = [
     "fetch",
     "lichess_excerpt",
     "resolve",
+    "results_name",
     "sample_manifest",
     "sample_path",
     "source_name",
@@ -185,6 +186,17 @@ def source_name(spec: str) -> str:
         return f"lichess-{month}" + (f"-first{int(first)}" if first else "")
     path = Path(spec)
     return path.name if path.is_dir() else _strip_suffix(path.name)
+
+
+def results_name(spec: str, tag: str = "") -> str:
+    """The name a source's statistics and datasets are stored under
+    (``results/stats/<it>``, ``results/datasets/<it>``, ``DATA_DIR/datasets/<it>``): the
+    source's own name, and ``-<tag>`` after it for a profile that cuts its sources (the smoke
+    profile's ``selfplay-sample-smoke``), so that a cut never lands on the whole source's
+    committed results. The one home of these names: the pipeline writes and the figures read
+    through it."""
+    name = source_name(spec)
+    return f"{name}-{tag}" if tag else name
 
 
 def resolve(spec: str, data_dir: str | os.PathLike[str] | None = None, *,

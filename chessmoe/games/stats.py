@@ -56,7 +56,7 @@ from chessmoe.phases import (
     tapered_alpha_batch,
 )
 
-__all__ = ["TABLE_COLUMNS", "StatsResult", "compute", "compute_and_save", "load"]
+__all__ = ["TABLE_COLUMNS", "StatsResult", "compute", "compute_and_save", "ensure", "load"]
 
 TABLE_COLUMNS = {table: table.replace("-", "_") for table in MIXEDNESS_TABLES}
 _CHUNK_POSITIONS = 32_768  # positions per chunk; the peak memory of the pass follows it
@@ -70,6 +70,7 @@ class StatsResult:
     directory: Path
     manifest: dict[str, Any]
     skips: SkipCounter
+    computed: bool = True  # False: the directory was up to date and left as it was
 
     @property
     def positions_path(self) -> Path:
@@ -300,14 +301,59 @@ def compute(source: ResolvedSource, out_dir: str | os.PathLike[str], *,
     return StatsResult(out, manifest, skips)
 
 
+def _changes(old: dict[str, Any], source: ResolvedSource, max_games: int | None,
+             filters: PgnFilters) -> list[str]:
+    """What a statistics pass of ``source`` would change in the finished result whose
+    manifest is ``old``: nothing when it read the same files (sha256) with the same filters
+    and game limit."""
+    changes = []
+    if old.get("source", {}).get("files") != source.file_records():
+        changes.append("other source files")
+    if old.get("max_games") != max_games:
+        changes.append(f"max_games {old.get('max_games')} -> {max_games}")
+    if old.get("filters") != json.loads(json.dumps(
+            {**asdict(filters), "min_plies": filters.min_plies})):
+        changes.append("other filters")
+    return changes
+
+
+def ensure(source: ResolvedSource, out_dir: str | os.PathLike[str], *, workers: int = 1,
+           progress: bool = True, max_games: int | None = None, force: bool = False,
+           elsewhere: str = "--name NAME") -> StatsResult:
+    """The statistics of ``source`` in ``out_dir``: left as they are when a finished pass read
+    the same files with the same settings (``computed`` false), computed (or resumed) when
+    the directory holds no finished pass; a finished pass of other inputs is replaced only
+    where it is not committed evidence, or with ``force``
+    (:func:`chessmoe._io.evidence.refuse_replacing`; ``elsewhere`` names the option that
+    writes somewhere else)."""
+    from chessmoe._io.evidence import refuse_replacing
+
+    out = Path(out_dir)
+    manifest_path = out / "manifest.json"
+    filters = PgnFilters()
+    if manifest_path.exists():
+        old: dict[str, Any] = json.loads(manifest_path.read_text())
+        changes = _changes(old, source, max_games, filters)
+        if not changes and not force:
+            return StatsResult(out, old, SkipCounter.from_dict(old["skips"]), computed=False)
+        refuse_replacing(out, force=force, elsewhere=elsewhere,
+                         what=f"the finished statistics of {old['source']['name']}",
+                         reason=", ".join(changes) or "recomputed")
+    return compute(source, out, filters=filters, workers=workers, progress=progress,
+                   max_games=max_games)
+
+
 def compute_and_save(spec: str, *, results_dir: str | os.PathLike[str] = "results",
                      name: str | None = None, workers: int = 1,
                      data_dir: str | os.PathLike[str] | None = None, progress: bool = True,
-                     max_games: int | None = None) -> StatsResult:
-    """Resolve ``spec`` (see :mod:`chessmoe.games.sources`) and write ``results/stats/<name>/``."""
+                     max_games: int | None = None, force: bool = False) -> StatsResult:
+    """Resolve ``spec`` (see :mod:`chessmoe.games.sources`) and write ``results/stats/<name>/``
+    (:func:`ensure`: up to date is left alone, a committed result is not replaced without
+    ``force``)."""
     source = resolve(spec, data_dir, progress=progress)
     out = Path(results_dir) / "stats" / (name or source.name)
-    return compute(source, out, workers=workers, progress=progress, max_games=max_games)
+    return ensure(source, out, workers=workers, progress=progress, max_games=max_games,
+                  force=force, elsewhere="--name NAME or --results DIR")
 
 
 class StatsMissing(FileNotFoundError):

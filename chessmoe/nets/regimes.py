@@ -43,6 +43,7 @@ from chessmoe.nets.checkpoints import load_checkpoint, resolve_device
 from chessmoe.nets.names import BALANCED_SUFFIX
 from chessmoe.nets.recipes import balanced_phase_weights, phase_weights, test_sets
 from chessmoe.nets.training import (
+    EXECUTION_OPTIONS,
     DataSpec,
     TrainConfig,
     Trainer,
@@ -282,12 +283,81 @@ def _cost(args: _JobArgs) -> float:
     return sum(3.0 if stage.train == "no-phases" else 1.0 for stage in args.job.stages)
 
 
+def _learning(config: dict[str, Any]) -> dict[str, Any]:
+    """A recorded training configuration less how it executed (:data:`EXECUTION_OPTIONS`)."""
+    return {k: v for k, v in config.items() if k not in EXECUTION_OPTIONS}
+
+
+def finished_bundle_changes(bundle: Path, jobs: Sequence[ExpertJob], config: TrainConfig,
+                            dataset_dir: str | os.PathLike[str]) -> list[str] | None:
+    """What training ``jobs`` with ``config`` on ``dataset_dir`` would change in a finished
+    bundle (its manifest names every job's expert and its Table 1 evaluation is written):
+    ``[]`` when nothing (the same learning settings, on a dataset of the same games and
+    split, whatever machine rebuilt it), else the differences in a few words; ``None`` when
+    the bundle is not finished (training resumes it)."""
+    manifest_path, evaluation_path = bundle / "manifest.json", bundle / "evaluation.json"
+    if not (manifest_path.exists() and evaluation_path.exists()):
+        return None
+    manifest = json.loads(manifest_path.read_text())
+    if any(job.name not in manifest.get("experts", {}) for job in jobs):
+        return None
+    changes: list[str] = []
+    recorded = _learning(manifest.get("train_config", {}))
+    wanted = _learning(json.loads(json.dumps(config.to_dict())))
+    differ = sorted(k for k in set(recorded) | set(wanted) if recorded.get(k) != wanted.get(k))
+    if differ:
+        changes.append(f"{_OTHER_SETTINGS}: {', '.join(differ)}")
+    data = json.loads((Path(dataset_dir) / "manifest.json").read_text())
+    trained_on = manifest.get("dataset", {})
+    if trained_on.get("games_table_sha256") is not None:
+        same_data = trained_on["games_table_sha256"] == data.get("games_table", {}).get("sha256")
+    else:  # recorded before the games table's sha256: its source, name and split say which
+        same_data = ((trained_on.get("source"), trained_on.get("name"), trained_on.get("split"))
+                     == (data["source"]["spec"], data["source"]["name"],
+                         data["split"]["description"]))
+    if not same_data:
+        changes.append(_OTHER_DATASET)
+    evaluation = json.loads(evaluation_path.read_text())
+    if evaluation.get("inputs", {}).get("experts") != {
+            k: v["sha256"] for k, v in manifest["experts"].items()}:
+        changes.append("an evaluation of other experts")
+    return changes
+
+
+_OTHER_SETTINGS = "other training settings"
+_OTHER_DATASET = "another dataset"
+
+
+def _may_train(bundle: Path, jobs: Sequence[ExpertJob], config: TrainConfig,
+               dataset_dir: str | os.PathLike[str], force: bool) -> bool:
+    """Whether to (re)train and (re)write ``bundle``: false for a finished bundle this run
+    would not change (it is left as it is); a finished bundle it would change is replaced only
+    where it is not committed evidence, or with ``force``. Replacing it under other settings
+    or data retrains the jobs' experts from scratch (a finished run is otherwise reused as it
+    is, and its manifest would name settings it was not trained with); a stale evaluation
+    alone is only evaluated again."""
+    from chessmoe._io.evidence import refuse_replacing
+
+    changes = finished_bundle_changes(bundle, jobs, config, dataset_dir)
+    if changes is None:
+        return True
+    if not changes and not force:
+        return False
+    refuse_replacing(bundle, force=force, elsewhere="--results DIR",
+                     what="a finished expert bundle", reason="; ".join(changes) or "retrained")
+    if any(c.startswith(_OTHER_SETTINGS) or c == _OTHER_DATASET for c in changes):
+        for job in jobs:
+            shutil.rmtree(bundle / job.name, ignore_errors=True)
+    return True
+
+
 def train_bundle(regime: str, out_dir: str | os.PathLike[str], dataset_dir: str | os.PathLike[str],
                  config: TrainConfig, *, definition: str = "lichess", a: float | None = None,
                  phases: Sequence[int] | None = None, workers: int = 1,
                  orders: dict[int, Sequence[int]] | None = None, profile: str = "custom",
                  progress: bool = True, baseline: str | os.PathLike[str] | None = None,
-                 name: str | None = None, balanced: bool = False) -> dict[str, Any]:
+                 name: str | None = None, balanced: bool = False,
+                 force: bool = False) -> dict[str, Any]:
     """Train (or resume) every expert of a regime into ``out_dir/<bundle name>/``.
 
     ``phases`` limits the experts trained (e.g. one separated expert); ``workers``
@@ -295,12 +365,16 @@ def train_bundle(regime: str, out_dir: str | os.PathLike[str], dataset_dir: str 
     bundle the search should compare against (recorded in the manifest); ``name``
     replaces the bundle's directory name (controls such as ``regular-seed10``);
     ``balanced`` (weighted only) balances the weights over the training data's phase shares.
+    A finished bundle this run would not change is returned as it is; one it would change is
+    replaced only with ``force`` where it is committed (:func:`_may_train`).
     """
     bundle = Path(out_dir) / (name or bundle_name(regime, a, balanced=balanced))
     shares = train_shares(dataset_dir, definition) if balanced else None
     jobs = plan(regime, definition, a=a, orders=orders, shares=shares)
     if phases is not None:
         jobs = [j for j in jobs if j.phase in set(phases)]
+    if not _may_train(bundle, jobs, config, dataset_dir, force):
+        return json.loads((bundle / "manifest.json").read_text())  # type: ignore[no-any-return]
     bundle.mkdir(parents=True, exist_ok=True)
     args = [_JobArgs(j, str(bundle), str(dataset_dir), definition, config, progress)
             for j in jobs]
@@ -435,26 +509,35 @@ def train_all(out_dir: str | os.PathLike[str], dataset_dir: str | os.PathLike[st
               bundles: Sequence[BundleSpec] = ALL_BUNDLES, workers: int = 1,
               profile: str = "custom", progress: bool = True,
               evaluate: bool = True,
-              test_samples: int | None = None) -> dict[str, dict[str, Any]]:
+              test_samples: int | None = None,
+              force: bool = False) -> dict[str, dict[str, Any]]:
     """Train every expert of several regimes, all jobs sharing one pool of ``workers``
-    processes (longest first), then write each bundle's manifest and evaluation."""
+    processes (longest first), then write each bundle's manifest and evaluation. A finished
+    bundle this run would not change is left as it is (its manifest is returned); one it would
+    change is replaced only with ``force`` where it is committed (:func:`_may_train`)."""
     out = Path(out_dir)
     regular = out / bundle_name("regular")
     planned: list[tuple[str, ExpertJob]] = []
     args: list[_JobArgs] = []
     balances: dict[str, tuple[float, ...] | None] = {}  # a balanced bundle's phase shares
+    manifests: dict[str, dict[str, Any]] = {}
     for spec in bundles:
         name, bundle_definition = spec.name(definition), spec.resolved(definition)[0]
         shares = train_shares(dataset_dir, bundle_definition) if spec.balanced else None
         balances[name] = shares
-        for job in plan(spec.regime, bundle_definition, a=spec.a, shares=shares):
+        jobs = plan(spec.regime, bundle_definition, a=spec.a, shares=shares)
+        if not _may_train(out / name, jobs, config, dataset_dir, force):
+            manifests[name] = json.loads((out / name / "manifest.json").read_text())
+            continue
+        for job in jobs:
             planned.append((name, job))
             args.append(_JobArgs(job, str(out / name), str(dataset_dir), bundle_definition,
                                  config, progress))
     results = _run_jobs(args, workers)
-    manifests: dict[str, dict[str, Any]] = {}
     for spec in bundles:
         name, bundle_definition = spec.name(definition), spec.resolved(definition)[0]
+        if name in manifests:
+            continue  # finished and up to date: nothing written
         trained = {job.name: result for (n, job), result in zip(planned, results, strict=True)
                    if n == name}
         jobs = [job for n, job in planned if n == name]
@@ -491,7 +574,8 @@ def train_profile(profile: TrainingPlan, name: str, *,
                   phases: Sequence[int] | None = None, workers: int | None = None,
                   overrides: dict[str, Any] | None = None, source: str | None = None,
                   definitions: Sequence[str] | None = None,
-                  progress: bool = True, balanced: bool = False) -> dict[str, dict[str, Any]]:
+                  progress: bool = True, balanced: bool = False,
+                  force: bool = False) -> dict[str, dict[str, Any]]:
     """Build (or reuse) the plan's dataset (or ``source``'s) and train its regimes into
     ``results_dir/experts/<name>/``; return the bundle manifests. ``balanced``: the
     weighted bundles balance their weights over the data's phase shares
@@ -521,11 +605,11 @@ def train_profile(profile: TrainingPlan, name: str, *,
                 spec.regime, out, dataset_dir, config, definition=bundle_definition,
                 a=spec.a, phases=None if spec.regime == "regular" else phases,
                 workers=workers or profile.workers, profile=name, progress=progress,
-                balanced=spec.balanced)
+                balanced=spec.balanced, force=force)
         return manifests
     return train_all(out, dataset_dir, config, definition=profile.definition, bundles=bundles,
                      workers=workers or profile.workers, profile=name, progress=progress,
-                     test_samples=profile.test_samples)
+                     test_samples=profile.test_samples, force=force)
 
 
 # --- evaluation (Table 1) --------------------------------------------------------------------

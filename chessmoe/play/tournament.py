@@ -380,11 +380,14 @@ def _rules_text(rules: Adjudication) -> str:
 
 
 def _write_spec(spec: TournamentSpec, out: Path,
-                data_dir: str | os.PathLike[str] | None = None) -> None:
+                data_dir: str | os.PathLike[str] | None = None, *,
+                force: bool | None = None) -> None:
     """Record the spec and the opening suite's checksum; refuse to resume a tournament
     in which a recorded match changed or the openings changed (its recorded games would
     mix two designs). Matches may be added (a control trained later joins the design), and a
-    run of some matches (:func:`only_matches`) keeps the record of the others."""
+    run of some matches (:func:`only_matches`) keeps the record of the others. With ``force``
+    given (a run about to play), a finished committed tournament is not extended without it
+    (:func:`_guard_finished`)."""
     path = out / "spec.json"
     data = {**spec.to_dict(), "openings_suite": _suite_record(spec, data_dir)}
     if path.exists():
@@ -417,7 +420,63 @@ def _write_spec(spec: TournamentSpec, out: Path,
             raise OtherRunError(f"{out} was played from another version of the opening suite "
                                 f"{spec.openings!r} (sha256 {before[:12]}...); use another "
                                 "directory")
+    if force is not None:
+        _guard_finished(spec, out, force)
+    if path.exists() and _identity(json.loads(path.read_text())) == _identity(data):
+        return  # the same design (bundles named by another path): the record stays as is
     atomic_write_json(path, data)
+
+
+def _read_rules(record: dict[str, Any]) -> dict[str, Any]:
+    """A spec or summary record (JSON values) with its adjudication as the kit reads it: a
+    field added since (``draw_rules``) at the value the record was played under."""
+    plain: dict[str, Any] = json.loads(json.dumps(record))
+    if isinstance(plain.get("adjudication"), dict):
+        plain["adjudication"] = asdict(Adjudication.from_dict(plain["adjudication"]))
+    return plain
+
+
+def _identity(record: dict[str, Any]) -> dict[str, Any]:
+    """A spec record as far as it decides the games (:func:`_match_identity` per match, the
+    adjudication read as :func:`_read_rules` reads it): equal identities, one tournament,
+    however the record's bundle paths or format differ."""
+    plain = _read_rules(record)
+    return {**{k: v for k, v in plain.items() if k != "matches"},
+            "matches": [_match_identity(m) for m in plain.get("matches", [])]}
+
+
+def _guard_finished(spec: TournamentSpec, out: Path, force: bool) -> None:
+    """Before a run writes into ``out``: a tournament recorded under another name (another
+    design aimed at this directory), or a finished one (its summary says every planned game is
+    played) that this run would extend with matches or games, is changed only where it is not
+    committed evidence, or with ``force`` (:func:`chessmoe._io.evidence.refuse_replacing`).
+    An unfinished tournament of the same name resumes as always."""
+    from chessmoe._io.evidence import refuse_replacing
+
+    recorded = json.loads((out / "spec.json").read_text()) if (out / "spec.json").exists() \
+        else {}
+    changes = []
+    if recorded and recorded.get("name") != spec.name:
+        changes.append(f"it records tournament {recorded.get('name')!r}, this run plays "
+                       f"{spec.name!r}")
+    try:
+        complete = json.loads((out / "summary.json").read_text()).get("complete") is True
+    except (OSError, ValueError):
+        complete = False
+    if complete:
+        known = {m.get("name") for m in recorded.get("matches", [])}
+        added = [m.name for m in spec.matches if m.name not in known]
+        left = [p.name for p in progress(spec, out)
+                if p.played < p.planned and p.name not in added]
+        if added:
+            changes.append(f"new matches {', '.join(added[:3])}"
+                           f"{', ...' if len(added) > 3 else ''}")
+        if left:
+            changes.append(f"games to add to {', '.join(left[:3])}"
+                           f"{', ...' if len(left) > 3 else ''}")
+    if changes:
+        refuse_replacing(out, force=force, elsewhere="--out DIR", what="a finished tournament",
+                         reason="; ".join(changes))
 
 
 def _check_recorded_rules(spec: TournamentSpec, out: Path,
@@ -469,13 +528,14 @@ def _pin_worker(counter: Any, gpus: int) -> None:
 def run_local(spec: TournamentSpec, out_dir: str | os.PathLike[str], *, workers: int = 2,
               gpu_workers: int | None = None, gpus: int | None = None,
               data_dir: str | os.PathLike[str] | None = None,
-              progress: bool = True) -> dict[str, Any]:
+              progress: bool = True, force: bool = False) -> dict[str, Any]:
     """Run every unit in up to ``workers`` processes; then summarise.
 
     On a machine with GPUs (``gpus``: default, all that are visible) every worker process is
     pinned to one GPU, round-robin (worker k sees GPU ``k % gpus`` as ``cuda:0``), so several
     GPU units run at once and several CPU workers feed each GPU; ``gpu_workers`` caps the GPU
-    units in flight (default: every worker).
+    units in flight (default: every worker). A finished committed tournament is extended only
+    with ``force`` (:func:`_guard_finished`).
     """
     todo = units(spec)
     gpus = gpu_count() if gpus is None else gpus
@@ -487,7 +547,7 @@ def run_local(spec: TournamentSpec, out_dir: str | os.PathLike[str], *, workers:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     _check_recorded_rules(spec, out)
-    _write_spec(spec, out, data_dir)
+    _write_spec(spec, out, data_dir, force=force)
     data = str(data_dir) if data_dir is not None else None
     if gpu_workers is None:
         gpu_workers = workers if gpus > 0 else 1
@@ -523,13 +583,14 @@ def run_local(spec: TournamentSpec, out_dir: str | os.PathLike[str], *, workers:
 
 
 def run_dask(spec: TournamentSpec, out_dir: str | os.PathLike[str], client: Any, *,
-             data_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+             data_dir: str | os.PathLike[str] | None = None,
+             force: bool = False) -> dict[str, Any]:
     """Run every unit on a ``dask.distributed`` client (a shared file system holds
-    ``out_dir``); then summarise."""
+    ``out_dir``); then summarise (a finished committed tournament: as :func:`run_local`)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     _check_recorded_rules(spec, out)
-    _write_spec(spec, out, data_dir)
+    _write_spec(spec, out, data_dir, force=force)
     data = str(data_dir) if data_dir is not None else None
     # GPU units ask for one "GPU" resource: start each GPU worker pinned to its device with
     # CUDA_VISIBLE_DEVICES=k and --resources "GPU=1" (README: a Dask cluster of GPU machines)
@@ -583,8 +644,9 @@ def summarise_tournament(spec: TournamentSpec, out_dir: str | os.PathLike[str]
                "adjudication": asdict(spec.adjudication), "matches": matches,
                "complete": all(m["games"] == m["planned_games"] for m in matches)}
     # Nothing new played: keep the summary, and with it the provenance of the run that
-    # played the games, rather than stamping it with a later commit and date.
-    if previous and {k: previous.get(k) for k in summary} == json.loads(json.dumps(summary)):
+    # played the games, rather than stamping it with a later commit and date (a summary
+    # written before a rules field existed is the same summary).
+    if previous and _read_rules({k: previous.get(k) for k in summary}) == _read_rules(summary):
         return dict(previous)
     summary["provenance"] = provenance()
     atomic_write_json(path, summary)

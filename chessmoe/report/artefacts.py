@@ -9,11 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from chessmoe.games.sources import results_name
 from chessmoe.report import stems
 
 __all__ = [
     "LAYOUTS",
     "NOTEBOOK_JOBS",
+    "PROVENANCE_MANIFESTS",
     "NotebookJob",
     "ResultsLayout",
     "job",
@@ -22,6 +24,12 @@ __all__ = [
 ]
 
 # --- the figures runner --------------------------------------------------------------------
+
+#: Every result's manifest, with the provenance it records, by results-relative pattern: what
+#: Table 8 reads (statistics, datasets, training, recorded searches, tournaments).
+PROVENANCE_MANIFESTS: tuple[str, ...] = (
+    "stats/*/manifest.json", "datasets/*/manifest.json", "experts/*/*/manifest.json",
+    "search/*/manifest.json", "tournaments/*/summary.json")
 
 
 @dataclass(frozen=True)
@@ -34,6 +42,9 @@ class NotebookJob:
     figures: tuple[str, ...] = ()  # stems saved as .png + .pdf
     tables: tuple[str, ...] = ()  # stems saved as .csv + .md
     data: tuple[str, ...] = ()  # figure stems whose plotted numbers are saved as .csv too
+    # results-relative glob patterns of further files it reads, beyond its parameters' folders
+    # (compared with the commit before drawing, like those folders)
+    reads: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         stray = set(self.data) - set(self.figures)
@@ -50,12 +61,15 @@ class NotebookJob:
 @dataclass(frozen=True)
 class ResultsLayout:
     """Which results folders a set of figures reads (the committed small profile, or the
-    smoke profile that ``make test`` builds in a temporary directory)."""
+    smoke profile that ``make test`` builds in a temporary directory). ``stats`` and
+    ``stats_compare`` are statistics folders; ``dataset`` and ``dataset_compare`` source specs
+    whose manifests are read from ``results/datasets/<results_name(spec, tag)>``."""
 
     stats: str = "lichess-2013-01-first5000"
     stats_compare: tuple[str, ...] = ("selfplay-sample",)
     dataset: str = "lichess-2013-01:5000"
     dataset_compare: tuple[str, ...] = ("sample",)
+    tag: str = ""  # the datasets' name suffix (a profile's DataPlan.tag)
     experts: str = "small"
     tournament: str = "small"  # the per-setting grid (claim draw rules)
     # its replay under cutechess rules: drawn instead once complete
@@ -71,8 +85,9 @@ class ResultsLayout:
 
 LAYOUTS: dict[str, ResultsLayout] = {
     "small": ResultsLayout(),
-    "smoke": ResultsLayout(stats="selfplay-sample", stats_compare=(), dataset="sample",
-                           dataset_compare=(), experts="smoke", tournament="smoke",
+    "smoke": ResultsLayout(stats=results_name("sample", "smoke"), stats_compare=(),
+                           dataset="sample", dataset_compare=(), tag="smoke", experts="smoke",
+                           tournament="smoke",
                            tournament_replayed="smoke-small-cutechess",
                            search="smoke-separated", powered="smoke", replicated="smoke-replicated",
                            ratings="smoke", ratings_replayed="smoke-ratings-cutechess",
@@ -185,9 +200,11 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
             notebook="02_datasets.ipynb",
             params=lambda results, out: {"results_dir": str(results), "figures_dir": str(out),
                                          "source": lay.dataset,
-                                         "compare_sources": list(lay.dataset_compare)},
-            needs=tuple((f"datasets/{source_name(s)}/manifest.json",
-                         f"make datasets SOURCE={s}")
+                                         "compare_sources": list(lay.dataset_compare),
+                                         "tag": lay.tag},
+            needs=tuple((f"datasets/{results_name(s, lay.tag)}/manifest.json",
+                         f"make datasets SOURCE={s}" if not lay.tag
+                         else f"make results PROFILE={lay.tag}")
                         for s in (lay.dataset, *lay.dataset_compare)),
             tables=(stems.TABLE3_POSITIONS_PER_PHASE, stems.TABLE4_GAMES_PER_PHASE,
                     stems.TABLE6_INPUT_REPRESENTATION, stems.EXTRAS_INPUT_PLANES,
@@ -227,7 +244,8 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
             needs=((f"tournaments/{lay.tournament}/summary.json",
                     f"make tournament PROFILE={lay.tournament}"),),
             figures=(stems.FIG15_MATCH_COMMAND,),
-            tables=(stems.TABLE8_SETUP,)),
+            tables=(stems.TABLE8_SETUP,),
+            reads=PROVENANCE_MANIFESTS),
         NotebookJob(
             notebook="08_search_gating.ipynb",
             params=lambda results, out: {"search_dir": str(results / "search" / lay.search),

@@ -194,6 +194,7 @@ class DatasetsParams:
 
     source: str = "lichess-2013-01:5000"
     compare_sources: list[str] = field(default_factory=lambda: ["sample"])
+    tag: str = ""
     definition: str = "lichess"
     build: bool = False
     val: float = 0.1

@@ -67,12 +67,31 @@ def transition_positions(pgn: str | os.PathLike[str], count: int,
 
 def record(bundle: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
            pgn: str | os.PathLike[str] | None = None, config: GatingConfig | None = None,
-           device: str = "cpu") -> dict[str, Any]:
-    """Search transition positions with the bundle's mixture; write every mini-batch."""
+           device: str = "cpu", force: bool = False) -> dict[str, Any]:
+    """Search transition positions with the bundle's mixture; write every mini-batch.
+
+    A finished recording of the same bundle (its manifest's sha256), positions and settings
+    is left as it is and its manifest returned; one of others is replaced only where it is
+    not committed evidence, or with ``force`` (:func:`chessmoe._io.evidence.refuse_replacing`).
+    """
+    from chessmoe._io.evidence import refuse_replacing
     from chessmoe.games.sources import sample_path
 
     config = config or GatingConfig()
     source = Path(pgn) if pgn is not None else sample_path()
+    old_path = Path(out_dir) / "manifest.json"
+    if old_path.exists():
+        old: dict[str, Any] = json.loads(old_path.read_text())
+        changes = [what for what, same in (
+            ("another bundle", old.get("bundle_manifest_sha256")
+             == sha256_file(Path(bundle) / "manifest.json")),
+            ("other settings", old.get("config") == json.loads(json.dumps(asdict(config)))),
+            ("other positions", old.get("positions_source") == source.name)) if not same]
+        if not changes and not force:
+            return old
+        refuse_replacing(out_dir, force=force, elsewhere="--out DIR",
+                         what="finished recorded searches",
+                         reason=", ".join(changes) or "recorded again")
     positions = transition_positions(source, config.positions, config.offsets,
                                      config.max_games)
     out = Path(out_dir)

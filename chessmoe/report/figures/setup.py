@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from chessmoe.report import stems
+from chessmoe.report.artefacts import PROVENANCE_MANIFESTS
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 
 __all__ = ["PAPER_COMMAND", "PAPER_TABLE8", "fig15_match_command", "table8_setup"]
@@ -50,19 +51,23 @@ def _network_backends(summary: Path) -> str | None:
 
 
 def _provenances(results: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Every manifest's provenance under ``results`` with its stage, less the files git ignores
+    (scratch outputs such as the smoke profile's are not the experiments' evidence)."""
+    from chessmoe._io.evidence import ignored
+
+    stages = ("phase statistics", "datasets", "training", "recorded searches", "tournaments")
+    candidates = [(path, stage)
+                  for pattern, stage in zip(PROVENANCE_MANIFESTS, stages, strict=True)
+                  for path in sorted(results.glob(pattern))]
+    scratch = ignored([path for path, _ in candidates])
     found = []
-    for pattern, stage in (("stats/*/manifest.json", "phase statistics"),
-                           ("datasets/*/manifest.json", "datasets"),
-                           ("experts/*/*/manifest.json", "training"),
-                           ("search/*/manifest.json", "recorded searches"),
-                           ("tournaments/*/summary.json", "tournaments")):
-        for path in sorted(results.glob(pattern)):
-            data = json.loads(path.read_text())
-            if "provenance" in data:
-                prov = dict(data["provenance"])
-                if stage == "tournaments":
-                    prov["networks_on"] = _network_backends(path)
-                found.append((stage, prov))
+    for path, stage in candidates:
+        data = json.loads(path.read_text()) if path.resolve() not in scratch else {}
+        if "provenance" in data:
+            prov = dict(data["provenance"])
+            if stage == "tournaments":
+                prov["networks_on"] = _network_backends(path)
+            found.append((stage, prov))
     return found
 
 
@@ -95,7 +100,8 @@ def table8_setup(results_dir: str | os.PathLike[str], out_dir: str | os.PathLike
     frame["paper"] = pd.Series(PAPER_TABLE8)
     frame.index.name = "Hardware/Software"
     notes = ["Read from the provenance block of every manifest under results/ "
-             "(stats, datasets, experts, search, tournaments).",
+             "(stats, datasets, experts, search, tournaments) that git does not ignore "
+             "(the smoke profile's are ignored).",
              "The kit runs its small profile on a 2-core CPU without a GPU; the paper trained "
              "and played on 8 V100 GPUs."]
     paths = save_table(frame, out_dir, stems.TABLE8_SETUP,
