@@ -226,7 +226,7 @@ def test_prior_arithmetic_is_numpys_bit_for_bit() -> None:
     """The compiled sum and stable order repeat numpy's (pairwise summation, argsort of the
     negated priors), on random priors of every length up to 260 and with ties."""
     rng = np.random.default_rng(3)
-    sizes = [*range(1, 261), 7, 8, 9, 127, 128, 129, 255, 256, 257]
+    sizes = [*range(1, 261), 7, 8, 9, 127, 128, 129, 255, 256, 257, 500, 777, 960]
     parts = [rng.gamma(0.5, size=n).astype(np.float32) for n in sizes]
     parts[5] = np.full(6, 0.25, dtype=np.float32)  # ties keep generation order
     parts[6] = np.zeros(7, dtype=np.float32)  # no positive prior: uniform

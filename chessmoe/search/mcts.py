@@ -27,7 +27,7 @@ import math
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -58,6 +58,7 @@ __all__ = [
     "SearchSteps",
     "TreeSearch",
     "UniformEvaluator",
+    "choose_child",
     "drive",
     "exploration",
     "leaf_batch",
@@ -257,6 +258,34 @@ class SearchResult:
     @property
     def nps(self) -> float:
         return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+
+def choose_child(child_n: Sequence[int], child_w: Sequence[float], q_veto_delta: float) -> int:
+    """The root child to play: most visits, with the Q-veto (a child whose Q beats the most
+    visited one's by more than ``q_veto_delta`` with more than one visit takes over; otherwise
+    the runner-up's visits are raised by ``(Q2 - Q1) * n_best`` when its Q is higher). Both
+    searches choose with this function."""
+    n = [int(x) for x in child_n]
+    w = [float(x) for x in child_w]
+
+    def q(i: int) -> float:
+        return w[i] / n[i] if n[i] else math.nan
+
+    visits = [float(x) for x in n]
+    best = max(range(len(visits)), key=lambda i: visits[i])
+    q_best = q(best)
+    visited = [i for i in range(len(visits)) if n[i] > 1]
+    if visited:
+        best_q = max(visited, key=q)
+        if best_q != best and q(best_q) - q_best > q_veto_delta:
+            return best_q
+    order = sorted(range(len(visits)), key=lambda i: -visits[i])
+    if len(order) > 1:
+        second = order[1]
+        q_second = q(second)
+        if n[second] and q_second > q_best:
+            visits[second] += (q_second - q_best) * visits[best]
+    return max(range(len(visits)), key=lambda i: visits[i])
 
 
 # --- search ---------------------------------------------------------------------------------
@@ -590,21 +619,7 @@ class MCTS:
     # -- the answer --
     def _choose(self, root: Node) -> int:
         """Most visits, with the Q-veto."""
-        visits = [float(n) for n in root.child_n]
-        best = max(range(len(visits)), key=lambda i: visits[i])
-        q_best = root.q(best)
-        visited = [i for i in range(len(visits)) if root.child_n[i] > 1]
-        if visited:
-            best_q = max(visited, key=lambda i: root.q(i))
-            if best_q != best and root.q(best_q) - q_best > self.config.q_veto_delta:
-                return best_q
-        order = sorted(range(len(visits)), key=lambda i: -visits[i])
-        if len(order) > 1:
-            second = order[1]
-            q_second = root.q(second)
-            if root.child_n[second] and q_second > q_best:
-                visits[second] += (q_second - q_best) * visits[best]
-        return max(range(len(visits)), key=lambda i: visits[i])
+        return choose_child(root.child_n, root.child_w, self.config.q_veto_delta)
 
     def _result(self, root: Node, nodes: int, simulations: int, start: float, depth_sum: int,
                 seldepth: int, batches: int, collisions: int, reused: bool) -> SearchResult:

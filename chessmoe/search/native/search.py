@@ -32,6 +32,7 @@ from chessmoe.search.mcts import (
     SearchResult,
     SearchSteps,
     UniformEvaluator,
+    choose_child,
     drive,
 )
 from chessmoe.search.native import board as nb
@@ -290,30 +291,6 @@ class NativeMCTS:
         return reused
 
     # -- the answer --
-    def _choose(self, n: npt.NDArray[np.int64], w: npt.NDArray[np.float64]) -> int:
-        """Most visits, with the Q-veto (as :meth:`chessmoe.search.mcts.MCTS._choose`)."""
-        child_n = [int(x) for x in n]
-        child_w = [float(x) for x in w]
-
-        def q(i: int) -> float:
-            return child_w[i] / child_n[i] if child_n[i] else math.nan
-
-        visits = [float(x) for x in child_n]
-        best = max(range(len(visits)), key=lambda i: visits[i])
-        q_best = q(best)
-        visited = [i for i in range(len(visits)) if child_n[i] > 1]
-        if visited:
-            best_q = max(visited, key=q)
-            if best_q != best and q(best_q) - q_best > self.config.q_veto_delta:
-                return best_q
-        order = sorted(range(len(visits)), key=lambda i: -visits[i])
-        if len(order) > 1:
-            second = order[1]
-            q_second = q(second)
-            if child_n[second] and q_second > q_best:
-                visits[second] += (q_second - q_best) * visits[best]
-        return max(range(len(visits)), key=lambda i: visits[i])
-
     def _result(self, counters: npt.NDArray[np.int64], start: float, reused: bool
                 ) -> SearchResult:
         tree = self._tree
@@ -327,7 +304,7 @@ class NativeMCTS:
         expanded = bool(tree.ni[root, nt.FLAGS] & nt.EXPANDED)
         priors = tree.ef[edges, nt.E_PRIOR] if expanded else np.zeros(count)
         moves = [nb.decode_move(int(c)) for c in codes]
-        best = self._choose(n, w) if expanded else 0
+        best = choose_child(n.tolist(), w.tolist(), self.config.q_veto_delta) if expanded else 0
         pv = [moves[best]]
         node = int(tree.ei[first + best, nt.E_CHILD])
         while node >= 0 and tree.ni[node, nt.FLAGS] & nt.EXPANDED:
