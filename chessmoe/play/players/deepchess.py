@@ -96,7 +96,7 @@ from chessmoe.nets.related.deepchess import (
     split_positions,
 )
 from chessmoe.play.engine import Searcher
-from chessmoe.play.players import EngineOption, weights_note
+from chessmoe.play.players import ENGINE_OPTIONS, EngineOption, weights_note
 from chessmoe.search.alphabeta_compare import CompareAlphaBeta
 from chessmoe.search.mcts import Limits, SearchResult
 
@@ -112,16 +112,7 @@ __all__ = [
 ]
 
 WEIGHTS = "weights.pt"
-OPTIONS: tuple[EngineOption, ...] = (
-    EngineOption("Depth", "spin", 0, low=0, high=64,
-                 help="deepest iteration of the comparison alpha-beta; 0: the run's "
-                      "search_depth (3). Past 3, give it time: Fixed_Movetime or go wtime/btime "
-                      "stop the iterative deepening with the last finished depth's move"),
-    EngineOption("Quiescence", "check", False,
-                 help="search captures and promotions past Depth, each horizon position "
-                      "standing pat (the document describes none; the material engine's "
-                      "numeric search has one)"),
-)
+OPTIONS: tuple[EngineOption, ...] = ENGINE_OPTIONS["deepchess"]  # declared beside the others
 DOCUMENT_ACCURACY = {"train": 0.982, "validation": 0.980}
 
 

@@ -72,7 +72,7 @@ from chessmoe.nets.related.mais import (
     save_weights,
 )
 from chessmoe.play.engine import Searcher
-from chessmoe.play.players import EngineOption, weights_note
+from chessmoe.play.players import ENGINE_OPTIONS, EngineOption, weights_note
 from chessmoe.search.bestfirst import BestFirst, BestFirstConfig
 from chessmoe.search.mcts import Limits, SearchResult
 
@@ -94,11 +94,7 @@ __all__ = [
 ]
 
 WEIGHTS = "weights.pt"
-OPTIONS: tuple[EngineOption, ...] = (
-    EngineOption("Delta_Percent", "spin", 30, low=1, high=100,
-                 help="the best-first search's delta in hundredths (document: 0.3); the node "
-                      "budget is the common Nodes option"),
-)
+OPTIONS: tuple[EngineOption, ...] = ENGINE_OPTIONS["mais"]  # declared beside the others
 
 
 @dataclass(frozen=True)
