@@ -308,6 +308,24 @@ def _related_vs_stockfish(args: argparse.Namespace) -> int:
     return 0
 
 
+def _related_fixed_split(args: argparse.Namespace) -> int:
+    from chessmoe._io.errors import KitError
+    from chessmoe.play.players.mais import FIXED_SPLIT, score_on_final_split
+
+    run = args.run or Path("results") / "related" / "mais"
+    if not (run / "config.json").is_file():
+        raise KitError(f"{run} holds no MAIS run (no config.json)")
+    out = score_on_final_split(run)
+    split = out["split"]
+    print(f"mais {run}: split {split['name']} ({split['positions']:,} positions, from "
+          f"{split['file']}); zero {out['zero_mae']:,.0f}, {out['naive_multiple']:g} x naive "
+          f"{out['naive_mae']:,.0f}")
+    for row in out["networks"]:
+        print(f"  net after {row['games']:,} games: MAE {row['mae']:,.0f}")
+    print(f"written to {run / FIXED_SPLIT}")
+    return 0
+
+
 def _analyse(args: argparse.Namespace) -> int:
     import chess
 
@@ -811,6 +829,15 @@ def build_parser() -> argparse.ArgumentParser:
     related_vs.add_argument("--stockfish", default=None,
                             help="Stockfish binary (default: $STOCKFISH, PATH, usual places)")
     related_vs.set_defaults(handler=_related_vs_stockfish)
+    related_split = related_commands.add_parser(
+        "fixed-split", help="score a MAIS run's nets on its final self-play validation split",
+        description="Recompute a MAIS run's self-play validation split (every k-th game, k = "
+                    "10 by default) from its committed record of held-out games "
+                    "(selfplay-holdout.jsonl) and score every kept snapshot and the final "
+                    "net on it, beside the zero and naive baselines, into RUN/fixed-split.json.")
+    related_split.add_argument("--run", type=Path, default=None,
+                               help="MAIS run directory (default: results/related/mais)")
+    related_split.set_defaults(handler=_related_fixed_split)
 
     analyse = commands.add_parser(
         "analyse", help="search one position and print the search summary",
