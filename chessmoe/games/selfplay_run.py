@@ -450,7 +450,8 @@ def find_duplicates(directory: str | os.PathLike[str]) -> dict[str, Any]:
     return {"games_checked": checked, "count": len(copies),
             "share": round(len(copies) / checked, 6) if checked else 0.0,
             "identity": "the FEN header and the moves (SAN), in order",
-            "policy": DUPLICATES_POLICY, "later_copies": copies}
+            "policy": DUPLICATES_POLICY, "later_copies": copies,
+            "provenance": provenance()}
 
 
 def _refresh_duplicates(directory: Path, manifest: dict[str, Any]) -> None:
