@@ -245,7 +245,8 @@ def test_the_related_tournament_fills_each_engines_baseline_cell(tmp_path: Path)
         "vs PeSTO, 400 nodes: 400-300-300, 55.0 % over 1000 games, +35 +/- 17 Elo "
         "(target: interval above 50 %: met)")
     assert rows["MAIS"][cell].endswith("49.0 % over 200 games, -7 +/- 40 Elo "
-                                       "(target 55 %: not met)")
+                                       "(target 55 %: not met, decided (score interval "
+                                       "43.3 %-54.7 %))")
     assert rows["DeepChess"]["Ours"] == "not trained"  # no run: its match is not shown
     # an interval reaching 0 is not "above 50 %"
     _related_tournament(tmp_path / "b", **{"ntuple-vs-pesto": (400, 300, 300, 16.0, 17.0)})
@@ -292,6 +293,39 @@ def test_a_match_still_being_played_shows_its_games_and_decides_nothing(
     assert rows["MAIS"]["Against its baseline (related tournament)"].endswith(
         "75.0 % over 60 games, +191 +/- 90 Elo (target 55 %: undecided, 60 of 200 games "
         "played so far)")
+
+
+def test_a_score_target_is_read_against_the_score_interval_or_the_sprt(
+        tmp_path: Path) -> None:
+    """Issue 43: 54.25 % with +29.6 +- 37.0 Elo is no verdict on a 55 % target (its score
+    interval, 48.9-59.5 % by hand, holds 55 %: the point score decides nothing); a match run
+    to a sequential test is read by the test's decision, and is in progress until then."""
+    _mais_run(tmp_path)
+    out = _related_tournament(tmp_path, **{"mais-vs-mais-at-200": (67, 83, 50, 29.6, 37.0),
+                                           "mais-vs-mais-at-200-sprt": (90, 50, 60, 52.5,
+                                                                        38.0)})
+    cell = "Against its baseline (related tournament)"
+    summary = json.loads((out / "summary.json").read_text())
+    test = {"elo0": 0.0, "elo1": 35.0, "alpha": 0.05, "beta": 0.05, "llr": 3.1,
+            "lower": -2.94, "upper": 2.94, "state": "H1 accepted"}
+    for state, llr, words in (
+            ("H1 accepted", 3.1, "met: the SPRT accepts H1"),
+            ("H0 accepted", -3.0, "not met: the SPRT accepts H0"),
+            ("continue", 1.0, "undecided, 200 games played so far, at most 2000")):
+        summary["matches"][1].update(planned_games=2000,
+                                     sprt={**test, "state": state, "llr": llr})
+        (out / "summary.json").write_text(json.dumps(summary))
+        verdicts = related.match_verdicts(
+            "mais", related.load_related_matches(tmp_path / "tournaments" / "related"))
+        assert verdicts["mais-vs-mais-at-200"].endswith(
+            "54.2 % over 200 games, +30 +/- 37 Elo (target 55 %: not decided (score interval "
+            "48.9 %-59.5 %))")
+        assert verdicts["mais-vs-mais-at-200-sprt"].endswith(
+            f"(target 55 %: {words}; SPRT H0 +0 Elo against H1 +35 Elo, alpha 0.05, beta "
+            f"0.05, LLR {llr:.2f} in [-2.94, 2.94])")
+        row = {r["Engine"].split(" ")[0]: r for r in related.related_rows(
+            tmp_path, tmp_path / "tournaments" / "related")}["MAIS"]
+        assert row[cell] == "; ".join(verdicts.values())
 
 
 def test_a_deepchess_learning_curve_is_read_in_game_order(tmp_path: Path) -> None:
