@@ -442,3 +442,27 @@ def test_an_ntuple_run_whose_log_lacks_the_kept_iteration_is_named(tmp_path: Pat
     log.write_text(log.read_text().splitlines()[0] + "\n")  # iteration 0 only
     with pytest.raises(KitError, match=r"metrics\.jsonl: no record of the kept iteration 5"):
         related.load_ntuple(tmp_path / "ntuple")
+
+
+AGREEING = ("REPRODUCING.md", "results/tournaments/related/README.md",
+            "figures/related-engines.md")
+
+
+def test_the_documents_state_each_related_match_as_the_computed_table_does() -> None:
+    """Issue 43: every document that states a related match states it in the computed
+    table's words (match_verdicts over the committed summary: W-D-L, score, Elo and the
+    target's verdict), so none can call a target met that the table does not; a match
+    still being played is named in the prose documents and tabulated in the figure."""
+    root = Path(__file__).resolve().parents[1]
+    matches = related.load_related_matches(root / "results" / "tournaments" / "related")
+    texts = {name: " ".join((root / name).read_text().split()) for name in AGREEING}
+    checked = 0
+    for kind in related.RELATED_TARGETS:
+        for name, cell in related.match_verdicts(kind, matches).items():
+            for doc, text in texts.items():
+                if matches[name].partial and doc != "figures/related-engines.md":
+                    assert f"`{name}`" in text, (doc, name)
+                else:
+                    assert cell in text, (doc, name, cell)
+            checked += 1
+    assert checked >= 7
