@@ -261,13 +261,15 @@ def _unloadable(player: str, tmp_path: Path, how: str) -> Path:
     return run
 
 
-@pytest.mark.parametrize("how", ["missing", "corrupt"])
+@pytest.mark.parametrize(("how", "first"), [("missing", "isready"), ("corrupt", "isready"),
+                                           ("missing", "go")])
 @pytest.mark.parametrize("player", PLAYERS)
-def test_weights_that_cannot_load_end_the_engine_at_isready(
-        player: str, how: str, tmp_path: Path) -> None:
+def test_weights_that_cannot_load_end_the_engine_at_isready_or_go(
+        player: str, how: str, first: str, tmp_path: Path) -> None:
     weights = _unloadable(player, tmp_path, how)
-    script = (f"uci\nsetoption name Model_Directory value {weights}\nisready\n"
-              "position startpos\ngo nodes 10\nquit\n")
+    ready = "isready\n" if first == "isready" else ""
+    script = (f"uci\nsetoption name Model_Directory value {weights}\n{ready}"
+              "position startpos\ngo nodes 10\nisready\nquit\n")
     done = subprocess.run(_engine_command(player), input=script, capture_output=True,
                           text=True, timeout=120, env=_environment())
     out = done.stdout.splitlines()
