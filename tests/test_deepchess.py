@@ -847,7 +847,12 @@ def test_level_material_compares_where_material_cannot_decide(tmp_path: Path) ->
             parts["all"]["rows"]
         if parts["both_level"] is not None:
             assert parts["both_level"]["rows"] <= parts["material_tied"]["rows"]
-        assert parts["level_draw"]["rows"] == 300 and parts["level_draw"]["material"] == 0.5
+        drawn = parts["level_draw"]
+        assert 0 < drawn["rows"] <= 300 and drawn["material"] == 0.5
+        assert drawn["largest_cluster"] == 2  # no game in two pairs: a pair, both orders
+    assert (run / "state" / "game-keys.json").is_file()  # read once, then from state/
+    assert level_material(run, source=tmp_path / "absent.pgn", level_pairs=150,
+                          progress=False)["by_game"] == out["by_game"]
     copies = out["by_game_without_copies"]
     assert copies["held_out_games_copying_a_training_game"] > 0  # half the games doubled
     assert copies["rows_dropped"] + copies["all"]["rows"] == out["by_game"]["all"]["rows"]

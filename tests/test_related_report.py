@@ -466,3 +466,21 @@ def test_the_documents_state_each_related_match_as_the_computed_table_does() -> 
                     assert cell in text, (doc, name, cell)
             checked += 1
     assert checked >= 7
+
+
+def test_deepchess_level_material_words(tmp_path: Path) -> None:
+    """level-material.json in the DeepChess cell: the network's accuracy where material is
+    level, with its paired difference; a block without a usable interval says so."""
+    block = {"rows": 370, "units": 178, "network": 0.619, "material": 0.5,
+             "difference": 0.119, "half_width": 0.07, "largest_cluster": 6}
+    flat = {**block, "rows": 40000, "units": 32, "network": 0.661, "difference": 0.161,
+            "estimable": False, "largest_cluster": 39930}
+    path = tmp_path / "level-material.json"
+    path.write_text(json.dumps({"by_game": {"material_tied": block, "level_draw": flat}}))
+    assert related._level_words(path) == (
+        "where material is level (the two positions' balances equal; material scores 50 % "
+        "there): by game 61.9 % on 370 rows of the summary's pairs (network minus material "
+        "+11.9 [+4.9, +18.9] points, decided), 66.1 % on 40,000 rows of a larger draw "
+        "(network minus material +16.1 (no interval: 32 clusters, the largest 100 % of the "
+        "rows) points, undecided)")
+    assert related._level_words(tmp_path / "absent.json") == ""

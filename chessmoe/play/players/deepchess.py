@@ -585,8 +585,10 @@ LEVEL_WHAT = ("the network against the material-only comparator where material c
               "rows whose two positions have the same material balance (White minus Black, "
               "P 1 N 3 B 3 R 5 Q 9), where material scores one half by its rule (a tie); "
               "'material_tied' on the pairs of summary.json and material-paired.json, "
-              "'level_draw' on a larger draw of such pairs from the same held-out positions; "
-              "95 % half-widths clustered by game as in material-paired.json")
+              "'level_draw' on a larger draw of such pairs from the same held-out positions, "
+              "each game in at most one pair (one random position a game, paired within "
+              "each material balance); 95 % half-widths clustered by game as in "
+              "material-paired.json")
 
 
 def _run_config(run: Path) -> DeepChessTrainConfig:
@@ -606,20 +608,29 @@ def _run_config(run: Path) -> DeepChessTrainConfig:
 
 def _level_draw(positions: PositionSet, pairs: int, rng: np.random.Generator
                 ) -> PairBatch | None:
-    """``pairs`` random (White win, Black win) pairs whose two positions have the same
-    material balance, each in both orders: a random pair conditioned on a material tie
-    (the balance drawn with weight (White-win positions) x (Black-win positions) at it);
+    """Up to ``pairs`` (White win, Black win) pairs whose two positions have the same
+    material balance, each in both orders, *no game in two pairs* (so the rows cluster
+    into their pairs and the clustered interval is estimable): one random position of each
+    game, then, within each balance, White-win and Black-win games paired at random;
     ``None`` where no such pair exists."""
-    balance = material_balance(positions.bits)
-    values = np.unique(balance)
-    white = [np.flatnonzero(positions.white_won & (balance == v)) for v in values]
-    black = [np.flatnonzero(~positions.white_won & (balance == v)) for v in values]
-    weight = np.array([len(w) * len(b) for w, b in zip(white, black, strict=True)], float)
-    if weight.sum() == 0:
+    order = rng.permutation(len(positions))
+    _, first_seen = np.unique(positions.game[order], return_index=True)
+    one = order[first_seen]  # one random position of each game
+    balance = material_balance(positions.bits[one])
+    ws: list[np.ndarray] = []
+    bs: list[np.ndarray] = []
+    for value in np.unique(balance):
+        white = rng.permutation(one[(balance == value) & positions.white_won[one]])
+        black = rng.permutation(one[(balance == value) & ~positions.white_won[one]])
+        count = min(len(white), len(black))
+        ws.append(white[:count])
+        bs.append(black[:count])
+    w, b = np.concatenate(ws).astype(np.int64), np.concatenate(bs).astype(np.int64)
+    if len(w) == 0:
         return None
-    chosen = rng.choice(len(values), size=pairs, p=weight / weight.sum())
-    w = np.array([rng.choice(white[c]) for c in chosen], dtype=np.int64)
-    b = np.array([rng.choice(black[c]) for c in chosen], dtype=np.int64)
+    keep = rng.permutation(len(w))[:pairs]
+    w, b = w[keep], b[keep]
+    pairs = len(w)
     first, second = np.concatenate([w, b]), np.concatenate([b, w])
     label = np.concatenate([np.zeros(pairs, dtype=np.int64), np.ones(pairs, dtype=np.int64)])
     order = rng.permutation(2 * pairs)
@@ -643,6 +654,26 @@ def _parts(net: DeepChessNet, positions: PositionSet, pairs: PairBatch
                    .to_json() if mask.any() else None) for name, mask in masks.items()}
 
 
+def _positions_and_keys(run: Path, config: DeepChessTrainConfig, games: GameSource
+                        ) -> tuple[PositionSet, list[str]]:
+    """The run's positions and each game's key, read again from the source once and kept
+    in ``state/`` (not for version control) for the next reading."""
+    path, keys_path = run / "state" / "positions.npz", run / "state" / "game-keys.json"
+    if path.exists() and keys_path.exists():
+        with np.load(path) as data:
+            positions = PositionSet(data["bits"], data["game"], data["white_won"])
+        return positions, list(json.loads(keys_path.read_text()))
+    keys: list[str] = []
+    positions = extract_positions(games.files, games=config.games,
+                                  per_game=config.positions_per_game, seed=config.seed,
+                                  unique=config.unique_games, keys=keys)
+    with atomic_path(path, suffix=".npz") as tmp, open(tmp, "wb") as handle:
+        np.savez_compressed(handle, bits=positions.bits, game=positions.game,
+                            white_won=positions.white_won)
+    atomic_write_json(keys_path, keys)
+    return positions, keys
+
+
 def level_material(run_dir: str | Path, *, data_dir: Path | None = None,
                    source: Path | None = None, level_pairs: int = 20_000,
                    progress: bool = True) -> dict[str, Any]:
@@ -660,10 +691,7 @@ def level_material(run_dir: str | Path, *, data_dir: Path | None = None,
     if progress:
         print(f"deepchess: reading the positions of {config.games:,} games from {games.name} "
               "(the run's own draw)", flush=True)
-    keys: list[str] = []
-    positions = extract_positions(games.files, games=config.games,
-                                  per_game=config.positions_per_game, seed=config.seed,
-                                  unique=config.unique_games, keys=keys)
+    positions, keys = _positions_and_keys(run, config, games)
     sets = _evaluation_sets(positions, config)
     net = load_weights(run / WEIGHTS, config.shape)
     summary = json.loads((run / "summary.json").read_text())

@@ -748,24 +748,25 @@ def _against(kind: str, matches: dict[str, RelatedMatch]) -> str:
 
 
 def _level_words(path: Path) -> str:
-    """DeepChess where material is level (``level-material.json``): the network's accuracy
-    on held-out rows whose two material balances are equal, where material scores 50 %."""
+    """DeepChess where material is level (``level-material.json``): the network against
+    material (50 % by its rule there) on held-out rows whose two material balances are
+    equal, on the summary's own pairs and on the larger draw of such pairs."""
     if not path.is_file():
         return ""
     data = _json(path)
     parts = []
     for held, words in (("by_game", "by game"), ("by_position", "by position")):
         block = data.get(held) or {}
-        drawn, tied = block.get("level_draw"), block.get("material_tied")
-        if not drawn:
-            continue
-        paired = _paired(drawn)
-        text = (f"{words} {_pct(float(drawn['network']))} on {int(drawn['rows']):,} rows"
-                + (f", network minus material {paired.words()}" if paired else ""))
-        if tied:
-            text += (f" (on the summary's own pairs: {_pct(float(tied['network']))} on "
-                     f"{int(tied['rows']):,} of its rows)")
-        parts.append(text)
+        cells = []
+        for key, what in (("material_tied", "the summary's pairs"),
+                          ("level_draw", "a larger draw")):
+            part = block.get(key)
+            paired = _paired(part)
+            if part and paired:
+                cells.append(f"{_pct(float(part['network']))} on {int(part['rows']):,} rows of "
+                             f"{what} (network minus material {paired.words()})")
+        if cells:
+            parts.append(f"{words} " + ", ".join(cells))
     if not parts:
         return ""
     return ("where material is level (the two positions' balances equal; material scores "
