@@ -127,6 +127,10 @@ def _data_selfplay_run(args: argparse.Namespace) -> int:
         print(f"discarded {name} (left by an interrupted run)")
     print(f"{result.directory}: {totals['games']} games in {len(result.manifest['shards'])} "
           f"shards, {totals['skipped']} skipped, {totals['bytes'] / 1e6:.2f} MB")
+    duplicates = result.manifest.get("duplicates")
+    if isinstance(duplicates, dict):
+        print(f"duplicates: {duplicates['count']} later copies of earlier games "
+              f"({100 * duplicates['share']:.2f} %), read by no split (first copy kept)")
     if result.played or result.skipped:
         print(f"this session: {result.played} games in {result.seconds:.1f} s "
               f"({result.games_per_second:.2f} games/s)")
@@ -298,6 +302,54 @@ def _related_vs_stockfish(args: argparse.Namespace) -> int:
                            stockfish=args.stockfish)
     print(f"{args.engine} ({run}) vs Stockfish Skill Level 0: {summary.wins}-{summary.draws}-"
           f"{summary.losses} over {summary.games} games; {summary.line}; in {run / 'vs-stockfish'}")
+    return 0
+
+
+def _related_fixed_split(args: argparse.Namespace) -> int:
+    from chessmoe._io.errors import KitError
+    from chessmoe.play.players.mais import FIXED_SPLIT, score_on_final_split
+
+    run = args.run or Path("results") / "related" / "mais"
+    if not (run / "config.json").is_file():
+        raise KitError(f"{run} holds no MAIS run (no config.json)")
+    out = score_on_final_split(run)
+    split = out["split"]
+    print(f"mais {run}: split {split['name']} ({split['positions']:,} positions, from "
+          f"{split['file']}); zero {out['zero_mae']:,.0f}, {out['naive_multiple']:g} x naive "
+          f"{out['naive_mae']:,.0f}")
+    for row in out["networks"]:
+        print(f"  net after {row['games']:,} games: MAE {row['mae']:,.0f}")
+    print(f"written to {run / FIXED_SPLIT}")
+    return 0
+
+
+def _related_level_material(args: argparse.Namespace) -> int:
+    from chessmoe._io.errors import KitError
+    from chessmoe.play.players.deepchess import LEVEL_FILE, level_material
+
+    run = args.run or Path("results") / "related" / "deepchess"
+    if not (run / "config.json").is_file() or not (run / "summary.json").is_file():
+        raise KitError(f"{run} holds no finished DeepChess run (config.json, summary.json)")
+    if args.level_pairs < 1:
+        raise KitError(f"--level-pairs {args.level_pairs}: expected at least 1")
+    out = level_material(run, data_dir=args.data_dir, level_pairs=args.level_pairs)
+
+    def line(name: str, part: dict[str, float] | None) -> str:
+        if part is None:
+            return f"  {name}: no rows"
+        return (f"  {name}: {part['rows']:,} rows, network {100 * part['network']:.1f} %, "
+                f"material {100 * part['material']:.1f} %, difference "
+                f"{100 * part['difference']:+.1f} +- {100 * part['half_width']:.1f} points")
+
+    for held in ("by_game", "by_position", "by_game_without_copies"):
+        if held in out:
+            print(f"{held}:")
+            for name in ("all", "material_tied", "both_level", "level_draw"):
+                if name in out[held]:
+                    print(line(name, out[held][name]))
+    copies = out["by_game_without_copies"]["held_out_games_copying_a_training_game"]
+    print(f"held-out games that copy a training game: {copies}")
+    print(f"written to {run / LEVEL_FILE}")
     return 0
 
 
@@ -856,6 +908,29 @@ def build_parser() -> argparse.ArgumentParser:
     related_vs.add_argument("--stockfish", default=None,
                             help="Stockfish binary (default: $STOCKFISH, PATH, usual places)")
     related_vs.set_defaults(handler=_related_vs_stockfish)
+    related_split = related_commands.add_parser(
+        "fixed-split", help="score a MAIS run's nets on its final self-play validation split",
+        description="Recompute a MAIS run's self-play validation split (every k-th game, k = "
+                    "10 by default) from its committed record of held-out games "
+                    "(selfplay-holdout.jsonl) and score every kept snapshot and the final "
+                    "net on it, beside the zero and naive baselines, into RUN/fixed-split.json.")
+    related_split.add_argument("--run", type=Path, default=None,
+                               help="MAIS run directory (default: results/related/mais)")
+    related_split.set_defaults(handler=_related_fixed_split)
+    related_level = related_commands.add_parser(
+        "level-material", help="a DeepChess run's held-out accuracy where material is level",
+        description="Read a finished DeepChess run's positions again from its source (checked "
+                    "against its summary) and compare the network with the material-only "
+                    "comparator on held-out pairs whose material balances are equal (where "
+                    "material can only guess), into RUN/level-material.json.")
+    related_level.add_argument("--run", type=Path, default=None,
+                               help="DeepChess run directory (default: "
+                                    "results/related/deepchess)")
+    related_level.add_argument("--data-dir", type=Path, default=None, help=_DATA_DIR)
+    related_level.add_argument("--level-pairs", type=int, default=20_000,
+                               help="pairs of level material drawn beyond the summary's "
+                                    "(default 20,000; each in both orders)")
+    related_level.set_defaults(handler=_related_level_material)
 
     analyse = commands.add_parser(
         "analyse", help="search one position and print the search summary",

@@ -4,6 +4,7 @@ comparator, alpha-beta over positions, training and the UCI player."""
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import threading
 import time
@@ -817,3 +818,74 @@ def test_the_large_profile_trains_on_90k_engine_games() -> None:
     large = PROFILES["large"]
     assert large.source == "selfplay:stockfish-n1000"
     assert round(large.games * (1 - large.held_out_games)) == 90_000
+
+
+def _doubled_pgn(path: Path, games: int) -> Path:
+    """The sample's first ``games`` games, every other one written twice in a row (an exact
+    copy follows it)."""
+    import gzip
+    import re
+
+    text = gzip.decompress(sample_path().read_bytes()).decode()
+    chunks = re.split(r"\n\s*\n(?=\[Event )", text.strip())[:games]
+    path.write_text("".join(f"{c}\n\n" * (2 if i % 2 == 0 else 1)
+                            for i, c in enumerate(chunks)))
+    return path
+
+
+def test_level_material_compares_where_material_cannot_decide(tmp_path: Path) -> None:
+    """Issue 43: the held-out pairs split by material (where the balances tie, material
+    scores one half), a larger draw of tied pairs, and by game without the held-out games
+    that copy a training game -- read again from the source and checked against the run."""
+    from chessmoe.cli import main
+    from chessmoe.play.players.deepchess import LEVEL_FILE, level_material
+
+    pgn = _doubled_pgn(tmp_path / "doubled.pgn", 200)
+    config = replace(PROFILES["smoke"], games=240, comparator_epochs=1, unique_games=False)
+    run = tmp_path / "run"
+    train_run(run, config, source=pgn, progress=False)
+    out = level_material(run, source=pgn, level_pairs=150, progress=False)
+    assert json.loads((run / LEVEL_FILE).read_text())["by_game"] == out["by_game"]
+    paired = json.loads((run / "material-paired.json").read_text())
+    for held in ("by_game", "by_position"):
+        parts = out[held]
+        assert parts["all"] == paired[held]  # the run's own pairs, read again
+        assert parts["material_tied"]["material"] == 0.5  # a tie is half by its rule
+        assert parts["material_tied"]["rows"] + parts["material_differs"]["rows"] == \
+            parts["all"]["rows"]
+        if parts["both_level"] is not None:
+            assert parts["both_level"]["rows"] <= parts["material_tied"]["rows"]
+        drawn = parts["level_draw"]
+        assert 0 < drawn["rows"] <= 300 and drawn["material"] == 0.5
+        assert drawn["largest_cluster"] == 2  # no game in two pairs: a pair, both orders
+    assert (run / "state" / "game-keys.json").is_file()  # read once, then from state/
+    assert level_material(run, source=tmp_path / "absent.pgn", level_pairs=150,
+                          progress=False)["by_game"] == out["by_game"]
+    copies = out["by_game_without_copies"]
+    assert copies["held_out_games_copying_a_training_game"] > 0  # half the games doubled
+    assert copies["rows_dropped"] + copies["all"]["rows"] == out["by_game"]["all"]["rows"]
+
+    deduplicated = tmp_path / "unique"
+    train_run(deduplicated, replace(config, unique_games=True), source=pgn, progress=False)
+    again = level_material(deduplicated, source=pgn, level_pairs=150, progress=False)
+    assert again["by_game_without_copies"]["held_out_games_copying_a_training_game"] == 0
+    assert json.loads((deduplicated / "config.json").read_text())["unique_games"] is True
+    assert "unique_games" not in json.loads((run / "config.json").read_text())
+    assert main(["related", "level-material", "--run", str(tmp_path / "none")]) == 2
+
+
+def test_the_comparator_answers_as_the_network_does() -> None:
+    """Issue 43: the comparator's per-pair work runs in numpy on precomputed halves of the
+    head's first layer; its answers are the network's own (both orders averaged) within
+    1e-6, for a head of several layers, and a pair asked again is answered from the cache."""
+    torch.manual_seed(5)
+    net = DeepChessNet(Shape(pos2vec=(INPUT_BITS, 32, 16), head=(12, 8))).eval()
+    comparator = Comparator(net)
+    boards = _game_positions()
+    for a, b in itertools.permutations(boards[:5], 2):
+        with torch.no_grad():
+            codes = net.tower(torch.from_numpy(encode_batch([a, b]).astype(np.float32)))
+            p = torch.softmax(net.compare(codes[[0, 1]], codes[[1, 0]]), dim=1)[:, 0]
+        expected = 0.5 * (float(p[0]) + 1.0 - float(p[1]))
+        assert comparator.probability(a, b) == pytest.approx(expected, abs=1e-6)
+    assert comparator.evaluations == 10  # (a, b) answered (b, a) too

@@ -469,3 +469,38 @@ def test_a_snapshot_keeps_the_weights_after_its_game_count(tmp_path: Path) -> No
 
     with pytest.raises(KitError, match="no self-play validation split"):
         score_on_final_split(tmp_path, tmp_path / "elsewhere")
+
+
+def test_the_holdout_split_is_recomputed_from_the_committed_game_record(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 43: fixed-split.json needs no state/ -- the held-out games' moves (written as
+    they are played) give back exactly the positions, targets and naive values the run
+    pooled, and ``chessmoe related fixed-split`` writes the file with its real command."""
+    import shutil
+
+    from chessmoe.cli import main
+    from chessmoe.play.players.mais import HOLDOUT_GAMES, holdout_split
+
+    config = replace(PROFILES["smoke"], games=2, snapshots=(2,), selfplay_holdout_every=2)
+    train_run(tmp_path, config, progress=False)
+    train_run(tmp_path, replace(config, games=4), progress=False)  # grown: one record a game
+    games = [json.loads(line) for line in (tmp_path / HOLDOUT_GAMES).read_text().splitlines()]
+    assert [(g["game"], g["batch"]) for g in games] == [(2, 1), (4, 2)]
+    x, y, naive, record = holdout_split(tmp_path)
+    with np.load(tmp_path / "state" / "selfplay_val.npz") as pooled:
+        assert np.array_equal(x, pooled["x"]) and x.dtype == pooled["x"].dtype
+        assert np.array_equal(y, pooled["y"]) and np.array_equal(naive, pooled["naive"])
+    assert record["games"] == 2 and record["every"] == 2
+    before = json.loads((tmp_path / "fixed-split.json").read_text())
+    shutil.rmtree(tmp_path / "state")
+    (tmp_path / "fixed-split.json").unlink()
+    command = ["related", "fixed-split", "--run", str(tmp_path)]
+    monkeypatch.setattr("sys.argv", ["chessmoe", *command])  # as the console script sees it
+    assert main(command) == 0
+    after = json.loads((tmp_path / "fixed-split.json").read_text())
+    assert [r["mae"] for r in after["networks"]] == pytest.approx(
+        [r["mae"] for r in before["networks"]])
+    assert after["split"]["name"] == "every-2nd-game"
+    assert after["split"]["file"] == HOLDOUT_GAMES
+    assert after["provenance"]["argv"] == ["chessmoe", *command]
+    assert main(["related", "fixed-split", "--run", str(tmp_path / "none")]) == 2

@@ -1134,7 +1134,8 @@ def test_the_related_design_pairs_each_engine_with_its_documents_baseline(
     (related / "mais" / "at-200-games" / "weights.pt").write_bytes(b"200 games")
     spec = build_design("related", experts)
     by_name = {m.name: m for m in spec.matches}
-    assert list(by_name) == ["ntuple-vs-pesto", "mais-vs-mais-at-200"]
+    assert list(by_name) == ["ntuple-vs-pesto", "mais-vs-mais-at-200",
+                             "mais-vs-mais-at-200-sprt"]
     ntuple = by_name["ntuple-vs-pesto"]
     assert ntuple.pairs == 500 and ntuple.first.nodes == ntuple.second.nodes == 400
     assert dict(ntuple.second.options) == {"Evaluation": "pesto"}
@@ -1143,7 +1144,7 @@ def test_the_related_design_pairs_each_engine_with_its_documents_baseline(
     (related / "ntuple-d2" / "weights.npz").write_bytes(b"trained at d = 2")
     by_name = {m.name: m for m in related_spec(str(experts)).matches}
     assert list(by_name) == ["ntuple-vs-pesto", "ntuple-d2-vs-pesto", "ntuple-d2-vs-ntuple",
-                             "mais-vs-mais-at-200"]
+                             "mais-vs-mais-at-200", "mais-vs-mais-at-200-sprt"]
     head = by_name["ntuple-d2-vs-ntuple"]  # the document's 2-ply against 1-ply training
     assert head.first.experts == str(related / "ntuple-d2")
     assert head.second.experts == str(related / "ntuple")
@@ -1156,6 +1157,11 @@ def test_the_related_design_pairs_each_engine_with_its_documents_baseline(
     assert mais.pairs == 100 and mais.second.experts == str(related / "mais" / "at-200-games")
     assert mais.label("weights_second") != mais.label("weights_first")
     assert spec.adjudication == Adjudication() and ntuple.group != mais.group
+    sprt = by_name["mais-vs-mais-at-200-sprt"]  # issue 43: the same players to a decision
+    assert (sprt.first, sprt.second, sprt.labels) == (mais.first, mais.second, mais.labels)
+    assert sprt.sprt is not None and (sprt.sprt.elo0, sprt.sprt.elo1) == (0.0, 35.0)
+    assert sprt.group != mais.group and sprt.pairs == 1000 and mais.sprt is None
+    assert spec.adjudication.max_plies > 200  # games are not capped at 200 plies
     (related / "deepchess").mkdir()
     (related / "deepchess" / "weights.pt").write_bytes(b"deepchess")
     by_name = {m.name: m for m in related_spec(str(experts)).matches}
@@ -1305,3 +1311,33 @@ def test_tournament_workers_follow_their_parent() -> None:
     _pin_worker(mp.get_context("spawn").Value("i", 0), 0)
     started = [t for t in threading.enumerate() if t.ident not in before]
     assert [t.name for t in started] == ["chessmoe-follow-parent"] and started[0].daemon
+
+
+def test_a_tournament_match_with_an_sprt_stops_once_decided_across_its_shards(
+        tmp_path: Path) -> None:
+    """Issue 43: a match run to a decision -- its shards read one another's games, the first
+    game that decides the test is the last played, the summary records the test and counts
+    the match complete, a rerun plays nothing, and the spec keeps its bounds."""
+    from chessmoe.play.match import SprtRule, load_records
+    from chessmoe.play.tournament import progress
+
+    rule = SprtRule(elo0=0, elo1=200, alpha=0.05, beta=0.05)
+    match = MatchSpec("sprt", UNIFORM, UNIFORM_B, 8, (("kind", "test"),), sprt=rule)
+    spec = TournamentSpec("tiny-sprt", (match,), pairs_per_shard=3,
+                          adjudication=Adjudication(max_plies=16))
+    summary = run_local(spec, tmp_path, workers=1, progress=False)
+    logs = sorted((tmp_path / "sprt").glob("games-*.jsonl"))
+    records = sorted(load_records(logs), key=lambda r: (r.pair or 0, r.game or 0))
+    assert 2 <= len(records) < 16
+    assert len(logs) == -(-(len(records) // 2) // 3)  # the shards after it: never started
+    assert rule(records) and not rule(records[:-2])  # stopped at the deciding pair
+    (entry,) = summary["matches"]
+    assert entry["sprt"]["state"] == rule.state(records) and entry["sprt"]["elo1"] == 200
+    assert entry["sprt"]["pairs"] == len(records) // 2 and summary["complete"] is True
+    assert run_local(spec, tmp_path, workers=1, progress=False)["matches"][0]["games"] == \
+        len(records)
+    assert progress(spec, tmp_path)[0].decided == rule.state(records)
+    recorded = json.loads((tmp_path / "spec.json").read_text())["matches"][0]
+    assert recorded["sprt"]["elo0"] == 0 and recorded["sprt"]["alpha"] == 0.05
+    plain = json.loads(json.dumps(_tiny_spec().to_dict()))["matches"][0]
+    assert "sprt" not in plain  # matches without a test keep their recorded identity

@@ -57,3 +57,17 @@ def test_the_lichess_excerpt_is_found_in_the_named_or_default_data_folder(
     (named / LICHESS_EXCERPT).write_text("y")
     assert lichess_excerpt(named) == named / LICHESS_EXCERPT
     assert lichess_excerpt(named / LICHESS_EXCERPT) == named / LICHESS_EXCERPT
+
+
+def test_ntuple_never_stands_in_material_for_weights_it_was_not_given(tmp_path: Path) -> None:
+    """Issue 43: Evaluation=weights with no run is an error naming the fix; material and
+    PeSTO are asked for by name."""
+    from chessmoe.play.players import ntuple
+
+    with pytest.raises(KitError, match="no trained ntuple weights"):
+        ntuple.build_searcher(None)
+    with pytest.raises(KitError, match="not found"):
+        ntuple.build_searcher(tmp_path)
+    for evaluation in ("material", "pesto"):
+        player = ntuple.build_searcher(None, options={"Evaluation": evaluation})
+        assert f"evaluation {evaluation}" in getattr(player, "loaded", "")

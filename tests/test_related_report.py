@@ -247,7 +247,8 @@ def test_the_related_tournament_fills_each_engines_baseline_cell(tmp_path: Path)
         "vs PeSTO, 400 nodes: 400-300-300, 55.0 % over 1000 games, +35 +/- 17 Elo "
         "(target: interval above 50 %: met)")
     assert rows["MAIS"][cell].endswith("49.0 % over 200 games, -7 +/- 40 Elo "
-                                       "(target 55 %: not met)")
+                                       "(target 55 %: not met, decided (score interval "
+                                       "43.3 %-54.7 %))")
     assert rows["DeepChess"]["Ours"] == "not trained"  # no run: its match is not shown
     # an interval reaching 0 is not "above 50 %"
     _related_tournament(tmp_path / "b", **{"ntuple-vs-pesto": (400, 300, 300, 16.0, 17.0)})
@@ -294,6 +295,39 @@ def test_a_match_still_being_played_shows_its_games_and_decides_nothing(
     assert rows["MAIS"]["Against its baseline (related tournament)"].endswith(
         "75.0 % over 60 games, +191 +/- 90 Elo (target 55 %: undecided, 60 of 200 games "
         "played so far)")
+
+
+def test_a_score_target_is_read_against_the_score_interval_or_the_sprt(
+        tmp_path: Path) -> None:
+    """Issue 43: 54.25 % with +29.6 +- 37.0 Elo is no verdict on a 55 % target (its score
+    interval, 48.9-59.5 % by hand, holds 55 %: the point score decides nothing); a match run
+    to a sequential test is read by the test's decision, and is in progress until then."""
+    _mais_run(tmp_path)
+    out = _related_tournament(tmp_path, **{"mais-vs-mais-at-200": (67, 83, 50, 29.6, 37.0),
+                                           "mais-vs-mais-at-200-sprt": (90, 50, 60, 52.5,
+                                                                        38.0)})
+    cell = "Against its baseline (related tournament)"
+    summary = json.loads((out / "summary.json").read_text())
+    test = {"elo0": 0.0, "elo1": 35.0, "alpha": 0.05, "beta": 0.05, "llr": 3.1,
+            "lower": -2.94, "upper": 2.94, "state": "H1 accepted"}
+    for state, llr, words in (
+            ("H1 accepted", 3.1, "met: the SPRT accepts H1"),
+            ("H0 accepted", -3.0, "not met: the SPRT accepts H0"),
+            ("continue", 1.0, "undecided, 200 games played so far, at most 2000")):
+        summary["matches"][1].update(planned_games=2000,
+                                     sprt={**test, "state": state, "llr": llr})
+        (out / "summary.json").write_text(json.dumps(summary))
+        verdicts = related.match_verdicts(
+            "mais", related.load_related_matches(tmp_path / "tournaments" / "related"))
+        assert verdicts["mais-vs-mais-at-200"].endswith(
+            "54.2 % over 200 games, +30 +/- 37 Elo (target 55 %: not decided (score interval "
+            "48.9 %-59.5 %))")
+        assert verdicts["mais-vs-mais-at-200-sprt"].endswith(
+            f"(target 55 %: {words}; SPRT H0 +0 Elo against H1 +35 Elo, alpha 0.05, beta "
+            f"0.05, LLR {llr:.2f} in [-2.94, 2.94])")
+        row = {r["Engine"].split(" ")[0]: r for r in related.related_rows(
+            tmp_path, tmp_path / "tournaments" / "related")}["MAIS"]
+        assert row[cell] == "; ".join(verdicts.values())
 
 
 def test_a_deepchess_learning_curve_is_read_in_game_order(tmp_path: Path) -> None:
@@ -410,3 +444,45 @@ def test_an_ntuple_run_whose_log_lacks_the_kept_iteration_is_named(tmp_path: Pat
     log.write_text(log.read_text().splitlines()[0] + "\n")  # iteration 0 only
     with pytest.raises(KitError, match=r"metrics\.jsonl: no record of the kept iteration 5"):
         related.load_ntuple(tmp_path / "ntuple")
+
+
+AGREEING = ("REPRODUCING.md", "results/tournaments/related/README.md",
+            "figures/related-engines.md")
+
+
+def test_the_documents_state_each_related_match_as_the_computed_table_does() -> None:
+    """Issue 43: every document that states a related match states it in the computed
+    table's words (match_verdicts over the committed summary: W-D-L, score, Elo and the
+    target's verdict), so none can call a target met that the table does not; a match
+    still being played is named in the prose documents and tabulated in the figure."""
+    root = Path(__file__).resolve().parents[1]
+    matches = related.load_related_matches(root / "results" / "tournaments" / "related")
+    texts = {name: " ".join((root / name).read_text().split()) for name in AGREEING}
+    checked = 0
+    for kind in related.RELATED_TARGETS:
+        for name, cell in related.match_verdicts(kind, matches).items():
+            for doc, text in texts.items():
+                if matches[name].partial and doc != "figures/related-engines.md":
+                    assert f"`{name}`" in text, (doc, name)
+                else:
+                    assert cell in text, (doc, name, cell)
+            checked += 1
+    assert checked >= 7
+
+
+def test_deepchess_level_material_words(tmp_path: Path) -> None:
+    """level-material.json in the DeepChess cell: the network's accuracy where material is
+    level, with its paired difference; a block without a usable interval says so."""
+    block = {"rows": 370, "units": 178, "network": 0.619, "material": 0.5,
+             "difference": 0.119, "half_width": 0.07, "largest_cluster": 6}
+    flat = {**block, "rows": 40000, "units": 32, "network": 0.661, "difference": 0.161,
+            "estimable": False, "largest_cluster": 39930}
+    path = tmp_path / "level-material.json"
+    path.write_text(json.dumps({"by_game": {"material_tied": block, "level_draw": flat}}))
+    assert related._level_words(path) == (
+        "where material is level (the two positions' balances equal; material scores 50 % "
+        "there): by game 61.9 % on 370 rows of the summary's pairs (network minus material "
+        "+11.9 [+4.9, +18.9] points, decided), 66.1 % on 40,000 rows of a larger draw "
+        "(network minus material +16.1 (no interval: 32 clusters, the largest 100 % of the "
+        "rows) points, undecided)")
+    assert related._level_words(tmp_path / "absent.json") == ""

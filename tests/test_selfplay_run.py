@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import chess
+import numpy as np
 import pytest
 
 from chessmoe._io.fsutil import atomic_path
@@ -504,3 +505,50 @@ def test_a_worker_whose_parent_is_gone_plays_nothing_more(
         selfplay_run._worker_play(game_plan(SMALL, [chess.STARTING_FEN], 1))
     assert stopped.value.code == 1
     assert player.played == [0] and player.closed
+
+
+def test_duplicates_are_counted_in_the_manifest_and_read_by_no_split(
+        fake_engine: Path, tmp_path: Path) -> None:
+    """Issue 43: without spread both sides of a pair search alike, so each pair's second
+    game repeats its first. The manifest counts the later copies (first copy kept), and the
+    kit's key over the parsed moves (what the readers use) finds the same copies."""
+    from chessmoe.games.splits import game_key, later_copies
+
+    run = tmp_path / "run"
+    settings = RunSettings(nodes=10, spread=0.0, shard_games=3, max_plies=40)
+    grow(run, 6, settings, engine=fake_engine, progress=False)
+    record = read_manifest(run)["duplicates"]
+    assert record["games_checked"] == 6
+    assert record["later_copies"] == [[1, 0], [3, 2], [5, 4]] and record["count"] == 3
+    parsed = [r for path in run_shards(run) for r in iter_games(path)]
+    keys = [game_key(r.start_fen, [m.uci() for m in r.moves]) for r in parsed]
+    assert [int(parsed[i].headers["GameIndex"]) for i in
+            np.flatnonzero(later_copies(keys))] == [1, 3, 5]
+
+    grow(run, 8, settings, engine=fake_engine, progress=False)  # grown: counted again
+    record = read_manifest(run)["duplicates"]
+    assert record["games_checked"] == 8 and record["later_copies"][-1] == [7, 6]
+
+
+BLACKBURNE = ("1. e4 e5 2. Nf3 Nc6 3. Bc4 Nd4 4. Nxe5 Qg5 5. Nxf7 Qxg2 6. Rf1 Qxe4+ 7. Be2 "
+              "Nf3# 0-1")
+LEGAL = "1. e4 e5 2. Nf3 d6 3. Bc4 Bg4 4. Nc3 g6 5. Nxe5 Bxd1 6. Bxf7+ Ke7 7. Nd5# 1-0"
+
+
+def test_deepchess_reads_each_game_once(tmp_path: Path) -> None:
+    """The DeepChess reader deduplicates (first copy kept): a copy never becomes a game of
+    its own, so the by-game split cannot hold one on both sides."""
+    from chessmoe.games.splits import later_copies
+    from chessmoe.nets.related.deepchess import extract_positions
+
+    pgn = tmp_path / "games.pgn"
+    games = [BLACKBURNE, LEGAL, BLACKBURNE, BLACKBURNE]
+    pgn.write_text("".join(f'[Result "{g.split()[-1]}"]\n\n{g}\n\n' for g in games))
+    every: list[str] = []
+    unique: list[str] = []
+    kept = extract_positions(pgn, games=10, per_game=5, seed=1, skip_plies=1, keys=every)
+    once = extract_positions(pgn, games=10, per_game=5, seed=1, skip_plies=1, unique=True,
+                             keys=unique)
+    assert len(np.unique(kept.game)) == 4 and list(later_copies(every)) == [
+        False, False, True, True]
+    assert len(np.unique(once.game)) == 2 and unique == every[:2]

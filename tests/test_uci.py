@@ -4,7 +4,9 @@ every error line is an info string. Each dialogue runs under a hard time limit."
 
 from __future__ import annotations
 
+import contextlib
 import io
+import json
 import subprocess
 import sys
 import threading
@@ -80,24 +82,26 @@ def test_an_infinite_search_is_ended_by_stop_position_and_ucinewgame(interrupt: 
     assert d.say("isready")[-1] == "readyok"
 
 
-@pytest.mark.parametrize("option", ["Model_Directory value /nonexistent",
-                                    "Phase_Definition value moonphase",
-                                    "Device value bogus"])
-def test_a_broken_evaluator_still_gives_readyok_and_a_bestmove(option: str) -> None:
-    out = io.StringIO()
-    engine = UciEngine(EngineOptions(Nodes=20), out=out)
-    engine.handle(f"setoption name {option}")
-    engine.handle("isready")
-    lines = out.getvalue().splitlines()
-    assert lines[-1] == "readyok"
-    assert any(ln.startswith("info string error") for ln in lines)
-    engine.handle("position startpos")
-    engine.handle("go")
-    assert wait_for(lambda: "bestmove" in out.getvalue(), LIMIT)
-    engine._wait()
-    assert sum(ln.startswith("bestmove") for ln in out.getvalue().splitlines()) == 1
-    assert all(ln.startswith(("info", "bestmove", "readyok", "id ", "option", "uciok"))
-               for ln in out.getvalue().splitlines())
+@pytest.mark.parametrize(("option", "field", "kept"), [
+    ("Phase_Definition value moonphase", "Phase_Definition", ""),
+    ("Device value bogus", "Device", "auto"),
+    ("Uniform value maybe", "Uniform", True),
+    ("Routing value random", "Routing", "majority"),
+    ("Nodes value -3", "Nodes", 20),
+    ("Batch_Size value many", "Batch_Size", 8),
+])
+def test_a_bad_option_value_is_refused_when_set_and_the_old_value_kept(
+        option: str, field: str, kept: object) -> None:
+    """Issue 43: no go plays a configuration nobody asked for -- the value is refused at
+    setoption (an info string naming the option) and the engine plays as before."""
+    d = Dialogue(Nodes=20)  # Uniform: no network to load
+    lines = d.say(f"setoption name {option}")
+    assert len(lines) == 1 and lines[0].startswith("info string error: ")
+    assert field in lines[0]
+    assert getattr(d.engine.options, field) == kept
+    assert d.say("isready")[-1] == "readyok"
+    d.say("position startpos", "go")
+    assert len(_settle(d, 1)) == 1
 
 
 def test_multi_line_errors_are_prefixed_line_by_line() -> None:
@@ -208,3 +212,160 @@ def test_the_search_option_is_a_combo_and_refuses_other_values() -> None:
     assert any("must be one of native, python" in line
                for line in d.say("setoption name Search value cython"))
     assert d.engine.options.Search == "native"
+
+
+# --- loading: uci at once, no stand-in evaluator for weights that do not load (issue 43) ---
+
+PLAYERS = ["moe", "ntuple", "deepchess", "mais"]
+UCI_BOUND = 5.0  # seconds from start to uciok: 5x the 1 s aim, half python-chess's timeout
+
+
+def _engine_command(player: str) -> list[str]:
+    return [sys.executable, "-m", "chessmoe", "uci", "--player", player]
+
+
+def _environment() -> dict[str, str]:
+    import os
+
+    root = str(Path(__file__).resolve().parents[1])
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [root, *filter(None, [os.environ.get("PYTHONPATH")])])}
+
+
+@pytest.mark.parametrize("player", PLAYERS)
+def test_every_player_answers_uci_within_the_bound(player: str) -> None:
+    import time
+
+    started = time.monotonic()
+    process = subprocess.Popen(_engine_command(player), stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=_environment())
+    try:
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write("uci\n")
+        process.stdin.flush()
+        lines = []
+        while not lines or lines[-1] != "uciok":
+            line = process.stdout.readline()
+            assert line, f"the engine ended before uciok: {lines}"
+            lines.append(line.strip())
+        elapsed = time.monotonic() - started
+        process.stdin.write("quit\n")
+        process.stdin.flush()
+        assert process.wait(timeout=60) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert elapsed < UCI_BOUND, f"{player} took {elapsed:.1f} s to answer uci"
+    assert lines[0].startswith("id name chessmoe")
+
+
+@pytest.mark.parametrize("player", PLAYERS)
+def test_uci_is_answered_before_the_engine_or_torch_is_imported(player: str) -> None:
+    """What keeps the answer fast on a loaded machine: the option list comes from
+    chessmoe.play.players, and neither the engine's module nor torch is imported until
+    isready or go loads the weights."""
+    module = ("chessmoe.search.experts" if player == "moe"
+              else f"chessmoe.play.players.{player}")
+    script = (
+        "import io, sys\n"
+        "from chessmoe.play.uci import UciEngine\n"
+        f"engine = UciEngine(engine={player!r}, out=io.StringIO())\n"
+        "engine.handle('uci')\n"
+        "assert engine.out.getvalue().splitlines()[-1] == 'uciok'\n"
+        f"print(sorted(m for m in ('torch', {module!r}) if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, env=_environment())
+    assert done.returncode == 0, done.stderr[-800:]
+    assert done.stdout.strip() == "[]"
+
+
+def _unloadable(player: str, tmp_path: Path, how: str) -> Path:
+    """A Model_Directory whose weights cannot be loaded: absent, or a corrupt file."""
+    if how == "missing":
+        return tmp_path / "no-such-run"
+    run = tmp_path / "corrupt"
+    run.mkdir()
+    if player == "moe":
+        (run / "model.pt").write_bytes(b"not a checkpoint")
+        return run / "model.pt"
+    name = {"ntuple": "weights.npz", "deepchess": "weights.pt", "mais": "weights.pt"}[player]
+    (run / name).write_bytes(b"not weights")
+    config = {"deepchess": {"pos2vec": [773, 100, 100, 100], "head": [100, 100],
+                            "search_depth": 3}}.get(player, {})
+    (run / "config.json").write_text(json.dumps(config))
+    return run
+
+
+@pytest.mark.parametrize(("how", "first"), [("missing", "isready"), ("corrupt", "isready"),
+                                           ("missing", "go")])
+@pytest.mark.parametrize("player", PLAYERS)
+def test_weights_that_cannot_load_end_the_engine_at_isready_or_go(
+        player: str, how: str, first: str, tmp_path: Path) -> None:
+    weights = _unloadable(player, tmp_path, how)
+    ready = "isready\n" if first == "isready" else ""
+    script = (f"uci\nsetoption name Model_Directory value {weights}\n{ready}"
+              "position startpos\ngo nodes 10\nisready\nquit\n")
+    done = subprocess.run(_engine_command(player), input=script, capture_output=True,
+                          text=True, timeout=120, env=_environment())
+    out = done.stdout.splitlines()
+    assert done.returncode == 1, (done.stdout[-500:], done.stderr[-500:])
+    assert "uciok" in out and "readyok" not in out
+    assert not any(line.startswith("bestmove") for line in out)  # nothing played for it
+    assert any(line.startswith("info string error: cannot load") for line in out)
+    assert "chessmoe uci: error: cannot load" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("player", PLAYERS)
+def test_python_chess_sees_the_engine_end_at_go(player: str, tmp_path: Path) -> None:
+    """Through python-chess's engine API, as a tournament manager drives it: the options
+    are set, no isready before go, and play fails instead of returning a move."""
+    import chess.engine
+
+    engine = chess.engine.SimpleEngine.popen_uci(
+        _engine_command(player), env=_environment(), stderr=subprocess.DEVNULL, timeout=60)
+    try:
+        engine.configure({"Model_Directory": str(tmp_path / "no-such-run")})
+        with pytest.raises(chess.engine.EngineTerminatedError):
+            engine.play(chess.Board(), chess.engine.Limit(nodes=10))
+        assert engine.protocol.returncode.result() == 1
+    finally:
+        with contextlib.suppress(chess.engine.EngineTerminatedError):
+            engine.quit()
+
+
+def test_without_committed_experts_the_paper_engine_refuses_to_play(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An empty Model_Directory means the kit's committed small experts; where they are not
+    found the engine ends, and Uniform is the way to play without a network."""
+    import chessmoe.search.evaluators as evaluators
+
+    monkeypatch.setattr(evaluators, "committed_bundles", lambda profile="small": (None, None))
+    out, err = io.StringIO(), io.StringIO()
+    engine = UciEngine(EngineOptions(Nodes=20), out=out, err=err)
+    assert engine.handle("isready") is False and engine.exit_code == 1
+    assert "committed small experts were not found" in out.getvalue()
+    assert "readyok" not in out.getvalue() and "Uniform" in err.getvalue()
+    uniform = UciEngine(EngineOptions(Nodes=20), out=io.StringIO())
+    uniform.handle("setoption name Uniform value true")
+    assert uniform.handle("isready") is True and uniform.exit_code == 0
+
+
+@pytest.mark.parametrize(("player", "option", "named"), [
+    ("deepchess", "Quiescence value perhaps", "Quiescence"),
+    ("deepchess", "Depth value 65", "Depth"),
+    ("ntuple", "Evaluation value stockfish", "Evaluation"),
+    ("ntuple", "Quiescence value 2", "Quiescence"),
+    ("mais", "Delta_Percent value 0", "Delta_Percent"),
+    ("mais", "Uniform value true", "Uniform"),  # the paper engine's, not listed by mais
+    ("ntuple", "Routing value split", "Routing"),
+])
+def test_a_related_engine_refuses_a_bad_or_unlisted_option(
+        player: str, option: str, named: str) -> None:
+    uci, out = _related(player)
+    before = (uci.options, dict(uci.engine_settings))
+    assert uci.handle(f"setoption name {option}") is True
+    (line,) = out.getvalue().splitlines()
+    assert line.startswith("info string error: ") and named in line
+    assert (uci.options, uci.engine_settings) == before

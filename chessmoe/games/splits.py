@@ -10,21 +10,54 @@ of how the pass was spread over workers.
   for nothing ("unused").
 * :class:`SeededSplit` is for every other source: a seeded permutation of the
   kept games, with validation and test sizes given as fractions or game counts.
+
+Duplicates (issue 43): an engine's self-play at a node limit can play the same game twice
+(the same opening and node limits give the same moves; the 150,000-game Stockfish run holds
+286 such later copies). The kit *deduplicates, keeping the first copy*: :func:`game_key`
+names a game by its start position and moves, :func:`later_copies` marks every game whose
+key occurred earlier in source order, and readers that split games drop those before
+splitting, so no copy is trained on and held out at once, or counted twice.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["SPLITS", "MonthSplit", "SeededSplit", "SplitRule", "month_of", "split_from_dict"]
+__all__ = ["DUPLICATES_POLICY", "SPLITS", "MonthSplit", "SeededSplit", "SplitRule", "game_key",
+           "later_copies", "month_of", "split_from_dict"]
+
+DUPLICATES_POLICY = ("deduplicated, first copy kept: a game whose start position and moves "
+                     "equal an earlier game's (source order) is read by no split")
 
 SPLITS = ("train", "val", "test")
 _DATE = re.compile(r"^\s*(\d{4})[.\-/](\d{2})")
+
+
+def game_key(start_fen: str | None, moves: Iterable[str]) -> str:
+    """A game's identity for deduplication: sha256 of its start position (``None``: the
+    standard start) and its moves in order (UCI, or any one fixed notation per source)."""
+    text = (start_fen or "startpos") + "|" + " ".join(moves)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def later_copies(keys: Sequence[str]) -> npt.NDArray[np.bool_]:
+    """``True`` for each game whose key occurred earlier in ``keys`` (the copies a
+    deduplication drops; the first copy of each game is kept)."""
+    seen: set[str] = set()
+    out = np.zeros(len(keys), dtype=bool)
+    for index, key in enumerate(keys):
+        if key in seen:
+            out[index] = True
+        else:
+            seen.add(key)
+    return out
 
 
 def month_of(date: str | None) -> str | None:

@@ -47,6 +47,7 @@ from chessmoe.nets.names import (
 from chessmoe.play.match import (
     Adjudication,
     PlayerSpec,
+    SprtRule,
     load_records,
     play_match,
     write_pgn,
@@ -89,6 +90,9 @@ class MatchSpec:
     pairs: int
     labels: tuple[tuple[str, Any], ...] = ()  # e.g. (("method", "separated"), ("nodes", 100))
     openings_group: str | None = None  # matches of one group share their openings
+    # a sequential test: the match stops once it is decided, ``pairs`` being its cap; every
+    # game checks it against all the match's recorded games (its other shards' too)
+    sprt: SprtRule | None = None
 
     def label(self, key: str, default: Any = None) -> Any:
         return dict(self.labels).get(key, default)
@@ -121,6 +125,7 @@ class TournamentSpec:
                                  "opening group, each pair its own opening",
                 "matches": [{"name": m.name, "pairs": m.pairs, "labels": dict(m.labels),
                              "openings_group": m.group,
+                             **({"sprt": asdict(m.sprt)} if m.sprt is not None else {}),
                              "first": m.first.to_dict(), "second": m.second.to_dict()}
                             for m in self.matches]}
 
@@ -262,29 +267,43 @@ class MatchProgress:
 
     name: str
     played: int  # finished games in its logs
-    planned: int  # two games a pair
+    planned: int  # two games a pair (a sequential test's cap)
+    decided: str = ""  # a sequential test's decision ("H0 accepted", "H1 accepted")
 
     @property
     def complete(self) -> bool:
-        return self.played >= self.planned
+        return self.played >= self.planned or bool(self.decided)
 
 
 def progress(spec: TournamentSpec, out_dir: str | os.PathLike[str]) -> list[MatchProgress]:
     """Every match of ``spec`` with the finished games its logs under ``out_dir`` hold (read
     only: nothing is played or written; a log's unfinished last line is not a game)."""
-    def played(match: MatchSpec) -> int:
-        return len(load_records(sorted((Path(out_dir) / match.name).glob("games-*.jsonl"))))
+    def records(match: MatchSpec) -> list[GameRecord]:
+        return load_records(sorted((Path(out_dir) / match.name).glob("games-*.jsonl")))
 
-    return [MatchProgress(m.name, played(m), 2 * m.pairs) for m in spec.matches]
+    def decided(match: MatchSpec, games: list[GameRecord]) -> str:
+        if match.sprt is None:
+            return ""
+        state = match.sprt.state(games)
+        return "" if state == "continue" else state
+
+    rows = []
+    for match in spec.matches:
+        games = records(match)
+        rows.append(MatchProgress(match.name, len(games), 2 * match.pairs,
+                                  decided(match, games)))
+    return rows
 
 
 def format_progress(rows: Sequence[MatchProgress]) -> str:
     """One line per match and a total: played of planned games, and what is left."""
     width = max((len(r.name) for r in rows), default=10)
     lines = [f"{r.name:{width}s} {r.played:6,d} of {r.planned:6,d} games"
-             f"{'' if r.complete else '  (in progress)' if r.played else '  (not started)'}"
+             + (f"  (SPRT: {r.decided})" if r.decided else "" if r.complete
+                else "  (in progress)" if r.played else "  (not started)")
              for r in rows]
-    played, planned = sum(r.played for r in rows), sum(r.planned for r in rows)
+    played = sum(r.played for r in rows)
+    planned = sum(r.played if r.decided else r.planned for r in rows)
     share = 100.0 * played / planned if planned else 100.0
     state = "complete" if played >= planned else f"{planned - played:,} games to play"
     lines.append(f"{'total':{width}s} {played:6,d} of {planned:6,d} games ({share:.1f} %): "
@@ -293,15 +312,28 @@ def format_progress(rows: Sequence[MatchProgress]) -> str:
 
 
 def run_unit(unit: Unit, out_dir: str, data_dir: str | None = None) -> dict[str, Any]:
-    """Play one shard (resuming its log); return its summary (runs in a worker)."""
+    """Play one shard (resuming its log); return its summary (runs in a worker). A match
+    with a sequential test plays nothing once decided, and stops a shard as soon as the
+    match (its other shards' games read when the shard starts, and this shard's) is."""
     fens = read_epd(resolve_suite(unit.openings, data_dir))
     size = -(-unit.match.pairs // unit.shards)
     slots = [s for s in schedule(fens, unit.match.pairs, unit.seed)
              if s.pair // size == unit.shard]
+    rule = unit.match.sprt
+    stop_when = None
+    if rule is not None:
+        own = unit.log_path(out_dir)
+        others = load_records(sorted(p for p in own.parent.glob("games-*.jsonl") if p != own))
+        if rule(others + (load_records([own]) if own.exists() else [])):
+            return {"unit": unit.id, "games": 0, "sprt": rule.state(others)}
+
+        def stop_when(played: Sequence[GameRecord]) -> bool:
+            return rule(others + list(played))
+
     records = play_match(unit.match.first, unit.match.second, slots,
                          unit.log_path(out_dir), rules=unit.adjudication,
                          event=f"{unit.event}: {unit.match.name}",
-                         concurrency=unit.games_at_once)
+                         concurrency=unit.games_at_once, stop_when=stop_when)
     return {"unit": unit.id, "games": len(records)}
 
 
@@ -629,8 +661,11 @@ def summarise_tournament(spec: TournamentSpec, out_dir: str | os.PathLike[str]
         if records:
             write_pgn(sorted(records, key=lambda r: r.slot or ""),
                       out / match.name / "games.pgn")
-        matches.append({"name": match.name, "labels": dict(match.labels),
-                        "planned_games": 2 * match.pairs, **summarise(records).to_json()})
+        entry = {"name": match.name, "labels": dict(match.labels),
+                 "planned_games": 2 * match.pairs, **summarise(records).to_json()}
+        if match.sprt is not None:
+            entry["sprt"] = sprt_record(match.sprt, records)
+        matches.append(entry)
     recorded = json.loads((out / "spec.json").read_text()) if (out / "spec.json").exists() \
         else {}
     path = out / "summary.json"
@@ -642,7 +677,9 @@ def summarise_tournament(spec: TournamentSpec, out_dir: str | os.PathLike[str]
     summary = {"tournament": spec.name, "openings": spec.openings,
                "openings_suite": recorded.get("openings_suite"), "seed": spec.seed,
                "adjudication": asdict(spec.adjudication), "matches": matches,
-               "complete": all(m["games"] == m["planned_games"] for m in matches)}
+               "complete": all(m["games"] == m["planned_games"]
+                               or m.get("sprt", {}).get("state", "continue") != "continue"
+                               for m in matches)}
     # Nothing new played: keep the summary, and with it the provenance of the run that
     # played the games, rather than stamping it with a later commit and date (a summary
     # written before a rules field existed is the same summary).
@@ -651,6 +688,23 @@ def summarise_tournament(spec: TournamentSpec, out_dir: str | os.PathLike[str]
     summary["provenance"] = provenance()
     atomic_write_json(path, summary)
     return summary
+
+
+def sprt_record(rule: SprtRule, records: Sequence[GameRecord]) -> dict[str, Any]:
+    """A sequential test's bounds and state over a match's records (its complete pairs)."""
+    from chessmoe import elo
+
+    by_pair: dict[int, list[float]] = {}
+    for r in records:
+        if r.pair is not None and r.first_score is not None:
+            by_pair.setdefault(r.pair, []).append(r.first_score)
+    scores = [s for pair in sorted(by_pair) if len(by_pair[pair]) == 2 for s in by_pair[pair]]
+    penta = elo.pairs_from_games(scores)
+    result = elo.sprt(elo0=rule.elo0, elo1=rule.elo1, alpha=rule.alpha, beta=rule.beta,
+                      pentanomial=penta, model=rule.model, exact=rule.exact)
+    return {**asdict(rule), "pairs": len(scores) // 2, "pentanomial": list(penta),
+            "llr": result.llr, "lower": result.lower, "upper": result.upper,
+            "state": result.state}
 
 
 # --- profiles --------------------------------------------------------------------------------
@@ -1018,6 +1072,13 @@ def _weights_label(kind: str, run: Path) -> str:
     return sha256_file(path)[:12] if path.is_file() else "missing"
 
 
+MAIS_SPRT = SprtRule(elo0=0.0, elo1=35.0, alpha=0.05, beta=0.05, model="logistic", exact=True)
+"""The MAIS match's sequential test (issue 43): H0, the 1,200-game net is no stronger than
+the 200-game net (logistic Elo 0), against H1, it scores 55 % (+35 Elo, issue 22's target);
+5 % error each way; the exact generalized LLR over game pairs (fishtest's, fastchess's)."""
+MAIS_SPRT_PAIRS = 1000  # the cap: 2,000 games; the test is expected to end long before
+
+
 def related_spec(experts_root: str, *, related_root: str | os.PathLike[str] | None = None,
                  ntuple_pairs: int = 500, pairs: int = 100) -> TournamentSpec:
     """The related documents' own experiments, each engine against its document's baseline
@@ -1031,6 +1092,9 @@ def related_spec(experts_root: str, *, related_root: str | os.PathLike[str] | No
       against 1-ply training, 57.65 % for 2-ply);
     * ``mais-vs-mais-at-200``: the self-play value network after all its games against itself
       after 200 (``at-200-games/``, kept by the large profile), 1,500 nodes each, ``pairs``;
+      ``mais-vs-mais-at-200-sprt`` the same players on openings of their own until a
+      pentanomial SPRT decides (:data:`MAIS_SPRT`: H0 0 Elo against H1 +35 Elo, the issue's
+      55 % score; alpha = beta = 0.05), at most ``MAIS_SPRT_PAIRS`` pairs;
     * ``deepchess-vs-material``: DeepChess's comparator search against a material-only
       alpha-beta, both to depth 3, ``pairs`` pairs. The material engine resolves captures
       past depth 3 (quiescence) and DeepChess's search does not;
@@ -1051,12 +1115,12 @@ def related_spec(experts_root: str, *, related_root: str | os.PathLike[str] | No
         return (run / RELATED_WEIGHTS[kind]).is_file()
 
     def add(name: str, first: PlayerSpec, second: PlayerSpec, count: int,
-            runs: tuple[tuple[str, Path], ...]) -> None:
+            runs: tuple[tuple[str, Path], ...], sprt: SprtRule | None = None) -> None:
         labels = tuple((f"weights_{side}", _weights_label(kind, run))
                        for side, (kind, run) in zip(("first", "second"), runs, strict=False))
         matches.append(MatchSpec(name=name, first=first, second=second, pairs=count,
                                  openings_group=name,
-                                 labels=(("kind", "related"), *labels)))
+                                 labels=(("kind", "related"), *labels), sprt=sprt))
 
     for run_name in ("ntuple", "ntuple-d2"):
         run = root / run_name
@@ -1079,6 +1143,10 @@ def related_spec(experts_root: str, *, related_root: str | os.PathLike[str] | No
             PlayerSpec(name="mais", kind="mais", experts=str(mais), nodes=1500),
             PlayerSpec(name="mais-at-200", kind="mais", experts=str(early), nodes=1500),
             pairs, (("mais", mais), ("mais", early)))
+        add("mais-vs-mais-at-200-sprt",
+            PlayerSpec(name="mais", kind="mais", experts=str(mais), nodes=1500),
+            PlayerSpec(name="mais-at-200", kind="mais", experts=str(early), nodes=1500),
+            MAIS_SPRT_PAIRS, (("mais", mais), ("mais", early)), sprt=MAIS_SPRT)
     deepchess = root / "deepchess"
     if present("deepchess", deepchess):
         add("deepchess-vs-material",

@@ -9,10 +9,23 @@ gate), ``Routing``, ``Single_Expert``, ``Threads`` and ``Device``. A related doc
 n-tuple ``Evaluation`` and ``Depth``, MAIS ``Delta_Percent``), and says what it loaded:
 ``info string <engine> weights <path> sha256 <first 12 hex>``. Malformed commands and illegal
 moves produce an ``info string`` and never stop the engine.
+
+Loading (issue 43): ``uci`` is answered before anything is loaded (the options are declared
+without importing an engine's module or torch), so every engine answers it at once; the
+weights load on ``isready`` (or lazily before the first ``go``) and again after an option
+that changes them. A player whose weights or network cannot be loaded never plays with a
+stand-in: the error goes to an ``info string`` and to stderr, and the engine exits with
+status 1 at that ``isready`` or ``go`` (no ``readyok``, no ``bestmove``), as Stockfish does
+when its network file cannot be loaded. ``Uniform`` (the paper's engine only) stays the
+explicit way to play without a network. Any other bad option value is refused when it is set
+(``info string error: ...`` naming the option; the option keeps its previous value): a value
+out of range, not one of a combo's choices, a check that is not true or false, an unknown
+device or phase definition, or an option the engine does not list.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 import time
@@ -34,7 +47,8 @@ from chessmoe.search.mcts import (
     UniformEvaluator,
 )
 
-__all__ = ["RELATED_COMMON", "EngineOptions", "UciEngine", "UciError", "run_uci", "wait_for"]
+__all__ = ["RELATED_COMMON", "EngineOptions", "LoadError", "UciEngine", "UciError", "run_uci",
+           "wait_for"]
 
 RELATED_COMMON = ("Nodes", "Fixed_Movetime", "Model_Directory", "Threads")
 """The common options a related engine uses (the others steer the paper's MCTS only)."""
@@ -73,8 +87,21 @@ class EngineOptions:
 
 
 def build_from_options(options: EngineOptions) -> tuple[Evaluator, str]:
-    """The default evaluator factory of :class:`UciEngine`."""
-    return options.evaluator_spec().build()
+    """The default evaluator factory of :class:`UciEngine`: the network the options name, or
+    the kit's committed small experts when ``Model_Directory`` is empty; an error (never the
+    uniform evaluator) when there is no network to load and ``Uniform`` is off."""
+    from chessmoe._io.errors import KitError
+    from chessmoe.search.evaluators import committed_bundles
+
+    spec = options.evaluator_spec()
+    if not spec.uniform and spec.network is None and committed_bundles()[0] is None:
+        raise KitError("Model_Directory is empty and the kit's committed small experts were "
+                       "not found (set CHESSMOE_RESULTS or Model_Directory, or Uniform to play "
+                       "without a network)")
+    evaluator, description = spec.build()
+    if not spec.uniform and isinstance(evaluator, UniformEvaluator):
+        raise KitError(f"no network was loaded ({description})")
+    return evaluator, description
 
 
 _SPIN = {"Batch_Size": (1, 512), "Nodes": (0, 100_000_000), "Simulations": (0, 200_000_000),
@@ -83,10 +110,18 @@ _GO_KEYS = frozenset({"wtime", "btime", "winc", "binc", "movestogo", "depth", "n
                       "movetime", "infinite", "ponder", "searchmoves"})
 _COMBO = {"Routing": ("majority", "split", "soft"), "Backend": ("auto", "torch", "onnx", "cuda"),
           "Search": SEARCH_KINDS}
+_DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
+# options whose change rebuilds the player (its evaluator or weights) on the next isready/go
+_REBUILD = frozenset({"Model_Directory", "Baseline_Directory", "Phase_Definition", "Routing",
+                      "Single_Expert", "Device", "Backend", "Uniform", "Batch_Size", "Search"})
 
 
 class UciError(ValueError):
     """A command the engine cannot carry out (reported as ``info string``)."""
+
+
+class LoadError(RuntimeError):
+    """The player's weights or network cannot be loaded: the engine reports it and exits."""
 
 
 class UciEngine:
@@ -95,10 +130,12 @@ class UciEngine:
     def __init__(self, options: EngineOptions | None = None, *,
                  out: IO[str] | None = None,
                  make_evaluator: Callable[[EngineOptions], tuple[Evaluator, str]] | None = None,
-                 engine: str = "moe") -> None:
+                 engine: str = "moe", err: IO[str] | None = None) -> None:
         self.options = options or EngineOptions()
         self.engine = engine  # "moe" (the paper's engine) or a related kind (play.players)
         self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        self.exit_code = 0  # 1 once the player could not be loaded (the loop then ends)
         self._make_evaluator = make_evaluator or build_from_options
         self.board = chess.Board()
         self.player: Searcher | None = None
@@ -145,6 +182,12 @@ class UciEngine:
             handler(rest.strip())
         except UciError as error:
             self.info(f"error: {error}")
+        except LoadError as error:  # as Stockfish on a network it cannot load: say so, exit
+            self.info(f"error: {error}")
+            print(f"chessmoe uci: error: {error}", file=self.err, flush=True)
+            self.exit_code = 1
+            self._stop.set()
+            return False
         except Exception as error:  # the engine must survive any input
             self.info(f"error: {type(error).__name__}: {error}")
         return True
@@ -178,10 +221,7 @@ class UciEngine:
         self.send("uciok")
 
     def _cmd_isready(self, _: str) -> None:
-        try:
-            self._ensure_player()
-        except Exception as error:  # readyok whatever happens; go falls back and says so
-            self.info(f"error: cannot build the evaluator: {error}")
+        self._load()  # a LoadError ends the engine without readyok
         self.send("readyok")
 
     def _cmd_debug(self, _: str) -> None:
@@ -197,36 +237,61 @@ class UciEngine:
         name, value = name.strip(), value.strip()
         if self.engine != "moe" and self._set_engine_option(name, value):
             return
-        fields = {f.lower(): f for f in EngineOptions.__dataclass_fields__}
+        fields = {f.lower(): f for f in EngineOptions.__dataclass_fields__
+                  if self.engine == "moe" or f in RELATED_COMMON}
         key = fields.get(name.lower().replace(" ", "_"))
         if key is None:
-            raise UciError(f"unknown option {name!r}")
+            listed = "" if self.engine == "moe" else f" for engine {self.engine}"
+            raise UciError(f"unknown option {name!r}{listed}; refused")
         current = getattr(self.options, key)
         if value == "<empty>":
             value = ""
         parsed: Any
         if isinstance(current, bool):
-            parsed = value.lower() in ("true", "1", "on", "yes")
+            from chessmoe._io.errors import KitError
+            from chessmoe.play.players import parse_check
+
+            try:
+                parsed = parse_check(key, value)
+            except KitError as error:
+                raise UciError(f"{error}; {key} stays {str(current).lower()}") from None
         elif isinstance(current, int):
             try:
                 parsed = int(value)
             except ValueError:
-                raise UciError(f"option {key} needs an integer, got {value!r}") from None
+                raise UciError(f"option {key} needs an integer, got {value!r}; {key} stays "
+                               f"{current}") from None
             low, high = _SPIN[key]
             if not low <= parsed <= high:
-                raise UciError(f"option {key} must lie in {low}..{high}, got {parsed}")
+                raise UciError(f"option {key} must lie in {low}..{high}, got {parsed}; {key} "
+                               f"stays {current}")
         else:
             parsed = value
-            if key in _COMBO and parsed not in _COMBO[key]:
-                raise UciError(f"option {key} must be one of {', '.join(_COMBO[key])}")
+            self._check_string(key, parsed, current)
         self.options = replace(self.options, **{key: parsed})
-        if key in ("Model_Directory", "Baseline_Directory", "Phase_Definition", "Routing",
-                   "Single_Expert", "Device", "Backend", "Uniform", "Batch_Size", "Search"):
+        if key in _REBUILD:
             self.player = None  # rebuilt on the next isready/go
-        if key == "Threads":
-            import torch
-
+        torch = sys.modules.get("torch")
+        if key == "Threads" and torch is not None:  # else the next build sets it
             torch.set_num_threads(parsed)
+
+    @staticmethod
+    def _check_string(key: str, value: str, current: str) -> None:
+        """Refuse a string option's value the engine could not use (a combo's non-choice,
+        an unknown device or phase definition); paths are checked when loaded."""
+        keeps = f"; {key} stays {current or '<empty>'}"
+        if key in _COMBO and value not in _COMBO[key]:
+            raise UciError(f"option {key} must be one of {', '.join(_COMBO[key])}, got "
+                           f"{value!r}{keeps}")
+        if key == "Device" and not _DEVICE.match(value):
+            raise UciError(f"option Device must be auto, cpu, mps, cuda or cuda:N, got "
+                           f"{value!r}{keeps}")
+        if key == "Phase_Definition" and value:
+            from chessmoe.phases import PHASE_DEFINITIONS
+
+            if value not in PHASE_DEFINITIONS:
+                raise UciError(f"option Phase_Definition must be empty (the bundle's own) or "
+                               f"one of {', '.join(PHASE_DEFINITIONS)}, got {value!r}{keeps}")
 
     def _set_engine_option(self, name: str, value: str) -> bool:
         """Set a related engine's own option; ``False`` when ``name`` is not one of them."""
@@ -237,10 +302,12 @@ class UciEngine:
         option = own.get(name.lower().replace(" ", "_"))
         if option is None:
             return False
+        current = self.engine_settings.get(option.name, option.default)
         try:
             self.engine_settings[option.name] = option.parse(value)
         except KitError as error:
-            raise UciError(str(error)) from None
+            shown = str(current).lower() if isinstance(current, bool) else current
+            raise UciError(f"{error}; {option.name} stays {shown}") from None
         self.player = None  # rebuilt with the new setting on the next isready/go
         return True
 
@@ -284,27 +351,24 @@ class UciEngine:
         self.board = board
 
     def _cmd_go(self, rest: str) -> None:
-        """Start a search; every ``go`` ends in exactly one ``bestmove`` -- ``(none)`` where
-        the position has no move, a fallback move (with an ``info string``) where the
-        parameters or the evaluator are bad."""
+        """Start a search; every ``go`` of a loaded player ends in exactly one ``bestmove``
+        -- ``(none)`` where the position has no move, the engine's own limits (with an
+        ``info string``) where the parameters are bad. A player that cannot be loaded ends
+        the engine instead (:class:`LoadError`): no move is played for it."""
         self._stop_search()
         board = self.board.copy()
-        if not any(board.legal_moves):
+        over = not any(board.legal_moves)
+        limits, allowed, infinite = self._default_limits(), None, False
+        if not over:
+            try:
+                limits, allowed, infinite = self._limits(rest.split())
+            except UciError as error:
+                self.info(f"error: {error}; searching with the engine's own limits")
+        player = self._load()  # a LoadError ends the engine without a bestmove
+        if over:
             self.info("no legal move: the game is over in this position")
             self.send("bestmove (none)")
             return
-        try:
-            limits, allowed, infinite = self._limits(rest.split())
-        except UciError as error:
-            self.info(f"error: {error}; searching with the engine's own limits")
-            limits, allowed, infinite = self._default_limits(), None, False
-        try:
-            player = self._ensure_player()
-        except Exception as error:
-            self.info(f"error: cannot build the evaluator ({error}); playing with the "
-                      "uniform evaluator")
-            player = Player(UniformEvaluator(),
-                            SearchConfig(batch_size=self.options.Batch_Size))
         self._stop.clear()
         self._infinite = infinite
         self._thread = threading.Thread(target=self._search,
@@ -385,6 +449,14 @@ class UciEngine:
         return (Limits(nodes=nodes, simulations=simulations,
                        movetime_ms=float(movetime) if movetime else None), allowed, False)
 
+    def _load(self) -> Searcher:
+        """The player, built now if needed; a :class:`LoadError` when it cannot be."""
+        try:
+            return self._ensure_player()
+        except Exception as error:
+            what = "network" if self.engine == "moe" else f"{self.engine} weights"
+            raise LoadError(f"cannot load the {what}: {error}") from None
+
     def _ensure_player(self) -> Searcher:
         if self.player is None and self.engine != "moe":
             from chessmoe.play.players import build_searcher
@@ -446,12 +518,12 @@ def run_uci(options: EngineOptions | None = None, stream: IO[str] | None = None,
             engine: str = "moe") -> int:
     """Run the UCI loop on stdin/stdout with ``engine`` (``moe`` or a related kind)."""
     if engine != "moe":
-        from chessmoe.play.players import _module
+        from chessmoe.play.players import check_engine
 
-        _module(engine)  # an unknown or absent engine is a one-line error before the loop
+        check_engine(engine)  # an unknown or absent engine: one line before the loop
     uci_engine = UciEngine(options, engine=engine)
     uci_engine.run(stream or sys.stdin)
-    return 0
+    return uci_engine.exit_code
 
 
 def wait_for(predicate: Callable[[], bool], timeout: float = 10.0) -> bool:

@@ -85,8 +85,9 @@ def piece_bit(color: chess.Color, piece_type: chess.PieceType, square: chess.Squ
 
 def _words(board: chess.Board) -> list[int]:
     """The 12 piece bitboards in encoding order, then the side to move and castling as a word."""
-    words = [board.pieces_mask(piece_type, color)
-             for color in _COLORS for piece_type in chess.PIECE_TYPES]
+    white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
+    kinds = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
+    words = [kind & white for kind in kinds] + [kind & black for kind in kinds]
     state = 1 if board.turn == chess.WHITE else 0
     rights = board.castling_rights
     for index, rook in enumerate(CASTLING_BITS):
@@ -215,13 +216,17 @@ class PositionSet:
 
 
 def extract_positions(source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
-                      games: int, per_game: int, seed: int, skip_plies: int = 10
-                      ) -> PositionSet:
+                      games: int, per_game: int, seed: int, skip_plies: int = 10,
+                      unique: bool = False, keys: list[str] | None = None) -> PositionSet:
     """Up to ``per_game`` random positions of each of the first ``games`` decided games of a
     PGN, or of several read in order (a self-play run's shards; read with
     :func:`chessmoe.games.pgn.iter_games`): positions after ply ``skip_plies`` or later (not
-    in the first 5 moves) whose last move was not a capture."""
+    in the first 5 moves) whose last move was not a capture. ``unique``: a game equal to an
+    earlier one (start position and moves, :func:`chessmoe.games.splits.game_key`) is
+    skipped, the first copy kept, so no split holds a copy of another's game. ``keys``, if
+    given, receives each kept game's key (index = the game id of its positions)."""
     from chessmoe.games.pgn import PgnGame, SkipCounter, iter_games, no_games_error
+    from chessmoe.games.splits import game_key
 
     rng = np.random.default_rng(seed)
     words: list[list[int]] = []
@@ -236,7 +241,14 @@ def extract_positions(source: str | os.PathLike[str] | Sequence[str | os.PathLik
         for path in files:
             yield from iter_games(path, skips=skips)
 
+    seen: set[str] = set()
     for record in records():
+        key = ""
+        if unique or keys is not None:
+            key = game_key(record.start_fen, (move.uci() for move in record.moves))
+            if unique and key in seen:
+                continue
+            seen.add(key)
         if record.result not in ("1-0", "0-1"):
             continue
         board = chess.Board(record.start_fen) if record.start_fen else chess.Board()
@@ -254,6 +266,8 @@ def extract_positions(source: str | os.PathLike[str] | Sequence[str | os.PathLik
                 game_ids.append(kept)
                 white.append(record.result == "1-0")
             kept += 1
+            if keys is not None:
+                keys.append(key)
         if kept >= games:
             break
     if not words:
@@ -564,25 +578,40 @@ def paired_with_material(probabilities: np.ndarray, positions: PositionSet,
 
 
 class Comparator:
-    """``better(a, b)``: is ``a`` better for White than ``b``, by the network. Both orders
-    are averaged, ``P(a > b) = (p(a, b) + 1 - p(b, a)) / 2``, so the answer is exactly
-    antisymmetric where the network is only nearly so; tower embeddings (keyed by pieces,
-    side to move and castling rights) and answers are cached per position."""
+    """``better(a, b)``: is ``a`` better for White than ``b``, by the network (both orders
+    averaged); tower embeddings and answers are cached per position.
+
+    The search asks one pair at a time, so the per-pair work is cut to the bone (issue 43:
+    depth 4 within a match's time): when a position is embedded (in a batch, by
+    :meth:`prepare`), its code is also multiplied by both halves of the head's first layer,
+    so a comparison adds two precomputed rows per order and runs the head's remaining small
+    layers in numpy (float32, within 1e-6 of :meth:`DeepChessNet.compare`), without a torch
+    call. The network's weights are read when the comparator is made."""
 
     def __init__(self, net: DeepChessNet, *, cache_size: int = 200_000) -> None:
         self.net = net.eval()
         self.cache_size = cache_size
-        self._embedding: dict[tuple[int, ...], torch.Tensor] = {}
+        self._embedding: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
         self._answers: dict[tuple[tuple[int, ...], tuple[int, ...]], float] = {}
         self.evaluations = 0  # head evaluations (pairs of orders) made
         self.embeddings = 0  # tower evaluations made
+        linears = [m for m in net.head if isinstance(m, nn.Linear)]
+        weight = linears[0].weight.detach().numpy().astype(np.float32)
+        half = weight.shape[1] // 2
+        self._as_first = np.ascontiguousarray(weight[:, :half].T)  # [code, hidden]
+        self._as_second = np.ascontiguousarray(weight[:, half:].T)
+        self._first_bias = linears[0].bias.detach().numpy().astype(np.float32)
+        self._rest = [(np.ascontiguousarray(m.weight.detach().numpy().T.astype(np.float32)),
+                       m.bias.detach().numpy().astype(np.float32)) for m in linears[1:]]
 
     def clear(self) -> None:
         self._embedding.clear()
         self._answers.clear()
 
     def _embed(self, boards: Sequence[chess.Board], keys: Sequence[tuple[int, ...]]
-               ) -> list[torch.Tensor]:
+               ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Each board's code projected by the head's first layer as the first and as the
+        second position of a pair (embedded in one batch where missing)."""
         missing = [i for i, key in enumerate(keys) if key not in self._embedding]
         if missing:
             if len(self._embedding) + len(missing) > self.cache_size:
@@ -590,10 +619,11 @@ class Comparator:
                 missing = list(range(len(keys)))
             bits = encode_batch([boards[i] for i in missing])
             with torch.no_grad():
-                codes = self.net.tower(torch.from_numpy(bits.astype(np.float32)))
+                codes = self.net.tower(torch.from_numpy(bits.astype(np.float32))).numpy()
+            as_first, as_second = codes @ self._as_first, codes @ self._as_second
             self.embeddings += len(missing)
             for row, i in enumerate(missing):
-                self._embedding[keys[i]] = codes[row:row + 1]
+                self._embedding[keys[i]] = (as_first[row], as_second[row])
         return [self._embedding[key] for key in keys]
 
     def prepare(self, boards: Sequence[chess.Board]) -> None:
@@ -606,10 +636,16 @@ class Comparator:
         cached = self._answers.get((ka, kb))
         if cached is not None:
             return cached
-        ea, eb = self._embed([a, b], [ka, kb])
-        with torch.no_grad():
-            p = torch.softmax(self.net.compare(torch.cat([ea, eb]), torch.cat([eb, ea])),
-                              dim=1)[:, 0]
+        (a_first, a_second), (b_first, b_second) = self._embed([a, b], [ka, kb])
+        # rows: (a, b) and (b, a); the head's first layer is the sum of the halves' products
+        hidden = np.stack([a_first + b_second, b_first + a_second]) + self._first_bias
+        np.maximum(hidden, 0.0, out=hidden)
+        for index, (weight, bias) in enumerate(self._rest):
+            hidden = hidden @ weight + bias
+            if index < len(self._rest) - 1:
+                np.maximum(hidden, 0.0, out=hidden)
+        # softmax class 0 of two logits
+        p = 1.0 / (1.0 + np.exp(hidden[:, 1].astype(np.float64) - hidden[:, 0]))
         self.evaluations += 1
         value = 0.5 * (float(p[0]) + 1.0 - float(p[1]))
         if len(self._answers) >= self.cache_size:

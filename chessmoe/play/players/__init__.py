@@ -3,7 +3,9 @@
 Each related engine lives in one module here (``deepchess``, ``ntuple``, ``mais``) exposing
 
 - ``OPTIONS: tuple[EngineOption, ...]``: the engine's own settings (its UCI options beside the
-  common ``Model_Directory``, ``Nodes``, ``Fixed_Movetime`` and ``Threads``);
+  common ``Model_Directory``, ``Nodes``, ``Fixed_Movetime`` and ``Threads``), declared once in
+  :data:`ENGINE_OPTIONS` here, so listing them (a UCI ``uci`` answer) imports neither the
+  engine's module nor torch;
 - ``build_searcher(model_dir: Path | None, *, threads: int = 1, options: Mapping[str, Any])
   -> Searcher``: a player that
   answers :class:`~chessmoe.search.mcts.Limits` with a
@@ -24,6 +26,7 @@ this package only joins them into players. The paper's engine is the kind ``"moe
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,9 +36,9 @@ from typing import Any, Literal, get_args
 from chessmoe._io.errors import KitError
 from chessmoe.play.engine import Searcher
 
-__all__ = ["RELATED_KINDS", "RELATED_WEIGHTS", "EngineOption", "RelatedKind", "build_searcher",
-           "default_model_dir", "engine_options", "resolve_options", "run_files", "train",
-           "weights_note"]
+__all__ = ["ENGINE_OPTIONS", "RELATED_KINDS", "RELATED_WEIGHTS", "EngineOption", "RelatedKind",
+           "build_searcher", "check_engine", "default_model_dir", "engine_options",
+           "resolve_options", "run_files", "train", "weights_note"]
 
 RelatedKind = Literal["deepchess", "ntuple", "mais"]
 RELATED_KINDS: tuple[str, ...] = get_args(RelatedKind)
@@ -48,9 +51,18 @@ _DOCUMENT = {"deepchess": "related-deepchess.md",
              "mais": "related-selfplay-value-search.md"}
 
 
-def _module(kind: str) -> ModuleType:
+def check_engine(kind: str) -> None:
+    """A :class:`KitError` when ``kind`` is no related engine of this kit or its module is
+    absent, found without importing the module (which imports torch: seconds)."""
     if kind not in RELATED_KINDS:
         raise KitError(f"unknown engine {kind!r}: one of moe, {', '.join(RELATED_KINDS)}")
+    if importlib.util.find_spec(f"chessmoe.play.players.{kind}") is None:
+        raise KitError(f"engine {kind!r} ({_DOCUMENT[kind]}) is not part of this version of "
+                       "the kit")
+
+
+def _module(kind: str) -> ModuleType:
+    check_engine(kind)
     try:
         return importlib.import_module(f"chessmoe.play.players.{kind}")
     except ModuleNotFoundError as error:
@@ -87,9 +99,7 @@ class EngineOption:
     def parse(self, value: object) -> int | str | bool:
         """``value`` (a UCI string or a typed value) checked against this option."""
         if self.kind == "check":
-            if isinstance(value, bool):
-                return value
-            return str(value).strip().lower() in ("true", "1", "on", "yes")
+            return parse_check(self.name, value)
         if self.kind == "spin":
             try:
                 number = int(str(value))
@@ -106,10 +116,58 @@ class EngineOption:
         return text
 
 
+_TRUE = ("true", "1", "on", "yes")
+_FALSE = ("false", "0", "off", "no")
+
+
+def parse_check(name: str, value: object) -> bool:
+    """A check option's value: a bool, or ``true``/``false`` (also 1/0, on/off, yes/no, any
+    case); anything else is a :class:`KitError` naming the option, never a silent false."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise KitError(f"option {name} needs true or false, got {value!r}")
+
+
+ENGINE_OPTIONS: dict[str, tuple[EngineOption, ...]] = {
+    "deepchess": (
+        EngineOption("Depth", "spin", 0, low=0, high=64,
+                     help="deepest iteration of the comparison alpha-beta; 0: the run's "
+                          "search_depth (3). Past 3, give it time: Fixed_Movetime or go "
+                          "wtime/btime stop the iterative deepening with the last finished "
+                          "depth's move"),
+        EngineOption("Quiescence", "check", False,
+                     help="search captures and promotions past Depth, each horizon position "
+                          "standing pat (the document describes none; the material engine's "
+                          "numeric search has one)"),
+    ),
+    "ntuple": (
+        EngineOption("Evaluation", "combo", "weights", choices=("weights", "pesto", "material"),
+                     help="weights: the run's; pesto: the PeSTO tables; material: Table I"),
+        EngineOption("Depth", "spin", 64, low=1, high=64,
+                     help="deepest alpha-beta iteration (nodes and movetime stop it earlier)"),
+        EngineOption("Quiescence", "check", True,
+                     help="search captures past Depth (off: the evaluation at the horizon, "
+                          "the search shape of DeepChess's comparator alpha-beta)"),
+    ),
+    "mais": (
+        EngineOption("Delta_Percent", "spin", 30, low=1, high=100,
+                     help="the best-first search's delta in hundredths (document: 0.3); the "
+                          "node budget is the common Nodes option"),
+    ),
+}
+"""Each related engine's own options (its module's ``OPTIONS`` is this entry)."""
+
+
 def engine_options(kind: str) -> tuple[EngineOption, ...]:
-    """The own options of engine ``kind`` (its module's ``OPTIONS``)."""
-    options: tuple[EngineOption, ...] = getattr(_module(kind), "OPTIONS", ())
-    return options
+    """The own options of engine ``kind`` (:data:`ENGINE_OPTIONS`; the module is not
+    imported)."""
+    check_engine(kind)
+    return ENGINE_OPTIONS.get(kind, ())
 
 
 def resolve_options(kind: str, given: Mapping[str, object] | None) -> dict[str, Any]:

@@ -11,8 +11,10 @@ Training (:func:`train_run`), in the document's order:
    source (``source``: a source spec such as ``selfplay:stockfish-n1000``, the engine games
    of profile ``large``; by default the Lichess excerpt when found, else the kit's embedded
    sample; provenance.json records the spec and every file's sha256), not in the first
-   5 moves and not right after a capture; the games (not the positions) are split into a
-   training and a held-out part, so no game feeds both (the *by-game* held-out set); of the
+   5 moves and not right after a capture; a game equal to an earlier one (its exact copy,
+   ``unique_games``) is skipped, the first copy kept; the games (not the positions) are
+   split into a training and a held-out part, so no game feeds both (the *by-game* held-out
+   set); of the
    training games' positions a share ``held_out_positions`` is set aside too (the
    *by-position* held-out set: unseen positions of games trained on, which is what a split of
    positions, likely the document's, measures); ``train_games`` > 0 keeps only the first
@@ -85,6 +87,7 @@ from chessmoe.nets.related.deepchess import (
     extract_positions,
     first_games,
     load_weights,
+    material_balance,
     material_pair_accuracy,
     pair_accuracy,
     pair_probabilities,
@@ -96,7 +99,7 @@ from chessmoe.nets.related.deepchess import (
     split_positions,
 )
 from chessmoe.play.engine import Searcher
-from chessmoe.play.players import EngineOption, weights_note
+from chessmoe.play.players import ENGINE_OPTIONS, EngineOption, weights_note
 from chessmoe.search.alphabeta_compare import CompareAlphaBeta
 from chessmoe.search.mcts import Limits, SearchResult
 
@@ -107,21 +110,13 @@ __all__ = [
     "DeepChessTrainConfig",
     "build_searcher",
     "learning_curve",
+    "level_material",
     "train",
     "train_run",
 ]
 
 WEIGHTS = "weights.pt"
-OPTIONS: tuple[EngineOption, ...] = (
-    EngineOption("Depth", "spin", 0, low=0, high=64,
-                 help="deepest iteration of the comparison alpha-beta; 0: the run's "
-                      "search_depth (3). Past 3, give it time: Fixed_Movetime or go wtime/btime "
-                      "stop the iterative deepening with the last finished depth's move"),
-    EngineOption("Quiescence", "check", False,
-                 help="search captures and promotions past Depth, each horizon position "
-                      "standing pat (the document describes none; the material engine's "
-                      "numeric search has one)"),
-)
+OPTIONS: tuple[EngineOption, ...] = ENGINE_OPTIONS["deepchess"]  # declared beside the others
 DOCUMENT_ACCURACY = {"train": 0.982, "validation": 0.980}
 
 
@@ -152,6 +147,10 @@ class DeepChessTrainConfig:
     # the games: "" = the Lichess excerpt (else the embedded sample); or a source spec of
     # chessmoe.games.sources, e.g. "selfplay:stockfish-n1000" (engine games, as the document)
     source: str = ""
+    # a game equal to an earlier one (start and moves) is read by no split, the first copy
+    # kept (issue 43); the runs committed before it read every copy: their config lacks the
+    # field and equals unique_games=false
+    unique_games: bool = True
 
     @property
     def shape(self) -> Shape:
@@ -338,6 +337,8 @@ def _config_json(config: DeepChessTrainConfig, source: GameSource) -> dict[str, 
     data = asdict(config)
     if not config.source:  # runs made before the field existed compare equal
         data.pop("source")
+    if not config.unique_games:  # likewise: the runs before deduplication read every copy
+        data.pop("unique_games")
     data["reduced"] = list(config.reduced)
     data["pos2vec"] = list(config.pos2vec)
     data["head"] = list(config.head)
@@ -375,7 +376,8 @@ def _positions(out_dir: Path, config: DeepChessTrainConfig, source: GameSource
         with np.load(path) as data:
             return PositionSet(data["bits"], data["game"], data["white_won"])
     positions = extract_positions(source.files, games=config.games,
-                                  per_game=config.positions_per_game, seed=config.seed)
+                                  per_game=config.positions_per_game, seed=config.seed,
+                                  unique=config.unique_games)
     with atomic_path(path, suffix=".npz") as tmp, open(tmp, "wb") as handle:
         np.savez_compressed(handle, bits=positions.bits, game=positions.game,
                             white_won=positions.white_won)
@@ -576,6 +578,158 @@ def _write_material_comparison(out_dir: Path, config: DeepChessTrainConfig,
         "interval_rule": _interval_rule(),
         "eval_pairs": config.eval_pairs, "seed": config.seed, **parts,
         "provenance": provenance()})
+
+
+LEVEL_FILE = "level-material.json"
+LEVEL_WHAT = ("the network against the material-only comparator where material cannot decide: "
+              "rows whose two positions have the same material balance (White minus Black, "
+              "P 1 N 3 B 3 R 5 Q 9), where material scores one half by its rule (a tie); "
+              "'material_tied' on the pairs of summary.json and material-paired.json, "
+              "'level_draw' on a larger draw of such pairs from the same held-out positions, "
+              "each game in at most one pair (one random position a game, paired within "
+              "each material balance); 95 % half-widths clustered by game as in "
+              "material-paired.json")
+
+
+def _run_config(run: Path) -> DeepChessTrainConfig:
+    """The training config a run directory records (what decides its positions and
+    pairs); a run made before deduplication read every copy (``unique_games`` false)."""
+    data = json.loads((run / "config.json").read_text())
+    profile = str(data.get("profile", ""))
+    if profile not in PROFILES:
+        raise KitError(f"{run}/config.json: unknown profile {profile!r}")
+    values: dict[str, Any] = {key: data[key] for key in (
+        "games", "positions_per_game", "held_out_games", "held_out_positions", "train_games",
+        "eval_pairs", "seed", "search_depth") if key in data}
+    return replace(PROFILES[profile], **values, pos2vec=tuple(data["pos2vec"]),
+                   head=tuple(data["head"]), source=str(data.get("source_spec", "")),
+                   unique_games=bool(data.get("unique_games", False)))
+
+
+def _level_draw(positions: PositionSet, pairs: int, rng: np.random.Generator
+                ) -> PairBatch | None:
+    """Up to ``pairs`` (White win, Black win) pairs whose two positions have the same
+    material balance, each in both orders, *no game in two pairs* (so the rows cluster
+    into their pairs and the clustered interval is estimable): one random position of each
+    game, then, within each balance, White-win and Black-win games paired at random;
+    ``None`` where no such pair exists."""
+    order = rng.permutation(len(positions))
+    _, first_seen = np.unique(positions.game[order], return_index=True)
+    one = order[first_seen]  # one random position of each game
+    balance = material_balance(positions.bits[one])
+    ws: list[np.ndarray] = []
+    bs: list[np.ndarray] = []
+    for value in np.unique(balance):
+        white = rng.permutation(one[(balance == value) & positions.white_won[one]])
+        black = rng.permutation(one[(balance == value) & ~positions.white_won[one]])
+        count = min(len(white), len(black))
+        ws.append(white[:count])
+        bs.append(black[:count])
+    w, b = np.concatenate(ws).astype(np.int64), np.concatenate(bs).astype(np.int64)
+    if len(w) == 0:
+        return None
+    keep = rng.permutation(len(w))[:pairs]
+    w, b = w[keep], b[keep]
+    pairs = len(w)
+    first, second = np.concatenate([w, b]), np.concatenate([b, w])
+    label = np.concatenate([np.zeros(pairs, dtype=np.int64), np.ones(pairs, dtype=np.int64)])
+    order = rng.permutation(2 * pairs)
+    return PairBatch(first[order], second[order], label[order])
+
+
+def _rows(pairs: PairBatch, mask: np.ndarray) -> PairBatch:
+    return PairBatch(pairs.first[mask], pairs.second[mask], pairs.label[mask])
+
+
+def _parts(net: DeepChessNet, positions: PositionSet, pairs: PairBatch
+           ) -> dict[str, Any]:
+    """The paired comparison on all ``pairs`` and on its rows by material: tied (the two
+    balances equal), both level (both balances 0) and differing."""
+    probabilities = pair_probabilities(net, positions, pairs)
+    balance = material_balance(positions.bits)
+    first, second = balance[pairs.first], balance[pairs.second]
+    masks = {"all": np.ones(len(pairs.label), dtype=bool), "material_tied": first == second,
+             "both_level": (first == 0) & (second == 0), "material_differs": first != second}
+    return {name: (paired_with_material(probabilities[mask], positions, _rows(pairs, mask))
+                   .to_json() if mask.any() else None) for name, mask in masks.items()}
+
+
+def _positions_and_keys(run: Path, config: DeepChessTrainConfig, games: GameSource
+                        ) -> tuple[PositionSet, list[str]]:
+    """The run's positions and each game's key, read again from the source once and kept
+    in ``state/`` (not for version control) for the next reading."""
+    path, keys_path = run / "state" / "positions.npz", run / "state" / "game-keys.json"
+    if path.exists() and keys_path.exists():
+        with np.load(path) as data:
+            positions = PositionSet(data["bits"], data["game"], data["white_won"])
+        return positions, list(json.loads(keys_path.read_text()))
+    keys: list[str] = []
+    positions = extract_positions(games.files, games=config.games,
+                                  per_game=config.positions_per_game, seed=config.seed,
+                                  unique=config.unique_games, keys=keys)
+    with atomic_path(path, suffix=".npz") as tmp, open(tmp, "wb") as handle:
+        np.savez_compressed(handle, bits=positions.bits, game=positions.game,
+                            white_won=positions.white_won)
+    atomic_write_json(keys_path, keys)
+    return positions, keys
+
+
+def level_material(run_dir: str | Path, *, data_dir: Path | None = None,
+                   source: Path | None = None, level_pairs: int = 20_000,
+                   progress: bool = True) -> dict[str, Any]:
+    """Held-out accuracy where material is level (issue 43: the document's task is to learn
+    more than material), written to ``run_dir/level-material.json``: the run's positions
+    read again from its source (the same seed, so the same positions and pairs as its
+    summary -- checked: the recomputed accuracies must equal summary.json's), by game and by
+    position, on the summary's pairs split by material and on ``level_pairs`` more pairs of
+    level material; and, by game, without the held-out games that are exact copies of a
+    training game (the self-play run's duplicates). ``source``: the PGN file the run was
+    trained from, where it was named as a file (``train_run(source=...)``)."""
+    run = Path(run_dir)
+    config = _run_config(run)
+    games = _game_source(config, data_dir, source)
+    if progress:
+        print(f"deepchess: reading the positions of {config.games:,} games from {games.name} "
+              "(the run's own draw)", flush=True)
+    positions, keys = _positions_and_keys(run, config, games)
+    sets = _evaluation_sets(positions, config)
+    net = load_weights(run / WEIGHTS, config.shape)
+    summary = json.loads((run / "summary.json").read_text())
+    out: dict[str, Any] = {"engine": "deepchess", "weights": WEIGHTS,
+                           "weights_sha256": sha256_file(run / WEIGHTS), "what": LEVEL_WHAT,
+                           "interval_rule": _interval_rule(), "eval_pairs": config.eval_pairs,
+                           "level_pairs": level_pairs, "seed": config.seed}
+    for name, held, pairs, reported in (
+            ("by_game", sets.held, sets.held_pairs, "held_out_accuracy_last"),
+            ("by_position", sets.unseen, sets.unseen_pairs,
+             "held_out_position_accuracy_last")):
+        if pairs is None:
+            continue
+        parts = _parts(net, held, pairs)
+        if abs(parts["all"]["network"] - float(summary[reported])) > 5e-5:
+            raise KitError(f"{run}: the positions read again give {name} accuracy "
+                           f"{parts['all']['network']:.4f}, not the summary's "
+                           f"{summary[reported]}: not the run's positions (another source "
+                           "or version?)")
+        drawn = _level_draw(held, level_pairs, np.random.default_rng(config.seed + 43))
+        out[name] = {**parts, "level_draw": None if drawn is None else paired_with_material(
+            pair_probabilities(net, held, drawn), held, drawn).to_json()}
+    # held-out games that copy a training game (by game; the by-position set is made of
+    # training games' own positions)
+    held_games = np.unique(sets.held.game)
+    train_keys = {keys[g] for g in np.setdiff1d(np.unique(positions.game), held_games)}
+    copies = np.array([g for g in held_games if keys[g] in train_keys], dtype=np.int64)
+    pairs = sets.held_pairs
+    clean = ~(np.isin(sets.held.game[pairs.first], copies)
+              | np.isin(sets.held.game[pairs.second], copies))
+    out["by_game_without_copies"] = {
+        "held_out_games_copying_a_training_game": len(copies),
+        "rows_dropped": int((~clean).sum()),
+        **_parts(net, sets.held, _rows(pairs, clean))}
+    out["unique_games"] = config.unique_games
+    out["provenance"] = provenance(config=config.profile)
+    atomic_write_json(run / LEVEL_FILE, out)
+    return out
 
 
 def _pairs_or_none(positions: PositionSet, pairs: int, seed: int) -> Any:

@@ -6,6 +6,11 @@ The network and its targets are in :mod:`chessmoe.nets.related.mais`, the search
 (:func:`self_play_game`), trains it batch by batch (:func:`train_run`, resumable: it continues
 after the last finished batch) and joins network and search into a player
 (:func:`build_searcher`).
+With ``selfplay_holdout_every = k`` every k-th self-play game is held out (``k = 10``: 10 % of
+the games, the share the document names; *every tenth game* is this kit's choice); the held-out
+games are written to ``selfplay-holdout.jsonl``, the committed definition of the split, from
+which :func:`score_on_final_split` (``chessmoe related fixed-split``) recomputes
+``fixed-split.json``.
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ from chessmoe.nets.related.mais import (
     save_weights,
 )
 from chessmoe.play.engine import Searcher
-from chessmoe.play.players import EngineOption, weights_note
+from chessmoe.play.players import ENGINE_OPTIONS, EngineOption, weights_note
 from chessmoe.search.bestfirst import BestFirst, BestFirstConfig
 from chessmoe.search.mcts import Limits, SearchResult
 
@@ -53,6 +58,7 @@ __all__ = [
     "SelfPlayGame",
     "build_searcher",
     "exploration_rf",
+    "holdout_split",
     "mirror_planes",
     "score_on_final_split",
     "self_play_game",
@@ -63,11 +69,7 @@ __all__ = [
 ]
 
 WEIGHTS = "weights.pt"
-OPTIONS: tuple[EngineOption, ...] = (
-    EngineOption("Delta_Percent", "spin", 30, low=1, high=100,
-                 help="the best-first search's delta in hundredths (document: 0.3); the node "
-                      "budget is the common Nodes option"),
-)
+OPTIONS: tuple[EngineOption, ...] = ENGINE_OPTIONS["mais"]  # declared beside the others
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,8 @@ class MaisTrainConfig:
     batch_size: int = 32  # Keras' fit default
     validation_games: int = 40
     validation_max_positions: int = 3000
-    selfplay_holdout_every: int = 10  # every k-th self-play game is validation only; 0: none
+    selfplay_holdout_every: int = 10  # every k-th self-play game is validation only (10 %);
+    # 0: none
     naive_multiple: float = 5.0  # the naive baseline predicts this x the naive evaluation
     nps_positions: int = 8  # positions searched to measure the search's speed
     nps_nodes: int = 2000  # node budget of each of those searches
@@ -410,6 +413,11 @@ def train_run(out_dir: Path, config: MaisTrainConfig, *, data_dir: Path | None =
     metrics_path = out_dir / "metrics.jsonl"
     kept = [r for r in read_records(metrics_path).records if r.get("batch", 0) <= batches_done]
     atomic_write_text(metrics_path, "".join(json.dumps(r, sort_keys=True) + "\n" for r in kept))
+    holdout_path = out_dir / HOLDOUT_GAMES  # the split's definition, as long as the run
+    played = batches_done * config.games_per_batch
+    held_games = [r for r in read_records(holdout_path).records if r.get("game", 0) <= played]
+    atomic_write_text(holdout_path, "".join(json.dumps(r, sort_keys=True) + "\n"
+                                            for r in held_games))
 
     val_x, val_y = validation_set(source, config.validation_games,
                                   config.validation_max_positions, config.gamma)
@@ -433,6 +441,11 @@ def train_run(out_dir: Path, config: MaisTrainConfig, *, data_dir: Path | None =
         k = config.selfplay_holdout_every
         held_out = [g for n, g in enumerate(every, start=first) if k > 0 and n % k == 0]
         games = [g for n, g in enumerate(every, start=first) if not (k > 0 and n % k == 0)]
+        for n, game in enumerate(every, start=first):
+            if k > 0 and n % k == 0:
+                append_record(holdout_path, {"game": n, "batch": batch + 1,
+                                             "moves": game.moves, "result": game.result,
+                                             "termination": game.termination})
         if held_out:
             hx = np.concatenate([g.planes for g in held_out])
             hy = np.concatenate([np.asarray(g.targets) for g in held_out])
@@ -488,27 +501,94 @@ def train_run(out_dir: Path, config: MaisTrainConfig, *, data_dir: Path | None =
 
 
 FIXED_SPLIT = "fixed-split.json"
+HOLDOUT_GAMES = "selfplay-holdout.jsonl"
+
+
+def _replay(moves: Sequence[str], gamma: float) -> tuple[np.ndarray, list[float], list[float]]:
+    """A recorded self-play game's positions after each move (encoded), naive evaluations
+    and Q targets, computed exactly as :func:`self_play_game` computed them while playing."""
+    board = chess.Board()
+    positions: list[chess.Board] = []
+    for uci in moves:
+        board.push_uci(uci)
+        positions.append(board.copy(stack=False))
+    if not positions:
+        raise KitError("a held-out game without moves")
+    naive = [naive_eval(p) for p in positions[:-1]]
+    naive.append(naive_eval(board, claim_draw=True))
+    return encode_batch(positions).astype(np.int8), naive, q_targets(naive, gamma)
+
+
+def holdout_split(run_dir: str | os.PathLike[str]
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+    """The run's self-play validation split recomputed from its committed definition
+    (``selfplay-holdout.jsonl``: every held-out game's moves): ``(planes int8 [N, 6, 8, 8],
+    targets [N], naive [N], record)`` with each game's positions then their mirrors, batch by
+    batch, as training pooled them; ``record`` names the file, its sha256 and the games."""
+    run = Path(run_dir)
+    path = run / HOLDOUT_GAMES
+    if not path.is_file():
+        raise KitError(f"{path} not found: the run predates its record of held-out games "
+                       "(replay its training with 'chessmoe related train mais' into a new "
+                       "directory to write it)")
+    config = json.loads((run / "config.json").read_text())
+    gamma = float(config.get("gamma", GAMMA))
+    games = read_records(path).records
+    if not games:
+        raise KitError(f"{path}: no held-out game (the split is empty)")
+    xs: list[np.ndarray] = []
+    ys: list[np.ndarray] = []
+    ns: list[np.ndarray] = []
+    batches: dict[int, list[dict[str, Any]]] = {}
+    for game in games:
+        batches.setdefault(int(game["batch"]), []).append(game)
+    for batch in sorted(batches):
+        replayed = [_replay(g["moves"], gamma) for g in batches[batch]]
+        hx = np.concatenate([r[0] for r in replayed])
+        hy = np.concatenate([np.asarray(r[2]) for r in replayed])
+        hn = np.concatenate([np.asarray(r[1]) for r in replayed])
+        xs += [hx, mirror_planes(hx)]
+        ys += [hy, -hy]
+        ns += [hn, -hn]
+    numbers = [int(g["game"]) for g in games]
+    record = {"file": HOLDOUT_GAMES, "sha256": sha256_file(path), "games": len(numbers),
+              "game_numbers": f"{numbers[0]}, {numbers[1] if len(numbers) > 1 else ''}"
+                              f"{', ..., ' + str(numbers[-1]) if len(numbers) > 2 else ''}",
+              "every": int(config.get("selfplay_holdout_every", 0))}
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(ns), record
 
 
 def score_on_final_split(run_dir: str | os.PathLike[str],
                          state_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """Every kept snapshot and the final weights scored on the *same* positions: the
-    validation split as it stands at the end of the run (``state/selfplay_val.npz``; the
-    curve in ``metrics.jsonl`` is measured on the split as it grew). Writes
+    validation split as it stands at the end of the run (the curve in ``metrics.jsonl`` is
+    measured on the split as it grew), recomputed from the run's committed record of its
+    held-out games (:func:`holdout_split`); a run older than that record is read from
+    ``state/selfplay_val.npz`` (``state_dir``: another folder holding it). Writes
     ``run_dir/fixed-split.json`` with the zero and naive baselines on those positions, the
-    split's checksum, and each network's MAE (descriptive: positions of one game are not
-    independent, so no interval is given)."""
+    split's definition and checksum, and each network's MAE (descriptive: positions of one
+    game are not independent, so no interval is given)."""
     run = Path(run_dir)
-    state = Path(state_dir) if state_dir is not None else run / "state"
-    held = state / "selfplay_val.npz"
-    if not held.is_file():
-        raise KitError(f"{held}: no self-play validation split (the run's state/ folder); "
-                       "name the folder that holds it")
     config = json.loads((run / "config.json").read_text())
-    with np.load(held, allow_pickle=False) as data:
-        x, y, naive = data["x"], data["y"], data["naive"]
-    if len(y) == 0:
-        raise KitError(f"{held}: the validation split is empty (no self-play game held out)")
+    every = int(config.get("selfplay_holdout_every", 0))
+    split: dict[str, Any]
+    if (run / HOLDOUT_GAMES).is_file() and state_dir is None:
+        x, y, naive, split = holdout_split(run)
+        split["positions_sha256"] = _arrays_sha256(x, y, naive)
+    else:
+        state = Path(state_dir) if state_dir is not None else run / "state"
+        held = state / "selfplay_val.npz"
+        if not held.is_file():
+            raise KitError(f"{held}: no self-play validation split ({run / HOLDOUT_GAMES} "
+                           "is absent and so is the run's state/ folder); name the folder "
+                           "that holds it")
+        with np.load(held, allow_pickle=False) as data:
+            x, y, naive = data["x"], data["y"], data["naive"]
+        if len(y) == 0:
+            raise KitError(f"{held}: the validation split is empty (no self-play game held "
+                           "out)")
+        split = {"file": held.name, "sha256": sha256_file(held),
+                 "positions_sha256": _arrays_sha256(x, y, naive)}
     multiple = float(config.get("naive_multiple", 5.0))
     nets = sorted((p for p in run.glob("at-*-games") if (p / WEIGHTS).is_file()),
                   key=lambda p: int(p.name.split("-")[1]))
@@ -521,9 +601,12 @@ def score_on_final_split(run_dir: str | os.PathLike[str],
         rows.append({"weights": str(path.relative_to(run) / WEIGHTS), "games": games,
                      "weights_sha256": sha256_file(path / WEIGHTS),
                      "mae": mean_absolute_error(model, x, y)})
-    out = {"split": {"file": held.name, "sha256": sha256_file(held), "positions": len(y),
-                     "what": "the run's final 10 % self-play validation split (every k-th "
-                             "game, never trained on), the same positions for every row"},
+    nth = _ordinal(every)
+    out = {"split": {**split, "name": f"every-{nth}-game", "positions": len(y),
+                     "what": f"the run's final self-play validation split: every {nth} "
+                             "self-play game (10 % of the games when every = 10; the document "
+                             "says only 10 % of the data), never trained on, its positions "
+                             "and their mirrors, the same positions for every row"},
            "zero_mae": float(np.mean(np.abs(y))),
            "naive_mae": float(np.mean(np.abs(y - multiple * naive))),
            "naive_multiple": multiple, "networks": rows,
@@ -531,6 +614,26 @@ def score_on_final_split(run_dir: str | os.PathLike[str],
            "provenance": provenance(config=config.get("profile"))}
     atomic_write_json(run / FIXED_SPLIT, out)
     return out
+
+
+def _ordinal(number: int) -> str:
+    """``10`` -> ``10th``, ``2`` -> ``2nd`` (the split's name: every 10th game)."""
+    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(
+        number % 10, "th")
+    return f"{number}{suffix}"
+
+
+def _arrays_sha256(*arrays: np.ndarray) -> str:
+    """sha256 over the arrays' dtypes, shapes and bytes (the split's positions and targets,
+    to compare a recomputed split with the one a run pooled)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for array in arrays:
+        array = np.ascontiguousarray(array)
+        digest.update(f"{array.dtype.str}|{array.shape}|".encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
 
 
 def _measure_nps(model: MaisNet, source: Path, config: MaisTrainConfig) -> dict[str, Any]:

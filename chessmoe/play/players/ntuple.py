@@ -43,22 +43,14 @@ from chessmoe.nets.related.ntuple import (
 )
 from chessmoe.nets.related.pesto import PestoEvaluator
 from chessmoe.play.engine import Searcher
-from chessmoe.play.players import EngineOption, weights_note
+from chessmoe.play.players import ENGINE_OPTIONS, EngineOption, run_files, weights_note
 from chessmoe.search.alphabeta import AlphaBeta, principal_leaf
 from chessmoe.search.mcts import Limits, SearchResult
 
 __all__ = ["CHECKPOINT", "OPTIONS", "PROFILES", "TEST_FILE", "NtupleSearcher", "build_searcher",
            "find_excerpt", "train"]
 
-OPTIONS: tuple[EngineOption, ...] = (
-    EngineOption("Evaluation", "combo", "weights", choices=("weights", "pesto", "material"),
-                 help="weights: the run's; pesto: the PeSTO tables; material: Table I"),
-    EngineOption("Depth", "spin", 64, low=1, high=64,
-                 help="deepest alpha-beta iteration (nodes and movetime stop it earlier)"),
-    EngineOption("Quiescence", "check", True,
-                 help="search captures past Depth (off: the evaluation at the horizon, the "
-                      "search shape of DeepChess's comparator alpha-beta)"),
-)
+OPTIONS: tuple[EngineOption, ...] = ENGINE_OPTIONS["ntuple"]  # declared beside the others
 
 
 CHECKPOINT = "checkpoint.npz"  # a run in progress (removed once its weights are written)
@@ -102,9 +94,10 @@ class NtupleSearcher:
 def build_searcher(model_dir: Path | None, *, threads: int = 1,
                    options: Mapping[str, Any] | None = None) -> Searcher:
     """The engine set up by ``options`` (:data:`OPTIONS`): with ``Evaluation=weights`` the
-    weights of ``model_dir`` (``None``: the document's untrained start, material only),
-    else the PeSTO tables or the Table I material whatever ``model_dir`` is. ``threads`` is
-    accepted for the common interface; the search is single-threaded."""
+    weights of ``model_dir`` (none there, or ``model_dir`` ``None``: a :class:`KitError`,
+    never a stand-in evaluation), else the PeSTO tables or the Table I material whatever
+    ``model_dir`` is. ``threads`` is accepted for the common interface; the search is
+    single-threaded."""
     del threads
     values = {o.name: o.default for o in OPTIONS} | dict(options or {})
     depth = int(values["Depth"])
@@ -115,15 +108,16 @@ def build_searcher(model_dir: Path | None, *, threads: int = 1,
         return NtupleSearcher(PestoEvaluator(), "pesto", depth,
                               f"evaluation pesto (the kit's PeSTO tables, no weights file){flat}",
                               quiet)
-    if evaluation == "material" or model_dir is None:
+    if evaluation == "material":
         return NtupleSearcher(NtupleEvaluator(start_weights("material")), "untrained", depth,
                               f"evaluation material (Table I start, no weights file){flat}",
                               quiet)
-    weights, config = load_weights(Path(model_dir))
+    run = run_files("ntuple", model_dir, "weights.npz", "config.json")[0].parent
+    weights, config = load_weights(run)
     train_config = config.get("train")
     tuples = bool(train_config.get("tuples", True)) if isinstance(train_config, dict) else True
-    return NtupleSearcher(NtupleEvaluator(weights, tuples=tuples), str(model_dir), depth,
-                          weights_note(Path(model_dir) / "weights.npz") + flat, quiet)
+    return NtupleSearcher(NtupleEvaluator(weights, tuples=tuples), str(run), depth,
+                          weights_note(run / "weights.npz") + flat, quiet)
 
 
 def find_excerpt(data_dir: Path | None) -> Path:

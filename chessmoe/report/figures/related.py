@@ -23,7 +23,7 @@ import pandas as pd
 
 from chessmoe._io.errors import KitError
 from chessmoe._io.jsonl import read_records
-from chessmoe.elo import elo_from_score
+from chessmoe.elo import elo_from_score, score_from_elo
 from chessmoe.play.players import RELATED_WEIGHTS
 from chessmoe.report import stems, verdicts
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
@@ -181,10 +181,15 @@ class RelatedMatch:
     elo: float
     margin: float  # 95 %, as cutechess computes it
     planned: int = 0  # the games the design plans (0: not recorded, taken as complete)
+    sprt_state: str = ""  # a sequential test's state ("H0 accepted", "H1 accepted",
+    # "continue"); "": the match has a fixed size
+    sprt_words: str = ""  # its bounds, in words
 
     @property
     def partial(self) -> bool:
         """Still being played: its numbers are shown but decide no target."""
+        if self.sprt_state:
+            return self.sprt_state == "continue"
         return self.games < self.planned
 
     @property
@@ -366,10 +371,17 @@ def load_related_matches(tournament_dir: str | os.PathLike[str]) -> dict[str, Re
     out = {}
     for m in _json(path).get("matches", []):
         if int(m.get("games", 0)) > 0:
+            test = m.get("sprt") or {}
+            words = (f"SPRT H0 {float(test['elo0']):+.0f} Elo against H1 "
+                     f"{float(test['elo1']):+.0f} Elo, alpha {test['alpha']:g}, beta "
+                     f"{test['beta']:g}, LLR {float(test['llr']):.2f} in "
+                     f"[{float(test['lower']):.2f}, {float(test['upper']):.2f}]"
+                     if test else "")
             out[str(m["name"])] = RelatedMatch(str(m["name"]), int(m["games"]), int(m["wins"]),
                                                int(m["draws"]), int(m["losses"]),
                                                float(m["elo"]), float(m["margin"]),
-                                               int(m.get("planned_games", 0)))
+                                               int(m.get("planned_games", 0)),
+                                               str(test.get("state", "")), words)
     return out
 
 
@@ -659,7 +671,9 @@ RELATED_TARGETS: dict[str, tuple[tuple[str, str, float | None], ...]] = {
                ("ntuple-d2-vs-pesto", "PeSTO, 400 nodes (d = 2 run)", None),
                ("ntuple-d2-vs-ntuple", "the d = 1 engine, 400 nodes (d = 2 run, shared "
                 "openings)", None)),
-    "mais": (("mais-vs-mais-at-200", "its own net after 200 games", 0.55),),
+    "mais": (("mais-vs-mais-at-200", "its own net after 200 games", 0.55),
+             ("mais-vs-mais-at-200-sprt", "its own net after 200 games, on openings of "
+              "their own until a sequential test decides", 0.55)),
 }
 
 
@@ -671,13 +685,27 @@ DOCUMENT_SCORES: dict[str, tuple[float, str]] = {
 }
 
 
-def _against(kind: str, matches: dict[str, RelatedMatch]) -> str:
-    """The engine's matches against its baselines: W-D-L, score, Elo with its 95 % interval
-    and whether the target is met (a score above 50 % means the interval's lower end is
-    above 0 Elo), or, for a match that repeats a document's experiment
-    (:data:`DOCUMENT_SCORES`), whether it decides and whether the document's score lies in
-    its interval."""
-    cells = []
+def _target_verdict(m: RelatedMatch, target: float) -> str:
+    """A score target against the match's 95 % interval: met where the whole interval lies
+    at or above it, not met where it lies below, else not decided (the point score alone
+    decides nothing); a sequential test's match by the test's decision."""
+    if m.sprt_state == "H1 accepted":
+        return "met: the SPRT accepts H1"
+    if m.sprt_state == "H0 accepted":
+        return "not met: the SPRT accepts H0"
+    low, high = score_from_elo(m.elo - m.margin), score_from_elo(m.elo + m.margin)
+    interval = f"score interval {_pct(low)}-{_pct(high)}"
+    if low >= target:
+        return f"met, decided ({interval})"
+    if high < target:
+        return f"not met, decided ({interval})"
+    return f"not decided ({interval})"
+
+
+def match_verdicts(kind: str, matches: dict[str, RelatedMatch]) -> dict[str, str]:
+    """Each played match of engine ``kind`` against its baseline, in the words of the
+    related table (what every document that states the match must say)."""
+    cells: dict[str, str] = {}
     for name, opponent, target in RELATED_TARGETS[kind]:
         m = matches.get(name)
         if m is None:
@@ -695,13 +723,54 @@ def _against(kind: str, matches: dict[str, RelatedMatch]) -> str:
             verdict = "met" if low > 0 else "not met"
             goal = "target: interval above 50 %"
         else:
-            verdict = "met" if m.score >= target else "not met"
+            verdict = _target_verdict(m, target)
             goal = f"target {100 * target:.0f} %"
         if m.partial:
-            verdict = f"undecided, {m.games} of {m.planned} games played so far"
-        cells.append(f"vs {opponent}: {m.wins}-{m.draws}-{m.losses}, {_pct(m.score)} over "
-                     f"{m.games} games, {m.elo:+.0f} +/- {m.margin:.0f} Elo ({goal}: {verdict})")
-    return "; ".join(cells) if cells else "not played"
+            verdict = (f"undecided, {m.games} games played so far, at most {m.planned}"
+                       if m.sprt_state else
+                       f"undecided, {m.games} of {m.planned} games played so far")
+        test = f"; {m.sprt_words}" if m.sprt_words else ""
+        cells[name] = (f"vs {opponent}: {m.wins}-{m.draws}-{m.losses}, {_pct(m.score)} over "
+                       f"{m.games} games, {m.elo:+.0f} +/- {m.margin:.0f} Elo ({goal}: "
+                       f"{verdict}{test})")
+    return cells
+
+
+def _against(kind: str, matches: dict[str, RelatedMatch]) -> str:
+    """The engine's matches against its baselines (:func:`match_verdicts`): W-D-L, score,
+    Elo with its 95 % interval and whether the target is met (a score target by the score's
+    interval, or by the sequential test a match runs to; a score above 50 % means the
+    interval's lower end is above 0 Elo), or, for a match that repeats a document's
+    experiment (:data:`DOCUMENT_SCORES`), whether it decides and whether the document's
+    score lies in its interval."""
+    cells = match_verdicts(kind, matches)
+    return "; ".join(cells.values()) if cells else "not played"
+
+
+def _level_words(path: Path) -> str:
+    """DeepChess where material is level (``level-material.json``): the network against
+    material (50 % by its rule there) on held-out rows whose two material balances are
+    equal, on the summary's own pairs and on the larger draw of such pairs."""
+    if not path.is_file():
+        return ""
+    data = _json(path)
+    parts = []
+    for held, words in (("by_game", "by game"), ("by_position", "by position")):
+        block = data.get(held) or {}
+        cells = []
+        for key, what in (("material_tied", "the summary's pairs"),
+                          ("level_draw", "a larger draw")):
+            part = block.get(key)
+            paired = _paired(part)
+            if part and paired:
+                cells.append(f"{_pct(float(part['network']))} on {int(part['rows']):,} rows of "
+                             f"{what} (network minus material {paired.words()})")
+        if cells:
+            parts.append(f"{words} " + ", ".join(cells))
+    if not parts:
+        return ""
+    return ("where material is level (the two positions' balances equal; material scores "
+            "50 % there): " + "; ".join(parts))
 
 
 def related_rows(related_dir: str | os.PathLike[str],
@@ -733,6 +802,9 @@ def related_rows(related_dir: str | os.PathLike[str],
                     baseline += f"; network minus material {part}: {paired.words()}"
         else:
             baseline += " (not measured by this run)"
+        level = _level_words(root / "deepchess" / "level-material.json")
+        if level:
+            baseline += "; " + level
         rows.append(_row(
             "DeepChess", doc,
             f"{deep.games} games, {deep.train_positions} training positions; "
