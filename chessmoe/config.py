@@ -68,8 +68,8 @@ class TournamentPlan:
     """Which tournament to play (chessmoe.play.tournament.DESIGNS names the designs)."""
 
     design: str = field(metadata={
-        "doc": "smoke | small | small-cutechess | powered | replicated | ratings | "
-               "ratings-cutechess | related | medium | paper: the grid of matches"})
+        "doc": "smoke | small | small-cutechess | powered | replicated | settings | seeds-long | "
+               "ratings | ratings-cutechess | related | medium | paper: the grid of matches"})
     experts: str = field(
         default="",
         metadata={"doc": "which results/experts/<name> it plays (its own profile's by default)"},
@@ -206,6 +206,27 @@ PROFILES: dict[str, Profile] = {
         _SMALL_DATA,
         _SMALL_TRAINING,
         TournamentPlan("replicated", experts="small"),
+    ),
+    "settings": Profile(
+        "settings",
+        "staged against the regular network and against regular-long (equal compute) at 100, "
+        "400 and 1,600 nodes with batch 8 and at batch 1 and 32 with 400 nodes, 200 games "
+        "a match on one shared opening draw, cutechess rules (2,000 games; the 1,600-node "
+        "matches cost about 16 times the 100-node ones; resumable, --match plays some first)",
+        _SMALL_DATA,
+        _SMALL_TRAINING,
+        TournamentPlan("settings", experts="small"),
+    ),
+    "seeds-long": Profile(
+        "seeds-long",
+        "equal compute over seeds: staged under its three training seeds against regular-long "
+        "under three (train regular-long-seed10/11 first: chessmoe train --profile small "
+        "--controls), 200 games a pairing at batch 8 and 100 nodes on the replicated "
+        "tournament's openings, cutechess rules (1,600 games; the ninth pairing is the "
+        "replicated tournament's staged-vs-regular-long arm)",
+        _SMALL_DATA,
+        _SMALL_TRAINING,
+        TournamentPlan("seeds-long", experts="small"),
     ),
     "ratings": Profile(
         "ratings",
