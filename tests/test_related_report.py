@@ -4,6 +4,7 @@ cut metrics log."""
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -242,10 +243,10 @@ def test_the_related_tournament_fills_each_engines_baseline_cell(tmp_path: Path)
             for r in related.related_rows(tmp_path, tmp_path / "tournaments" / "related")}
     cell = "Against its baseline (related tournament)"
     assert rows["n-tuple"][cell] == (
-        "vs PeSTO, 400 nodes: 400-300-300, 55.0 % over 1000 games, +35 +/- 17 Elo "
-        "(target: interval above 50 %: met)")
-    assert rows["MAIS"][cell].endswith("49.0 % over 200 games, -7 +/- 40 Elo "
-                                       "(target 55 %: not met)")
+        "vs PeSTO, 400 nodes: 400-300-300, 55.0 % [52.4 %, 57.6 %] over 1000 games, "
+        "+35 +/- 17 Elo (95 %, per game) (target: interval above 50 %: met)")
+    assert rows["MAIS"][cell].endswith("49.0 % [42.4 %, 55.6 %] over 200 games, -7 +/- 40 "
+                                       "Elo (95 %, per game) (target 55 %: not met)")
     assert rows["DeepChess"]["Ours"] == "not trained"  # no run: its match is not shown
     # an interval reaching 0 is not "above 50 %"
     _related_tournament(tmp_path / "b", **{"ntuple-vs-pesto": (400, 300, 300, 16.0, 17.0)})
@@ -290,8 +291,8 @@ def test_a_match_still_being_played_shows_its_games_and_decides_nothing(
     rows = {r["Engine"].split(" ")[0]: r
             for r in related.related_rows(tmp_path, tmp_path / "tournaments" / "related")}
     assert rows["MAIS"]["Against its baseline (related tournament)"].endswith(
-        "75.0 % over 60 games, +191 +/- 90 Elo (target 55 %: undecided, 60 of 200 games "
-        "played so far)")
+        "75.0 % [65.4 %, 84.6 %] over 60 games, +191 +/- 90 Elo (95 %, per game) (target 55 %: "
+        "undecided, 60 of 200 games played so far)")
 
 
 def test_a_deepchess_learning_curve_is_read_in_game_order(tmp_path: Path) -> None:
@@ -408,3 +409,22 @@ def test_an_ntuple_run_whose_log_lacks_the_kept_iteration_is_named(tmp_path: Pat
     log.write_text(log.read_text().splitlines()[0] + "\n")  # iteration 0 only
     with pytest.raises(KitError, match=r"metrics\.jsonl: no record of the kept iteration 5"):
         related.load_ntuple(tmp_path / "ntuple")
+
+
+def test_a_score_interval_is_the_scores_own() -> None:
+    """The committed DeepChess match with its own quiescence, 139-16-45 over 200 games: the
+    score's 95 % interval with a game as the unit is 67.7-79.3 %, not the Elo margin
+    (+177.2 +- 52.3) converted back to scores (67.2-78.9 %)."""
+    from chessmoe.elo import score_from_elo
+
+    m = related.load_related_matches(RELATED.parent / "tournaments" / "related")[
+        "deepchess-quiet-vs-material"]
+    assert (m.wins, m.draws, m.losses) == (139, 16, 45)
+    low, high = m.score_bounds()
+    assert (f"{100 * low:.1f}", f"{100 * high:.1f}") == ("67.7", "79.3")
+    assert (f"{100 * score_from_elo(m.elo - m.margin):.1f}",
+            f"{100 * score_from_elo(m.elo + m.margin):.1f}") == ("67.2", "78.9")
+    # by hand: mean 0.735, per-game variance 0.17478, z = 1.9572 (cutechess's)
+    half = 1.9571619316560245 * math.sqrt((139 * 0.265**2 + 16 * 0.235**2 + 45 * 0.735**2)
+                                          / 200 / 200)
+    assert low == pytest.approx(0.735 - half) and high == pytest.approx(0.735 + half)

@@ -23,7 +23,7 @@ import pandas as pd
 
 from chessmoe._io.errors import KitError
 from chessmoe._io.jsonl import read_records
-from chessmoe.elo import elo_from_score
+from chessmoe.elo import Z_CUTECHESS, elo_from_score, score_from_elo, score_interval
 from chessmoe.play.players import RELATED_WEIGHTS
 from chessmoe.report import stems, verdicts
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
@@ -190,6 +190,16 @@ class RelatedMatch:
     @property
     def score(self) -> float:
         return (self.wins + 0.5 * self.draws) / self.games if self.games else math.nan
+
+    def score_bounds(self) -> tuple[float, float]:
+        """The score's own 95 % interval with a game as the unit (trinomial, the variance
+        cutechess's margin uses; :func:`chessmoe.elo.score_interval`), not the Elo margin
+        converted back (which is not symmetric in score)."""
+        if not self.games:
+            return math.nan, math.nan
+        interval = score_interval([self.losses, self.draws, self.wins], [0.0, 0.5, 1.0],
+                                  z=Z_CUTECHESS)
+        return score_from_elo(interval.low), score_from_elo(interval.high)
 
 
 @dataclass(frozen=True)
@@ -699,8 +709,10 @@ def _against(kind: str, matches: dict[str, RelatedMatch]) -> str:
             goal = f"target {100 * target:.0f} %"
         if m.partial:
             verdict = f"undecided, {m.games} of {m.planned} games played so far"
-        cells.append(f"vs {opponent}: {m.wins}-{m.draws}-{m.losses}, {_pct(m.score)} over "
-                     f"{m.games} games, {m.elo:+.0f} +/- {m.margin:.0f} Elo ({goal}: {verdict})")
+        low_score, high_score = m.score_bounds()
+        cells.append(f"vs {opponent}: {m.wins}-{m.draws}-{m.losses}, {_pct(m.score)} "
+                     f"[{_pct(low_score)}, {_pct(high_score)}] over {m.games} games, "
+                     f"{m.elo:+.0f} +/- {m.margin:.0f} Elo (95 %, per game) ({goal}: {verdict})")
     return "; ".join(cells) if cells else "not played"
 
 
