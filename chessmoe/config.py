@@ -199,7 +199,8 @@ PROFILES: dict[str, Profile] = {
     ),
     "replicated": Profile(
         "replicated",
-        "the powered design replayed under cutechess's draw rules, with staged and weighted "
+        "the powered design replayed under cutechess's draw rules (a re-adjudication of the "
+        "same deterministic games, not an independent replication), with staged and weighted "
         "a=10 under three seeds against the regular network's three seeds and the "
         "equal-compute arms head to head with regular-long (~11,400 games, ~13 h on 2 "
         "cores; resumable)",
@@ -258,7 +259,8 @@ PROFILES: dict[str, Profile] = {
     ),
     "medium": Profile(
         "medium",
-        f"equal compute at a second scale: {MEDIUM_GAMES:,} Stockfish self-play games (grow "
+        "equal compute with more and other data, not a larger model (the small network, "
+        f"{MEDIUM_EPOCHS} of an epoch): {MEDIUM_GAMES:,} Stockfish self-play games (grow "
         f"them first: make selfplay GAMES={MEDIUM_GAMES} WORKERS=N, into "
         "results/selfplay/stockfish-n1000; committed) plus the Lichess 2013-01 excerpt, about "
         "20 M positions, 16 M of them to train on (~2.4 GB of dataset shards, built on first "

@@ -308,3 +308,28 @@ def test_settings_figure_draws_what_is_played_and_names_what_is_not(tmp_path: Pa
     empty = figures.settings_frame(tmp_path / "absent")
     assert set(empty["state"]) == {"not played"} and len(empty) == 10
     figures.fig_settings(tmp_path / "absent", tmp_path / "out2")
+
+
+# --- provenance notes -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("profile", ["small", "medium"])
+def test_every_bundle_trained_from_a_dirty_checkout_is_named_in_its_readme(profile: str) -> None:
+    """Each bundle with a record written from a checkout that differed from its commit has a
+    row in its folder README's provenance notes naming every such record's file and commit."""
+    from chessmoe.report.ledger import dirty_bundles
+
+    readme = (ROOT / "experts" / profile / "README.md").read_text(encoding="utf-8")
+    notes = readme.split("## Provenance notes", 1)[1].split("\n## ", 1)[0]
+    rows = {line.split("|")[1].strip(): line for line in notes.splitlines()
+            if line.startswith("| `")}
+    dirty = dirty_bundles(ROOT / "experts" / profile)
+    assert dirty, profile
+    named = {name.strip("` ") for key in rows for name in key.split(",")}
+    assert set(dirty) == named
+    for bundle, records in dirty.items():
+        row = next(line for key, line in rows.items() if f"`{bundle}`" in key.split(", ")
+                   or key == f"`{bundle}`")
+        for record in records:
+            assert f"`{record.file}`" in row, (bundle, record)
+            assert f"`{record.commit[:7]}`" in row, (bundle, record)
