@@ -559,6 +559,30 @@ def bench_native(repeat: int) -> BenchResult:
                for _ in range(repeat))
     rows.append(("tree alone, native, batch 8, 50,000-node searches",
                  f"{deep:,.0f} simulations/s ({deep / generation:.2f}x move generation)"))
+    # Paper scale: one worker's tree cost per node through the per-batch path a network
+    # takes (records, softmax, priors; no forward pass), and the paper grid projected with
+    # the GPU network rate the H200 run recorded (BENCHMARKS.md, 2026-11-26: 114,446
+    # positions/s, bf16, batch 1024) on a box of 15 search workers and one GPU.
+    from chessmoe.play.projection import Calibration, _FreeNetwork, project
+    from chessmoe.play.tournament import paper_spec, projection_parts
+
+    recorded_gpu_rate = 114_446.0
+    for label, search in (("native", NativeMCTS), ("Python", MCTS)):
+        spent = nodes = 0.0
+        for board in positions[:6]:
+            found = search(_FreeNetwork(), SearchConfig(batch_size=8)).search(
+                board, Limits(nodes=2000))
+            spent += found.seconds
+            nodes += found.nodes
+        calibration = Calibration(spent / nodes, recorded_gpu_rate, "recorded H200 rate", 15, 1)
+        parts = project(projection_parts(paper_spec("results/experts/paper")), calibration)
+        total = sum(p.wall_hours for p in parts)
+        timed = sum(p.timed_hours for p in parts) / 15
+        rows.append((f"paper grid, {label} search: tree per worker (per-batch path, no "
+                     "forward pass) and projection on 15 workers + 1 GPU at the recorded "
+                     "114,446 positions/s", f"{nodes / spent:,.0f} nodes/s per worker; grid "
+                     f"{total:,.0f} h = {total / 24:.1f} days, of which the time-limited "
+                     f"games alone take {timed:,.0f} h = {timed / 24:.1f} days"))
     experts, _ = committed_bundles()
     uci_ratio = 0.0
     if experts is not None:
@@ -590,6 +614,42 @@ def bench_native(repeat: int) -> BenchResult:
             seconds, _ = _best(run, repeat)
             rows.append((f"one expert alone, ONNX Runtime fp32, {threads} thread(s), batch "
                          f"{batch}", f"{30 * batch / seconds:,.0f} positions/s"))
+        # int8 (ONNX Runtime dynamic quantisation of the same export): speed, and agreement
+        # with fp32 on 1,000 sample positions (the policy's top move, the value)
+        import logging
+
+        import numpy as np
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        logging.getLogger().setLevel(logging.ERROR)  # its pre-processing advice
+        with tempfile.TemporaryDirectory() as tmp_name:
+            int8_path = Path(tmp_name) / "int8.onnx"
+            quantize_dynamic(str(onnx_path), str(int8_path), weight_type=QuantType.QInt8)
+            int8, fp32 = OnnxBackend(int8_path), OnnxBackend(onnx_path)
+            for batch in (8, 64):
+                chunk = records[:batch]
+                int8.forward(chunk)
+
+                def run_int8(chunk: Any = chunk) -> None:
+                    for _ in range(30):
+                        int8.forward(chunk)
+
+                seconds, _ = _best(run_int8, repeat)
+                rows.append((f"one expert alone, ONNX Runtime int8 (dynamic quantisation), "
+                             f"1 thread, batch {batch}", f"{30 * batch / seconds:,.0f} "
+                             "positions/s"))
+            sample = leaf_batch(_positions_from_sample(1000))
+            v8, p8 = int8.forward(sample.records)
+            v32, p32 = fp32.forward(sample.records)
+            top = [int(np.argmax(a[i])) == int(np.argmax(b[i]))
+                   for a, b in ((p8, p32),) for i in range(len(sample))]
+            legal_top = [int(idx[np.argmax(p8[i][idx])]) == int(idx[np.argmax(p32[i][idx])])
+                         for i, idx in enumerate(sample.policy_indices)]
+            agree, anywhere = sum(legal_top) / len(legal_top), sum(top) / len(top)
+            rows.append((f"int8 against fp32 on {len(sample)} sample positions",
+                         f"best legal move by the policy agrees on {agree:.1%} (any move "
+                         f"{anywhere:.1%}); largest value difference "
+                         f"{np.abs(v8 - v32).max():.3f}"))
         for label, extra in (("native search", []), ("Python search", ["--search", "python"])):
             nps = _uci_nodes_per_second(positions[:6], extra)
             if label == "native search":
@@ -604,6 +664,64 @@ def bench_native(repeat: int) -> BenchResult:
                    "network the forward pass is most of the time, so the speed-up of a search "
                    "with the experts is bounded by the evaluator's own rate (rows 'one expert "
                    "alone').")
+    return result
+
+
+def bench_native_games(repeat: int) -> BenchResult:
+    """Tournament games per hour through the multi-game runner on 2 workers, the committed
+    small experts (ONNX Runtime, batch 8) at 100 and 800 nodes: the Python search against the
+    compiled one on the same games (which both must play move for move)."""
+    from chessmoe._io.jsonl import read_records
+    from chessmoe.play.match import Adjudication, PlayerSpec
+    from chessmoe.play.tournament import MatchSpec, TournamentSpec, run_local
+    from chessmoe.search.evaluators import committed_bundles
+
+    result = BenchResult("native-games", "Tournament games: compiled vs Python search "
+                         "(issue 39)", target="the compiled search >= 2x the Python search's "
+                         "games/hour at 100 and at 800 nodes")
+    experts, baseline = committed_bundles()
+    if experts is None or baseline is None:
+        result.rows = [("small experts", "not in this checkout: benchmark skipped")]
+        return result
+    rows: list[tuple[str, str]] = []
+    ratios = []
+    with tempfile.TemporaryDirectory() as tmp_name:
+        for nodes, pairs in ((100, 8), (800, 2)):
+            rates: dict[str, float] = {}
+            moves: dict[str, list[list[str]]] = {}
+            for search in ("python", "native"):
+                first = PlayerSpec(name="separated", experts=str(experts), nodes=nodes,
+                                   batch_size=8, backend="onnx", search=search)
+                second = PlayerSpec(name="regular", experts=str(baseline), nodes=nodes,
+                                    batch_size=8, backend="onnx", search=search)
+                spec = TournamentSpec("bench", (MatchSpec("m", first, second, 2 * pairs),),
+                                      seed=7, pairs_per_shard=pairs,
+                                      adjudication=Adjudication(), games_at_once=pairs)
+                out = Path(tmp_name) / f"{search}-{nodes}"
+                start = time.perf_counter()
+                summary = run_local(spec, out, workers=2, progress=False)
+                seconds = time.perf_counter() - start
+                games = summary["matches"][0]["games"]
+                rates[search] = games / seconds * 3600
+                moves[search] = [r["moves"] for path in sorted((out / "m").glob("*.jsonl"))
+                                 for r in sorted(read_records(path).records,
+                                                 key=lambda r: r["slot"])]
+                rows.append((f"{search} search, {nodes} nodes, 2 workers x {pairs} games",
+                             f"{rates[search]:,.0f} games/hour ({games} games, mean "
+                             f"{summary['matches'][0]['mean_plies']:.0f} plies, {seconds:.0f} s "
+                             "incl. start-up)"))
+            ratio = rates["native"] / rates["python"]
+            ratios.append(ratio)
+            same = sum(a == b for a, b in zip(moves["python"], moves["native"], strict=False))
+            rows.append((f"compiled / Python at {nodes} nodes",
+                         f"{ratio:.2f}x; games identical move for move: {same} of "
+                         f"{len(moves['python'])}"))
+    result.rows = rows
+    result.met = min(ratios) >= 2.0
+    result.note = ("The separated experts against the regular network, embedded openings, "
+                   "cutechess rules; each worker plays its games at once and evaluates their "
+                   "mini-batches together. The network's time is shared by both searches, so "
+                   "the ratio is bounded by the share of the tree in the Python search's time.")
     return result
 
 
@@ -972,7 +1090,8 @@ def bench_ntuple(repeat: int) -> BenchResult:
 BENCHMARKS: dict[str, Callable[[int], BenchResult]] = {
     "stats": bench_stats, "dataset": bench_dataset, "planes": bench_planes,
     "training": bench_training, "mcts": bench_mcts, "inference": bench_inference,
-    "games": bench_games, "gpu": bench_gpu, "ntuple": bench_ntuple, "native": bench_native}
+    "games": bench_games, "gpu": bench_gpu, "ntuple": bench_ntuple, "native": bench_native,
+    "native-games": bench_native_games}
 
 
 def main(argv: list[str] | None = None) -> int:

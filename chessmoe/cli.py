@@ -240,18 +240,9 @@ def _train_controls(args: argparse.Namespace, chosen: Any, overrides: dict[str, 
     return 0
 
 
-def _evaluator_spec(args: argparse.Namespace) -> Any:
-    """The evaluator the engine arguments name (``--single-expert`` absent: none)."""
-    from chessmoe.search.evaluators import EvaluatorSpec
-
-    return EvaluatorSpec(network=str(args.experts) if args.experts else None,
-                         baseline=str(args.baseline) if args.baseline else None,
-                         routing=args.routing, gate=args.gate,
-                         single_expert=args.single_expert, device=args.device,
-                         backend=args.backend, uniform=args.uniform)
-
-
 def _engine_options(args: argparse.Namespace) -> Any:
+    """The engine arguments as the UCI engine's options: the one description the CLI, the
+    UCI front end and :class:`~chessmoe.search.evaluators.EvaluatorSpec` share."""
     from chessmoe.play.uci import EngineOptions
 
     return EngineOptions(Batch_Size=args.batch_size, Nodes=args.nodes,
@@ -327,7 +318,7 @@ def _analyse(args: argparse.Namespace) -> int:
             print(f"chessmoe analyse: move {uci!r} in {board.fen()}: {error}", file=sys.stderr)
             return 2
     try:
-        evaluator, description = _evaluator_spec(args).build()
+        evaluator, description = _engine_options(args).evaluator_spec().build()
     except ValueError as error:  # e.g. a phase the bundle has no expert for
         print(f"chessmoe analyse: {error}", file=sys.stderr)
         return 2

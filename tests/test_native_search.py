@@ -161,7 +161,10 @@ def test_a_tree_that_outgrows_its_arrays_grows(monkeypatch: pytest.MonkeyPatch) 
         assert b.tree_nodes > 8
 
 
-def test_a_stop_mid_search_answers_within_100_ms() -> None:
+def test_a_stop_mid_search_answers_within_100_ms(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled uniform search returns to Python every few mini-batches to look at the
+    stop flag (room for the whole search, so no growth of the tree interrupts it instead)."""
+    monkeypatch.setattr(native_search, "_INITIAL_NODES", 150_000)
     stop = threading.Event()
     search = NativeMCTS(UniformEvaluator())
     search.search(chess.Board(), Limits(nodes=200))  # compiled and warm
@@ -217,3 +220,28 @@ def test_a_position_the_tree_had_scored_as_a_repetition_is_searched_afresh() -> 
         if uci is not None:
             board.push_uci(uci)
     assert not any(r.reused for r in results)  # the terminal node was not reused
+
+
+def test_prior_arithmetic_is_numpys_bit_for_bit() -> None:
+    """The compiled sum and stable order repeat numpy's (pairwise summation, argsort of the
+    negated priors), on random priors of every length up to 260 and with ties."""
+    rng = np.random.default_rng(3)
+    sizes = [*range(1, 261), 7, 8, 9, 127, 128, 129, 255, 256, 257]
+    parts = [rng.gamma(0.5, size=n).astype(np.float32) for n in sizes]
+    parts[5] = np.full(6, 0.25, dtype=np.float32)  # ties keep generation order
+    parts[6] = np.zeros(7, dtype=np.float32)  # no positive prior: uniform
+    offsets = np.concatenate(([0], np.cumsum([len(p) for p in parts]))).astype(np.int64)
+    powered = np.power(np.maximum(np.concatenate(parts).astype(np.float64), 0.0), 1 / 1.7)
+    sharp = np.empty(len(powered))
+    order = np.empty(len(powered), dtype=np.int64)
+    nt.sharpen(powered, offsets, len(parts), sharp, order)
+    for i, priors in enumerate(parts):
+        ref = np.power(np.maximum(priors.astype(np.float64), 0.0), 1 / 1.7)
+        total = ref.sum()
+        ref = ref / total if total > 0 else np.full(len(priors), 1 / len(priors))
+        rank = np.argsort(-ref, kind="stable")
+        lo, hi = offsets[i], offsets[i + 1]
+        assert nt.pairwise_sum(powered, lo, hi - lo) == np.power(
+            np.maximum(priors.astype(np.float64), 0.0), 1 / 1.7).sum()
+        np.testing.assert_array_equal(order[lo:hi], rank)
+        np.testing.assert_array_equal(sharp[lo:hi], ref[rank])

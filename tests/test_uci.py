@@ -172,3 +172,33 @@ class _Wrap:
 
     def __init__(self, engine: UciEngine, out: io.StringIO) -> None:
         self.engine, self.out = engine, out
+
+
+@pytest.mark.parametrize("search", ["native", "python"])
+@pytest.mark.parametrize("uniform", [True, False])
+def test_stop_mid_search_answers_within_100_ms(search: str, uniform: bool) -> None:
+    """``stop`` during an infinite search: the bestmove follows within 100 ms, with either
+    tree search, without a network or with the committed small experts (the default)."""
+    import time
+
+    d = Dialogue(Search=search)
+    d.engine.options = EngineOptions(Search=search, Uniform=uniform)
+    d.say("isready")  # the evaluator is built (and the compiled code loaded) before the clock
+    d.say("position startpos moves e2e4", "go infinite")
+    assert wait_for(lambda: "info depth" in d.out.getvalue(), LIMIT)
+    time.sleep(0.3)
+    start = time.monotonic()
+    d.say("stop")
+    assert wait_for(lambda: len(_bestmoves(d)) == 1, LIMIT)
+    late = time.monotonic() - start
+    assert late < 0.1, f"bestmove {late * 1000:.0f} ms after stop"
+    assert _bestmoves(d)[0].split()[1] in {m.uci() for m in chess.Board(
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").legal_moves}
+
+
+def test_the_search_option_is_a_combo_and_refuses_other_values() -> None:
+    d = Dialogue()
+    assert "option name Search type combo default native var native var python" in d.say("uci")
+    assert any("must be one of native, python" in line
+               for line in d.say("setoption name Search value cython"))
+    assert d.engine.options.Search == "native"

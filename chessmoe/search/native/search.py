@@ -60,11 +60,12 @@ def uniform_priors(temperature: float) -> npt.NDArray[np.float64]:
 class _Tree:
     """The arrays of one tree (see :mod:`chessmoe.search.native.tree`)."""
 
-    def __init__(self, nodes: int) -> None:
+    def __init__(self, nodes: int, edges: int | None = None) -> None:
+        # np.zeros, never zeros_like: fresh zero pages cost nothing until written
         self.ni = np.zeros((nodes, nt.NI), dtype=np.int64)
         self.nv = np.zeros(nodes, dtype=np.float64)
         self.pos = np.zeros((nodes, nb.POS_WORDS), dtype=np.uint64)
-        edges = nodes * 40
+        edges = nodes * 40 if edges is None else edges
         self.ei = np.zeros((edges, nt.EI), dtype=np.int64)
         self.ef = np.zeros((edges, 2), dtype=np.float64)
         self.st = np.zeros(4, dtype=np.int64)
@@ -225,22 +226,19 @@ class NativeMCTS:
         split = [policy[offsets[i]:offsets[i + 1]] for i in range(n)]
         batch = LeafBatch(records=records.view(RECORD_DTYPE).reshape(n), policy_indices=split)
         result = yield batch
+        lengths = [len(p) for p in result.priors]
+        if lengths != [int(c) for c in counts]:
+            raise ValueError(f"the evaluator returned priors for {lengths} moves; the leaves "
+                             f"have {[int(c) for c in counts]} legal moves")
+        flat = np.concatenate(result.priors) if n else np.zeros(0, dtype=np.float32)
+        # the reference's arithmetic (chessmoe.search.mcts.MCTS._expand): the power in numpy
+        # (element by element, as the reference's per-leaf calls), the sum and the stable
+        # order in compiled code that repeats numpy's pairwise sum
+        powered = np.power(np.maximum(np.asarray(flat).astype(np.float64), 0.0), self._inv_t)
         sharpened = np.empty(len(policy), dtype=np.float64)
         order = np.empty(len(policy), dtype=np.int64)
-        for i in range(n):
-            # exactly the reference's arithmetic (chessmoe.search.mcts.MCTS._expand)
-            priors = np.asarray(result.priors[i])
-            sharp = np.power(np.maximum(priors.astype(np.float64), 0.0), self._inv_t)
-            total = sharp.sum()
-            sharp = sharp / total if total > 0 else np.full(len(priors), 1 / len(priors))
-            rank = np.argsort(-sharp, kind="stable")
-            lo, hi = offsets[i], offsets[i + 1]
-            if hi - lo != len(priors):
-                raise ValueError(f"the evaluator returned {len(priors)} priors for a leaf "
-                                 f"with {hi - lo} legal moves")
-            sharpened[lo:hi] = sharp[rank]
-            order[lo:hi] = rank
-        values = np.asarray(result.values, dtype=np.float32).astype(np.float64)
+        nt.sharpen(powered, offsets, n, sharpened, order)
+        values = np.asarray(result.values).astype(np.float64)  # float(value), as the reference
         depth = np.zeros(2, dtype=np.int64)
         nt.finish_batch(tree.ni, tree.ei, tree.ef, tree.st, leaves, n, values, sharpened, order,
                         offsets, self.config.virtual_visits, self._tmp, back_up, depth)
@@ -267,9 +265,8 @@ class NativeMCTS:
                 node = int(tree.ei[first + hits[0], nt.E_CHILD]) if len(hits) else -1
             if (node >= 0 and tree.ni[node, nt.FLAGS] & nt.EXPANDED
                     and nb.key(tree.pos[node]) == nb.key(current)):
-                fresh = _Tree(max(_INITIAL_NODES, len(tree.ni)))
-                fresh.ei = np.zeros_like(tree.ei)
-                fresh.ef = np.zeros_like(tree.ef)
+                fresh = _Tree(max(_INITIAL_NODES, len(tree.ni)),
+                              max(_INITIAL_NODES * 40, len(tree.ei)))
                 nt.compact(tree.ni, tree.nv, tree.pos, tree.ei, tree.ef, node, fresh.ni,
                            fresh.nv, fresh.pos, fresh.ei, fresh.ef, fresh.st)
                 self._tree = fresh

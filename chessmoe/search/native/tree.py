@@ -328,6 +328,80 @@ def write_batch(ni: np.ndarray, pos: np.ndarray, ei: np.ndarray, leaves: np.ndar
     return total
 
 
+# --- the reference's prior arithmetic (numpy's, operation for operation) ------------------------
+
+@compiled
+def _sum_block(a: np.ndarray, lo: int, n: int) -> float:
+    """numpy's pairwise summation of ``a[lo:lo + n]`` for ``n <= 128`` (its unrolled block)."""
+    if n < 8:
+        res = -0.0
+        for i in range(n):
+            res += a[lo + i]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    i = 8
+    while i < n - (n % 8):
+        r0 += a[lo + i]
+        r1 += a[lo + i + 1]
+        r2 += a[lo + i + 2]
+        r3 += a[lo + i + 3]
+        r4 += a[lo + i + 4]
+        r5 += a[lo + i + 5]
+        r6 += a[lo + i + 6]
+        r7 += a[lo + i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return float(res)
+
+
+@compiled
+def _sum_256(a: np.ndarray, lo: int, n: int) -> float:
+    if n <= 128:
+        return _sum_block(a, lo, n)
+    half = n // 2
+    half -= half % 8
+    return _sum_block(a, lo, half) + _sum_block(a, lo + half, n - half)
+
+
+@compiled
+def pairwise_sum(a: np.ndarray, lo: int, n: int) -> float:
+    """``a[lo:lo + n].sum()`` exactly as numpy computes a float64 sum (pairwise, 8-way
+    unrolled blocks of at most 128), for ``n <= 512``."""
+    if n <= 256:
+        return _sum_256(a, lo, n)
+    half = n // 2
+    half -= half % 8
+    return _sum_256(a, lo, half) + _sum_256(a, lo + half, n - half)
+
+
+@compiled
+def sharpen(powered: np.ndarray, offsets: np.ndarray, nleaves: int, sharp: np.ndarray,
+            order: np.ndarray) -> None:
+    """Each leaf's sharpened priors, normalised, and their stable descending order, from
+    ``powered`` (numpy's ``max(p, 0) ** (1 / T)``): the reference's ``sharp / sharp.sum()``
+    (uniform when the sum is not positive) and ``argsort(-sharp, kind="stable")``."""
+    for i in range(nleaves):
+        lo = offsets[i]
+        n = offsets[i + 1] - lo
+        total = pairwise_sum(powered, lo, n)
+        neg = np.empty(n, dtype=np.float64)
+        for k in range(n):
+            value = powered[lo + k] / total if total > 0 else 1 / n
+            sharp[lo + k] = value
+            neg[k] = -value
+        rank = np.argsort(neg, kind="mergesort")
+        for k in range(n):
+            order[lo + k] = rank[k]
+        for k in range(n):
+            neg[k] = sharp[lo + rank[k]]
+        for k in range(n):
+            sharp[lo + k] = neg[k]
+
+
 # --- expansion and backup of an evaluated mini-batch -------------------------------------------
 
 @compiled
