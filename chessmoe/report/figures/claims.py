@@ -353,13 +353,15 @@ def fig_seed_grid(replicated_dir: str | os.PathLike[str] | None,
         ax.set_yticks(range(len(rows)), [r[0] for r in rows], fontsize=7)
         ax.axvline(0, color="black", lw=0.8)
         ax.invert_yaxis()
-        ax.set_xlabel("Elo against the regular network (pairs of games, 95 % interval)")
+        ax.set_xlabel("Elo of the first named against the second (pairs of games, 95 % "
+                      "interval)")
     title = ("Training seeds of both sides (no replicated tournament)" if replicated_dir is None
              else f"Training seeds of both sides ('{Path(replicated_dir).name}': "
                   f"{_played(Path(replicated_dir))})")
     if seeds_long_dir is not None:
-        title += (f"\nagainst regular-long's seeds: '{Path(seeds_long_dir).name}' "
-                  f"({_played(Path(seeds_long_dir))}) and the replicated staged-vs-regular-long")
+        title += (f"\nstaged vs regular-long's seeds: '{Path(seeds_long_dir).name}' "
+                  f"({_played(Path(seeds_long_dir))})\nand the replicated "
+                  "staged-vs-regular-long arm")
     ax.set_title(title, fontsize=9)
     data = estimates_frame([r[1] for r in rows], row=[r[0] for r in rows],
                            pooled=[r[2] for r in rows])
