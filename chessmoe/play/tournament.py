@@ -883,6 +883,9 @@ def medium_spec(experts_root: str, *, pairs: int = 200, backend: str = "onnx"
       design's names), and
     * ``weighted-a10-balanced`` (weights balanced over the data's phase shares, when
       trained) against the regular network: the test of why weighted a=10 loses here,
+    * ``separated`` (when trained: ``chessmoe train --profile medium --regime separated``)
+      against the regular network and head to head against ``regular-long``, so the medium
+      tournament has all four of the paper's methods (issue 40, item 5),
 
     ``pairs`` pairs each (400 games by default: the powered design's count per method).
     Matches whose bundles are not trained are left out (they join when trained).
@@ -913,6 +916,15 @@ def medium_spec(experts_root: str, *, pairs: int = 200, backend: str = "onnx"
     if exists("regular") and exists(balanced):
         matches.append(match(balanced, "regular", f"{balanced}-{group}",
                              (("kind", "control"), ("method", balanced))))
+    if exists("separated"):  # the fourth method, added after the others were played
+        if exists("regular"):
+            matches.append(match("separated", "regular", f"separated-{group}",
+                                 (("kind", "method"), ("method", "separated"))))
+        if exists(REGULAR_LONG):
+            matches.append(match("separated", REGULAR_LONG,
+                                 f"separated-vs-{REGULAR_LONG}-{group}",
+                                 (("kind", "head-to-head"), ("method", "separated"),
+                                  ("first", "separated"), ("second", REGULAR_LONG))))
     return TournamentSpec("medium", tuple(matches), openings="embedded", pairs_per_shard=10,
                           games_at_once=20, adjudication=Adjudication())
 

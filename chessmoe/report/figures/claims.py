@@ -112,7 +112,7 @@ def compute_points(scale: str, tournament_dir: str | os.PathLike[str],
 
 # The second scale's bundles, in the order the equal-compute question reads them.
 SCALE_BUNDLES = ("regular", "staged", "weighted-a10", REGULAR_LONG,
-                 f"weighted-a10{BALANCED_SUFFIX}")
+                 f"weighted-a10{BALANCED_SUFFIX}", "separated")
 _LOSS_SETS = (("No-Phases", "no-phases"), ("Opening", "opening"),
               ("Middlegame", "middlegame"), ("Endgame", "endgame"))
 
