@@ -333,3 +333,28 @@ def test_every_bundle_trained_from_a_dirty_checkout_is_named_in_its_readme(profi
         for record in records:
             assert f"`{record.file}`" in row, (bundle, record)
             assert f"`{record.commit[:7]}`" in row, (bundle, record)
+
+
+def test_settings_games_on_replicated_openings_repeat_the_replicated_games() -> None:
+    """Staged against regular at batch 8 and 100 nodes on an opening the replicated
+    tournament also drew: the compiled search (the settings records) plays the Python
+    search's game (the replicated records) move for move, to the same result, whatever commit
+    each was played at. The committed settings games share at least one such opening."""
+    def games(pattern: str) -> dict[tuple[int, bool], dict[str, object]]:
+        out = {}
+        for path in (ROOT / "tournaments").glob(pattern):
+            for line in path.read_text().splitlines():
+                record = json.loads(line)
+                out[(record["opening"], record["first_is_white"])] = record
+        return out
+
+    settings = games("settings/staged-vs-regular-b8-n100/games-*.jsonl")
+    replicated = games("replicated/staged-b8-n100/games-*.jsonl")
+    shared = sorted(set(settings) & set(replicated))
+    assert shared
+    for key in shared:
+        ours, theirs = settings[key], replicated[key]
+        assert ours["moves"] == theirs["moves"], key
+        assert ours["result"] == theirs["result"], key
+        assert {ours["provenance"]["search"], theirs["provenance"].get("search", "python")} \
+            == {"native", "python"}
