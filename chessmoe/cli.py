@@ -14,8 +14,8 @@ from typing import Any
 
 # chessmoe.config.PROFILES' names, for help texts without importing torch (a test keeps
 # them equal)
-PROFILE_NAMES = ("smoke", "small", "small-cutechess", "powered", "replicated", "ratings",
-                 "ratings-cutechess", "related", "medium", "paper")
+PROFILE_NAMES = ("smoke", "small", "small-cutechess", "powered", "replicated", "settings",
+                 "seeds-long", "ratings", "ratings-cutechess", "related", "medium", "paper")
 
 __all__ = ["build_parser", "main"]
 

@@ -81,8 +81,8 @@ class TournamentPlan:
     """Which tournament to play (chessmoe.play.tournament.DESIGNS names the designs)."""
 
     design: str = field(metadata={
-        "doc": "smoke | small | small-cutechess | powered | replicated | ratings | "
-               "ratings-cutechess | related | medium | paper: the grid of matches"})
+        "doc": "smoke | small | small-cutechess | powered | replicated | settings | seeds-long | "
+               "ratings | ratings-cutechess | related | medium | paper: the grid of matches"})
     experts: str = field(
         default="",
         metadata={"doc": "which results/experts/<name> it plays (its own profile's by default)"},
@@ -214,13 +214,35 @@ PROFILES: dict[str, Profile] = {
     ),
     "replicated": Profile(
         "replicated",
-        "the powered design replayed under cutechess's draw rules, with staged and weighted "
+        "the powered design replayed under cutechess's draw rules (a re-adjudication of the "
+        "same deterministic games, not an independent replication), with staged and weighted "
         "a=10 under three seeds against the regular network's three seeds and the "
         "equal-compute arms head to head with regular-long (~11,400 games, ~13 h on 2 "
         "cores; resumable)",
         _SMALL_DATA,
         _SMALL_TRAINING,
         TournamentPlan("replicated", experts="small"),
+    ),
+    "settings": Profile(
+        "settings",
+        "staged against the regular network and against regular-long (equal compute) at 100, "
+        "400 and 1,600 nodes with batch 8 and at batch 1 and 32 with 400 nodes, 200 games "
+        "a match on one shared opening draw, cutechess rules (2,000 games; the 1,600-node "
+        "matches cost about 16 times the 100-node ones; resumable, --match plays some first)",
+        _SMALL_DATA,
+        _SMALL_TRAINING,
+        TournamentPlan("settings", experts="small"),
+    ),
+    "seeds-long": Profile(
+        "seeds-long",
+        "equal compute over seeds: staged under its three training seeds against regular-long "
+        "under three (train regular-long-seed10/11 first: chessmoe train --profile small "
+        "--controls), 200 games a pairing at batch 8 and 100 nodes on the replicated "
+        "tournament's openings, cutechess rules (1,600 games; the ninth pairing is the "
+        "replicated tournament's staged-vs-regular-long arm)",
+        _SMALL_DATA,
+        _SMALL_TRAINING,
+        TournamentPlan("seeds-long", experts="small"),
     ),
     "ratings": Profile(
         "ratings",
@@ -252,7 +274,8 @@ PROFILES: dict[str, Profile] = {
     ),
     "medium": Profile(
         "medium",
-        f"equal compute at a second scale: {MEDIUM_GAMES:,} Stockfish self-play games (grow "
+        "equal compute with more and other data, not a larger model (the small network, "
+        f"{MEDIUM_EPOCHS} of an epoch): {MEDIUM_GAMES:,} Stockfish self-play games (grow "
         f"them first: make selfplay GAMES={MEDIUM_GAMES} WORKERS=N, into "
         "results/selfplay/stockfish-n1000; committed) plus the Lichess 2013-01 excerpt, about "
         "20 M positions, 16 M of them to train on (~2.4 GB of dataset shards, built on first "

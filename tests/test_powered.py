@@ -225,7 +225,7 @@ def test_medium_design_plays_equal_compute_under_cutechess_rules(tmp_path: Path)
 
     _bundles(tmp_path, ("regular", "staged"))
     assert [m.name for m in medium_spec(str(tmp_path)).matches] == ["staged-b8-n100"]
-    _bundles(tmp_path, ("weighted-a10", "regular-long", "weighted-a4", "separated"))
+    _bundles(tmp_path, ("weighted-a10", "regular-long", "weighted-a4"))
     spec = build_design("medium", tmp_path)
     names = {m.name: m for m in spec.matches}
     assert list(names) == ["staged-b8-n100", "weighted-a10-b8-n100", "regular-long-b8-n100",
@@ -246,6 +246,14 @@ def test_medium_design_plays_equal_compute_under_cutechess_rules(tmp_path: Path)
     assert balanced.name == "weighted-a10-balanced-b8-n100"
     assert (balanced.first.name, balanced.second.name) == ("weighted-a10-balanced", "regular")
     assert balanced.first.experts.endswith("weighted-a10-balanced") and balanced.pairs == 200
+    # separated (issue 40, item 5) joins after the others, against regular and regular-long
+    before = [m.name for m in build_design("medium", tmp_path).matches]
+    _bundles(tmp_path, ("separated",))
+    after = build_design("medium", tmp_path).matches
+    assert [m.name for m in after][:len(before)] == before
+    assert [m.name for m in after][len(before):] == ["separated-b8-n100",
+                                                     "separated-vs-regular-long-b8-n100"]
+    assert {m.group for m in after} == {"b8-n100"} and after[-1].label("kind") == "head-to-head"
 
 
 def test_table1_at_a_second_scale_reads_each_bundle_and_names_those_not_evaluated(
@@ -273,7 +281,7 @@ def test_table1_at_a_second_scale_reads_each_bundle_and_names_those_not_evaluate
     table = figures.table_losses_at_scale(tmp_path / "experts", tmp_path / "out").table
     assert table is not None
     assert list(table.index) == ["regular", "staged", "weighted-a10", "regular-long",
-                                 "weighted-a10-balanced"]
+                                 "weighted-a10-balanced", "separated"]
     assert table.loc["regular", "No-Phases"] == f"2.3600 +- {1.959964 * 0.003:.4f}"
     assert table.loc["staged", "evaluated as"] == "mixture"
     assert table.loc["staged", "Opening"] == f"2.4000 +- {1.959964 * 0.004:.4f}"

@@ -84,8 +84,14 @@ def test_small_still_trains_every_regime_and_every_control(
     names = [c[0] for c in seen["controls"]]
     assert names == ["regular-seed10", "regular-seed11", "separated-long", "regular-long",
                      "staged-seed10", "staged-seed11", "weighted-a10-seed10",
-                     "weighted-a10-seed11"]
-    assert dict((c[0], c[2]) for c in seen["controls"])["regular-long"] == 3 * 2056
+                     "weighted-a10-seed11", "regular-long-seed10", "regular-long-seed11"]
+    steps = {c[0]: c[2] for c in seen["controls"]}
+    seeds = {c[0]: c[3] for c in seen["controls"]}
+    assert steps["regular-long"] == 3 * 2056
+    # regular-long under the other seeds: its steps, the seed its name says
+    assert steps["regular-long-seed10"] == steps["regular-long-seed11"] == 3 * 2056
+    assert (seeds["regular-long"], seeds["regular-long-seed10"],
+            seeds["regular-long-seed11"]) == (9, 10, 11)
     # a manifest without its training configuration: the profile's
     assert {c[4] for c in seen["controls"]} == {small.training.train.batch_size}
 

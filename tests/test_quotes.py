@@ -149,6 +149,38 @@ def test_the_committed_documents_quote_only_what_the_artefacts_hold() -> None:
 # --- the numbers beside the figures -----------------------------------------------------------
 
 
+def test_margin_quotes_are_read_and_checked_like_intervals(tmp_path: Path) -> None:
+    """``estimate +- margin`` (also ``+/-`` and the plus-minus sign, a unit before the sign,
+    a line break) is a quote: its estimate and margin must stand in one row, as neighbours in
+    a table row, as two fields of a JSON object; a margin without an estimate, code, and an
+    estimate glued to a word are not quotes. A sign flipped or a margin typed by hand is
+    named."""
+    from chessmoe.report.quotes import check_documents, quoted_margins
+
+    text = ("staged +1.7 +- 31.0 per game; regular-long +391.6 +/- 51.9 Elo;\n"
+            "move 11.7 \u00b1 2.6; -442.8 Elo\n  +- 60.3 here; about +- 29; `1.0 +- 2.0`;\n"
+            "weighted-a10 +- 3; 0.363 +- 0.013")
+    found = [(q.estimate, q.margin, q.estimate_decimals, q.margin_decimals)
+             for q in quoted_margins(text, "doc")]
+    assert found == [(1.7, 31.0, 1, 1), (391.6, 51.9, 1, 1), (11.7, 2.6, 1, 1),
+                     (-442.8, 60.3, 1, 1), (0.363, 0.013, 3, 3)]
+    assert quoted_margins(text, "doc")[3].where == "doc:2"
+    summary = tmp_path / "summary.json"
+    summary.write_text(json.dumps({"matches": [{"elo": 1.7371924043128415,
+                                                "margin": 30.963500568426817, "games": 400},
+                                               {"elo": -442.75, "margin": 60.31}]}))
+    table = tmp_path / "t.md"
+    table.write_text("| arm | 0.363 +- 0.013 |\n| b | 11.7 | 3.1 | 2.6 |\n")
+    good, bad = tmp_path / "good.md", tmp_path / "bad.md"
+    good.write_text("staged +1.7 +- 31.0 and -442.8 +- 60.3 (per game); 0.363 +- 0.013\n")
+    bad.write_text("beats it by 442.8 +- 60.3; staged +1.7 +- 30.9; 11.7 +- 2.6\n")
+    assert check_documents([good], [summary, table]) == []
+    assert [line.split(": ")[1] for line in check_documents([bad], [summary, table])] == [
+        "'442.8 +- 60.3' is in no generated artefact or committed result",
+        "'+1.7 +- 30.9' is in no generated artefact or committed result",
+        "'11.7 +- 2.6' is in no generated artefact or committed result"]
+
+
 def test_strength_figures_write_the_cutechess_numbers_they_draw(tmp_path: Path) -> None:
     """Fig. 6's CSV holds each match's W/D/L and cutechess's estimate: 0-6-6 (score 0.25)
     is -190.8 Elo, margin 144.3, as cutechess prints it ('Elo difference: -190.8 +/- 144.3')."""

@@ -4,6 +4,7 @@ cut metrics log."""
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -486,3 +487,22 @@ def test_deepchess_level_material_words(tmp_path: Path) -> None:
         "(network minus material +16.1 (no interval: 32 clusters, the largest 100 % of the "
         "rows) points, undecided)")
     assert related._level_words(tmp_path / "absent.json") == ""
+
+
+def test_a_score_interval_is_the_scores_own() -> None:
+    """The committed DeepChess match with its own quiescence, 139-16-45 over 200 games: the
+    score's 95 % interval with a game as the unit is 67.7-79.3 %, not the Elo margin
+    (+177.2 +- 52.3) converted back to scores (67.2-78.9 %)."""
+    from chessmoe.elo import score_from_elo
+
+    m = related.load_related_matches(RELATED.parent / "tournaments" / "related")[
+        "deepchess-quiet-vs-material"]
+    assert (m.wins, m.draws, m.losses) == (139, 16, 45)
+    low, high = m.score_bounds()
+    assert (f"{100 * low:.1f}", f"{100 * high:.1f}") == ("67.7", "79.3")
+    assert (f"{100 * score_from_elo(m.elo - m.margin):.1f}",
+            f"{100 * score_from_elo(m.elo + m.margin):.1f}") == ("67.2", "78.9")
+    # by hand: mean 0.735, per-game variance 0.17478, z = 1.9572 (cutechess's)
+    half = 1.9571619316560245 * math.sqrt((139 * 0.265**2 + 16 * 0.235**2 + 45 * 0.735**2)
+                                          / 200 / 200)
+    assert low == pytest.approx(0.735 - half) and high == pytest.approx(0.735 + half)

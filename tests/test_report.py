@@ -63,6 +63,35 @@ def test_the_answer_copies_the_main_claims_rows_and_words_their_verdicts(tmp_pat
     assert "beats 0 of the 1 mixtures" in other
 
 
+def test_the_answer_says_what_the_main_rows_do_not(tmp_path: Path) -> None:
+    """The replicated tournament named as a re-adjudication, regular-long's seed clause copied
+    from its row's note, the medium profile called what it is (per game pair), and the
+    settings rows counted by state with a decided one copied verbatim."""
+    figures = _figures(tmp_path)
+    text = (figures / "claims.csv").read_text().replace(
+        "contradicts,\n",
+        'contradicts,"equal total training; regular-long is one training seed (seed 9); the '
+        'regular network\'s seed alone moves one mixture\'s score by up to 13.1 points a pair"\n')
+    text += ('"settings: MoE vs regular",paper claim,"staged beats regular at batch 8, 400 '
+             'nodes (paper: +121 Elo)","+50 Elo [+20, +80] (200 games, 100 openings)",0.001,'
+             '0.002,supports,\n'
+             '"settings: MoE vs regular",paper claim,"staged beats regular at batch 1, 400 '
+             'nodes (paper: +112 Elo)","+10 Elo [-50, +70] (40 games, 20 openings)",,,'
+             '"in progress: 40 of 200 planned games of this match",\n'
+             '"settings: equal compute, head to head",post-hoc control,"staged beats '
+             'regular-long at batch 8, 1600 nodes (equal total training)",no complete game '
+             'pair yet,,,not played yet (registered before its first game),\n')
+    (figures / "claims.csv").write_text(text)
+    body = "\n".join(summary.answer_lines(figures))
+    assert "re-adjudicates the powered tournament's deterministic games" in body
+    assert ("Regular-long is one training seed (seed 9); the regular network's seed alone "
+            "moves one mixture's score by up to 13.1 points a pair.") in body
+    assert "not a larger model" in body and "per game pair" in body
+    assert ("its 3 rows were registered before its first game: 1 decided, 1 in progress, 1 "
+            "not played yet: staged beats regular at batch 8, 400 nodes +50 Elo [+20, +80] "
+            "(200 games, 100 openings): **supports**.") in body
+
+
 def test_the_answer_names_make_figures_when_the_claims_table_is_missing(tmp_path: Path) -> None:
     with pytest.raises(summary.ClaimsMissing, match="run `make figures` first"):
         summary.answer_lines(tmp_path)

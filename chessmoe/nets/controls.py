@@ -15,6 +15,9 @@
 * **Seed noise of the mixtures** (``staged-seed<N>``, ``weighted-a10-seed<N>``): the methods
   whose gain the paper reports, retrained under other seeds, so every Elo can be read against
   the spread of both the mixture's and the regular network's seeds.
+* **Seed noise of the equal-compute network** (``regular-long-seed<N>``): ``regular-long``
+  under the same other seeds, so the head-to-head equal-compute result is read over the
+  training seeds of both sides (the ``seeds-long`` tournament design), not one.
 
 All land beside the profile's bundles in ``results/experts/<profile>/`` with their manifest,
 Table 1 evaluation and provenance, and resume like every training run.
@@ -34,6 +37,7 @@ from chessmoe.nets.names import (
     SEEDED_METHODS,
     SEPARATED_LONG,
     method_seed_bundle,
+    regular_long_seed_bundle,
     seed_bundle,
 )
 from chessmoe.nets.regimes import (
@@ -46,7 +50,7 @@ from chessmoe.nets.regimes import (
 from chessmoe.nets.training import TrainConfig
 
 __all__ = ["METHOD_SEEDS", "REGULAR_LONG", "SEPARATED_LONG", "ControlPlan", "bundle_spec",
-           "method_seed_bundle", "seed_bundle", "train_controls"]
+           "method_seed_bundle", "regular_long_seed_bundle", "seed_bundle", "train_controls"]
 
 
 def bundle_spec(name: str) -> BundleSpec:
@@ -71,22 +75,27 @@ METHOD_SEEDS: tuple[BundleSpec, ...] = tuple(bundle_spec(m) for m in SEEDED_METH
 class ControlPlan:
     """Which controls to train: extra seeds of the regular network (the profile's own seed
     is the committed ``regular`` bundle), whether to train ``separated-long`` and whether to
-    train ``regular-long`` (the regular network for ``phases`` times its iterations)."""
+    train ``regular-long`` (the regular network for ``phases`` times its iterations), and
+    the extra seeds of ``regular-long`` (``regular-long-seed<N>``, trained last)."""
 
     seeds: tuple[int, ...] = CONTROL_SEEDS
     separated_long: bool = True
     regular_long: bool = True
     phases: int = 3
     methods: tuple[BundleSpec, ...] = METHOD_SEEDS
+    regular_long_seeds: tuple[int, ...] = CONTROL_SEEDS
 
     @classmethod
     def of(cls, spec: TrainingPlan) -> ControlPlan:
-        """The controls a profile's training plan names (``TrainingPlan.controls``)."""
+        """The controls a profile's training plan names (``TrainingPlan.controls``): seeds of
+        ``regular-long`` where it names both the seeds and ``regular-long``."""
         seeds = "seeds" in spec.controls
+        long = "regular-long" in spec.controls
         return cls(seeds=CONTROL_SEEDS if seeds else (),
                    separated_long="separated-long" in spec.controls,
-                   regular_long="regular-long" in spec.controls,
-                   methods=METHOD_SEEDS if seeds else ())
+                   regular_long=long,
+                   methods=METHOD_SEEDS if seeds else (),
+                   regular_long_seeds=CONTROL_SEEDS if seeds and long else ())
 
 
 def _regular_iterations(regular: Path) -> int:
@@ -145,6 +154,11 @@ def train_controls(spec: TrainingPlan, profile: str, *,
     jobs += [(method_seed_bundle(method.name(spec.definition), seed), method.regime, method.a,
               replace(base, seed=seed), out / seed_bundle(seed))
              for method in plan.methods for seed in plan.seeds]
+    # regular-long under the other seeds: the same steps, another initialisation and order
+    jobs += [(regular_long_seed_bundle(seed), "regular", None,
+              replace(base, seed=seed,
+                      iterations=plan.phases * _regular_iterations(regular)), None)
+             for seed in plan.regular_long_seeds]
     todo = [job for job in jobs if not _finished(out / job[0])]
     dataset_dir = profile_dataset(spec, data_dir=data_dir, progress=progress) if todo else None
     for name, regime, a, config, baseline in todo:

@@ -4,6 +4,7 @@ players and reports can name them without importing the trainer).
 * ``regular-seed<N>``: the regular network under another seed;
 * ``<method>-seed<N>``: a mixture (staged, weighted a=10) under another seed;
 * ``separated-long`` / ``regular-long``: the equal-iteration and equal-compute controls;
+* ``regular-long-seed<N>``: the equal-compute regular network under another seed;
 * ``weighted-a<a>-balanced``: weighted learning with the weights rescaled to mean 1 over the
   training data's phase shares (:func:`chessmoe.nets.recipes.balanced_phase_weights`).
 
@@ -13,7 +14,7 @@ The profile's own seed (9) is the bundle without a suffix (``regular``, ``staged
 from __future__ import annotations
 
 __all__ = ["BALANCED_SUFFIX", "CONTROL_SEEDS", "REGULAR_LONG", "SEEDED_METHODS",
-           "SEPARATED_LONG", "method_seed_bundle", "seed_bundle"]
+           "SEPARATED_LONG", "method_seed_bundle", "regular_long_seed_bundle", "seed_bundle"]
 
 SEPARATED_LONG = "separated-long"
 #: The suffix of a weighted bundle trained with weights balanced over the data's phase shares.
@@ -37,3 +38,9 @@ def method_seed_bundle(method: str, seed: int) -> str:
     """Bundle directory name of the mixture ``method`` (a bundle name such as ``staged`` or
     ``weighted-a10``) trained with ``seed``: ``staged-seed10``."""
     return f"{method}-seed{seed}"
+
+
+def regular_long_seed_bundle(seed: int) -> str:
+    """Bundle directory name of ``regular-long`` (the regular network trained for the
+    mixtures' total steps) trained with ``seed``: ``regular-long-seed10``."""
+    return f"{REGULAR_LONG}-seed{seed}"

@@ -42,6 +42,7 @@ from chessmoe.nets.names import (
     SEEDED_METHODS,
     SEPARATED_LONG,
     method_seed_bundle,
+    regular_long_seed_bundle,
     seed_bundle,
 )
 from chessmoe.play.match import (
@@ -59,6 +60,8 @@ from chessmoe.search.kinds import DEFAULT_SEARCH, check_search_kind
 
 __all__ = [
     "DESIGNS",
+    "SETTINGS",
+    "SETTINGS_OPPONENTS",
     "MatchProgress",
     "MatchSpec",
     "TournamentSpec",
@@ -71,6 +74,10 @@ __all__ = [
     "progress",
     "run_dask",
     "run_local",
+    "seeds_long_grid",
+    "seeds_long_spec",
+    "settings_match",
+    "settings_spec",
     "summarise_tournament",
     "units",
 ]
@@ -897,6 +904,89 @@ def replicated_spec(experts_root: str, *, pairs: int = 200, arm_pairs: int = 100
     return replace(base, matches=tuple(matches))
 
 
+#: The settings design's search settings (batch size, nodes per move), in the order its
+#: rows are read: the node limits at batch 8, then the batch sizes at 400 nodes (issue 40).
+SETTINGS: tuple[tuple[int, int], ...] = ((8, 100), (8, 400), (8, 1600), (1, 400), (32, 400))
+#: The opponents staged plays at every setting: the regular network, and the regular network
+#: trained for the mixture's total steps (equal training compute).
+SETTINGS_OPPONENTS: tuple[str, ...] = ("regular", REGULAR_LONG)
+#: The settings design's one opening group (not ``b8-n100``: its openings are drawn afresh,
+#: not the powered and replicated tournaments' first 200).
+SETTINGS_GROUP = "settings"
+SETTINGS_PAIRS = 100
+
+
+def settings_match(opponent: str, batch: int, nodes: int) -> str:
+    """The settings design's name of staged against ``opponent`` at one setting:
+    ``staged-vs-regular-long-b1-n400``."""
+    return f"staged-vs-{opponent}-b{batch}-n{nodes}"
+
+
+def settings_spec(experts_root: str, *, pairs: int = SETTINGS_PAIRS, backend: str = "onnx"
+                  ) -> TournamentSpec:
+    """The staged mixture beyond the powered setting (issue 40): staged against the regular
+    network and against ``regular-long`` (equal training compute) at 100, 400 and 1,600
+    nodes with batch 8, and at batch 1 and 32 with 400 nodes (:data:`SETTINGS`), ``pairs``
+    pairs each (200 games from 100 openings by default), under cutechess's draw rules.
+
+    Every match draws its openings from one shared permutation of the embedded suite
+    (opening group ``settings``), so the two opponents and every setting are paired by
+    opening: the difference between two settings, or between the two opponents, is taken
+    opening by opening. The group is not the powered design's ``b8-n100``, so these openings
+    are a fresh draw; where one of them is also among the replicated tournament's, staged
+    against regular at batch 8 and 100 nodes replays that game (the searches are
+    deterministic). Matches are in :data:`SETTINGS` order, the cheap settings first; a
+    match whose bundles are not trained is left out. Its claims rows were registered before
+    its first game (:func:`chessmoe.report.verdicts.claims`)."""
+    matches = []
+    for batch, nodes in SETTINGS:
+        for opponent in SETTINGS_OPPONENTS:
+            if not (_trained(experts_root, "staged") and _trained(experts_root, opponent)):
+                continue
+            matches.append(MatchSpec(
+                name=settings_match(opponent, batch, nodes),
+                first=_mcts("staged", _experts(experts_root, "staged"), batch, nodes, None,
+                            backend=backend),
+                second=_mcts(opponent, _experts(experts_root, opponent), batch, nodes, None,
+                             backend=backend),
+                pairs=pairs, openings_group=SETTINGS_GROUP,
+                labels=(("kind", "settings"), ("method", "staged"), ("first", "staged"),
+                        ("second", opponent), ("batch_size", batch), ("nodes", nodes),
+                        ("movetime", None))))
+    return TournamentSpec("settings", tuple(matches), openings="embedded", pairs_per_shard=10,
+                          games_at_once=20, adjudication=Adjudication())
+
+
+def seeds_long_grid() -> list[tuple[str, str]]:
+    """The 3 x 3 grid of staged's seeds (``staged``, ``staged-seed10/11``) against
+    ``regular-long``'s (``regular-long``, ``regular-long-seed10/11``), rows first."""
+    return [(first, second)
+            for first in ("staged", *(method_seed_bundle("staged", s) for s in CONTROL_SEEDS))
+            for second in (REGULAR_LONG, *(regular_long_seed_bundle(s) for s in CONTROL_SEEDS))]
+
+
+def seeds_long_spec(experts_root: str, *, pairs: int = 100, backend: str = "onnx"
+                    ) -> TournamentSpec:
+    """Equal compute over training seeds (issue 40): staged under its three seeds against
+    ``regular-long`` under its three, ``pairs`` pairs a pairing, at the powered setting
+    (batch 8, 100 nodes) under cutechess's draw rules, named
+    ``<staged seed>-vs-<regular-long seed>-b8-n100`` in the opening group ``b8-n100``.
+
+    The ninth cell, ``staged-vs-regular-long-b8-n100`` (both seed 9), is the replicated
+    tournament's head-to-head arm: the same name, the same openings (the group's permutation
+    with the same seed) and 100 pairs, so it is not played again here; the reading takes it
+    from there (:func:`chessmoe.report.verdicts.seeds_long_arms`). A pairing whose bundles
+    are not trained is left out (``regular-long-seed10/11``: ``chessmoe train --profile small
+    --controls``)."""
+    matches = [_versus(experts_root, first, second, pairs,
+                       (("kind", "seed-long"), ("method", "staged"), ("first", first),
+                        ("second", second)), backend=backend)
+               for first, second in seeds_long_grid()[1:]
+               if _trained(experts_root, first) and _trained(experts_root, second)]
+    return TournamentSpec("seeds-long", tuple(matches), openings="embedded",
+                          pairs_per_shard=10, games_at_once=20, adjudication=Adjudication())
+
+
 def medium_spec(experts_root: str, *, pairs: int = 200, backend: str = "onnx"
                 ) -> TournamentSpec:
     """Equal compute at a second scale (the ``medium`` profile's bundles), under cutechess's
@@ -909,6 +999,9 @@ def medium_spec(experts_root: str, *, pairs: int = 200, backend: str = "onnx"
       design's names), and
     * ``weighted-a10-balanced`` (weights balanced over the data's phase shares, when
       trained) against the regular network: the test of why weighted a=10 loses here,
+    * ``separated`` (when trained: ``chessmoe train --profile medium --regime separated``)
+      against the regular network and head to head against ``regular-long``, so the medium
+      tournament has all four of the paper's methods (issue 40, item 5),
 
     ``pairs`` pairs each (400 games by default: the powered design's count per method).
     Matches whose bundles are not trained are left out (they join when trained).
@@ -939,6 +1032,15 @@ def medium_spec(experts_root: str, *, pairs: int = 200, backend: str = "onnx"
     if exists("regular") and exists(balanced):
         matches.append(match(balanced, "regular", f"{balanced}-{group}",
                              (("kind", "control"), ("method", balanced))))
+    if exists("separated"):  # the fourth method, added after the others were played
+        if exists("regular"):
+            matches.append(match("separated", "regular", f"separated-{group}",
+                                 (("kind", "method"), ("method", "separated"))))
+        if exists(REGULAR_LONG):
+            matches.append(match("separated", REGULAR_LONG,
+                                 f"separated-vs-{REGULAR_LONG}-{group}",
+                                 (("kind", "head-to-head"), ("method", "separated"),
+                                  ("first", "separated"), ("second", REGULAR_LONG))))
     return TournamentSpec("medium", tuple(matches), openings="embedded", pairs_per_shard=10,
                           games_at_once=20, adjudication=Adjudication())
 
@@ -1181,6 +1283,8 @@ DESIGNS: dict[str, Callable[..., TournamentSpec]] = {"smoke": smoke_spec,
                                                        "ratings-cutechess": ratings_spec,
                                                        "related": related_spec,
                                                        "medium": medium_spec,
+                                                       "settings": settings_spec,
+                                                       "seeds-long": seeds_long_spec,
                                                        "paper": paper_spec}
 
 

@@ -81,6 +81,8 @@ class ResultsLayout:
     # its replay under cutechess rules with many openings: drawn instead once complete
     ratings_replayed: str = "ratings-cutechess"
     medium: str = "medium"  # the second scale's experts and tournament (equal compute)
+    settings: str = "settings"  # staged at other node limits and batch sizes (issue 40)
+    seeds_long: str = "seeds-long"  # staged's seeds against regular-long's (issue 40)
 
 
 LAYOUTS: dict[str, ResultsLayout] = {
@@ -91,7 +93,8 @@ LAYOUTS: dict[str, ResultsLayout] = {
                            tournament_replayed="smoke-small-cutechess",
                            search="smoke-separated", powered="smoke", replicated="smoke-replicated",
                            ratings="smoke", ratings_replayed="smoke-ratings-cutechess",
-                           medium="smoke-medium"),
+                           medium="smoke-medium", settings="smoke-settings",
+                           seeds_long="smoke-seeds-long"),
 }
 
 
@@ -261,15 +264,17 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
                 "experts_dir": str(results / "experts" / lay.experts),
                 "medium_tournament_dir": str(results / "tournaments" / lay.medium),
                 "medium_experts_dir": str(results / "experts" / lay.medium),
+                "settings_dir": str(results / "tournaments" / lay.settings),
+                "seeds_long_dir": str(results / "tournaments" / lay.seeds_long),
                 "figures_dir": str(out)},
             needs=((f"tournaments/{lay.powered}/spec.json",
                     f"make tournament PROFILE={lay.powered}"),
                    *((f"experts/{lay.experts}/{b}/evaluation.json",
                       f"make experts PROFILE={lay.experts}") for b in ("regular",))),
-            figures=(stems.POWERED_ARMS, stems.SEED_GRID, stems.COMPUTE_GAP),
+            figures=(stems.POWERED_ARMS, stems.SEED_GRID, stems.COMPUTE_GAP, stems.SETTINGS),
             tables=(stems.CLAIMS, stems.EXTRAS_CONTRASTS, stems.EXTRAS_DRAW_RULES,
                     stems.EXTRAS_TABLE1_SCALE),
-            data=(stems.POWERED_ARMS, stems.SEED_GRID, stems.COMPUTE_GAP)),
+            data=(stems.POWERED_ARMS, stems.SEED_GRID, stems.COMPUTE_GAP, stems.SETTINGS)),
         NotebookJob(
             notebook="11_ratings.ipynb",
             params=lambda results, out: {

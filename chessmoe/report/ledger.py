@@ -19,8 +19,8 @@ from pathlib import Path
 
 from chessmoe.report import verdicts
 
-__all__ = ["CUTECHESS", "MatchLedger", "PlayedBy", "ledger_lines", "tournament_ledger",
-           "unrecorded"]
+__all__ = ["CUTECHESS", "BundleRecord", "MatchLedger", "PlayedBy", "bundle_records",
+           "dirty_bundles", "ledger_lines", "tournament_ledger", "unrecorded"]
 
 #: The draw rules the kit's figures are meant to rest on (cutechess-cli's own reading).
 CUTECHESS = "cutechess"
@@ -146,3 +146,42 @@ def ledger_lines(folders: Mapping[str, Sequence[str]], results: Path) -> list[st
             "tournament's summary. " + verdict, "",
             "| tournament | matches played | games | draw rules (games) | played by (games) "
             "| dates | read by |", "|---|---|---|---|---|---|---|", *rows]
+
+
+@dataclass(frozen=True)
+class BundleRecord:
+    """One provenance record of a trained bundle: which file (``phase0/config.json``: the
+    run's start; ``.../summary.json``: its end; ``manifest.json``, ``evaluation.json``), the
+    commit it names and whether the checkout's tracked files differed from it."""
+
+    file: str
+    commit: str
+    dirty: bool
+
+
+def bundle_records(bundle: str | os.PathLike[str]) -> list[BundleRecord]:
+    """Every provenance record of a bundle directory: each expert's ``config.json`` and
+    ``summary.json``, then the bundle's ``manifest.json`` and ``evaluation.json``."""
+    root = Path(bundle)
+    files = [*sorted(root.glob("*/config.json")), *sorted(root.glob("*/summary.json")),
+             root / "manifest.json", root / "evaluation.json"]
+    out = []
+    for path in files:
+        if not path.is_file():
+            continue
+        git = json.loads(path.read_text()).get("provenance", {}).get("git")
+        if isinstance(git, dict) and "commit" in git:
+            out.append(BundleRecord(str(path.relative_to(root)), str(git["commit"]),
+                                    bool(git.get("dirty"))))
+    return out
+
+
+def dirty_bundles(experts: str | os.PathLike[str]) -> dict[str, list[BundleRecord]]:
+    """The bundles under ``experts`` with a record written from a checkout whose tracked files
+    differed from its commit (training, its manifest or its evaluation), with those records."""
+    out = {}
+    for bundle in sorted(p for p in Path(experts).iterdir() if p.is_dir()):
+        dirty = [r for r in bundle_records(bundle) if r.dirty]
+        if dirty:
+            out[bundle.name] = dirty
+    return out

@@ -293,6 +293,8 @@ class ClaimsParams:
     experts_dir: str = "../results/experts/small"
     medium_tournament_dir: str = "../results/tournaments/medium"  # the second scale
     medium_experts_dir: str = "../results/experts/medium"
+    settings_dir: str = "../results/tournaments/settings"  # other nodes and batch sizes
+    seeds_long_dir: str = "../results/tournaments/seeds-long"  # regular-long's seeds
     figures_dir: str = f"{SCRATCH}/10_claims"
 
 

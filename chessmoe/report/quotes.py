@@ -5,10 +5,13 @@ with bracketed intervals ("+67 Elo [+41, +93]", "-45.5 points [-51.6, -39.4]"). 
 quote must be found, to its printed precision, in one row of a generated artefact
 (``figures/**/*.csv``, ``figures/**/*.md``) or one record of a committed result
 (``results/**/*.json``): the interval's two ends, and the estimate when the quote prints one
-right before the bracket. A quote nothing supports is a number typed by hand or left behind
-when its result changed; :func:`check_documents` names each one (``make figures`` prints
-them, a test keeps the committed documents at zero). Intervals written another way
-(``+203 Elo +- 115``, ``2.643-2.682``) are not read.
+right before the bracket. They also quote estimates with a margin (``+1.7 +- 31.0``,
+``+177.2 +/- 52.3 Elo``, ``11.7 ± 2.6``): the estimate and the margin must be found, to
+their printed precision, in one row (:func:`quoted_margins`). A quote nothing supports is a
+number typed by hand or left behind when its result changed; :func:`check_documents` names
+each one (``make figures`` prints them, a test keeps the committed documents at zero). A
+margin without an estimate before it (``about +- 29``) and ranges (``2.643-2.682``) are not
+read.
 
 What counts as a quote: ``[low, high]`` (numbers may carry ``%``; one with ``low >= high``
 is always reported), not
@@ -43,7 +46,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 __all__ = ["DOCUMENTS", "SOURCES", "Quote", "Row", "check_documents", "check_repository",
-           "quoted_intervals", "report_stale", "rows_of", "supported"]
+           "quoted_intervals", "quoted_margins", "report_stale", "rows_of", "supported"]
 
 _SIGN = "+\\-\u2212\u2013"  # plus, hyphen-minus, minus sign, en dash
 _NUMBER = rf"[{_SIGN}]?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?"
@@ -53,6 +56,11 @@ _UNIT = r"(?:Elo(?:\s+points)?|elo|points(?:\s+a\s+pair|\s+per\s+pair)?)"
 _QUOTE = re.compile(
     rf"(?:(?P<est>{_NUMBER})[ \t]*\n?[ \t]*(?:{_UNIT}[ \t]*\n?[ \t]*)?)?"
     rf"\[\s*(?P<low>{_NUMBER})\s*%?\s*,\s*(?P<high>{_NUMBER})\s*%?\s*\]")
+# an estimate, optionally % and its unit, then +- (or +/- or the plus-minus sign) and a margin
+_PLUS_MINUS = r"(?:\+/-|\+-|\u00b1)"
+_MARGIN = re.compile(
+    rf"(?P<est>{_NUMBER})[ \t]*%?[ \t]*\n?[ \t]*(?:{_UNIT}[ \t]*\n?[ \t]*)?{_PLUS_MINUS}"
+    rf"[ \t]*\n?[ \t]*(?P<margin>(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?)(?![\w.])")
 _NUMBERS = re.compile(rf"(?<![\w.{_SIGN}])(?:{_NUMBER})")  # not inside a word or a date
 _PRECEDED = re.compile(r"[\w.]\Z")  # an estimate glued to a word or a dot is not one
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
@@ -70,6 +78,8 @@ class Quote:
     high_decimals: int
     estimate: float | None = None
     estimate_decimals: int = 0
+    margin: float | None = None  # set: an estimate +- margin quote (low and high are nan)
+    margin_decimals: int = 0
 
 
 @dataclass(frozen=True)
@@ -112,6 +122,22 @@ def quoted_intervals(text: str, name: str = "") -> list[Quote]:
         line = text.count("\n", 0, match.start("low")) + 1
         quotes.append(Quote(f"{name}:{line}", " ".join(match.group(0).split()), low, high,
                             low_d, high_d, estimate, estimate_d))
+    return quotes
+
+
+def quoted_margins(text: str, name: str = "") -> list[Quote]:
+    """Every ``estimate +- margin`` of ``text`` (``+/-`` and the plus-minus sign too; a unit
+    may stand before the sign), outside code; an estimate glued to a word is not one."""
+    text = _blank_code(text)
+    quotes = []
+    for match in _MARGIN.finditer(text):
+        if _PRECEDED.search(text[:match.start("est")]):
+            continue
+        estimate, estimate_d = _value(match["est"])
+        margin, margin_d = _value(match["margin"])
+        line = text.count("\n", 0, match.start("est")) + 1
+        quotes.append(Quote(f"{name}:{line}", " ".join(match.group(0).split()), math.nan,
+                            math.nan, 0, 0, estimate, estimate_d, margin, margin_d))
     return quotes
 
 
@@ -167,7 +193,23 @@ def _near(value: float, decimals: int, number: tuple[float, int]) -> bool:
         + 1e-9
 
 
+def _holds_margin(quote: Quote, row: Row) -> bool:
+    """An ``estimate +- margin`` quote: the two as neighbours, in order, in a table row; two
+    different fields of a JSON object."""
+    assert quote.estimate is not None and quote.margin is not None
+    numbers = row.numbers
+    estimates = [i for i, n in enumerate(numbers)
+                 if _near(quote.estimate, quote.estimate_decimals, n)]
+    margins = {i for i, n in enumerate(numbers)
+               if _near(quote.margin, quote.margin_decimals, n)}
+    if row.ordered:
+        return any(i + 1 in margins for i in estimates)
+    return any(i != j for i in estimates for j in margins)
+
+
 def _holds(quote: Quote, row: Row) -> bool:
+    if quote.margin is not None:
+        return _holds_margin(quote, row)
     if not quote.low < quote.high:
         return False  # a reversed interval is a typing error wherever its numbers stand
     numbers = row.numbers
@@ -197,7 +239,9 @@ def check_documents(documents: Sequence[Path], sources: Sequence[Path],
     rows = [row for path in sources for row in rows_of(path, shown(path))]
     problems = []
     for document in documents:
-        for quote in quoted_intervals(document.read_text(encoding="utf-8"), shown(document)):
+        text = document.read_text(encoding="utf-8")
+        for quote in (*quoted_intervals(text, shown(document)),
+                      *quoted_margins(text, shown(document))):
             if supported(quote, rows) is None:
                 problems.append(f"{quote.where}: {quote.text!r} is in no generated artefact "
                                 "or committed result")

@@ -126,6 +126,7 @@ _KIT_TITLES: dict[str, str] = {
     stems.POWERED_ARMS: "Every arm of the claims' tournament against the regular network",
     stems.SEED_GRID: "The seed grid: mixtures and regular networks under three seeds",
     stems.COMPUTE_GAP: "Equal training compute: the mixtures beside one network trained as long",
+    stems.SETTINGS: "Staged beyond one setting: nodes per move and batch size",
     stems.RATING_LIST: "The rating list (figure)",
     stems.RATING_LIST_TABLE: "The rating list, anchored to Stockfish",
     stems.RELATED_ENGINES: "The related documents' engines against their documents",
@@ -137,7 +138,8 @@ _KIT_TITLES: dict[str, str] = {
 _KIT_TOPICS: dict[str, tuple[str, ...]] = {
     stems.CLAIMS: ("",),  # every row
     stems.POWERED_ARMS: ("MoE vs regular", "single expert", "iterations per expert"),
-    stems.SEED_GRID: ("MoE vs regular, across seeds",),
+    stems.SEED_GRID: ("MoE vs regular, across seeds", "equal training compute, across seeds"),
+    stems.SETTINGS: ("settings:",),
     stems.COMPUTE_GAP: ("equal training compute",),
     stems.EXTRAS_CONTRASTS: ("phase definition", "routing", "gate table",
                              "equal training compute, via"),

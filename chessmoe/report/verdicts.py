@@ -31,9 +31,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from chessmoe.elo import elo_from_score
-from chessmoe.nets.names import SEPARATED_LONG
+from chessmoe.nets.names import REGULAR_LONG, SEPARATED_LONG
+from chessmoe.paper import TABLE2_ELO
 from chessmoe.play.match import load_records
 from chessmoe.play.records import GameRecord
+from chessmoe.play.tournament import (
+    BATCH_SIZES,
+    SETTINGS,
+    SETTINGS_OPPONENTS,
+    SETTINGS_PAIRS,
+    seeds_long_grid,
+    settings_match,
+)
 
 __all__ = [
     "ArmEstimate",
@@ -53,11 +62,14 @@ __all__ = [
     "load_arms",
     "pair_scores",
     "paired_difference",
+    "planned_pairs",
     "pooled_estimate",
     "primary_tournament",
     "rules_named",
     "seed_arms",
     "seed_level_estimate",
+    "seeds_long_arms",
+    "settings_arms",
     "t975",
     "t975_at",
     "table1_seed_band",
@@ -543,14 +555,194 @@ def seed_arms(arms: dict[str, list[GameRecord]], method: str, setting: str = "b8
     return out
 
 
+def seeds_long_arms(long_arms: dict[str, list[GameRecord]],
+                    replicated_arms: dict[str, list[GameRecord]], setting: str = "b8-n100"
+                    ) -> dict[tuple[str, str], list[GameRecord]]:
+    """``(staged bundle, regular-long bundle) -> records`` of the equal-compute seed grid:
+    the ``seeds-long`` tournament's pairings ``<a>-vs-<b>-<setting>`` and, for both seed 9,
+    the replicated tournament's head-to-head arm of the same name (the same openings)."""
+    out: dict[tuple[str, str], list[GameRecord]] = {}
+    for first, second in seeds_long_grid():
+        name = f"{first}-vs-{second}-{setting}"
+        source = replicated_arms if (first, second) == ("staged", REGULAR_LONG) else long_arms
+        if source.get(name):
+            out[(first, second)] = source[name]
+    return out
+
+
+def settings_arms(settings: str | os.PathLike[str]
+                  ) -> dict[tuple[str, int, int], list[GameRecord]]:
+    """``(opponent, batch, nodes) -> records`` of a settings tournament directory (every
+    match of :data:`~chessmoe.play.tournament.SETTINGS` x opponents that has a game)."""
+    arms = load_arms(settings) if Path(settings).is_dir() else {}
+    return {(opponent, batch, nodes): arms[settings_match(opponent, batch, nodes)]
+            for batch, nodes in SETTINGS for opponent in SETTINGS_OPPONENTS
+            if arms.get(settings_match(opponent, batch, nodes))}
+
+
+def planned_pairs(tournament: Path, default: int) -> dict[str, int]:
+    """Pairs per match name that ``tournament``'s ``spec.json`` plans (``default`` for a
+    match it does not list: the design's own count, registered before the match began)."""
+    try:
+        spec = json.loads((tournament / "spec.json").read_text())
+        return {str(m["name"]): int(m["pairs"]) for m in spec["matches"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def _seed_note(grid: Mapping[tuple[str, str], Sequence[GameRecord]], method: str,
+               opponent: str) -> str:
+    """What a seed grid's pairings say one by one, and its seeds-random estimate."""
+    each = {k: arm_estimate(f"{k[0]} vs {k[1]}", v) for k, v in grid.items()}
+    spread = [e.elo for e in each.values() if math.isfinite(e.elo)]
+    firsts = len({k[0] for k in grid})
+    seconds = len({k[1] for k in grid})
+    above = sum(e.elo > 0 for e in each.values())
+    sure = sum(e.low > 0 for e in each.values())
+    note = (f"{len(grid)} seed pairings ({firsts} {method} x {seconds} {opponent} seeds); "
+            f"their Elo ranges {_fmt(min(spread))} to {_fmt(max(spread))}; {above} of "
+            f"{len(grid)} above zero, {sure} with their own interval above zero; the "
+            "pooled interval treats these seeds as fixed (openings are its clusters), "
+            "so it does not cover other seeds" if spread
+            else f"{len(grid)} seed pairings")
+    level = seed_level_estimate(method, grid)
+    if level is not None:
+        note += (f"; with the seeds of both sides random (two-way random effects, "
+                 f"{level.df:.1f} df): {elo_interval(level.estimate)}")
+    return note
+
+
+def regular_seed_spread(replicated_arms: dict[str, list[GameRecord]],
+                        setting: str = "b8-n100") -> tuple[float, str] | None:
+    """How much the regular network's training seed alone moves a mixture's score: over the
+    replicated seed grid, the largest range (max - min, in score points a pair) of one
+    mixture bundle's mean pair score across the regular seeds it played, and that bundle's
+    name; ``None`` without two regular seeds played by one bundle."""
+    best: tuple[float, str] | None = None
+    for method in ("staged", "weighted-a10"):
+        grid = seed_arms(replicated_arms, method, setting)
+        for first in {a for a, _ in grid}:
+            scores = [arm_estimate(b, r).score for (a, b), r in grid.items() if a == first]
+            scores = [x for x in scores if not math.isnan(x)]
+            if len(scores) >= 2:
+                width = 100 * (max(scores) - min(scores))
+                if best is None or width > best[0]:
+                    best = (width, first)
+    return best
+
+
+def _regular_long_seeds_note(spread: tuple[float, str] | None, grid_state: str) -> str:
+    """What a row resting on the one-seed ``regular-long`` says about seeds."""
+    text = "regular-long is one training seed (seed 9)"
+    if spread is not None:
+        text += (f"; the regular network's seed alone moves one mixture's score by up to "
+                 f"{spread[0]:.1f} points a pair in the seed grid ({spread[1]})")
+    return text + f"; regular-long under three seeds: {grid_state}"
+
+
+def _steps_of(bundle: Path) -> list[int]:
+    path = bundle / "manifest.json"
+    if not path.is_file():
+        return []
+    experts = json.loads(path.read_text()).get("experts", {})
+    return [int(e["iterations"]) for e in experts.values() if "iterations" in e]
+
+
+def _separated_budget(experts: Path) -> str:
+    """The separated experts' training steps against the regular network's, from the
+    bundles' manifests ('' where either is missing)."""
+    separated, regular = _steps_of(experts / "separated"), _steps_of(experts / "regular")
+    if not separated or len(regular) != 1:
+        return ""
+    return (f"the separated experts are under-trained here: {min(separated):,}-"
+            f"{max(separated):,} steps each against the regular network's {regular[0]:,} "
+            "(each trains on its phase's third of the data at the same epoch budget; the "
+            "separated-long control gives each the regular network's steps)")
+
+
+NOT_PLAYED = "not played yet (registered before its first game)"
+
+
+def _settings_tests(settings: Path, long_seeds: str) -> list[_Test]:
+    """The settings design's rows, registered before its first game: for every setting of
+    :data:`~chessmoe.play.tournament.SETTINGS`, staged against the regular network (the
+    paper's claim, its Table 2 mean at that batch size beside ours) and against
+    regular-long (equal training compute). A row is a test once its own match has played
+    its planned games (each match's size is fixed by the design, so no row is decided while
+    its sample grows); before that it is shown as not played or in progress."""
+    arms = settings_arms(settings)
+    planned = planned_pairs(settings, SETTINGS_PAIRS)
+    tests = []
+    for batch, nodes in SETTINGS:
+        for opponent in SETTINGS_OPPONENTS:
+            name = settings_match(opponent, batch, nodes)
+            records = arms.get((opponent, batch, nodes), [])
+            games = 2 * planned.get(name, SETTINGS_PAIRS)
+            e = arm_estimate(name, records)
+            if opponent == "regular":
+                paper = TABLE2_ELO["staged"][BATCH_SIZES.index(batch)]
+                claim = f"staged beats regular at batch {batch}, {nodes} nodes (paper: " \
+                        f"+{paper:.0f} Elo, Table 2's mean over batch {batch}'s 11 limits)"
+                note = ("" if math.isnan(e.elo) else
+                        f"the paper's batch-{batch} mean +{paper:.0f} is "
+                        f"{'inside' if e.low <= paper <= e.high else 'outside'} our interval")
+                test = _arm_claim("settings: MoE vs regular", claim, e, +1, note)
+            else:
+                claim = (f"staged beats regular-long at batch {batch}, {nodes} nodes (equal "
+                         "total training; the paper has no such control)")
+                test = _arm_claim("settings: equal compute, head to head", claim, e, +1,
+                                  long_seeds, POST_HOC)
+            if e.pairs < 2:
+                test = replace(test, claim=replace(test.claim, ours="no complete game pair "
+                                                   "yet"))
+            state = (NOT_PLAYED if not records else "" if len(records) >= games else
+                     f"in progress: {len(records):,} of {games:,} planned games of this match")
+            tests.append(replace(test, in_progress=state))
+    return tests
+
+
+def _seeds_long_test(seeds_long: Path, replicated_arms: dict[str, list[GameRecord]],
+                     setting: str) -> _Test:
+    """The equal-compute seed grid's row: staged under three seeds against regular-long
+    under three, pooled over the pairings (these seeds), with the seeds-random estimate in
+    the note. A test once every pairing has played its planned games (the ninth is the
+    replicated tournament's head-to-head arm)."""
+    arms = load_arms(seeds_long) if seeds_long.is_dir() else {}
+    grid = seeds_long_arms(arms, replicated_arms, setting)
+    planned = planned_pairs(seeds_long, 100)
+    claim = ("staged beats regular-long over the training seeds of both (pooled: these "
+             "seeds; equal total training; the paper has no such control)")
+    pooled = (pooled_estimate("staged", list(grid.values())) if len(grid) >= 2
+              else ArmEstimate("staged", 0, 0, math.nan, math.nan, math.nan, math.nan))
+    test = _arm_claim("equal training compute, across seeds", claim, pooled, +1,
+                      _seed_note(grid, "staged", "regular-long") if len(grid) >= 2 else "",
+                      POST_HOC)
+    if len(grid) < 2:
+        test = replace(test, claim=replace(test.claim, ours="fewer than two seed pairings "
+                                           "played"))
+    cells = [f"{a}-vs-{b}-{setting}" for a, b in seeds_long_grid()[1:]]
+    played = sum(len(arms.get(c, [])) for c in cells)
+    wanted = sum(2 * planned.get(c, 100) for c in cells)
+    done = all(len(arms.get(c, [])) >= 2 * planned.get(c, 100) for c in cells)
+    state = ("" if done and len(grid) == len(seeds_long_grid()) else
+             NOT_PLAYED if not played else
+             f"in progress: {played:,} of {wanted:,} planned games of the seeds-long "
+             "tournament")
+    return replace(test, in_progress=state)
+
+
 def claims(tournament: str | os.PathLike[str], experts: str | os.PathLike[str],
            setting: str = "b8-n100", replicated: str | os.PathLike[str] | None = None,
-           alpha: float = 0.05) -> list[Claim]:
+           alpha: float = 0.05, settings: str | os.PathLike[str] | None = None,
+           seeds_long: str | os.PathLike[str] | None = None) -> list[Claim]:
     """Every claim the committed tournaments and the training controls can speak to, the
     game-decided ones corrected together by Holm's procedure (family-wise ``alpha``).
 
     The main arms come from :func:`primary_tournament`; the seed grid and the head-to-head
-    equal-compute arms from ``replicated`` (whatever it has played so far)."""
+    equal-compute arms from ``replicated`` (whatever it has played so far). With
+    ``settings`` (a settings tournament directory, played or not) the settings design's
+    rows are in the table from before its first game (:func:`_settings_tests`); with
+    ``seeds_long`` the equal-compute seed grid's row (:func:`_seeds_long_test`)."""
     primary = primary_tournament(tournament, replicated)
     arms = load_arms(primary) if primary.exists() else {}
     rep = (load_arms(replicated) if replicated is not None and Path(replicated).exists()
@@ -578,32 +770,26 @@ def claims(tournament: str | os.PathLike[str], experts: str | os.PathLike[str],
         if len(grid) < 2:
             continue
         pooled = pooled_estimate(method, list(grid.values()))
-        each = {k: arm_estimate(f"{k[0]} vs {k[1]}", v) for k, v in grid.items()}
-        spread = [e.elo for e in each.values() if math.isfinite(e.elo)]
-        firsts = len({k[0] for k in grid})
-        seconds = len({k[1] for k in grid})
-        above = sum(e.elo > 0 for e in each.values())
-        sure = sum(e.low > 0 for e in each.values())
-        note = (f"{len(grid)} seed pairings ({firsts} {method} x {seconds} regular seeds); "
-                f"their Elo ranges {_fmt(min(spread))} to {_fmt(max(spread))}; {above} of "
-                f"{len(grid)} above zero, {sure} with their own interval above zero; the "
-                "pooled interval treats these seeds as fixed (openings are its clusters), "
-                "so it does not cover other seeds" if spread
-                else f"{len(grid)} seed pairings")
-        level = seed_level_estimate(method, grid)
-        if level is not None:
-            note += (f"; with the seeds of both sides random (two-way random effects, "
-                     f"{level.df:.1f} df): {elo_interval(level.estimate)}")
         tests.append(replace(_arm_claim("MoE vs regular, across seeds",
                                         f"{method} beats regular over the training seeds "
                                         "played of both (pooled: these seeds)", pooled, +1,
-                                        note), in_progress=running))
+                                        _seed_note(grid, method, "regular")),
+                             in_progress=running))
+    long_test = (_seeds_long_test(Path(seeds_long), rep, setting) if seeds_long is not None
+                 else None)
+    spread = regular_seed_spread(rep, setting)
+    grid_state = ("not in this table" if long_test is None
+                  else "the row 'equal training compute, across seeds'"
+                  + (f", {long_test.in_progress}" if long_test.in_progress else ""))
+    long_seeds = _regular_long_seeds_note(spread, grid_state)
+    budget = _separated_budget(Path(experts))
     for expert, sign, says in (("opening", 0, "no gain or slightly worse"),
                                ("middlegame", 1, "clear gain"), ("endgame", 1, "clear gain")):
         records = arms.get(f"only-{expert}-{setting}")
         if records:
             tests.append(_arm_claim("single expert (Fig. 6)", f"only the {expert} expert: "
-                                    f"{says}", arm_estimate(expert, records), sign))
+                                    f"{says}", arm_estimate(expert, records), sign,
+                                    budget))
     separated = arms.get(f"separated-{setting}")
     for k in (2, 3, 4, 5):
         other = arms.get(f"definition-movecount{k}-{setting}")
@@ -647,7 +833,7 @@ def claims(tournament: str | os.PathLike[str], experts: str | os.PathLike[str],
             continue
         compute = ("regular-long had three times separated's total training" if
                    method == "separated" else "equal total training (three experts at the "
-                   "regular budget each)")
+                   "regular budget each)") + f"; {long_seeds}"
         tests.append(_diff_claim("equal training compute, via the regular network",
                                  f"{method} beats regular-long (the regular network trained "
                                  "for three times its iterations; the paper has no such "
@@ -661,8 +847,12 @@ def claims(tournament: str | os.PathLike[str], experts: str | os.PathLike[str],
                                             f"{method} beats regular-long played directly "
                                             "(equal total training; the paper has no such "
                                             "control)", arm_estimate(method, records), +1,
-                                            "equal total training", POST_HOC),
+                                            f"equal total training; {long_seeds}", POST_HOC),
                                  in_progress=running))
+    if long_test is not None:
+        tests.append(long_test)
+    if settings is not None:
+        tests += _settings_tests(Path(settings), long_seeds)
     family = [t for t in tests if not t.in_progress]
     adjusted = dict(zip((id(t) for t in family), holm([t.claim.p for t in family]),
                         strict=True))

@@ -14,17 +14,27 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
+from chessmoe import paper
 from chessmoe.nets.names import BALANCED_SUFFIX, REGULAR_LONG
+from chessmoe.play.tournament import (
+    BATCH_SIZES,
+    SETTINGS,
+    SETTINGS_OPPONENTS,
+    SETTINGS_PAIRS,
+    settings_match,
+)
 from chessmoe.report import replay, stems, verdicts
+from chessmoe.report.figures.strength import draw_intervals
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 
 __all__ = ["COMPUTE_ARMS", "DRAW_RULES_COUNTS", "PAIR_INTERVAL", "ComputePoint",
            "compute_points", "compute_ticks", "estimates_frame", "fig_compute_gap",
-           "fig_powered_arms", "fig_seed_grid", "table_claims", "table_contrasts",
-           "table_draw_rules"]
+           "fig_powered_arms", "fig_seed_grid", "fig_settings", "settings_frame",
+           "table_claims", "table_contrasts", "table_draw_rules"]
 
 PAIR_INTERVAL = "per game pair (pentanomial), 95 %"
 
@@ -102,7 +112,7 @@ def compute_points(scale: str, tournament_dir: str | os.PathLike[str],
 
 # The second scale's bundles, in the order the equal-compute question reads them.
 SCALE_BUNDLES = ("regular", "staged", "weighted-a10", REGULAR_LONG,
-                 f"weighted-a10{BALANCED_SUFFIX}")
+                 f"weighted-a10{BALANCED_SUFFIX}", "separated")
 _LOSS_SETS = (("No-Phases", "no-phases"), ("Opening", "opening"),
               ("Middlegame", "middlegame"), ("Endgame", "endgame"))
 
@@ -235,11 +245,14 @@ def _p(x: float) -> str:
 
 def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.PathLike[str],
                  out_dir: str | os.PathLike[str],
-                 replicated_dir: str | os.PathLike[str] | None = None) -> Artefact:
+                 replicated_dir: str | os.PathLike[str] | None = None,
+                 settings_dir: str | os.PathLike[str] | None = None,
+                 seeds_long_dir: str | os.PathLike[str] | None = None) -> Artefact:
     """Every claim the committed tournaments and training controls speak to, with our
     estimate, its interval, its p-values (raw and Holm-adjusted over the table) and the
-    verdict."""
-    rows = verdicts.claims(tournament_dir, experts_dir, replicated=replicated_dir)
+    verdict; the settings and seeds-long designs' rows from before their first game."""
+    rows = verdicts.claims(tournament_dir, experts_dir, replicated=replicated_dir,
+                           settings=settings_dir, seeds_long=seeds_long_dir)
     columns = ["Topic", "Kind", "The paper says", "We measure (95 % interval unless stated)",
                "p", "p (Holm)", "Verdict", "Note"]
     frame = pd.DataFrame([{"Topic": c.topic, "Kind": c.kind, "The paper says": c.paper,
@@ -253,6 +266,10 @@ def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.P
         sources += (f" for the main arms; {Path(replicated_dir).name} tournament "
                     f"({_played(Path(replicated_dir))}) for the seed grid and the head-to-head"
                     " arms")
+    for label, extra in (("settings", settings_dir), ("seeds-long", seeds_long_dir)):
+        if extra is not None:
+            sources += (f"; {Path(extra).name} tournament ({_played(Path(extra))}) for the "
+                        f"{label} rows")
     notes = [f"Source: {sources}; {Path(experts_dir).name} experts' evaluations.",
              f"Verdicts from games: the two-sided p-value of no effect (a z-test on game-pair "
              f"scores, the interval's standard error) adjusted by Holm's procedure over the "
@@ -274,6 +291,12 @@ def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.P
              "is taken opening by opening (a paired design).",
              "Kind: post-hoc controls were designed after the powered results were seen; "
              "exploratory rows test questions the paper does not ask.",
+             "The settings rows (staged against regular and regular-long at other node "
+             "limits and batch sizes) and the equal-compute across-seeds row were registered "
+             "in this table, with their hypotheses and directions, before their first game "
+             "(issue 40). A settings row joins the Holm family once its own match has played "
+             "its planned games; the across-seeds row once every pairing has. As rows join, "
+             "the family grows and every adjusted p can only rise.",
              "Table 1 rows compare ranges over training seeds (min to max), not confidence "
              "intervals: their words (below / overlaps / above the seed range) describe, they "
              "do not test, and they are not in the Holm family."]
@@ -285,25 +308,32 @@ def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.P
 
 
 def fig_seed_grid(replicated_dir: str | os.PathLike[str] | None,
-                  out_dir: str | os.PathLike[str]) -> Artefact:
+                  out_dir: str | os.PathLike[str],
+                  seeds_long_dir: str | os.PathLike[str] | None = None) -> Artefact:
     """Staged and weighted a=10 under each training seed against the regular network under
     each of its seeds (the replicated tournament's seed grid): Elo with its pair interval per
     pairing, the pooled estimate over every pairing (clustered by opening: these seeds) and,
     for a complete grid, the estimate with the seeds of both sides random
-    (:func:`verdicts.seed_level_estimate`)."""
+    (:func:`verdicts.seed_level_estimate`). With ``seeds_long_dir``, the same for staged's
+    seeds against regular-long's (:func:`verdicts.seeds_long_arms`), as far as played."""
     arms = (verdicts.load_arms(replicated_dir) if replicated_dir is not None
             and Path(replicated_dir).exists() else {})
+    grids = {f"{m} vs regular": verdicts.seed_arms(arms, m) for m in ("staged", "weighted-a10")}
+    if seeds_long_dir is not None:
+        long_arms = (verdicts.load_arms(seeds_long_dir) if Path(seeds_long_dir).is_dir()
+                     else {})
+        grids["staged vs regular-long"] = verdicts.seeds_long_arms(long_arms, arms)
     rows: list[tuple[str, verdicts.ArmEstimate, bool]] = []
-    for method in ("staged", "weighted-a10"):
-        grid = verdicts.seed_arms(arms, method)
+    for label, grid in grids.items():
+        method = label.split()[0]
         rows += [(f"{a} vs {b}", verdicts.arm_estimate(a, r), False)
                  for (a, b), r in sorted(grid.items())]
         if len(grid) >= 2:
-            rows.append((f"{method}: pooled over {len(grid)}",
+            rows.append((f"{label}: pooled over {len(grid)}",
                          verdicts.pooled_estimate(method, list(grid.values())), True))
         level = verdicts.seed_level_estimate(method, grid)
         if level is not None:
-            rows.append((f"{method}: seeds random ({level.df:.1f} df)", level.estimate, True))
+            rows.append((f"{label}: seeds random ({level.df:.1f} df)", level.estimate, True))
     fig = new_figure(7.5, 0.9 + 0.3 * max(len(rows), 3))
     ax = fig.subplots()
     if not rows:
@@ -323,14 +353,124 @@ def fig_seed_grid(replicated_dir: str | os.PathLike[str] | None,
         ax.set_yticks(range(len(rows)), [r[0] for r in rows], fontsize=7)
         ax.axvline(0, color="black", lw=0.8)
         ax.invert_yaxis()
-        ax.set_xlabel("Elo against the regular network (pairs of games, 95 % interval)")
+        ax.set_xlabel("Elo of the first named against the second (pairs of games, 95 % "
+                      "interval)")
     title = ("Training seeds of both sides (no replicated tournament)" if replicated_dir is None
              else f"Training seeds of both sides ('{Path(replicated_dir).name}': "
                   f"{_played(Path(replicated_dir))})")
+    if seeds_long_dir is not None:
+        title += (f"\nstaged vs regular-long's seeds: '{Path(seeds_long_dir).name}' "
+                  f"({_played(Path(seeds_long_dir))})\nand the replicated "
+                  "staged-vs-regular-long arm")
     ax.set_title(title, fontsize=9)
     data = estimates_frame([r[1] for r in rows], row=[r[0] for r in rows],
                            pooled=[r[2] for r in rows])
     return Artefact(stems.SEED_GRID, save_figure(fig, out_dir, stems.SEED_GRID, data),
+                    figure=fig)
+
+
+#: The colour of each opponent in the settings figure.
+_OPPONENT_COLOURS = {"regular": "#1f77b4", REGULAR_LONG: "#000000"}
+
+
+def settings_frame(settings_dir: str | os.PathLike[str]) -> pd.DataFrame:
+    """Every match the settings design registers (:data:`SETTINGS` x opponents), played or
+    not: its Elo with the pair interval (:func:`verdicts.arm_estimate`), the games played
+    and planned, and its state (``complete``, ``in progress`` or ``not played``)."""
+    directory = Path(settings_dir)
+    arms = verdicts.settings_arms(directory)
+    planned = verdicts.planned_pairs(directory, SETTINGS_PAIRS)
+    estimates: list[verdicts.ArmEstimate] = []
+    columns: dict[str, list[object]] = {k: [] for k in ("opponent", "batch_size", "nodes",
+                                                        "games_played", "planned_games",
+                                                        "state")}
+    for batch, nodes in SETTINGS:
+        for opponent in SETTINGS_OPPONENTS:
+            name = settings_match(opponent, batch, nodes)
+            records = arms.get((opponent, batch, nodes), [])
+            wanted = 2 * planned.get(name, SETTINGS_PAIRS)
+            estimates.append(verdicts.arm_estimate(name, records))
+            for key, value in (("opponent", opponent), ("batch_size", batch),
+                               ("nodes", nodes), ("games_played", len(records)),
+                               ("planned_games", wanted),
+                               ("state", "not played" if not records else "complete"
+                                if len(records) >= wanted else "in progress")):
+                columns[key].append(value)
+    return estimates_frame(estimates, **columns)
+
+
+def _settings_tick(rows: pd.DataFrame, x: str, value: float) -> str:
+    """A setting's tick label: its value, and whether its matches are not all complete."""
+    states = set(rows[rows[x] == value]["state"])
+    return f"{int(value)}" + ("\nnot played" if states == {"not played"}
+                              else "" if states == {"complete"} else "\nin progress")
+
+
+def fig_settings(settings_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str]
+                 ) -> Artefact:
+    """Staged against the regular network and against regular-long by nodes per move (batch
+    8) and by batch size (400 nodes), each point its match's Elo with its pair interval, a
+    match not complete drawn hollow with its games so far and one not played named on the
+    axis; beside them what the paper prints: Table 2's staged means at batch 1, 8 and 32
+    (each over that batch's 11 node and time limits) and Fig. 5's 'up to 150' (separated
+    learning). The paper's per-node values are drawn only as plots, so none is drawn here."""
+    frame = settings_frame(settings_dir)
+    name = Path(settings_dir).name
+    fig = new_figure(10.5, 4.8)
+    left, right = fig.subplots(1, 2, sharey=True)
+    staged = paper.TABLE2_ELO["staged"]
+    panels = ((left, "nodes", frame[frame["batch_size"] == 8], "nodes per move (batch 8)"),
+              (right, "batch_size", frame[frame["nodes"] == 400],
+               "batch size (400 nodes)"))
+    for ax, x, rows, label in panels:
+        missing = []
+        for k, opponent in enumerate(SETTINGS_OPPONENTS):
+            mine = rows[rows["opponent"] == opponent].sort_values(x)
+            colour = _OPPONENT_COLOURS[opponent]
+            shift = 2 ** (0.06 * (k - 0.5))
+            played = mine[mine["state"] != "not played"]
+            xs = [float(v) * shift for v in played[x]]
+            if len(played):
+                draw_intervals(ax, xs, played, colour, f"staged vs {opponent}")
+            for xv, (_, row) in zip(xs, played.iterrows(), strict=True):
+                if row["state"] == "in progress" and math.isfinite(row["elo"]):
+                    ax.plot([xv], [row["elo"]], marker="o", ms=7, mfc="white", mec=colour,
+                            ls="none")
+                    ax.annotate(f"{row['games_played']} of {row['planned_games']}",
+                                (xv, row["elo"]), textcoords="offset points",
+                                xytext=(4, 4), fontsize=6, color=colour)
+            absent = [f"{int(v)}" for v in mine[mine["state"] == "not played"][x]]
+            if absent:
+                missing.append(f"vs {opponent}: {', '.join(absent)}")
+        if x == "batch_size":
+            batches = sorted(frame["batch_size"].unique())
+            ax.plot(batches, [staged[BATCH_SIZES.index(b)] for b in batches], marker="x",
+                    color="#c00000", ms=7, ls=":", lw=1,
+                    label="paper, Table 2: staged, mean of 11 limits")
+        else:
+            ax.axhline(staged[BATCH_SIZES.index(8)], color="#c00000", lw=1, ls=":",
+                       label="paper, Table 2: staged at batch 8, mean of 11 limits")
+            ax.axhline(150, color="#999999", lw=1, ls="--",
+                       label="paper, Fig. 5: 'up to 150' (separated)")
+        ax.axhline(0, color="black", lw=0.8)
+        ax.set_xscale("log", base=2)
+        ticks = sorted(float(v) for v in rows[x].unique())
+        ax.set_xticks(ticks, [_settings_tick(rows, x, t) for t in ticks])
+        ax.set_xlim(ticks[0] / 1.6, ticks[-1] * 1.6)
+        ax.set_xlabel(label)
+        if missing:
+            ax.set_title("not played yet: " + "; ".join(missing), fontsize=7,
+                         color="#666666")
+    handles: dict[str, Any] = {}
+    for ax in (left, right):
+        for handle, text in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(text, handle)
+    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=3,
+               fontsize=7)
+    left.set_ylabel("Elo of staged (pairs of games, 95 % interval)")
+    fig.suptitle(f"Staged beyond one setting: against the regular network and regular-long "
+                 f"('{name}': {_played(Path(settings_dir))})", fontsize=10)
+    return Artefact(stems.SETTINGS, save_figure(fig, out_dir, stems.SETTINGS, frame),
                     figure=fig)
 
 

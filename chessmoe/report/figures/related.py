@@ -23,7 +23,7 @@ import pandas as pd
 
 from chessmoe._io.errors import KitError
 from chessmoe._io.jsonl import read_records
-from chessmoe.elo import elo_from_score, score_from_elo
+from chessmoe.elo import Z_CUTECHESS, elo_from_score, score_from_elo, trinomial
 from chessmoe.play.players import RELATED_WEIGHTS
 from chessmoe.report import stems, verdicts
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
@@ -195,6 +195,15 @@ class RelatedMatch:
     @property
     def score(self) -> float:
         return (self.wins + 0.5 * self.draws) / self.games if self.games else math.nan
+
+    def score_bounds(self) -> tuple[float, float]:
+        """The score's own 95 % interval with a game as the unit (the trinomial variance
+        cutechess's margin uses, :func:`chessmoe.elo.trinomial`), not the Elo margin converted
+        back (which is not symmetric in score)."""
+        if not self.games:
+            return math.nan, math.nan
+        estimate = trinomial(self.wins, self.losses, self.draws, z=Z_CUTECHESS)
+        return score_from_elo(estimate.low), score_from_elo(estimate.high)
 
 
 @dataclass(frozen=True)

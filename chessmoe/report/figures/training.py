@@ -221,13 +221,19 @@ def _control_approaches(runs: ExpertRuns) -> dict[str, str]:
             seed = bundle.removeprefix(f"{regime}-seed")
             if seed != bundle and seed.isdigit():
                 out[bundle] = f"{approach}, seed {seed} (control)"
+    def budget(bundle: str, unit: str) -> str:
+        experts = runs.manifests.get(bundle, {}).get("experts", {})
+        steps = {int(e["iterations"]) for e in experts.values() if "iterations" in e}
+        return f", {steps.pop():,} iterations{unit}" if len(steps) == 1 else ""
+
     for bundle, regime, unit in (("separated-long", "separated", " per expert"),
                                  ("regular-long", "regular", "")):
         if bundle in runs.evaluations:
-            experts = runs.manifests.get(bundle, {}).get("experts", {})
-            steps = {int(e["iterations"]) for e in experts.values() if "iterations" in e}
-            budget = f", {steps.pop():,} iterations{unit}" if len(steps) == 1 else ""
-            out[bundle] = f"{APPROACHES[regime]}{budget} (control)"
+            out[bundle] = f"{APPROACHES[regime]}{budget(bundle, unit)} (control)"
+    for bundle in sorted(runs.evaluations):  # regular-long under other seeds
+        seed = bundle.removeprefix("regular-long-seed")
+        if seed != bundle and seed.isdigit():
+            out[bundle] = f"{APPROACHES['regular']}{budget(bundle, '')}, seed {seed} (control)"
     return out
 
 
