@@ -44,7 +44,8 @@ class GameProvenance:
     search: str | None = None  # the kit's tree search (native, python) when an MCTS player played
 
     def to_json(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items()}
+        # ``search`` only when known: records written before it existed round-trip unchanged
+        return {k: v for k, v in self.__dict__.items() if k != "search" or v is not None}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> GameProvenance:

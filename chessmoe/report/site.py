@@ -388,7 +388,7 @@ def check_inputs(inputs: SiteInputs, jobs: Sequence[NotebookJob] = NOTEBOOK_JOBS
         for name in artefact.files:
             if not (inputs.figures / name).is_file():
                 problems.append(f"{inputs.figures / name} is missing: run `make figures`")
-    for name in ("figures/INDEX.md", "figures/claims.csv", "figures/compute-gap.csv",
+    for name in ("figures/INDEX.md", "figures/claims.csv", f"figures/{stems.COMPUTE_GAP}.csv",
                  "REPRODUCING.md", "BENCHMARKS.md"):
         if not (inputs.root / name).is_file():
             make = "`make figures`" if name.startswith("figures/") else "git checkout"

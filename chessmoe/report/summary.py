@@ -1,5 +1,5 @@
 """The answer in ten lines: the main rows of the claims table (``figures/claims.csv``, written
-by ``make figures``) and the equal-compute figure's numbers (``figures/compute-gap.csv``),
+by ``make figures``) and the equal-compute figure's numbers (the compute-gap figure's CSV),
 set out for the top of the README and the report's landing page, with what the main rows do
 not show: that ``replicated`` re-adjudicates the powered games, how far one regular-long seed
 carries, the medium profile for what it is, and the state of the settings rows.
@@ -19,6 +19,8 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from chessmoe.report.stems import COMPUTE_GAP
 
 __all__ = ["BEGIN", "END", "MAIN_TOPICS", "SETTINGS_TOPIC", "ClaimRow", "answer_lines",
            "read_claims", "read_compute_gap", "refresh", "regime_line", "settings_line"]
@@ -81,7 +83,7 @@ def read_claims(path: Path) -> list[ClaimRow]:
 
 @dataclass(frozen=True)
 class GapRow:
-    """One arm of ``figures/compute-gap.csv``: its scale, Elo against the regular network
+    """One arm of the compute-gap figure's CSV: its scale, Elo against the regular network
     and the 95 % interval."""
 
     scale: str
@@ -163,7 +165,7 @@ def settings_line(rows: Sequence[ClaimRow]) -> str:
     return text + "."
 
 
-def answer_lines(figures: Path, *, image: str = "figures/compute-gap.png") -> list[str]:
+def answer_lines(figures: Path, *, image: str = f"figures/{COMPUTE_GAP}.png") -> list[str]:
     """The answer: a sentence chosen from the verdicts, the main claims rows verbatim (with
     what the replicated tournament is and regular-long's seed clause from their notes), the
     medium profile's numbers, where it holds and the settings rows' state, and the figure
@@ -185,7 +187,7 @@ def answer_lines(figures: Path, *, image: str = "figures/compute-gap.png") -> li
                  "")
     if seeds:
         lines[-1] += f" {seeds[0].upper()}{seeds[1:]}."
-    gap = [g for g in read_compute_gap(figures / "compute-gap.csv") if g.scale != "small"]
+    gap = [g for g in read_compute_gap(figures / f"{COMPUTE_GAP}.csv") if g.scale != "small"]
     if gap:
         scales = sorted({g.scale for g in gap})
         lines += ["", f"With more and other data ({', '.join(f'`{s}`' for s in scales)}: "
