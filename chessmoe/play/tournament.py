@@ -505,8 +505,8 @@ def _guard_finished(spec: TournamentSpec, out: Path, force: bool) -> None:
     if complete:
         known = {m.get("name") for m in recorded.get("matches", [])}
         added = [m.name for m in spec.matches if m.name not in known]
-        left = [p.name for p in progress(spec, out)
-                if p.played < p.planned and p.name not in added]
+        left = [p.name for p in progress(spec, out)  # a match its SPRT decided is complete
+                if not p.complete and p.name not in added]
         if added:
             changes.append(f"new matches {', '.join(added[:3])}"
                            f"{', ...' if len(added) > 3 else ''}")

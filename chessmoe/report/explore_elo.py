@@ -614,14 +614,16 @@ class Preset:
 
 
 def committed_presets(results_dir: str | os.PathLike[str]) -> list[Preset]:
-    """One preset per match of every committed ``results/tournaments/*/summary.json``, grouped
-    by its tournament (the folder's name) and labelled by the match's name and length."""
+    """One preset per played match of every committed ``results/tournaments/*/summary.json``,
+    grouped by its tournament (the folder's name) and labelled by the match's name and length."""
     out = []
     for summary in sorted(Path(results_dir).glob("tournaments/*/summary.json")):
         data = json.loads(summary.read_text(encoding="utf-8"))
         for match in data.get("matches", []):
             penta = tuple(int(c) for c in match.get("pentanomial") or (0, 0, 0, 0, 0))
             wdl = int(match["wins"]), int(match["draws"]), int(match["losses"])
+            if not any(wdl):
+                continue  # a match registered but not played yet: nothing to explore
             note = ""
             if any(penta) and not _pairs_fit_wdl(penta, *wdl):
                 # a match still being played can end on half a pair: its pairs cover fewer
