@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from chessmoe.report import explore_elo
 from tests import browser
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser,
@@ -164,7 +165,12 @@ def test_the_elo_explorer_leftovers_of_issue_42_in_chromium() -> None:
         until(lambda: "+53.9 +/- 53.3 Elo" in body())
         image = driver.find_element(By.CSS_SELECTOR, "img.widget-image")
         # presets: a menu of groups, then the group's matches; an edit shows a neutral label
-        assert len(menu(0).options) == 9 and menu(0).first_selected_option.text == "examples"
+        # one group per committed tournament with games, after the kit's examples
+        groups = [name for name, _ in explore_elo.preset_groups(explore_elo.presets())]
+        assert groups[0] == "examples" and "small" in groups
+        assert [o.text.split(" (")[0].removeprefix("tournament ")
+                for o in menu(0).options] == groups
+        assert menu(0).first_selected_option.text == "examples"
         menu(0).select_by_value(next(o.get_attribute("value") for o in menu(0).options
                                      if o.text.startswith("tournament small ")))
         until(lambda: menu(1).first_selected_option.text.startswith("separated-b8-n100 "))

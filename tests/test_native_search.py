@@ -178,6 +178,43 @@ def test_a_stop_mid_search_answers_within_100_ms(monkeypatch: pytest.MonkeyPatch
     assert late < 0.1, f"stopped {late * 1000:.0f} ms after the stop"
 
 
+def test_a_stop_during_the_growth_of_the_tree_keeps_it_whole(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Growing copies tens of MB (about 100 ms): a stop set meanwhile abandons the copy, the
+    tree keeps its old arrays, and the search answers with the move found so far."""
+    tree = native_search._Tree(64, 64 * 40)
+    tree.st[nt.S_NODES], tree.st[nt.S_EDGES] = 60, 2000
+    tree.ni[:] = np.arange(tree.ni.size).reshape(tree.ni.shape)
+    before = tree.ni
+    stop = threading.Event()
+    stop.set()
+    assert tree.ensure(10, 10, stop) is False and tree.ni is before and len(tree.ni) == 64
+    assert tree.ensure(10, 10) is True and len(tree.ni) == 128
+    assert np.array_equal(tree.ni[:64], before) and not tree.ni[64:].any()
+    grown = native_search._grow(np.arange(10**6, dtype=np.int64).reshape(-1, 4), 500_000)
+    assert grown is not None and np.array_equal(grown[:250_000].ravel(), np.arange(10**6))
+
+    search = NativeMCTS(UniformEvaluator())
+    search.search(chess.Board(), Limits(nodes=200))  # compiled and warm
+    calls = []
+
+    def grow_then_stop(array: np.ndarray, size: int, stop: threading.Event | None = None
+                       ) -> np.ndarray | None:
+        calls.append(size)
+        if len(calls) == 3:
+            assert stop is not None
+            stop.set()  # arrives in the middle of a growth
+        return real(array, size, stop)
+
+    real = native_search._grow
+    monkeypatch.setattr(native_search, "_grow", grow_then_stop)
+    result = search.search(chess.Board(), Limits(nodes=50_000_000), stop=threading.Event())
+    assert len(calls) == 3 and result.move in chess.Board().legal_moves
+    tree = search._tree
+    assert tree is not None and len(tree.ni) < calls[-1]  # the growth was abandoned
+    assert tree.nodes <= len(tree.ni)
+
+
 def test_movetime_limits_the_compiled_search() -> None:
     search = NativeMCTS(UniformEvaluator())
     search.search(chess.Board(), Limits(nodes=100))

@@ -79,24 +79,43 @@ class _Tree:
     def root(self) -> int:
         return int(self.st[nt.S_ROOT])
 
-    def ensure(self, room_nodes: int, room_edges: int) -> None:
-        """Grow (doubling) so that ``room_nodes`` nodes and ``room_edges`` edges fit."""
+    def ensure(self, room_nodes: int, room_edges: int,
+               stop: threading.Event | None = None) -> bool:
+        """Grow (doubling) so that ``room_nodes`` nodes and ``room_edges`` edges fit. A grown
+        array is copied in slices with ``stop`` checked between them: a copy of tens of MB
+        takes about 100 ms, too long for a UCI ``stop``. Interrupted, the tree keeps its old
+        arrays (whole and consistent) and the answer is False."""
         need_n = int(self.st[nt.S_NODES]) + room_nodes
         need_e = int(self.st[nt.S_EDGES]) + room_edges
         if need_n > len(self.ni):
             size = max(need_n, 2 * len(self.ni))
-            self.ni = _grow(self.ni, size)
-            self.nv = _grow(self.nv, size)
-            self.pos = _grow(self.pos, size)
+            grown = [_grow(a, size, stop) for a in (self.ni, self.nv, self.pos)]
+            if any(g is None for g in grown):
+                return False
+            self.ni, self.nv, self.pos = grown  # type: ignore[assignment]
         if need_e > len(self.ei):
             size = max(need_e, 2 * len(self.ei))
-            self.ei = _grow(self.ei, size)
-            self.ef = _grow(self.ef, size)
+            grown = [_grow(a, size, stop) for a in (self.ei, self.ef)]
+            if any(g is None for g in grown):
+                return False
+            self.ei, self.ef = grown  # type: ignore[assignment]
+        return True
 
 
-def _grow(array: npt.NDArray[Any], size: int) -> npt.NDArray[Any]:
+_GROW_SLICE_BYTES = 2 << 20  # copy a growing array 2 MB at a time, checking ``stop`` between
+
+
+def _grow(array: npt.NDArray[Any], size: int, stop: threading.Event | None = None
+          ) -> npt.NDArray[Any] | None:
+    """``array`` in a zero-filled array of ``size`` rows; None when ``stop`` was set first."""
     grown = np.zeros((size, *array.shape[1:]), dtype=array.dtype)
-    grown[:len(array)] = array
+    row_bytes = max(1, array.itemsize * int(np.prod(array.shape[1:], dtype=np.int64)))
+    step = max(1, _GROW_SLICE_BYTES // row_bytes)
+    for begin in range(0, len(array), step):
+        if stop is not None and stop.is_set():
+            return None
+        end = min(begin + step, len(array))
+        grown[begin:end] = array[begin:end]
     return grown
 
 
@@ -175,7 +194,8 @@ class NativeMCTS:
                     break
                 if status == 1:
                     room = 2 * config.batch_size + 2
-                    tree.ensure(room, room * nt.MAX_MOVES)
+                    if not tree.ensure(room, room * nt.MAX_MOVES, stop):
+                        break
             else:
                 if node_limit >= 0 and counters[0] >= node_limit:
                     break
@@ -189,7 +209,8 @@ class NativeMCTS:
                 if sim_limit >= 0:
                     want = min(want, sim_limit - int(counters[1]))
                 room = 2 * want + 2
-                tree.ensure(room, room * nt.MAX_MOVES)
+                if not tree.ensure(room, room * nt.MAX_MOVES, stop):
+                    break
                 limit = limit_collisions if limit_collisions > 0 else max(1, want)
                 nt.collect(tree.ni, tree.nv, tree.pos, tree.ei, tree.ef, tree.st, want, limit,
                            vv, config.c_init, config.c_base, config.unvisited_q, self._hist,
