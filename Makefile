@@ -80,8 +80,13 @@ nbcheck: $(STAMP) ## Check that notebook sources carry no outputs
 nbclean: $(STAMP) ## Strip outputs and execution counts from notebook sources
 	$(PY) -m chessmoe notebooks strip notebooks
 
-unit: $(STAMP) ## Run the pytest suite only
-	$(PY) -m pytest -q
+# The suite runs in TEST_JOBS processes (pytest-xdist), a test file to a process: on 2 cores
+# it takes about half the serial time; TEST_JOBS=0 runs it in one process.
+TEST_JOBS ?= 2
+PYTEST_JOBS := $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)
+
+unit: $(STAMP) ## Run the pytest suite only (TEST_JOBS=2 processes; 0: one)
+	$(PY) -m pytest -q $(PYTEST_JOBS) --durations=15
 
 test: lint typecheck layers nbcheck unit ## Lint, type-check, notebook hygiene and the test suite
 
@@ -90,7 +95,7 @@ test: lint typecheck layers nbcheck unit ## Lint, type-check, notebook hygiene a
 FAST_TESTS := not slow and not browser and not stockfish and not tools and not shared_data
 
 test-fast: lint layers ## Lint, import contracts and the fast tests (under 2 min on 2 cores)
-	$(PY) -m pytest -q -m "$(FAST_TESTS)"
+	$(PY) -m pytest -q $(PYTEST_JOBS) -m "$(FAST_TESTS)"
 
 figures: $(STAMP) ## Regenerate every paper figure/table from committed results/ (papermill)
 	$(PY) -m chessmoe notebooks figures --kernel $(KERNEL) --build $(BUILD)/notebooks \

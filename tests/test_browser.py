@@ -166,7 +166,8 @@ def test_the_elo_explorer_leftovers_of_issue_42_in_chromium() -> None:
         image = driver.find_element(By.CSS_SELECTOR, "img.widget-image")
         # presets: a menu of groups, then the group's matches; an edit shows a neutral label
         # one group per committed tournament with games, after the kit's examples
-        groups = [name for name, _ in explore_elo.preset_groups(explore_elo.presets())]
+        groups = [name for name, _ in explore_elo.preset_groups(
+            explore_elo.presets(Path(__file__).resolve().parents[1] / "results"))]
         assert groups[0] == "examples" and "small" in groups
         assert [o.text.split(" (")[0].removeprefix("tournament ")
                 for o in menu(0).options] == groups
