@@ -10,14 +10,18 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from chessmoe.play.uci import EngineOptions
+    from chessmoe.search.evaluators import EvaluatorSpec
 
 # chessmoe.config.PROFILES' names, for help texts without importing torch (a test keeps
 # them equal)
 PROFILE_NAMES = ("smoke", "small", "small-cutechess", "powered", "replicated", "settings",
                  "seeds-long", "ratings", "ratings-cutechess", "related", "medium", "paper")
 
-__all__ = ["build_parser", "main"]
+__all__ = ["add_evaluator_options", "build_parser", "evaluator_spec_from_args", "main"]
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -245,19 +249,57 @@ def _train_controls(args: argparse.Namespace, chosen: Any, overrides: dict[str, 
     return 0
 
 
-def _engine_options(args: argparse.Namespace) -> Any:
-    """The engine arguments as the UCI engine's options: the one description the CLI, the
-    UCI front end and :class:`~chessmoe.search.evaluators.EvaluatorSpec` share."""
+def add_evaluator_options(parser: argparse.ArgumentParser) -> None:
+    """The evaluator's arguments (what scores the leaves), read back as one
+    :class:`~chessmoe.search.evaluators.EvaluatorSpec` by :func:`evaluator_spec_from_args`;
+    their defaults are the spec's own (a user's engine: device and backend ``auto``)."""
+    from chessmoe.search.evaluators import BACKENDS, ROUTINGS, EvaluatorSpec
+
+    default = EvaluatorSpec()
+    parser.add_argument("--experts", type=Path, default=None,
+                        help="expert bundle, run directory or model.pt (default: the kit's "
+                             "committed small experts; an error where they are not found)")
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="regular bundle (for --single-expert)")
+    parser.add_argument("--uniform", action="store_true", help="no network at all")
+    parser.add_argument("--routing", default=default.routing, choices=ROUTINGS,
+                        help="which expert evaluates a mini-batch: the one most of its leaves "
+                             "belong to (majority, the paper's), each leaf its own (split), "
+                             f"or a phase-weighted blend (soft); default {default.routing}")
+    parser.add_argument("--gate", default=None,
+                        help="phase definition of the gate (default: the bundle's)")
+    parser.add_argument("--single-expert", type=_count(0), default=None,
+                        help="use only this phase's expert, the baseline elsewhere")
+    parser.add_argument("--device", default=default.device,
+                        help="auto (cuda when present, else cpu), cpu, cuda or cuda:N "
+                             f"(default {default.device})")
+    parser.add_argument("--backend", default=default.backend, choices=BACKENDS,
+                        help="network backend (auto: cuda on a GPU, ONNX Runtime on a CPU; "
+                             f"torch: eager fp32, the reference; default {default.backend})")
+    parser.add_argument("--threads", type=_count(1), default=default.threads,
+                        help=f"CPU threads of the network (default {default.threads})")
+
+
+def evaluator_spec_from_args(args: argparse.Namespace) -> EvaluatorSpec:
+    """The :class:`~chessmoe.search.evaluators.EvaluatorSpec` of the arguments
+    :func:`add_evaluator_options` added (the one place they are read)."""
+    from chessmoe.search.evaluators import EvaluatorSpec
+
+    return EvaluatorSpec(network=None if args.experts is None else str(args.experts),
+                         baseline=None if args.baseline is None else str(args.baseline),
+                         routing=args.routing, gate=args.gate,
+                         single_expert=args.single_expert, device=args.device,
+                         backend=args.backend, threads=args.threads, uniform=args.uniform)
+
+
+def _engine_options(args: argparse.Namespace) -> EngineOptions:
+    """The engine arguments as the UCI engine's options: the evaluator's through
+    :func:`evaluator_spec_from_args`, the search's beside them."""
     from chessmoe.play.uci import EngineOptions
 
-    return EngineOptions(Batch_Size=args.batch_size, Nodes=args.nodes,
-                         Fixed_Movetime=args.movetime or 0,
-                         Model_Directory=str(args.experts or ""),
-                         Baseline_Directory=str(args.baseline or ""),
-                         Phase_Definition=args.gate or "", Routing=args.routing,
-                         Single_Expert=-1 if args.single_expert is None else args.single_expert,
-                         Device=args.device, Backend=args.backend, Uniform=args.uniform,
-                         Search=args.search)
+    return EngineOptions.from_evaluator_spec(
+        evaluator_spec_from_args(args), Batch_Size=args.batch_size, Nodes=args.nodes,
+        Fixed_Movetime=args.movetime or 0, Search=args.search)
 
 
 def _uci(args: argparse.Namespace) -> int:
@@ -371,7 +413,7 @@ def _analyse(args: argparse.Namespace) -> int:
             print(f"chessmoe analyse: move {uci!r} in {board.fen()}: {error}", file=sys.stderr)
             return 2
     try:
-        evaluator, description = _engine_options(args).evaluator_spec().build()
+        evaluator, description = evaluator_spec_from_args(args).build()
     except ValueError as error:  # e.g. a phase the bundle has no expert for
         print(f"chessmoe analyse: {error}", file=sys.stderr)
         return 2
@@ -420,30 +462,13 @@ _RESULTS = "results directory (default: results)"
 
 
 def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--experts", type=Path, default=None,
-                        help="expert bundle (default: the kit's committed small experts, "
-                             "else a uniform evaluator)")
-    parser.add_argument("--baseline", type=Path, default=None,
-                        help="regular bundle (for --single-expert)")
-    parser.add_argument("--uniform", action="store_true", help="no network at all")
-    parser.add_argument("--routing", default="majority", choices=("majority", "split", "soft"),
-                        help="which expert evaluates a mini-batch: the one most of its leaves "
-                             "belong to (majority, the paper's), each leaf its own (split), "
-                             "or a phase-weighted blend (soft)")
-    parser.add_argument("--gate", default=None,
-                        help="phase definition of the gate (default: the bundle's)")
-    parser.add_argument("--single-expert", type=_count(0), default=None,
-                        help="use only this phase's expert, the baseline elsewhere")
+    """The evaluator's arguments and the search's (``chessmoe uci``, ``chessmoe analyse``)."""
+    add_evaluator_options(parser)
     parser.add_argument("--batch-size", type=_count(1), default=8,
                         help="leaves evaluated together per mini-batch (default 8)")
     parser.add_argument("--nodes", type=_count(1), default=800,
                         help="nodes per search (default 800)")
     parser.add_argument("--movetime", type=_count(1), default=None, help="ms per move")
-    parser.add_argument("--device", default="auto",
-                        help="auto (cuda when present, else cpu), cpu, cuda or cuda:N")
-    parser.add_argument("--backend", default="auto", choices=("auto", "torch", "onnx", "cuda"),
-                        help="network backend (auto: cuda on a GPU, ONNX Runtime on a CPU; "
-                             "torch: eager fp32, the reference)")
     _add_search_argument(parser)
 
 
