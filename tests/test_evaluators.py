@@ -138,7 +138,8 @@ def _argv(spec: EvaluatorSpec) -> list[str]:
 
 @pytest.mark.parametrize("command", [["analyse", "startpos"], ["uci"]])
 def test_cli_arguments_round_trip_every_evaluator_field(command: list[str]) -> None:
-    from chessmoe.cli import _engine_options, build_parser, evaluator_spec_from_args
+    from chessmoe.cli import build_parser, evaluator_spec_from_args
+    from chessmoe.cli.engine import _engine_options
 
     args = build_parser().parse_args([*command, *_argv(EVERY_FIELD), "--batch-size", "16"])
     assert evaluator_spec_from_args(args) == EVERY_FIELD
