@@ -29,6 +29,7 @@ def _data_sample(args: argparse.Namespace) -> int:
     return 0
 
 
+_PGN_SUFFIXES = (".pgn", ".pgn.gz")
 _SAMPLE_ONLY = ("random_plies", "skill", "resign_cp", "resign_plies")
 _RUN_ONLY = ("spread", "shard_games", "hash", "openings")
 
@@ -41,28 +42,66 @@ def _apply(flags: list[str]) -> str:
     return "applies" if len(flags) == 1 else "apply"
 
 
-def _data_selfplay(args: argparse.Namespace) -> int:
-    name = args.out.name.lower()
-    if name.endswith((".pgn", ".pgn.gz")):
-        return _data_selfplay_sample(args)
-    return _data_selfplay_run(args)
+def _is_pgn(path: Path) -> bool:
+    return path.name.lower().endswith(_PGN_SUFFIXES)
 
 
 def _data_selfplay_sample(args: argparse.Namespace) -> int:
-    """``--out FILE.pgn[.gz]``: the embedded sample's recipe, one file."""
-    from chessmoe.games.selfplay import SelfPlayConfig, generate
-
-    wrong = [_flag(k) for k in _RUN_ONLY if getattr(args, k) is not None]
-    if wrong:
-        print(f"chessmoe data selfplay: {', '.join(wrong)} {_apply(wrong)} to a run directory, "
-              "not to the sample's recipe (--out FILE.pgn[.gz])", file=sys.stderr)
-        return 2
-    default = SelfPlayConfig()
-    nodes = tuple(args.nodes) if args.nodes is not None else default.nodes
-    if len(nodes) != 2:
-        print("chessmoe data selfplay: the sample's recipe takes --nodes MIN MAX",
+    """``data selfplay-sample``: the embedded sample's recipe, into one PGN file."""
+    if not _is_pgn(args.out):
+        print("chessmoe data selfplay-sample: --out is the PGN file to write (FILE.pgn or "
+              "FILE.pgn.gz); a run directory is grown by 'chessmoe data selfplay-run'",
               file=sys.stderr)
         return 2
+    return _play_sample(args, "chessmoe data selfplay-sample")
+
+
+def _data_selfplay_run(args: argparse.Namespace) -> int:
+    """``data selfplay-run``: grow a self-play run directory."""
+    if _is_pgn(args.out):
+        print("chessmoe data selfplay-run: --out is a run directory, not a PGN file; the "
+              "sample's recipe into one file is 'chessmoe data selfplay-sample'",
+              file=sys.stderr)
+        return 2
+    return _grow_run(args, "chessmoe data selfplay-run")
+
+
+def _data_selfplay(args: argparse.Namespace) -> int:
+    """``data selfplay``, the old spelling of both: ``--out FILE.pgn[.gz]`` is
+    ``selfplay-sample``, any other ``--out`` ``selfplay-run``; a notice names the new one."""
+    prog = "chessmoe data selfplay"
+    sample = _is_pgn(args.out)
+    new = "selfplay-sample" if sample else "selfplay-run"
+    print(f"{prog}: this spelling is deprecated; use 'chessmoe data {new}' (same options)",
+          file=sys.stderr)
+    wrong = [_flag(k) for k in (_RUN_ONLY if sample else _SAMPLE_ONLY)
+             if getattr(args, k) is not None]
+    if wrong and sample:
+        print(f"{prog}: {', '.join(wrong)} {_apply(wrong)} to a run directory, not to the "
+              "sample's recipe (--out FILE.pgn[.gz])", file=sys.stderr)
+        return 2
+    if wrong:
+        print(f"{prog}: {', '.join(wrong)} {_apply(wrong)} to the sample's recipe (--out "
+              "FILE.pgn[.gz]), not to a run directory", file=sys.stderr)
+        return 2
+    if args.nodes is not None and sample and len(args.nodes) != 2:
+        print(f"{prog}: the sample's recipe takes --nodes MIN MAX", file=sys.stderr)
+        return 2
+    if args.nodes is not None and not sample and len(args.nodes) != 1:
+        print(f"{prog}: a run takes one --nodes N (the sample's recipe takes MIN MAX)",
+              file=sys.stderr)
+        return 2
+    if args.nodes is not None:  # as the new commands parse it
+        args.nodes = tuple(args.nodes) if sample else args.nodes[0]
+    return _play_sample(args, prog) if sample else _grow_run(args, prog)
+
+
+def _play_sample(args: argparse.Namespace, prog: str) -> int:
+    """The sample's recipe into ``args.out`` (``args.nodes``: MIN, MAX or None)."""
+    from chessmoe.games.selfplay import SelfPlayConfig, generate
+
+    default = SelfPlayConfig()
+    nodes = tuple(args.nodes) if args.nodes is not None else default.nodes
 
     def pick(value: Any, fallback: Any) -> Any:
         return fallback if value is None else value
@@ -76,7 +115,7 @@ def _data_selfplay_sample(args: argparse.Namespace) -> int:
             resign_plies=pick(args.resign_plies, default.resign_plies),
             max_plies=pick(args.max_plies, default.max_plies))
     except ValueError as error:
-        print(f"chessmoe data selfplay: {error}", file=sys.stderr)
+        print(f"{prog}: {error}", file=sys.stderr)
         return 2
     manifest = generate(args.out, config, workers=args.workers, engine=args.engine,
                         progress=not args.quiet,
@@ -85,30 +124,21 @@ def _data_selfplay_sample(args: argparse.Namespace) -> int:
     return 0
 
 
-def _data_selfplay_run(args: argparse.Namespace) -> int:
-    """``--out DIR``: grow a self-play run (``chessmoe.games.selfplay_run``)."""
+def _grow_run(args: argparse.Namespace, prog: str) -> int:
+    """Grow the run ``args.out`` (``chessmoe.games.selfplay_run``; ``args.nodes``: N or
+    None)."""
     import dataclasses
 
     from chessmoe.games.selfplay_run import RunSettings, grow, read_manifest, run_settings
 
-    wrong = [_flag(k) for k in _SAMPLE_ONLY if getattr(args, k) is not None]
-    if wrong:
-        print(f"chessmoe data selfplay: {', '.join(wrong)} {_apply(wrong)} to the sample's "
-              "recipe (--out FILE.pgn[.gz]), not to a run directory", file=sys.stderr)
-        return 2
-    if args.nodes is not None and len(args.nodes) != 1:
-        print("chessmoe data selfplay: a run takes one --nodes N (the sample's recipe "
-              "takes MIN MAX)", file=sys.stderr)
-        return 2
     existing = run_settings(args.out)
     games = args.games
     if games is None:
         if existing is None:
-            print("chessmoe data selfplay: --games N is needed to start a run",
-                  file=sys.stderr)
+            print(f"{prog}: --games N is needed to start a run", file=sys.stderr)
             return 2
         games = int(read_manifest(args.out)["target_games"])
-    given = {"nodes": args.nodes[0] if args.nodes else None, "spread": args.spread,
+    given = {"nodes": args.nodes, "spread": args.spread,
              "seed": args.seed, "max_plies": args.max_plies, "shard_games": args.shard_games,
              "hash_mb": args.hash, "openings": args.openings}
     settings = dataclasses.replace(existing or RunSettings(),
@@ -134,6 +164,122 @@ def _data_selfplay_run(args: argparse.Namespace) -> int:
         print(f"skipped game {skip['game']} (opening {skip['opening']}): {skip['error']}")
     return 0
 
+
+def _add_selfplay_engine_arguments(parser: argparse.ArgumentParser) -> None:
+    """How the self-play commands run Stockfish (the same for a run and the sample)."""
+    parser.add_argument("--workers", type=at_least(1), default=1,
+                        help="parallel engines, one process each")
+    parser.add_argument("--engine", help="Stockfish binary (default: found on PATH)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _add_selfplay_commands(commands: Commands) -> None:
+    """``data selfplay-run``, ``data selfplay-sample`` and ``data selfplay``, the old
+    spelling of both."""
+    run = commands.add_parser(
+        "selfplay-run", help="grow a self-play run of Stockfish games from the opening suite "
+                             "(resumable)",
+        description="Grow a run directory: Stockfish games from the opening suite at a node "
+                    "limit (default 1000 +-20% per side), the cutechess draw rules, gzip PGN "
+                    "shards written whole plus manifest.json. Parallel (--workers), resumable "
+                    "(rerun, with the same or a larger --games), refused with other settings.")
+    run.add_argument("--out", type=Path, required=True, metavar="DIR",
+                     help="run directory (created, resumed or grown)")
+    run.add_argument("--games", type=at_least(1), default=None,
+                     help="games of the run in all (default: the run's target; needed to "
+                          "start one)")
+    run.add_argument("--seed", type=int, default=None,
+                     help="seed of the node limits (default: the run's, else 20261125)")
+    run.add_argument("--nodes", type=at_least(1), default=None, metavar="N",
+                     help="nodes per move (default 1000)")
+    run.add_argument("--spread", type=float, default=None,
+                     help="each side's node limit is drawn within nodes * (1 +- spread) per "
+                          "game pair (default 0.2)")
+    run.add_argument("--max-plies", type=at_least(1), default=None,
+                     help="longer games are drawn (default 600)")
+    run.add_argument("--shard-games", type=at_least(1), default=None,
+                     help="games per shard (default 1000)")
+    run.add_argument("--hash", type=at_least(1), default=None, metavar="MB",
+                     help="Stockfish hash (default 16)")
+    run.add_argument("--openings", default=None,
+                     help="opening suite, embedded | paper | an EPD path (default: embedded)")
+    _add_selfplay_engine_arguments(run)
+    run.set_defaults(handler=_data_selfplay_run)
+
+    recipe = commands.add_parser(
+        "selfplay-sample", help="play the embedded sample's recipe into one PGN file "
+                                "(make sample)",
+        description="Regenerate the embedded self-play sample's recipe into FILE.pgn[.gz]: "
+                    "per game, two Stockfish settings (Skill Level and a node limit, drawn "
+                    "log-uniformly) after random plies, resign and max-plies rules. Stockfish "
+                    "Skill Level picks moves with a clock-seeded generator: a rerun reproduces "
+                    "the recipe, not the identical games.")
+    recipe.add_argument("--out", type=Path, required=True, metavar="FILE",
+                        help="the PGN file to write (.pgn or .pgn.gz)")
+    recipe.add_argument("--games", type=at_least(1), default=None, help="games (default 3000)")
+    recipe.add_argument("--seed", type=int, default=None,
+                        help="seed of the recipe (default 20261122)")
+    recipe.add_argument("--nodes", type=at_least(1), nargs=2, default=None,
+                        metavar=("MIN", "MAX"),
+                        help="node limits, drawn log-uniformly (default 500 30000)")
+    recipe.add_argument("--max-plies", type=at_least(1), default=None,
+                        help="longer games are drawn (default 400)")
+    recipe.add_argument("--random-plies", type=int, nargs=2, default=None,
+                        metavar=("MIN", "MAX"), help="random plies (default 2 6)")
+    recipe.add_argument("--skill", type=int, nargs=2, default=None, metavar=("MIN", "MAX"),
+                        help="Skill Level range (default 4 20)")
+    recipe.add_argument("--resign-cp", type=int, default=None,
+                        help="resign threshold in centipawns (default 1000)")
+    recipe.add_argument("--resign-plies", type=int, default=None,
+                        help="plies beyond the threshold before resigning (default 8)")
+    _add_selfplay_engine_arguments(recipe)
+    recipe.set_defaults(handler=_data_selfplay_sample)
+
+    selfplay = commands.add_parser(
+        "selfplay", help="the old spelling of selfplay-run (--out DIR) and selfplay-sample "
+                         "(--out FILE.pgn[.gz]); still works",
+        description="The old spelling of two commands, chosen by --out: 'chessmoe data "
+                    "selfplay-run' and 'chessmoe data selfplay-sample' (use those). "
+                    "--out DIR grows a run directory: Stockfish games from the opening suite "
+                    "at a node limit (default 1000 +-20% per side), the cutechess draw rules, "
+                    "gzip PGN shards written whole plus manifest.json. Parallel (--workers), "
+                    "resumable (rerun, with the same or a larger --games), refused with other "
+                    "settings. --out FILE.pgn[.gz] plays the embedded sample's recipe instead "
+                    "(two Stockfish settings drawn per game after random plies).")
+    selfplay.add_argument("--out", type=Path, required=True,
+                          help="run directory, or a .pgn/.pgn.gz file for the sample's recipe")
+    selfplay.add_argument("--games", type=at_least(1), default=None,
+                          help="games of the run in all (default: the run's target; the "
+                               "sample: 3000)")
+    selfplay.add_argument("--seed", type=int, default=None,
+                          help="seed of the node limits (run) or of the recipe (sample)")
+    selfplay.add_argument("--workers", type=at_least(1), default=1,
+                          help="parallel engines, one process each")
+    selfplay.add_argument("--engine", help="Stockfish binary (default: found on PATH)")
+    selfplay.add_argument("--nodes", type=at_least(1), nargs="+", default=None,
+                          metavar="N",
+                          help="run: nodes per move (default 1000); sample: MIN MAX, drawn "
+                               "log-uniformly (default 500 30000)")
+    selfplay.add_argument("--max-plies", type=at_least(1), default=None,
+                          help="longer games are drawn (run: 600; sample: 400)")
+    selfplay.add_argument("--spread", type=float, default=None,
+                          help="run: each side's node limit is drawn within nodes * (1 +- "
+                               "spread) per game pair (default 0.2)")
+    selfplay.add_argument("--shard-games", type=at_least(1), default=None,
+                          help="run: games per shard (default 1000)")
+    selfplay.add_argument("--hash", type=at_least(1), default=None, metavar="MB",
+                          help="run: Stockfish hash (default 16)")
+    selfplay.add_argument("--openings", default=None,
+                          help="run: opening suite, embedded | paper | an EPD path "
+                               "(default: embedded)")
+    selfplay.add_argument("--random-plies", type=int, nargs=2, default=None,
+                          metavar=("MIN", "MAX"), help="sample: random plies (default 2 6)")
+    selfplay.add_argument("--skill", type=int, nargs=2, default=None, metavar=("MIN", "MAX"),
+                          help="sample: Skill Level range (default 4 20)")
+    selfplay.add_argument("--resign-cp", type=int, default=None, help="sample (default 1000)")
+    selfplay.add_argument("--resign-plies", type=int, default=None, help="sample (default 8)")
+    selfplay.add_argument("--quiet", action="store_true", help="no progress bar")
+    selfplay.set_defaults(handler=_data_selfplay)
 
 def _data_fetch(args: argparse.Namespace) -> int:
     from chessmoe.games import sources
@@ -189,7 +335,7 @@ def _stats(args: argparse.Namespace) -> int:
 
 
 def add_data_commands(commands: Commands) -> None:
-    """``data`` (``sample``, ``selfplay``, ``fetch``, ``build``) and
+    """``data`` (``sample``, ``selfplay-sample``, ``selfplay-run``, ``fetch``, ``build``) and
     ``stats``."""
     data = commands.add_parser("data", help="game sources and datasets: sample, self-play, "
                                "fetch, build",
@@ -205,49 +351,7 @@ def add_data_commands(commands: Commands) -> None:
     sample.add_argument("--info", action="store_true", help="print the sample's manifest")
     sample.set_defaults(handler=_data_sample)
 
-    selfplay = data_commands.add_parser(
-        "selfplay", help="grow a self-play run of Stockfish games from the opening suite "
-                         "(or regenerate the sample)",
-        description="--out DIR grows a run directory: Stockfish games from the opening suite "
-                    "at a node limit (default 1000 +-20% per side), the cutechess draw rules, "
-                    "gzip PGN shards written whole plus manifest.json. Parallel (--workers), "
-                    "resumable (rerun, with the same or a larger --games), refused with other "
-                    "settings. --out FILE.pgn[.gz] plays the embedded sample's recipe instead "
-                    "(two Stockfish settings drawn per game after random plies).")
-    selfplay.add_argument("--out", type=Path, required=True,
-                          help="run directory, or a .pgn/.pgn.gz file for the sample's recipe")
-    selfplay.add_argument("--games", type=at_least(1), default=None,
-                          help="games of the run in all (default: the run's target; the "
-                               "sample: 3000)")
-    selfplay.add_argument("--seed", type=int, default=None,
-                          help="seed of the node limits (run) or of the recipe (sample)")
-    selfplay.add_argument("--workers", type=at_least(1), default=1,
-                          help="parallel engines, one process each")
-    selfplay.add_argument("--engine", help="Stockfish binary (default: found on PATH)")
-    selfplay.add_argument("--nodes", type=at_least(1), nargs="+", default=None,
-                          metavar="N",
-                          help="run: nodes per move (default 1000); sample: MIN MAX, drawn "
-                               "log-uniformly (default 500 30000)")
-    selfplay.add_argument("--max-plies", type=at_least(1), default=None,
-                          help="longer games are drawn (run: 600; sample: 400)")
-    selfplay.add_argument("--spread", type=float, default=None,
-                          help="run: each side's node limit is drawn within nodes * (1 +- "
-                               "spread) per game pair (default 0.2)")
-    selfplay.add_argument("--shard-games", type=at_least(1), default=None,
-                          help="run: games per shard (default 1000)")
-    selfplay.add_argument("--hash", type=at_least(1), default=None, metavar="MB",
-                          help="run: Stockfish hash (default 16)")
-    selfplay.add_argument("--openings", default=None,
-                          help="run: opening suite, embedded | paper | an EPD path "
-                               "(default: embedded)")
-    selfplay.add_argument("--random-plies", type=int, nargs=2, default=None,
-                          metavar=("MIN", "MAX"), help="sample: random plies (default 2 6)")
-    selfplay.add_argument("--skill", type=int, nargs=2, default=None, metavar=("MIN", "MAX"),
-                          help="sample: Skill Level range (default 4 20)")
-    selfplay.add_argument("--resign-cp", type=int, default=None, help="sample (default 1000)")
-    selfplay.add_argument("--resign-plies", type=int, default=None, help="sample (default 8)")
-    selfplay.add_argument("--quiet", action="store_true", help="no progress bar")
-    selfplay.set_defaults(handler=_data_selfplay)
+    _add_selfplay_commands(data_commands)
 
     fetch = data_commands.add_parser(
         "fetch", help="download a public game database (KingBase Lite 2019, Lichess month)",
