@@ -156,11 +156,11 @@ openings: $(STAMP) ## Regenerate the embedded opening suite with Stockfish
 	$(PY) -m chessmoe openings --out chessmoe/data/openings/chessmoe-5ply.epd
 
 sample: $(STAMP) ## Regenerate the embedded self-play sample with Stockfish (about 25 min on 2 cores)
-	$(PY) -m chessmoe data selfplay --games 3000 --seed 20261122 --workers $(WORKERS) \
+	$(PY) -m chessmoe data selfplay-sample --games 3000 --seed 20261122 --workers $(WORKERS) \
 	  --out chessmoe/data/sample/selfplay-sf15.pgn.gz
 
 selfplay: $(STAMP) ## Grow the medium profile's committed self-play run to GAMES (150000, ~10 h on 2 cores; rerun to resume)
-	$(PY) -m chessmoe data selfplay --out results/selfplay/stockfish-n1000 \
+	$(PY) -m chessmoe data selfplay-run --out results/selfplay/stockfish-n1000 \
 	  --games $(GAMES) --workers $(WORKERS)
 
 FASTCHESS_REPO ?= https://github.com/Disservin/fastchess.git

@@ -130,7 +130,7 @@ _SMALL_DATA = DataPlan(("lichess-2013-01:5000", "sample"), ("lichess-2013-01:500
 _SMALL_TRAINING = TrainingPlan(_SMALL_TRAIN, source="lichess-2013-01:5000",
                                definitions=_MOVECOUNT)
 
-# The medium profile: a self-play run grown by 'chessmoe data selfplay --out
+# The medium profile: a self-play run grown by 'chessmoe data selfplay-run --out
 # results/selfplay/stockfish-n1000 --games 150000' (1,000 nodes a move; committed shard by
 # shard, so it resumes on another machine), then the Lichess
 # excerpt, read as one source under one seeded split.

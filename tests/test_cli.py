@@ -13,6 +13,7 @@ from chessmoe.cli import build_parser, main
 
 
 @pytest.mark.parametrize("argv", [[], ["data"], ["data", "sample"], ["data", "selfplay"],
+                                  ["data", "selfplay-run"], ["data", "selfplay-sample"],
                                   ["data", "fetch"], ["stats"]])
 def test_every_command_has_help(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:

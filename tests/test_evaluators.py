@@ -53,8 +53,119 @@ def test_uci_options_and_player_specs_map_to_the_same_spec() -> None:
                         single_expert=1, threads=2, device="cpu", backend="onnx")
     assert options.evaluator_spec() == player.evaluator_spec() == EvaluatorSpec(
         network="b", baseline="r", routing="soft", gate="engine", single_expert=1,
-        threads=2, backend="onnx")
+        threads=2, device="cpu", backend="onnx")
     assert EngineOptions().evaluator_spec().single_expert is None  # no -1 sentinel leaks
+    assert EngineOptions().evaluator_spec().network is None  # nor an empty path
+
+
+# every field away from both contexts' defaults, so a round trip that drops one fails
+EVERY_FIELD = EvaluatorSpec(network="bundles/separated", baseline="bundles/regular",
+                            routing="soft", gate="engine", single_expert=1, device="cuda:1",
+                            backend="onnx", threads=3, uniform=True)
+
+
+def test_the_probe_spec_differs_from_every_default_in_every_field() -> None:
+    for defaults in (EvaluatorSpec(), EvaluatorSpec.recorded()):
+        same = [k for k in EvaluatorSpec.__dataclass_fields__
+                if getattr(EVERY_FIELD, k) == getattr(defaults, k)]
+        assert not same, same
+
+
+def test_uci_options_round_trip_every_evaluator_field() -> None:
+    options = EngineOptions.from_evaluator_spec(EVERY_FIELD, Batch_Size=16, Nodes=50)
+    assert options.evaluator_spec() == EVERY_FIELD
+    assert (options.Model_Directory, options.Baseline_Directory, options.Routing,
+            options.Phase_Definition, options.Single_Expert, options.Device, options.Backend,
+            options.Threads, options.Uniform) == ("bundles/separated", "bundles/regular",
+                                                  "soft", "engine", 1, "cuda:1", "onnx", 3,
+                                                  True)
+    assert (options.Batch_Size, options.Nodes) == (16, 50)  # the search's, beside them
+    assert EngineOptions.from_evaluator_spec(options.evaluator_spec(),
+                                             Batch_Size=16, Nodes=50) == options
+    assert EngineOptions.from_evaluator_spec(EvaluatorSpec()) == EngineOptions()
+
+
+def test_player_specs_round_trip_every_evaluator_field_and_keep_their_flat_record() -> None:
+    player = PlayerSpec.mcts("p", EVERY_FIELD, nodes=50, batch_size=16)
+    assert player.evaluator_spec() == EVERY_FIELD
+    record = player.to_dict()  # the flat fields committed spec.json files hold
+    assert {k: record[k] for k in ("experts", "baseline", "routing", "gate", "single_expert",
+                                   "uniform", "device", "threads", "backend")} == {
+        "experts": "bundles/separated", "baseline": "bundles/regular", "routing": "soft",
+        "gate": "engine", "single_expert": 1, "uniform": True, "device": "cuda:1",
+        "threads": 3, "backend": "onnx"}
+    assert PlayerSpec(**{**record, "command": (), "options": ()}) == player
+    assert (record["name"], record["kind"], record["nodes"], record["batch_size"]) == (
+        "p", "mcts", 50, 16)
+    with pytest.raises(TypeError):  # the evaluator's fields come from the evaluator only
+        PlayerSpec.mcts("p", EVERY_FIELD, backend="torch")
+
+
+def test_each_context_has_its_defaults_from_one_home() -> None:
+    """A user's engine (UCI options, ``chessmoe uci``/``analyse``, EvaluatorSpec itself): device
+    and backend auto. A tournament player: cpu and torch, as the committed tournaments record
+    (resuming them must not change the backend their games were played with)."""
+    from chessmoe.cli import build_parser, evaluator_spec_from_args
+    from chessmoe.search import evaluators
+
+    assert (evaluators.DEFAULT_DEVICE, evaluators.DEFAULT_BACKEND) == ("auto", "auto")
+    assert (evaluators.RECORDED_DEVICE, evaluators.RECORDED_BACKEND) == ("cpu", "torch")
+    user = EvaluatorSpec()
+    assert (user.network, user.device, user.backend, user.routing, user.threads,
+            user.uniform) == (None, "auto", "auto", "majority", 1, False)
+    assert EvaluatorSpec.recorded() == EvaluatorSpec(device="cpu", backend="torch")
+    assert EvaluatorSpec.recorded(backend="onnx").backend == "onnx"  # a field named wins
+    assert EngineOptions().evaluator_spec() == user
+    assert (EngineOptions().Device, EngineOptions().Backend) == ("auto", "auto")
+    for command in (["analyse", "startpos"], ["uci"]):
+        assert evaluator_spec_from_args(build_parser().parse_args(command)) == user
+    player = PlayerSpec(name="p")
+    assert player.evaluator_spec() == EvaluatorSpec.recorded()
+    assert (player.device, player.backend) == ("cpu", "torch")
+    assert PlayerSpec.mcts("p") == player
+
+
+def _argv(spec: EvaluatorSpec) -> list[str]:
+    """``spec`` spelled as the CLI's evaluator arguments."""
+    argv = ["--routing", spec.routing, "--device", spec.device, "--backend", spec.backend,
+            "--threads", str(spec.threads)]
+    for flag, value in (("--experts", spec.network), ("--baseline", spec.baseline),
+                        ("--gate", spec.gate), ("--single-expert", spec.single_expert)):
+        if value is not None:
+            argv += [flag, str(value)]
+    return argv + (["--uniform"] if spec.uniform else [])
+
+
+@pytest.mark.parametrize("command", [["analyse", "startpos"], ["uci"]])
+def test_cli_arguments_round_trip_every_evaluator_field(command: list[str]) -> None:
+    from chessmoe.cli import build_parser, evaluator_spec_from_args
+    from chessmoe.cli.engine import _engine_options
+
+    args = build_parser().parse_args([*command, *_argv(EVERY_FIELD), "--batch-size", "16"])
+    assert evaluator_spec_from_args(args) == EVERY_FIELD
+    options = _engine_options(args)  # what chessmoe uci hands the engine
+    assert options.evaluator_spec() == EVERY_FIELD and options.Batch_Size == 16
+
+
+def test_without_a_network_the_build_refuses_in_one_line_unless_uniform(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from chessmoe._io.errors import KitError
+    from chessmoe.cli import main
+    from chessmoe.search import evaluators
+
+    monkeypatch.setattr(evaluators, "committed_bundles", lambda profile="small": (None, None))
+    for spec in (EvaluatorSpec(), EvaluatorSpec.recorded(), PlayerSpec(name="p").evaluator_spec(),
+                 EngineOptions().evaluator_spec()):
+        with pytest.raises(KitError, match="committed small experts were not found") as error:
+            spec.build()
+        assert "\n" not in str(error.value) and "--uniform" in str(error.value)
+    evaluator, line = EvaluatorSpec(uniform=True).build()
+    assert isinstance(evaluator, UniformEvaluator) and "uniform" in line
+    assert main(["analyse", "startpos", "--nodes", "5"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("chessmoe analyse: no network named") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    assert main(["analyse", "startpos", "--nodes", "5", "--uniform"]) == 0
 
 
 def test_committed_results_are_found_by_env_then_cwd(tmp_path: Path,

@@ -331,7 +331,7 @@ def test_a_committed_run_is_read_from_the_checkout_and_never_shadowed(
 def test_cli_grows_resumes_and_refuses_in_one_line(
         fake_engine: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = tmp_path / "run"
-    base = ["data", "selfplay", "--out", str(run), "--engine", str(fake_engine), "--quiet"]
+    base = ["data", "selfplay-run", "--out", str(run), "--engine", str(fake_engine), "--quiet"]
     assert main([*base, "--games", "3", "--nodes", "10", "--max-plies", "16"]) == 0
     out = capsys.readouterr().out
     assert "3 games in 1 shards, 0 skipped" in out and "games/s" in out
@@ -339,20 +339,70 @@ def test_cli_grows_resumes_and_refuses_in_one_line(
     assert "4 games in 2 shards" in capsys.readouterr().out
     for argv, message in [
             ([*base, "--games", "5", "--nodes", "20"], "nodes=10 in the run, nodes=20 now"),
-            ([*base, "--games", "5", "--skill", "3", "5"], "--skill applies to the sample"),
-            ([*base, "--nodes", "10", "20"], "a run takes one --nodes N"),
-            (["data", "selfplay", "--out", str(tmp_path / "new"), "--engine",
+            (["data", "selfplay-run", "--out", str(tmp_path / "new"), "--engine",
               str(tmp_path / "no-such-engine"), "--games", "2"], "does not exist"),
-            (["data", "selfplay", "--out", str(tmp_path / "new2"), "--games", "2",
+            (["data", "selfplay-run", "--out", str(tmp_path / "new2"), "--games", "2",
               "--engine", str(fake_engine), "--openings", "nowhere.epd"],
              "unknown opening suite"),
-            (["data", "selfplay", "--out", str(tmp_path / "x.pgn"), "--spread", "0.1"],
-             "--spread applies to a run directory")]:
+            (["data", "selfplay-run", "--out", str(tmp_path / "x.pgn"), "--games", "2"],
+             "--out is a run directory, not a PGN file; the sample's recipe into one file is "
+             "'chessmoe data selfplay-sample'"),
+            (["data", "selfplay-sample", "--out", str(tmp_path / "dir"), "--games", "2"],
+             "a run directory is grown by 'chessmoe data selfplay-run'")]:
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1, err
+        assert "Traceback" not in err
     assert main(base) == 0  # no --games: the run's target, nothing left to play
     assert "nothing to play" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("command", "argv", "says"), [
+    ("selfplay-run", ["--skill", "3", "5"], "unrecognized arguments: --skill 3 5"),
+    ("selfplay-run", ["--nodes", "10", "20"], "unrecognized arguments: 20"),
+    ("selfplay-sample", ["--spread", "0.1"], "unrecognized arguments: --spread 0.1"),
+    ("selfplay-sample", ["--nodes", "10"], "argument --nodes: expected 2 arguments"),
+])
+def test_each_selfplay_command_takes_only_its_own_options(
+        command: str, argv: list[str], says: str, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / ("run" if command == "selfplay-run" else "x.pgn")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["data", command, "--out", str(out), *argv])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err, err
+
+
+def test_the_old_selfplay_spelling_still_works_and_names_the_new_command(
+        fake_engine: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``data selfplay`` chose its mode by --out's suffix; it still does, after one line on
+    stderr naming the command to use."""
+    run = tmp_path / "run"
+    old = ["data", "selfplay", "--out", str(run), "--engine", str(fake_engine), "--quiet"]
+    assert main([*old, "--games", "2", "--nodes", "10", "--max-plies", "16"]) == 0
+    captured = capsys.readouterr()
+    assert "2 games in 1 shards" in captured.out
+    assert captured.err.strip() == ("chessmoe data selfplay: this spelling is deprecated; use "
+                                    "'chessmoe data selfplay-run' (same options)")
+    new = ["data", "selfplay-run", "--out", str(run), "--engine", str(fake_engine), "--quiet"]
+    assert main(new) == 0 and capsys.readouterr().err == ""  # the same run, resumed
+    pgn = tmp_path / "games.pgn"
+    assert main(["data", "selfplay", "--out", str(pgn), "--games", "1", "--engine",
+                 str(fake_engine), "--nodes", "5", "10", "--max-plies", "12", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["games"] == 1
+    assert "use 'chessmoe data selfplay-sample'" in captured.err
+    for argv, message in [  # the old spelling's own checks: the notice, then the one error
+            ([*old, "--games", "5", "--skill", "3", "5"], "--skill applies to the sample"),
+            ([*old, "--nodes", "10", "20"], "a run takes one --nodes N"),
+            (["data", "selfplay", "--out", str(tmp_path / "x.pgn"), "--spread", "0.1"],
+             "--spread applies to a run directory"),
+            (["data", "selfplay", "--out", str(tmp_path / "x.pgn"), "--nodes", "5"],
+             "the sample's recipe takes --nodes MIN MAX")]:
+        assert main(argv) == 2, argv
+        notice, error = capsys.readouterr().err.strip().splitlines()
+        assert "use 'chessmoe data selfplay-" in notice and message in error, error
 
 
 def test_medium_profile_names_the_run_and_the_excerpt() -> None:
@@ -400,7 +450,7 @@ def test_a_crash_in_a_worker_process_is_skipped_too(
 def test_cli_keeps_the_sample_recipe_for_a_pgn_file(
         fake_engine: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "games.pgn"
-    assert main(["data", "selfplay", "--out", str(out), "--games", "2", "--engine",
+    assert main(["data", "selfplay-sample", "--out", str(out), "--games", "2", "--engine",
                  str(fake_engine), "--nodes", "5", "10", "--max-plies", "12", "--quiet"]) == 0
     assert json.loads(capsys.readouterr().out)["games"] == 2
     assert out.read_text().count('[Event "chessmoe self-play sample"]') == 2

@@ -284,7 +284,7 @@ def _write_sample(out: Path, config: SelfPlayConfig, workers: int, version: str,
                            "{seed}:{index}'); Stockfish Skill Level picks moves with a "
                            "clock-seeded generator, so reruns reproduce the recipe, not "
                            "the identical moves"},
-        "command": command or f"chessmoe data selfplay --games {config.games} --seed "
+        "command": command or f"chessmoe data selfplay-sample --games {config.games} --seed "
                               f"{config.seed} --workers {workers} --out {out}",
         "counts": {
             "games": len(records),

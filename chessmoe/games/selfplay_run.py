@@ -1,6 +1,6 @@
 """Self-play runs at scale: Stockfish games from the opening suite, grown shard by shard.
 
-``chessmoe data selfplay --out DIR`` grows a *run directory*: ``manifest.json`` (settings,
+``chessmoe data selfplay-run --out DIR`` grows a *run directory*: ``manifest.json`` (settings,
 engine, opening suite, every shard with its sha256) and ``shard-00000.pgn.gz``, ... holding
 ``shard_games`` games each. Game ``i`` is a function of the settings alone (:func:`game_plan`,
 :func:`play_planned`), so the games do not depend on workers, interruptions or resumptions;
@@ -379,7 +379,7 @@ def run_shards(directory: str | os.PathLike[str], *, verify: bool = True) -> tup
         paths.append(path)
     if not paths:
         raise RunError(f"{directory}: the self-play run holds no finished shard yet; grow it "
-                       "with 'chessmoe data selfplay --out DIR'")
+                       "with 'chessmoe data selfplay-run --out DIR'")
     return tuple(paths)
 
 

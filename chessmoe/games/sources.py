@@ -9,7 +9,7 @@ A *source spec* is one of
 * ``selfplay:NAME`` -- the self-play run ``DATA_DIR/selfplay/NAME`` or the one the kit
   commits as ``results/selfplay/NAME`` of its checkout (both: refused, name the path; or the
   run directory ``NAME``)
-  grown by ``chessmoe data selfplay``: its shards in game order, each checked against the
+  grown by ``chessmoe data selfplay-run``: its shards in game order, each checked against the
   run's manifest (sha256) before it is read;
 * a path to a PGN file (``.pgn``, ``.gz``, ``.bz2``, ``.zst``, ``.zip``) or a directory
   of them (a self-play run directory is read as ``selfplay:`` reads it);
@@ -220,7 +220,7 @@ def resolve(spec: str, data_dir: str | os.PathLike[str] | None = None, *,
             run = own if own.is_dir() else committed
         if not run.is_dir():
             raise SourceNotFound(f"self-play run {named} not found in {own.parent} or "
-                                 f"{COMMITTED_RUNS}; grow it with 'chessmoe data selfplay "
+                                 f"{COMMITTED_RUNS}; grow it with 'chessmoe data selfplay-run "
                                  f"--out {COMMITTED_RUNS / named}'")
         return _selfplay_run(spec, run, "selfplay-" + named.name)
     if spec == "sample":

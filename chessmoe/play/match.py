@@ -168,50 +168,71 @@ class EngineTimeout(EngineCrash):
 PlayerKind = Literal["mcts", "uci", "deepchess", "ntuple", "mais"]
 
 
+_RECORDED = EvaluatorSpec.recorded()  # a tournament player's defaults (search.evaluators)
+
+# The one mapping between a player's flat fields (as committed spec.json files record them)
+# and EvaluatorSpec: (PlayerSpec field, EvaluatorSpec field)
+_EVALUATOR_FIELDS: tuple[tuple[str, str], ...] = (
+    ("experts", "network"), ("baseline", "baseline"), ("routing", "routing"), ("gate", "gate"),
+    ("single_expert", "single_expert"), ("uniform", "uniform"), ("device", "device"),
+    ("threads", "threads"), ("backend", "backend"))
+
+
 @dataclass(frozen=True)
 class PlayerSpec:
     """A declarative, picklable description of a player (so processes can build it).
 
-    ``kind="mcts"``: ``experts`` (a bundle directory: a mixture, or the regular bundle's
-    single network), or ``uniform``; ``routing``, ``gate``, ``single_expert``,
-    ``baseline``; search limits ``nodes``/``movetime_ms`` and ``batch_size``.
+    ``kind="mcts"``: the evaluator is the flat fields ``experts`` (a bundle directory: a
+    mixture, or the regular bundle's single network), ``uniform``, ``routing``, ``gate``,
+    ``single_expert``, ``baseline``, ``device``, ``threads`` and ``backend``, read as one
+    :class:`~chessmoe.search.evaluators.EvaluatorSpec` by :meth:`evaluator_spec` (and written
+    from one by :meth:`mcts`); they stay flat because committed tournaments record players so.
+    Their defaults are :meth:`EvaluatorSpec.recorded
+    <chessmoe.search.evaluators.EvaluatorSpec.recorded>`'s: ``cpu`` and the ``torch`` backend,
+    not a user's ``auto``, so a recorded player resumes with the backend it was played with.
+    Search limits ``nodes``/``movetime_ms`` and ``batch_size``;
     ``search``: the tree search of a ``kind="mcts"`` player (``native``, the compiled one,
     or ``python``, the reference; :mod:`chessmoe.search.kinds`).
     ``kind="uci"``: ``command`` (argv), ``options`` (UCI options) and the same limits.
     ``kind`` one of the related documents' engines (``deepchess``, ``ntuple``, ``mais``;
     :mod:`chessmoe.play.players`): ``experts`` names its trained weights (default: the
     committed ones), ``options`` its own options (e.g. ``(("Evaluation", "pesto"),)`` makes an
-    ``ntuple`` player the PeSTO baseline) and the same limits apply.
+    ``ntuple`` player the PeSTO baseline), ``threads`` its threads, and the same limits apply.
     """
 
     name: str
     kind: PlayerKind = "mcts"
-    experts: str | None = None
-    baseline: str | None = None
-    routing: str = "majority"
-    gate: str | None = None
-    single_expert: int | None = None
-    uniform: bool = False
+    experts: str | None = _RECORDED.network
+    baseline: str | None = _RECORDED.baseline
+    routing: str = _RECORDED.routing
+    gate: str | None = _RECORDED.gate
+    single_expert: int | None = _RECORDED.single_expert
+    uniform: bool = _RECORDED.uniform
     command: tuple[str, ...] = ()
     options: tuple[tuple[str, Any], ...] = ()
     nodes: int | None = 100
     movetime_ms: int | None = None
     batch_size: int = 8
-    device: str = "cpu"
-    threads: int = 1
-    backend: str = "torch"  # network backend: torch, onnx, cuda (chessmoe.search.inference)
+    device: str = _RECORDED.device
+    threads: int = _RECORDED.threads
+    backend: str = _RECORDED.backend  # network backend: torch, onnx, cuda (search.inference)
     search: str = DEFAULT_SEARCH  # an mcts player's tree search: native or python
 
     def __post_init__(self) -> None:
         check_search_kind(self.search)
 
+    @classmethod
+    def mcts(cls, name: str, evaluator: EvaluatorSpec | None = None, **fields: Any
+             ) -> PlayerSpec:
+        """The kit's MCTS player searching with ``evaluator`` (default:
+        :meth:`EvaluatorSpec.recorded`), with the other ``fields`` (limits, ``search``)."""
+        chosen = _RECORDED if evaluator is None else evaluator
+        return cls(name=name, kind="mcts", **{own: getattr(chosen, theirs)
+                                              for own, theirs in _EVALUATOR_FIELDS}, **fields)
+
     def evaluator_spec(self) -> EvaluatorSpec:
-        """The evaluator of an in-process (``mcts``) player."""
-        return EvaluatorSpec(network=self.experts, baseline=self.baseline,
-                             routing=self.routing,  # type: ignore[arg-type]
-                             gate=self.gate, single_expert=self.single_expert,
-                             device=self.device, backend=self.backend,  # type: ignore[arg-type]
-                             threads=self.threads, uniform=self.uniform)
+        """The evaluator of an in-process (``mcts``) player (the inverse of :meth:`mcts`)."""
+        return EvaluatorSpec(**{theirs: getattr(self, own) for own, theirs in _EVALUATOR_FIELDS})
 
     def build(self) -> MatchPlayer:
         if self.kind == "mcts":

@@ -56,6 +56,7 @@ from chessmoe.play.match import (
 from chessmoe.play.openings import group_seed, read_epd, resolve_suite, schedule
 from chessmoe.play.players import RELATED_WEIGHTS
 from chessmoe.play.records import GameRecord, OtherRunError, summarise
+from chessmoe.search.evaluators import RECORDED_BACKEND, RECORDED_DEVICE, EvaluatorSpec
 from chessmoe.search.kinds import DEFAULT_SEARCH, check_search_kind
 
 __all__ = [
@@ -141,9 +142,11 @@ class TournamentSpec:
 
 
 def _mcts(name: str, bundle: str, batch: int, nodes: int | None, movetime: int | None,
-          **extra: Any) -> PlayerSpec:
-    return PlayerSpec(name=name, kind="mcts", experts=bundle, batch_size=batch, nodes=nodes,
-                      movetime_ms=movetime, **extra)
+          **evaluator: Any) -> PlayerSpec:
+    """The kit's MCTS player of ``bundle``; ``evaluator``: further fields of its
+    :class:`EvaluatorSpec` over a tournament player's defaults (:meth:`EvaluatorSpec.recorded`)."""
+    return PlayerSpec.mcts(name, EvaluatorSpec.recorded(network=bundle, **evaluator),
+                           batch_size=batch, nodes=nodes, movetime_ms=movetime)
 
 
 def _settings(batch_sizes: Sequence[int], nodes: Sequence[int], movetimes: Sequence[int]
@@ -158,8 +161,8 @@ def _limit_label(nodes: int | None, movetime: int | None) -> str:
 
 def method_grid(methods: dict[str, str], baseline: str, *, pairs: int,
                 batch_sizes: Sequence[int] = BATCH_SIZES, nodes: Sequence[int] = NODES,
-                movetimes: Sequence[int] = MOVETIMES, device: str = "cpu",
-                backend: str = "torch") -> list[MatchSpec]:
+                movetimes: Sequence[int] = MOVETIMES, device: str = RECORDED_DEVICE,
+                backend: str = RECORDED_BACKEND) -> list[MatchSpec]:
     """Every method (name -> bundle) against the regular network at every setting
     (paper: 5 batch sizes x (6 node limits + 5 move times) = 55 settings per method)."""
     matches = []
@@ -179,8 +182,8 @@ def method_grid(methods: dict[str, str], baseline: str, *, pairs: int,
 
 def ablation_grid(experts: str, baseline: str, *, pairs: int, batch_size: int = 64,
                   nodes: Sequence[int] = NODES, movetimes: Sequence[int] = MOVETIMES,
-                  phases: Sequence[int] = (0, 1, 2), device: str = "cpu",
-                  backend: str = "torch") -> list[MatchSpec]:
+                  phases: Sequence[int] = (0, 1, 2), device: str = RECORDED_DEVICE,
+                  backend: str = RECORDED_BACKEND) -> list[MatchSpec]:
     """One phase expert at a time (baseline for the other phases) against the regular
     network (paper Fig. 6 and 29, batch 64)."""
     names = ("opening", "middlegame", "endgame")
@@ -203,8 +206,8 @@ def ablation_grid(experts: str, baseline: str, *, pairs: int, batch_size: int = 
 
 def definition_grid(bundles: dict[str, str], baseline: str, *, pairs: int,
                     batch_size: int = 64, nodes: int | None = 800,
-                    movetime: int | None = None, device: str = "cpu",
-                    backend: str = "torch") -> list[MatchSpec]:
+                    movetime: int | None = None, device: str = RECORDED_DEVICE,
+                    backend: str = RECORDED_BACKEND) -> list[MatchSpec]:
     """Experts of each phase definition (name -> separated bundle) against the regular
     network (paper Fig. 7)."""
     return [MatchSpec(name=f"definition-{name}-b{batch_size}-{_limit_label(nodes, movetime)}",

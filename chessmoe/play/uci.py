@@ -39,13 +39,7 @@ import chessmoe
 from chessmoe.play.engine import Player, Searcher, value_to_cp
 from chessmoe.search.evaluators import EvaluatorSpec
 from chessmoe.search.kinds import SEARCH_KINDS
-from chessmoe.search.mcts import (
-    Evaluator,
-    Limits,
-    SearchConfig,
-    SearchResult,
-    UniformEvaluator,
-)
+from chessmoe.search.mcts import Evaluator, Limits, SearchConfig, SearchResult
 
 __all__ = ["RELATED_COMMON", "EngineOptions", "LoadError", "UciEngine", "UciError", "run_uci",
            "wait_for"]
@@ -54,9 +48,22 @@ RELATED_COMMON = ("Nodes", "Fixed_Movetime", "Model_Directory", "Threads")
 """The common options a related engine uses (the others steer the paper's MCTS only)."""
 
 
+_EVALUATOR = EvaluatorSpec()  # a user's engine: the defaults' one home (search.evaluators)
+
+# The one mapping between the UCI options and EvaluatorSpec: (option, field, the option's value
+# for a field's None -- the UCI dialogue has no None: an empty string, or -1 for all experts)
+_EVALUATOR_OPTIONS: tuple[tuple[str, str, Any], ...] = (
+    ("Model_Directory", "network", ""), ("Baseline_Directory", "baseline", ""),
+    ("Phase_Definition", "gate", ""), ("Routing", "routing", None),
+    ("Single_Expert", "single_expert", -1), ("Threads", "threads", None),
+    ("Device", "device", None), ("Backend", "backend", None), ("Uniform", "uniform", None))
+
+
 @dataclass(frozen=True)
 class EngineOptions:
-    """The engine's UCI options (names as the UCI dialogue spells them)."""
+    """The engine's UCI options (names as the UCI dialogue spells them). The evaluator's
+    options map to and from :class:`~chessmoe.search.evaluators.EvaluatorSpec` in one place
+    (:meth:`evaluator_spec`, :meth:`from_evaluator_spec`) and take its defaults."""
 
     Batch_Size: int = 8
     Nodes: int = 800  # 0: no node limit
@@ -65,43 +72,38 @@ class EngineOptions:
     Model_Directory: str = ""  # an expert bundle; empty: the kit's small experts if present
     Baseline_Directory: str = ""  # the regular bundle (single-expert ablation)
     Phase_Definition: str = ""  # the gate; empty: the bundle's training definition
-    Routing: str = "majority"
+    Routing: str = _EVALUATOR.routing
     Single_Expert: int = -1  # -1: all experts; k: phase k's expert, baseline elsewhere
-    Threads: int = 1
-    Device: str = "auto"
+    Threads: int = _EVALUATOR.threads
+    Device: str = _EVALUATOR.device  # auto: cuda when present, else cpu
     # auto: cuda on a GPU, ONNX Runtime on a CPU (search.inference.choose_backend); torch
     # (eager fp32, the reference), onnx (ONNX Runtime, CPU), cuda (bf16 + graphs)
-    Backend: str = "auto"
-    Uniform: bool = False  # no network: value 0, uniform priors
+    Backend: str = _EVALUATOR.backend
+    Uniform: bool = _EVALUATOR.uniform  # no network: value 0, uniform priors
     Search: str = "native"  # the tree search: native (compiled) or python (the reference)
 
     def evaluator_spec(self) -> EvaluatorSpec:
         """The evaluator these options describe (UCI names mapped once, here)."""
-        return EvaluatorSpec(
-            network=self.Model_Directory or None, baseline=self.Baseline_Directory or None,
-            routing=self.Routing,  # type: ignore[arg-type]  # checked by the combo
-            gate=self.Phase_Definition or None,
-            single_expert=self.Single_Expert if self.Single_Expert >= 0 else None,
-            device=self.Device, backend=self.Backend,  # type: ignore[arg-type]
-            threads=self.Threads, uniform=self.Uniform)
+        fields: dict[str, Any] = {}
+        for option, field, empty in _EVALUATOR_OPTIONS:
+            value = getattr(self, option)
+            fields[field] = None if empty is not None and value == empty else value
+        return EvaluatorSpec(**fields)
+
+    @classmethod
+    def from_evaluator_spec(cls, spec: EvaluatorSpec, **others: Any) -> EngineOptions:
+        """The options describing ``spec`` (the inverse of :meth:`evaluator_spec`), with the
+        search's options ``others`` (``Batch_Size``, ``Nodes``, ...)."""
+        return cls(**{option: empty if getattr(spec, field) is None else getattr(spec, field)
+                      for option, field, empty in _EVALUATOR_OPTIONS}, **others)
 
 
 def build_from_options(options: EngineOptions) -> tuple[Evaluator, str]:
     """The default evaluator factory of :class:`UciEngine`: the network the options name, or
     the kit's committed small experts when ``Model_Directory`` is empty; an error (never the
-    uniform evaluator) when there is no network to load and ``Uniform`` is off."""
-    from chessmoe._io.errors import KitError
-    from chessmoe.search.evaluators import committed_bundles
-
-    spec = options.evaluator_spec()
-    if not spec.uniform and spec.network is None and committed_bundles()[0] is None:
-        raise KitError("Model_Directory is empty and the kit's committed small experts were "
-                       "not found (set CHESSMOE_RESULTS or Model_Directory, or Uniform to play "
-                       "without a network)")
-    evaluator, description = spec.build()
-    if not spec.uniform and isinstance(evaluator, UniformEvaluator):
-        raise KitError(f"no network was loaded ({description})")
-    return evaluator, description
+    uniform evaluator) when there is no network to load and ``Uniform`` is off
+    (:meth:`EvaluatorSpec.build <chessmoe.search.evaluators.EvaluatorSpec.build>` refuses)."""
+    return options.evaluator_spec().build()
 
 
 _SPIN = {"Batch_Size": (1, 512), "Nodes": (0, 100_000_000), "Simulations": (0, 200_000_000),

@@ -9,8 +9,22 @@ the routing and gate, the single-expert ablation, the backend and device -- and 
 
 When no network is named, the kit's committed small experts are used if they can be found
 (:func:`committed_results`): ``$CHESSMOE_RESULTS``, else ``./results`` when it holds them, else
-the source checkout's ``results/`` (an installed wheel has none: then the search says so and
-falls back to the uniform evaluator).
+the source checkout's ``results/``. An installed wheel has none: then ``build()`` refuses with
+one line (:class:`~chessmoe._io.errors.KitError`) instead of searching without a network;
+``uniform=True`` is the explicit way to search without one.
+
+The defaults live here, once, for two contexts:
+
+* :class:`EvaluatorSpec`'s own defaults (:data:`DEFAULT_DEVICE`, :data:`DEFAULT_BACKEND`: both
+  ``auto``) are those of a user's engine: the UCI engine's options
+  (:class:`~chessmoe.play.uci.EngineOptions`), the ``chessmoe uci`` and ``chessmoe analyse``
+  arguments and library code. ``auto`` runs on the fastest exact backend of the machine.
+* :meth:`EvaluatorSpec.recorded` (:data:`RECORDED_DEVICE` ``cpu``, :data:`RECORDED_BACKEND`
+  ``torch``) is the default of the kit's tournament players
+  (:class:`~chessmoe.play.match.PlayerSpec`): the committed tournaments record these values
+  (and games played with a backend other than the one recorded could differ move for move), so
+  a player that names no backend plays, and is recorded, with eager fp32 torch on the CPU,
+  whatever machine resumes it.
 """
 
 from __future__ import annotations
@@ -20,15 +34,31 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from chessmoe._io.errors import KitError
 from chessmoe.search.inference import BACKEND_CHOICES as BACKENDS
 from chessmoe.search.inference import BackendChoice as Backend
 from chessmoe.search.inference import choose_backend
 from chessmoe.search.mcts import Evaluator, UniformEvaluator
 from chessmoe.search.routing import ROUTINGS, Routing
 
-__all__ = ["BACKENDS", "ROUTINGS", "Backend", "EvaluatorSpec", "Routing", "committed_bundles",
-           "committed_results"]
+__all__ = ["BACKENDS", "DEFAULT_BACKEND", "DEFAULT_DEVICE", "RECORDED_BACKEND", "RECORDED_DEVICE",
+           "ROUTINGS", "Backend", "EvaluatorSpec", "NoNetworkError", "Routing",
+           "committed_bundles", "committed_results"]
 
+DEFAULT_DEVICE = "auto"
+"""A user's engine: ``cuda`` when a GPU is present, else the CPU."""
+DEFAULT_BACKEND: Backend = "auto"
+"""A user's engine: ``cuda`` on a GPU, ONNX Runtime on a CPU (:func:`choose_backend`)."""
+RECORDED_DEVICE = "cpu"
+"""A tournament player that names no device (what the committed tournaments record)."""
+RECORDED_BACKEND: Backend = "torch"
+"""A tournament player that names no backend: eager fp32 torch, the reference, which the
+committed tournaments record for such players (resuming them must not change their moves)."""
+
+
+class NoNetworkError(KitError):
+    """No network was named, none of the kit's committed experts was found, and ``uniform``
+    is off: there is nothing to search with."""
 
 
 def committed_results() -> Path | None:
@@ -63,10 +93,14 @@ class EvaluatorSpec:
     ``baseline``: the regular bundle standing in for the other phases when ``single_expert``
     (a phase id) is set (the paper's Fig. 6 ablation); default: the bundle's own reference.
     ``gate``: the phase definition of the gate (default: the bundle's training definition).
-    ``backend``: ``auto`` (the default: ``cuda`` on a GPU, ONNX Runtime on a CPU; see
-    :func:`~chessmoe.search.inference.choose_backend`), ``torch`` (eager fp32, the
+    ``device``: ``auto`` (the default: ``cuda`` when present, else ``cpu``), ``cpu``, ``cuda``
+    or ``cuda:N``. ``backend``: ``auto`` (the default: ``cuda`` on a GPU, ONNX Runtime on a
+    CPU; see :func:`~chessmoe.search.inference.choose_backend`), ``torch`` (eager fp32, the
     reference), ``onnx`` (ONNX Runtime, CPU) or ``cuda`` (bf16, CUDA graphs); ``threads``:
-    CPU threads of the network.
+    CPU threads of the network. ``uniform``: no network at all (value 0, uniform priors).
+
+    These defaults are a user's engine's; :meth:`recorded` gives a tournament player's (see
+    the module doc).
     """
 
     network: str | None = None
@@ -74,8 +108,8 @@ class EvaluatorSpec:
     routing: Routing = "majority"
     gate: str | None = None
     single_expert: int | None = None
-    device: str = "cpu"
-    backend: Backend = "auto"
+    device: str = DEFAULT_DEVICE
+    backend: Backend = DEFAULT_BACKEND
     threads: int = 1
     uniform: bool = False
 
@@ -90,6 +124,13 @@ class EvaluatorSpec:
         if self.threads < 1:
             raise ValueError("threads must be at least 1")
 
+    @classmethod
+    def recorded(cls, **fields: Any) -> EvaluatorSpec:
+        """A tournament player's evaluator: ``fields`` over :data:`RECORDED_DEVICE` and
+        :data:`RECORDED_BACKEND` (the values committed tournaments record for a player that
+        names neither) instead of a user's ``auto``."""
+        return cls(**{"device": RECORDED_DEVICE, "backend": RECORDED_BACKEND, **fields})
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -102,7 +143,10 @@ class EvaluatorSpec:
         return cls(**data)
 
     def build(self) -> tuple[Evaluator, str]:
-        """The evaluator, and one line saying what was loaded."""
+        """The evaluator, and one line saying what was loaded. Raises
+        :class:`NoNetworkError` (a :class:`~chessmoe._io.errors.KitError`, one line) when no
+        network is named and the kit's committed experts are not found, unless ``uniform``;
+        :class:`FileNotFoundError` when the named network does not exist."""
         import torch
 
         # imported here, not above: the experts need torch, which the UCI front end must not
@@ -116,9 +160,10 @@ class EvaluatorSpec:
         if network is None:
             experts, regular = committed_bundles()
             if experts is None:
-                return UniformEvaluator(), ("evaluator: uniform (no network given and the "
-                                            "kit's committed small experts were not found; "
-                                            "set CHESSMOE_RESULTS or name a bundle)")
+                raise NoNetworkError(
+                    "no network named and the kit's committed small experts were not found: "
+                    "set CHESSMOE_RESULTS, name a network (--experts, UCI Model_Directory) or "
+                    "search without one (--uniform, UCI Uniform)")
             network = str(experts)
             baseline = baseline or (str(regular) if regular else None)
         backend = choose_backend(self.backend, self.device)
