@@ -646,9 +646,9 @@ def _tournament(args: argparse.Namespace) -> int:
                                        gpu_workers=args.gpu_workers, gpus=args.gpus,
                                        data_dir=args.data_dir, progress=not args.quiet,
                                        force=args.force)
-    for match in summary["matches"]:
-        print(f"{match['name']:40s} {match['games']:5d} games  {match['line']}")
-    return 0 if summary["complete"] else 1
+    for match in summary.matches:
+        print(f"{match.name:40s} {match.summary.games:5d} games  {match.summary.line}")
+    return 0 if summary.complete else 1
 
 
 def _parity(args: argparse.Namespace) -> int:

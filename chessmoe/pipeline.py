@@ -159,7 +159,7 @@ def _tournament(profile: Profile, results: Path, data_dir: Path | None,
     summary = run_local(spec, tournament_dir(profile, results),
                         workers=profile.tournament.workers, data_dir=data_dir,
                         progress=progress, force=force)
-    return {"matches": len(summary["matches"]), "complete": summary["complete"]}
+    return {"matches": len(summary.matches), "complete": summary.complete}
 
 
 def _sha(path: Path) -> str | None:

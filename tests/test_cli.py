@@ -140,7 +140,7 @@ def test_summarise_writes_a_partial_tournaments_summary_without_playing(
     from chessmoe import config
     from chessmoe._io.jsonl import append_record
     from chessmoe.play import tournament
-    from chessmoe.play.records import GameRecord
+    from chessmoe.records import GameRecord
 
     out = tmp_path / "t"
     assert main(["tournament", "--profile", "smoke", "--out", str(out), "--summarise"]) == 2

@@ -138,7 +138,7 @@ def test_presets_include_the_committed_matches_with_their_pairs() -> None:
     committed = [p for p in presets
                   if p.group == "small" and p.label.startswith("separated-b8-n100 ")]
     # the preset carries the match's own pair counts, counted here from its game records
-    from chessmoe.play.match import load_records
+    from chessmoe.records import load_records
 
     match = ROOT / "results" / "tournaments" / "small" / "separated-b8-n100"
     records = load_records(sorted(match.glob("games-*.jsonl")))

@@ -24,7 +24,6 @@ from chessmoe.play.match import (
     write_pgn,
 )
 from chessmoe.play.openings import read_epd, resolve_suite, schedule, shard
-from chessmoe.play.records import GameRecord, summarise
 from chessmoe.play.tournament import (
     CLAIM_RULES,
     MatchSpec,
@@ -37,6 +36,7 @@ from chessmoe.play.tournament import (
     small_spec,
     units,
 )
+from chessmoe.records import GameRecord, summarise
 
 UNIFORM = PlayerSpec(name="uniform-a", uniform=True, nodes=20, batch_size=4)
 UNIFORM_B = PlayerSpec(name="uniform-b", uniform=True, nodes=12, batch_size=1)
@@ -337,8 +337,8 @@ def test_a_game_recorded_under_other_rules_is_refused_by_tournaments(tmp_path: P
     summary accepts it (one summary names one adjudication); a game whose record names no
     rules (played before the kit recorded them) and the spec's own rules are accepted."""
     from chessmoe._io.jsonl import append_record
-    from chessmoe.play.records import GameProvenance
     from chessmoe.play.tournament import run_local, summarise_tournament
+    from chessmoe.records import GameProvenance
 
     spec = _tiny_spec(pairs=1)
     game = GameRecord("a", "b", chess.STARTING_FEN, "1-0", "checkmate", "", (), (), (), 0.0)
@@ -1268,7 +1268,7 @@ def test_a_slot_logged_twice_counts_once_and_is_reported(tmp_path: Path,
                                                          caplog: pytest.LogCaptureFixture) -> None:
     """Two processes once appended the same deterministic games to one shard (25 lines for
     20 slots): the summary must count each slot once and say what it skipped."""
-    from chessmoe.play.match import load_records
+    from chessmoe.records import load_records
 
     slots = schedule(read_epd(resolve_suite("embedded")), 2, seed=4)
     log = tmp_path / "games-000.jsonl"
@@ -1318,8 +1318,9 @@ def test_a_tournament_match_with_an_sprt_stops_once_decided_across_its_shards(
     """Issue 43: a match run to a decision -- its shards read one another's games, the first
     game that decides the test is the last played, the summary records the test and counts
     the match complete, a rerun plays nothing, and the spec keeps its bounds."""
-    from chessmoe.play.match import SprtRule, load_records
+    from chessmoe.play.match import SprtRule
     from chessmoe.play.tournament import progress
+    from chessmoe.records import load_records
 
     rule = SprtRule(elo0=0, elo1=200, alpha=0.05, beta=0.05)
     match = MatchSpec("sprt", UNIFORM, UNIFORM_B, 8, (("kind", "test"),), sprt=rule)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from chessmoe._io.jsonl import append_record
-from chessmoe.play.records import GameRecord
 from chessmoe.play.tournament import powered_spec
+from chessmoe.records import GameRecord
 from chessmoe.report.verdicts import claims
 
 METHODS = ("separated", "staged", "weighted-a4", "weighted-a10")

@@ -212,7 +212,7 @@ def test_contrasts_table_and_arm_numbers_from_paired_openings(tmp_path: Path) ->
     +50 points on the 10 shared openings (no spread: the interval is the point); the arms'
     CSV holds each arm's pairs, openings and score."""
     from chessmoe._io.jsonl import append_record
-    from chessmoe.play.records import GameRecord
+    from chessmoe.records import GameRecord
     from chessmoe.report.figures.claims import fig_powered_arms, table_contrasts
 
     tournament = tmp_path / "powered"

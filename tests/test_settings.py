@@ -15,7 +15,6 @@ import pytest
 from chessmoe._io.jsonl import append_record
 from chessmoe.play.match import Adjudication
 from chessmoe.play.openings import group_seed, read_epd, resolve_suite, schedule
-from chessmoe.play.records import GameRecord
 from chessmoe.play.tournament import (
     SETTINGS,
     build_design,
@@ -24,6 +23,7 @@ from chessmoe.play.tournament import (
     settings_spec,
     units,
 )
+from chessmoe.records import GameRecord
 from chessmoe.report import verdicts
 
 ROOT = Path(__file__).resolve().parents[1] / "results"

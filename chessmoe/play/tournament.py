@@ -49,13 +49,20 @@ from chessmoe.play.match import (
     Adjudication,
     PlayerSpec,
     SprtRule,
-    load_records,
     play_match,
     write_pgn,
 )
 from chessmoe.play.openings import group_seed, read_epd, resolve_suite, schedule
 from chessmoe.play.players import RELATED_WEIGHTS
-from chessmoe.play.records import GameRecord, OtherRunError, summarise
+from chessmoe.records import (
+    GameRecord,
+    OtherRunError,
+    SprtRecord,
+    TournamentMatch,
+    TournamentSummary,
+    load_records,
+    summarise,
+)
 from chessmoe.search.kinds import DEFAULT_SEARCH, check_search_kind
 
 __all__ = [
@@ -567,7 +574,7 @@ def _pin_worker(counter: Any, gpus: int) -> None:
 def run_local(spec: TournamentSpec, out_dir: str | os.PathLike[str], *, workers: int = 2,
               gpu_workers: int | None = None, gpus: int | None = None,
               data_dir: str | os.PathLike[str] | None = None,
-              progress: bool = True, force: bool = False) -> dict[str, Any]:
+              progress: bool = True, force: bool = False) -> TournamentSummary:
     """Run every unit in up to ``workers`` processes; then summarise.
 
     On a machine with GPUs (``gpus``: default, all that are visible) every worker process is
@@ -623,7 +630,7 @@ def run_local(spec: TournamentSpec, out_dir: str | os.PathLike[str], *, workers:
 
 def run_dask(spec: TournamentSpec, out_dir: str | os.PathLike[str], client: Any, *,
              data_dir: str | os.PathLike[str] | None = None,
-             force: bool = False) -> dict[str, Any]:
+             force: bool = False) -> TournamentSummary:
     """Run every unit on a ``dask.distributed`` client (a shared file system holds
     ``out_dir``); then summarise (a finished committed tournament: as :func:`run_local`)."""
     out = Path(out_dir)
@@ -655,24 +662,22 @@ def dask_client(address: str | None = None, *, workers: int = 2) -> Any:
 
 
 def summarise_tournament(spec: TournamentSpec, out_dir: str | os.PathLike[str]
-                         ) -> dict[str, Any]:
-    """Per match: W/D/L, pentanomial counts, cutechess Elo +- margin, terminations; writes
-    ``summary.json`` and each match's ``games.pgn``."""
+                         ) -> TournamentSummary:
+    """Per match: W/D/L, pentanomial counts, cutechess Elo +- margin with the interval's
+    ends, terminations; writes ``summary.json`` and each match's ``games.pgn``."""
     out = Path(out_dir)
-    matches = []
     played = {m.name: load_records(sorted((out / m.name).glob("games-*.jsonl")))
               for m in spec.matches}
     _check_recorded_rules(spec, out, played)
+    matches = []
     for match in spec.matches:
         records = played[match.name]
         if records:
             write_pgn(sorted(records, key=lambda r: r.slot or ""),
                       out / match.name / "games.pgn")
-        entry = {"name": match.name, "labels": dict(match.labels),
-                 "planned_games": 2 * match.pairs, **summarise(records).to_json()}
-        if match.sprt is not None:
-            entry["sprt"] = sprt_record(match.sprt, records)
-        matches.append(entry)
+        matches.append(TournamentMatch(
+            match.name, tuple(dict(match.labels).items()), 2 * match.pairs, summarise(records),
+            sprt_record(match.sprt, records) if match.sprt is not None else None))
     recorded = json.loads((out / "spec.json").read_text()) if (out / "spec.json").exists() \
         else {}
     path = out / "summary.json"
@@ -680,38 +685,42 @@ def summarise_tournament(spec: TournamentSpec, out_dir: str | os.PathLike[str]
     ours = {m.name for m in spec.matches}
     others = {m["name"] for m in recorded.get("matches", [])} - ours
     # matches recorded by an earlier run of other matches keep their entries
-    matches = [m for m in previous.get("matches", []) if m.get("name") in others] + matches
-    summary = {"tournament": spec.name, "openings": spec.openings,
-               "openings_suite": recorded.get("openings_suite"), "seed": spec.seed,
-               "adjudication": asdict(spec.adjudication), "matches": matches,
-               "complete": all(m["games"] == m["planned_games"]
-                               or m.get("sprt", {}).get("state", "continue") != "continue"
-                               for m in matches)}
+    kept = [TournamentMatch.from_json(m) for m in previous.get("matches", [])
+            if m.get("name") in others]
+    every = (*kept, *matches)
+    summary = TournamentSummary(
+        tournament=spec.name, openings=spec.openings,
+        openings_suite=recorded.get("openings_suite"), seed=spec.seed,
+        adjudication=asdict(spec.adjudication), matches=every,
+        complete=all(m.complete for m in every))
     # Nothing new played: keep the summary, and with it the provenance of the run that
     # played the games, rather than stamping it with a later commit and date (a summary
-    # written before a rules field existed is the same summary).
-    if previous and _read_rules({k: previous.get(k) for k in summary}) == _read_rules(summary):
-        return dict(previous)
-    summary["provenance"] = provenance()
-    atomic_write_json(path, summary)
+    # written before a rules field, or the interval's ends, existed is the same summary).
+    if previous and _same_summary(previous, summary):
+        return TournamentSummary.from_json(previous)
+    summary = replace(summary, provenance=provenance())
+    atomic_write_json(path, summary.to_json())
     return summary
 
 
-def sprt_record(rule: SprtRule, records: Sequence[GameRecord]) -> dict[str, Any]:
-    """A sequential test's bounds and state over a match's records (its complete pairs)."""
-    from chessmoe import elo
+def _same_summary(previous: dict[str, Any], summary: TournamentSummary) -> bool:
+    """Whether a written summary says what ``summary`` says (its provenance aside), read as
+    the kit reads it (:func:`_read_rules`, :meth:`TournamentSummary.from_json`)."""
+    try:
+        before = TournamentSummary.from_json(previous).to_json()
+    except (KeyError, TypeError, ValueError):
+        return False  # not a summary the kit wrote
+    now = summary.to_json()
+    for data in (before, now):
+        data.pop("provenance", None)
+    # as JSON text: a nan (an undefined margin) equals itself there
+    return (json.dumps(_read_rules(before), sort_keys=True)
+            == json.dumps(_read_rules(now), sort_keys=True))
 
-    by_pair: dict[int, list[float]] = {}
-    for r in records:
-        if r.pair is not None and r.first_score is not None:
-            by_pair.setdefault(r.pair, []).append(r.first_score)
-    scores = [s for pair in sorted(by_pair) if len(by_pair[pair]) == 2 for s in by_pair[pair]]
-    penta = elo.pairs_from_games(scores)
-    result = elo.sprt(elo0=rule.elo0, elo1=rule.elo1, alpha=rule.alpha, beta=rule.beta,
-                      pentanomial=penta, model=rule.model, exact=rule.exact)
-    return {**asdict(rule), "pairs": len(scores) // 2, "pentanomial": list(penta),
-            "llr": result.llr, "lower": result.lower, "upper": result.upper,
-            "state": result.state}
+
+def sprt_record(rule: SprtRule, records: Sequence[GameRecord]) -> SprtRecord:
+    """A sequential test's bounds and state over a match's records (its complete pairs)."""
+    return SprtRecord.of(records, **asdict(rule))
 
 
 # --- profiles --------------------------------------------------------------------------------
