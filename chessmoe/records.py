@@ -207,8 +207,9 @@ class GamePair:
 
 
 def complete_pairs(records: Iterable[GameRecord]) -> dict[int, GamePair]:
-    """``pair number -> GamePair``, in ascending pair number: the one definition of a complete
-    game pair every pentanomial count and pair estimate of the kit uses.
+    """``pair number -> GamePair``, in the order the records first name the pairs: the one
+    definition of a complete game pair every pentanomial count and pair estimate of the kit
+    uses (the order is the records', so sums over the pairs add in a fixed order).
 
     A game belongs to a pair when its record carries the pair's number and the match's score
     for the first engine (``first_score``); a pair is complete when exactly two such games
@@ -222,7 +223,7 @@ def complete_pairs(records: Iterable[GameRecord]) -> dict[int, GamePair]:
     return {number: GamePair(number, both[0].opening,
                              (float(both[0].first_score or 0.0),
                               float(both[1].first_score or 0.0)))
-            for number, both in sorted(games.items()) if len(both) == 2}
+            for number, both in games.items() if len(both) == 2}
 
 
 def pentanomial_counts(records: Iterable[GameRecord]) -> tuple[int, int, int, int, int]:
@@ -438,11 +439,17 @@ class TournamentSummary:
 
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> TournamentSummary:
-        """A tournament's ``summary.json`` (``path``: the file or its directory)."""
+        """A tournament's ``summary.json`` (``path``: the file or its directory); a file that
+        is no tournament summary raises :class:`~chessmoe._io.errors.KitError` naming it."""
         file = Path(path)
         if file.is_dir():
             file = file / "summary.json"
-        return cls.from_json(json.loads(file.read_text(encoding="utf-8")))
+        try:
+            return cls.from_json(json.loads(file.read_text(encoding="utf-8")))
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise KitError(f"{file}: not a tournament summary as the kit writes it "
+                           f"({type(error).__name__}: {error}); restore it from git or "
+                           "rerun the tournament with --summarise") from None
 
 
 # --- a two-engine run ------------------------------------------------------------------------
