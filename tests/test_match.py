@@ -728,9 +728,9 @@ def test_the_small_cutechess_replay_plays_the_committed_small_grid_under_cuteche
 @pytest.mark.slow
 def test_a_tiny_tournament_runs_locally_and_resumes(tmp_path: Path) -> None:
     summary = run_local(_tiny_spec(), tmp_path, workers=2, progress=False)
-    assert summary["complete"] and [m["games"] for m in summary["matches"]] == [4, 4]
-    first = summary["matches"][0]
-    assert first["line"].startswith("Elo difference:")
+    assert summary.complete and [m.summary.games for m in summary.matches] == [4, 4]
+    first = summary.matches[0]
+    assert first.summary.line.startswith("Elo difference:")
     assert (tmp_path / "a-vs-b" / "games.pgn").exists()
     logs = sorted((tmp_path / "a-vs-b").glob("games-*.jsonl"))
     assert len(logs) == 2
@@ -739,7 +739,7 @@ def test_a_tiny_tournament_runs_locally_and_resumes(tmp_path: Path) -> None:
     marked["provenance"] = {"played_by": "the first run"}
     (tmp_path / "summary.json").write_text(json.dumps(marked))
     again = run_local(_tiny_spec(), tmp_path, workers=1, progress=False)
-    assert again["matches"][0]["games"] == 4  # nothing replayed
+    assert again.matches[0].summary.games == 4  # nothing replayed
     # nothing new: the summary, with the provenance of the run that played, stays as it was
     assert json.loads((tmp_path / "summary.json").read_text()) == marked
     assert sum(len(p.read_text().splitlines()) for p in logs) == 4
@@ -801,7 +801,7 @@ def test_a_changed_opening_suite_is_not_resumed(tmp_path: Path) -> None:
     spec = replace(_tiny_spec(pairs=1), openings=str(suite))
     summary = run_local(spec, tmp_path / "t", workers=1, progress=False)
     recorded = {"file": "suite.epd", "sha256": sha256_file(suite), "positions": 50}
-    assert summary["openings_suite"] == recorded
+    assert summary.openings_suite == recorded
     assert json.loads((tmp_path / "t" / "spec.json").read_text())["openings_suite"] == recorded
     run_local(spec, tmp_path / "t", workers=1, progress=False)  # same suite: resumes
     suite.write_text("".join(lines[:49]))
@@ -818,7 +818,7 @@ def test_a_tiny_tournament_runs_on_dask(tmp_path: Path) -> None:
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
         summary = run_dask(_tiny_spec(), tmp_path, client)
-    assert summary["complete"] and sum(m["games"] for m in summary["matches"]) == 8
+    assert summary.complete and sum(m.summary.games for m in summary.matches) == 8
 
 
 # --- many games at once --------------------------------------------------------------------
@@ -1088,7 +1088,7 @@ def test_a_tournament_can_play_some_of_its_matches_and_add_the_rest_later(
 
     first = run_local(only_matches(_tiny_spec(), ["b-vs-a"]), tmp_path, workers=1,
                       progress=False)
-    assert [m["name"] for m in first["matches"]] == ["b-vs-a"] and first["complete"]
+    assert [m.name for m in first.matches] == ["b-vs-a"] and first.complete
     assert not (tmp_path / "a-vs-b").exists()
     # the first run is a finished tournament: outside git it counts as committed evidence,
     # so adding a match to it takes force (issue 44); an unfinished one would just resume
@@ -1099,13 +1099,13 @@ def test_a_tournament_can_play_some_of_its_matches_and_add_the_rest_later(
     assert not (tmp_path / "a-vs-b").exists()
     second = run_local(only_matches(_tiny_spec(), ["a-vs-b"]), tmp_path, workers=1,
                        progress=False, force=True)
-    assert sorted(m["name"] for m in second["matches"]) == ["a-vs-b", "b-vs-a"]
-    assert all(m["games"] == 4 for m in second["matches"]) and second["complete"]
+    assert sorted(m.name for m in second.matches) == ["a-vs-b", "b-vs-a"]
+    assert all(m.summary.games == 4 for m in second.matches) and second.complete
     recorded = json.loads((tmp_path / "spec.json").read_text())
     assert sorted(m["name"] for m in recorded["matches"]) == ["a-vs-b", "b-vs-a"]
     # the whole design afterwards resumes both, nothing replayed
     whole = run_local(_tiny_spec(), tmp_path, workers=1, progress=False)
-    assert [m["games"] for m in whole["matches"]] == [4, 4]
+    assert [m.summary.games for m in whole.matches] == [4, 4]
     # a recorded match played differently is still refused, named or not in this run
     with pytest.raises(ValueError, match="played differently"):
         run_local(only_matches(_tiny_spec(pairs=3), ["a-vs-b"]), tmp_path, workers=1,
@@ -1332,11 +1332,12 @@ def test_a_tournament_match_with_an_sprt_stops_once_decided_across_its_shards(
     assert 2 <= len(records) < 16
     assert len(logs) == -(-(len(records) // 2) // 3)  # the shards after it: never started
     assert rule(records) and not rule(records[:-2])  # stopped at the deciding pair
-    (entry,) = summary["matches"]
-    assert entry["sprt"]["state"] == rule.state(records) and entry["sprt"]["elo1"] == 200
-    assert entry["sprt"]["pairs"] == len(records) // 2 and summary["complete"] is True
-    assert run_local(spec, tmp_path, workers=1, progress=False)["matches"][0]["games"] == \
-        len(records)
+    (entry,) = summary.matches
+    assert entry.sprt is not None
+    assert entry.sprt.state == rule.state(records) and entry.sprt.elo1 == 200
+    assert entry.sprt.pairs == len(records) // 2 and summary.complete is True
+    again = run_local(spec, tmp_path, workers=1, progress=False)
+    assert again.matches[0].summary.games == len(records)
     assert progress(spec, tmp_path)[0].decided == rule.state(records)
     recorded = json.loads((tmp_path / "spec.json").read_text())["matches"][0]
     assert recorded["sprt"]["elo0"] == 0 and recorded["sprt"]["alpha"] == 0.05

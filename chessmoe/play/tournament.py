@@ -38,13 +38,21 @@ from chessmoe._io.provenance import provenance
 from chessmoe.nets.names import (
     BALANCED_SUFFIX,
     CONTROL_SEEDS,
+    RATING_ANCHOR,
+    RATING_CHECK,
     REGULAR_LONG,
     SEEDED_METHODS,
     SEPARATED_LONG,
+    SETTINGS,
+    SETTINGS_GROUP,
+    SETTINGS_OPPONENTS,
+    SETTINGS_PAIRS,
     method_seed_bundle,
-    regular_long_seed_bundle,
     seed_bundle,
+    seeds_long_grid,
+    settings_match,
 )
+from chessmoe.paper import BATCH_SIZES
 from chessmoe.play.match import (
     Adjudication,
     PlayerSpec,
@@ -89,7 +97,6 @@ __all__ = [
     "units",
 ]
 
-BATCH_SIZES = (1, 8, 16, 32, 64)
 NODES = (100, 200, 400, 800, 1600, 3200)
 MOVETIMES = (100, 200, 400, 800, 1600)
 
@@ -913,24 +920,6 @@ def replicated_spec(experts_root: str, *, pairs: int = 200, arm_pairs: int = 100
     return replace(base, matches=tuple(matches))
 
 
-#: The settings design's search settings (batch size, nodes per move), in the order its
-#: rows are read: the node limits at batch 8, then the batch sizes at 400 nodes (issue 40).
-SETTINGS: tuple[tuple[int, int], ...] = ((8, 100), (8, 400), (8, 1600), (1, 400), (32, 400))
-#: The opponents staged plays at every setting: the regular network, and the regular network
-#: trained for the mixture's total steps (equal training compute).
-SETTINGS_OPPONENTS: tuple[str, ...] = ("regular", REGULAR_LONG)
-#: The settings design's one opening group (not ``b8-n100``: its openings are drawn afresh,
-#: not the powered and replicated tournaments' first 200).
-SETTINGS_GROUP = "settings"
-SETTINGS_PAIRS = 100
-
-
-def settings_match(opponent: str, batch: int, nodes: int) -> str:
-    """The settings design's name of staged against ``opponent`` at one setting:
-    ``staged-vs-regular-long-b1-n400``."""
-    return f"staged-vs-{opponent}-b{batch}-n{nodes}"
-
-
 def settings_spec(experts_root: str, *, pairs: int = SETTINGS_PAIRS, backend: str = "onnx"
                   ) -> TournamentSpec:
     """The staged mixture beyond the powered setting (issue 40): staged against the regular
@@ -964,14 +953,6 @@ def settings_spec(experts_root: str, *, pairs: int = SETTINGS_PAIRS, backend: st
                         ("movetime", None))))
     return TournamentSpec("settings", tuple(matches), openings="embedded", pairs_per_shard=10,
                           games_at_once=20, adjudication=Adjudication())
-
-
-def seeds_long_grid() -> list[tuple[str, str]]:
-    """The 3 x 3 grid of staged's seeds (``staged``, ``staged-seed10/11``) against
-    ``regular-long``'s (``regular-long``, ``regular-long-seed10/11``), rows first."""
-    return [(first, second)
-            for first in ("staged", *(method_seed_bundle("staged", s) for s in CONTROL_SEEDS))
-            for second in (REGULAR_LONG, *(regular_long_seed_bundle(s) for s in CONTROL_SEEDS))]
 
 
 def seeds_long_spec(experts_root: str, *, pairs: int = 100, backend: str = "onnx"
@@ -1087,10 +1068,6 @@ def smoke_spec(experts_root: str, *, pairs: int = 1) -> TournamentSpec:
                              phases=(2,))
     return TournamentSpec("smoke", tuple(matches), openings="embedded", pairs_per_shard=1,
                           adjudication=Adjudication(max_plies=40))
-
-
-RATING_ANCHOR = ("sf-elo1350-t100", 1350.0)  # the named player the rating list is fixed to
-RATING_CHECK = ("sf-elo1500-t100", 1500)  # a second UCI_Elo level: where the list puts it
 
 
 def stockfish_anchors() -> list[PlayerSpec]:

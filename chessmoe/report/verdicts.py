@@ -31,16 +31,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from chessmoe.elo import elo_from_score
-from chessmoe.nets.names import REGULAR_LONG, SEPARATED_LONG
-from chessmoe.paper import TABLE2_ELO
-from chessmoe.play.tournament import (
-    BATCH_SIZES,
+from chessmoe.nets.names import (
+    REGULAR_LONG,
+    SEPARATED_LONG,
     SETTINGS,
     SETTINGS_OPPONENTS,
     SETTINGS_PAIRS,
     seeds_long_grid,
     settings_match,
 )
+from chessmoe.paper import BATCH_SIZES, TABLE2_ELO
 from chessmoe.records import GameRecord, complete_pairs, load_records
 
 __all__ = [
@@ -570,7 +570,7 @@ def seeds_long_arms(long_arms: dict[str, list[GameRecord]],
 def settings_arms(settings: str | os.PathLike[str]
                   ) -> dict[tuple[str, int, int], list[GameRecord]]:
     """``(opponent, batch, nodes) -> records`` of a settings tournament directory (every
-    match of :data:`~chessmoe.play.tournament.SETTINGS` x opponents that has a game)."""
+    match of :data:`~chessmoe.nets.names.SETTINGS` x opponents that has a game)."""
     arms = load_arms(settings) if Path(settings).is_dir() else {}
     return {(opponent, batch, nodes): arms[settings_match(opponent, batch, nodes)]
             for batch, nodes in SETTINGS for opponent in SETTINGS_OPPONENTS
@@ -662,7 +662,7 @@ NOT_PLAYED = "not played yet (registered before its first game)"
 
 def _settings_tests(settings: Path, long_seeds: str) -> list[_Test]:
     """The settings design's rows, registered before its first game: for every setting of
-    :data:`~chessmoe.play.tournament.SETTINGS`, staged against the regular network (the
+    :data:`~chessmoe.nets.names.SETTINGS`, staged against the regular network (the
     paper's claim, its Table 2 mean at that batch size beside ours) and against
     regular-long (equal training compute). A row is a test once its own match has played
     its planned games (each match's size is fixed by the design, so no row is decided while
