@@ -572,11 +572,11 @@ def _notebooks(args: argparse.Namespace) -> int:
 
 def _tournament(args: argparse.Namespace) -> int:
     from chessmoe import config
-    from chessmoe.play import tournament
+    from chessmoe.play import designs, tournament
 
     chosen = config.profile(args.profile)
     experts = args.experts or Path("results") / "experts" / config.experts_of(chosen)
-    spec = tournament.build_design(chosen.tournament.design, experts,
+    spec = designs.build_design(chosen.tournament.design, experts,
                                    pairs=args.pairs or chosen.tournament.pairs)
     if args.match:
         spec = tournament.only_matches(spec, args.match)

@@ -13,6 +13,14 @@ import chess
 import chess.pgn
 import pytest
 
+from chessmoe.play.designs import (
+    CLAIM_RULES,
+    ablation_grid,
+    build_design,
+    method_grid,
+    paper_spec,
+    small_spec,
+)
 from chessmoe.play.match import (
     Adjudication,
     CutechessAdjudicator,
@@ -24,18 +32,7 @@ from chessmoe.play.match import (
     write_pgn,
 )
 from chessmoe.play.openings import read_epd, resolve_suite, schedule, shard
-from chessmoe.play.tournament import (
-    CLAIM_RULES,
-    MatchSpec,
-    TournamentSpec,
-    ablation_grid,
-    build_design,
-    method_grid,
-    paper_spec,
-    run_local,
-    small_spec,
-    units,
-)
+from chessmoe.play.tournament import MatchSpec, TournamentSpec, run_local, units
 from chessmoe.records import GameRecord, summarise
 
 UNIFORM = PlayerSpec(name="uniform-a", uniform=True, nodes=20, batch_size=4)
@@ -965,7 +962,7 @@ def test_the_ratings_design_is_a_round_robin_with_stockfish_anchors(
     """Every pair of players once, each pairing on its own openings (the committed claim
     design: all on the same); the related engines join only when their weights are
     committed; the anchor is one of the players."""
-    from chessmoe.play.tournament import (
+    from chessmoe.play.designs import (
         RATING_ANCHOR,
         RATING_CHECK,
         ratings_claim_spec,
@@ -1119,7 +1116,8 @@ def test_the_related_design_pairs_each_engine_with_its_documents_baseline(
     """Matches appear when their runs exist; each is labelled with its weights' checksums, so
     a run retrained under the same path makes the design refuse to resume."""
     from chessmoe._io.fsutil import sha256_file
-    from chessmoe.play.tournament import _write_spec, build_design, related_spec
+    from chessmoe.play.designs import build_design, related_spec
+    from chessmoe.play.tournament import _write_spec
 
     related = tmp_path / "results" / "related"
     experts = tmp_path / "results" / "experts" / "small"
@@ -1210,9 +1208,10 @@ def test_the_rating_round_robin_gives_every_engine_100_games_from_50_openings(
     """The replayed rating list (issue 22): >= 100 games and >= 50 distinct openings per
     engine, cutechess rules, related engines labelled by their weights; the committed list's
     design is still buildable (its recorded spec accepts it)."""
+    from chessmoe.play.designs import build_design
     from chessmoe.play.openings import group_seed
     from chessmoe.play.players import RELATED_KINDS
-    from chessmoe.play.tournament import _write_spec, build_design, with_recorded_search
+    from chessmoe.play.tournament import _write_spec, with_recorded_search
 
     experts = Path(__file__).resolve().parents[1] / "results" / "experts" / "small"
     spec = build_design("ratings-cutechess", experts)

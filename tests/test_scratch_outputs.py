@@ -124,7 +124,7 @@ def test_the_rating_list_is_drawn_from_the_cutechess_replay_once_it_is_complete(
     (committed / "spec.json").write_text(json.dumps({"matches": [match("x", "y")]}))
     assert artefacts.ratings_tournament(tmp_path, layout) == replayed
     # the kit's own ratings-cutechess design is such a round robin
-    from chessmoe.play.tournament import build_design
+    from chessmoe.play.designs import build_design
 
     experts = Path(__file__).resolve().parents[1] / "results" / "experts" / "small"
     design = build_design("ratings-cutechess", experts).to_dict()
