@@ -236,8 +236,13 @@ def pentanomial_counts(records: Iterable[GameRecord]) -> tuple[int, int, int, in
 
 
 def _float(value: Any) -> float:
-    """A JSON number as a float (``None``, which a summary of no games may hold, as nan)."""
-    return math.nan if value is None else float(value)
+    """A JSON number as written (an integer stays one, so it is written back the same),
+    ``None`` as nan."""
+    if value is None:
+        return math.nan
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return float(value)
 
 
 @dataclass(frozen=True)
