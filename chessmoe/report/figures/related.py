@@ -23,7 +23,7 @@ import pandas as pd
 
 from chessmoe._io.errors import KitError
 from chessmoe._io.jsonl import read_records
-from chessmoe.elo import Z_CUTECHESS, elo_from_score, score_from_elo, trinomial
+from chessmoe.elo import elo_from_score, score_from_elo
 from chessmoe.nets.related import RELATED_WEIGHTS
 from chessmoe.records import TournamentSummary, VersusSummary
 from chessmoe.report import stems, verdicts
@@ -185,6 +185,9 @@ class RelatedMatch:
     sprt_state: str = ""  # a sequential test's state ("H0 accepted", "H1 accepted",
     # "continue"); "": the match has a fixed size
     sprt_words: str = ""  # its bounds, in words
+    # the per-game (trinomial, cutechess) 95 % interval in Elo, as the summary stores it
+    low: float = math.nan
+    high: float = math.nan
 
     @property
     def partial(self) -> bool:
@@ -198,13 +201,13 @@ class RelatedMatch:
         return (self.wins + 0.5 * self.draws) / self.games if self.games else math.nan
 
     def score_bounds(self) -> tuple[float, float]:
-        """The score's own 95 % interval with a game as the unit (the trinomial variance
-        cutechess's margin uses, :func:`chessmoe.elo.trinomial`), not the Elo margin converted
-        back (which is not symmetric in score)."""
+        """The score's own 95 % interval with a game as the unit (the ends of the trinomial
+        interval cutechess's margin comes from, :func:`chessmoe.elo.trinomial`, as the match's
+        summary stores them), not the Elo margin converted back (which is not symmetric in
+        score)."""
         if not self.games:
             return math.nan, math.nan
-        estimate = trinomial(self.wins, self.losses, self.draws, z=Z_CUTECHESS)
-        return score_from_elo(estimate.low), score_from_elo(estimate.high)
+        return score_from_elo(self.low), score_from_elo(self.high)
 
 
 @dataclass(frozen=True)
@@ -386,7 +389,7 @@ def load_related_matches(tournament_dir: str | os.PathLike[str]) -> dict[str, Re
             out[m.name] = RelatedMatch(m.name, result.games, result.wins, result.draws,
                                        result.losses, result.elo, result.margin,
                                        m.planned_games, test.state if test is not None else "",
-                                       words)
+                                       words, low=result.low, high=result.high)
     return out
 
 
