@@ -563,8 +563,9 @@ def bench_native(repeat: int) -> BenchResult:
     # takes (records, softmax, priors; no forward pass), and the paper grid projected with
     # the GPU network rate the H200 run recorded (BENCHMARKS.md, 2026-11-26: 114,446
     # positions/s, bf16, batch 1024) on a box of 15 search workers and one GPU.
+    from chessmoe.play.designs import paper_spec
     from chessmoe.play.projection import Calibration, _FreeNetwork, project
-    from chessmoe.play.tournament import paper_spec, projection_parts
+    from chessmoe.play.tournament import projection_parts
 
     recorded_gpu_rate = 114_446.0
     for label, search in (("native", NativeMCTS), ("Python", MCTS)):
@@ -701,14 +702,14 @@ def bench_native_games(repeat: int) -> BenchResult:
                 start = time.perf_counter()
                 summary = run_local(spec, out, workers=2, progress=False)
                 seconds = time.perf_counter() - start
-                games = summary["matches"][0]["games"]
+                games = summary.matches[0].summary.games
                 rates[search] = games / seconds * 3600
                 moves[search] = [r["moves"] for path in sorted((out / "m").glob("*.jsonl"))
                                  for r in sorted(read_records(path).records,
                                                  key=lambda r: r["slot"])]
                 rows.append((f"{search} search, {nodes} nodes, 2 workers x {pairs} games",
                              f"{rates[search]:,.0f} games/hour ({games} games, mean "
-                             f"{summary['matches'][0]['mean_plies']:.0f} plies, {seconds:.0f} s "
+                             f"{summary.matches[0].summary.mean_plies:.0f} plies, {seconds:.0f} s "
                              "incl. start-up)"))
             ratio = rates["native"] / rates["python"]
             ratios.append(ratio)
@@ -839,9 +840,9 @@ def bench_games(repeat: int) -> BenchResult:
             start = time.perf_counter()
             summary = run_local(spec, Path(tmp_name) / backend, workers=2, progress=False)
             seconds = time.perf_counter() - start
-            games = summary["matches"][0]["games"]
+            games = summary.matches[0].summary.games
             rates[label] = games / seconds * 3600
-            plies = summary["matches"][0]["mean_plies"]
+            plies = summary.matches[0].summary.mean_plies
             rows.append((f"{label}, 2 workers", f"{rates[label]:,.0f} games/hour ({games} "
                          f"games, mean {plies:.0f} plies, {seconds:.0f} s incl. start-up)"))
             from chessmoe._io.jsonl import read_records
@@ -927,8 +928,9 @@ def bench_gpu(repeat: int) -> BenchResult:
         result.rows = [("paper-scale GPU rows", "not measured: no GPU on this machine")]
         return result
     from chessmoe.nets.model import build_model
+    from chessmoe.play.designs import paper_spec
     from chessmoe.play.projection import measure_games, project_from_games
-    from chessmoe.play.tournament import paper_spec, projection_parts
+    from chessmoe.play.tournament import projection_parts
     from chessmoe.search.inference import CudaBackend, TorchBackend
     from chessmoe.search.mcts import leaf_batch
 

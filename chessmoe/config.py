@@ -78,7 +78,7 @@ class SearchPlan:
 
 @dataclass(frozen=True)
 class TournamentPlan:
-    """Which tournament to play (chessmoe.play.tournament.DESIGNS names the designs)."""
+    """Which tournament to play (chessmoe.play.designs.DESIGNS names the designs)."""
 
     design: str = field(metadata={
         "doc": "smoke | small | small-cutechess | powered | replicated | settings | seeds-long | "

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["KINGBASE_STATS", "TABLE1_LOSSES", "TABLE2_ELO", "TABLE3_POSITIONS", "TABLE4_GAMES",
-           "TABLE7"]
+__all__ = ["BATCH_SIZES", "KINGBASE_STATS", "TABLE1_LOSSES", "TABLE2_ELO", "TABLE3_POSITIONS",
+           "TABLE4_GAMES", "TABLE7"]
 
 # FACTS.md section 2 / paper App. B.1 and Fig. 2, 11, 12, 13 (KingBase Lite 2019).
 KINGBASE_STATS: Final[dict[str, float]] = {
@@ -74,7 +74,10 @@ TABLE7: Final[dict[str, object]] = {
     "network": "RISEv3.3", "pytorch version": "1.12.0",
 }
 
-# Table 2: average Elo gain over the regular network per batch size (1, 8, 16, 32, 64)
+#: The paper's batch sizes (sec. 3.2): its tournament grid's, and Table 2's columns in order.
+BATCH_SIZES: Final[tuple[int, ...]] = (1, 8, 16, 32, 64)
+
+# Table 2: average Elo gain over the regular network per batch size (:data:`BATCH_SIZES`)
 # and over all 55 settings.
 TABLE2_ELO: Final[dict[str, tuple[float, float, float, float, float, float]]] = {
     "separated": (106.89, 123.45, 126.81, 124.36, 129.49, 122.20),

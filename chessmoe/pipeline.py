@@ -148,7 +148,8 @@ def _search(profile: Profile, results: Path, progress: bool, force: bool) -> dic
 
 def _tournament(profile: Profile, results: Path, data_dir: Path | None,
                 progress: bool, force: bool) -> dict[str, Any]:
-    from chessmoe.play.tournament import build_design, run_local
+    from chessmoe.play.designs import build_design
+    from chessmoe.play.tournament import run_local
 
     experts = results / "experts" / config.experts_of(profile)
     spec = build_design(profile.tournament.design, experts, pairs=profile.tournament.pairs)
@@ -159,7 +160,7 @@ def _tournament(profile: Profile, results: Path, data_dir: Path | None,
     summary = run_local(spec, tournament_dir(profile, results),
                         workers=profile.tournament.workers, data_dir=data_dir,
                         progress=progress, force=force)
-    return {"matches": len(summary["matches"]), "complete": summary["complete"]}
+    return {"matches": len(summary.matches), "complete": summary.complete}
 
 
 def _sha(path: Path) -> str | None:

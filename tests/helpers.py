@@ -136,3 +136,43 @@ def uci_script(engine: str, model_dir: Path) -> tuple[str, list[str]]:
     for line, board in zip(moves[:3], (after_e4, after_e5, after_e5), strict=True):
         assert chess.Move.from_uci(line.split()[1]) in board.legal_moves, line
     return out.getvalue(), moves
+
+
+def summary_match(name: str, wins: int, draws: int, losses: int, *,
+                  labels: dict[str, object] | None = None, planned_games: int | None = None,
+                  pentanomial: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0),
+                  elo: float | None = None, margin: float | None = None,
+                  sprt: dict[str, object] | None = None, games: int | None = None
+                  ) -> dict[str, object]:
+    """One match of a tournament's ``summary.json`` as the kit writes it, from its W/D/L
+    (Elo and margin cutechess's unless given; ``games`` the W/D/L's unless given)."""
+    from chessmoe import elo as elo_
+    from chessmoe.records import MatchSummary, SprtRecord, TournamentMatch
+
+    estimate = elo_.trinomial(wins, losses, draws)
+    played = wins + draws + losses if games is None else games
+    summary = MatchSummary(
+        games=played, wins=wins, losses=losses, draws=draws, pentanomial=pentanomial,
+        elo=estimate.elo if elo is None else elo,
+        margin=estimate.margin if margin is None else margin, los=estimate.los,
+        draw_ratio=estimate.draw_ratio, line=estimate.line(), terminations=(),
+        mean_plies=0.0, game_seconds=0.0, low=estimate.low, high=estimate.high)
+    test = None
+    if sprt is not None:
+        test = SprtRecord.from_json({"model": "logistic", "exact": True, **sprt})
+    return TournamentMatch(name, tuple((labels or {}).items()),
+                           played if planned_games is None else planned_games, summary,
+                           test).to_json()
+
+
+def tournament_summary(matches: list[dict[str, object]], *, name: str = "t",
+                       adjudication: dict[str, object] | None = None,
+                       complete: bool | None = None) -> dict[str, object]:
+    """A tournament's ``summary.json`` as the kit writes it, around ``matches``
+    (:func:`summary_match`); ``complete`` every match's unless given."""
+    from chessmoe.records import TournamentMatch, TournamentSummary
+
+    typed = tuple(TournamentMatch.from_json(m) for m in matches)
+    return TournamentSummary(
+        name, "embedded", None, 2024, adjudication or {}, typed,
+        all(m.complete for m in typed) if complete is None else complete).to_json()

@@ -140,17 +140,17 @@ def test_summarise_writes_a_partial_tournaments_summary_without_playing(
     nothing; an OUT with no tournament is one line, exit 2."""
     from chessmoe import config
     from chessmoe._io.jsonl import append_record
-    from chessmoe.play import tournament
-    from chessmoe.play.records import GameRecord
+    from chessmoe.play import designs, tournament
+    from chessmoe.records import GameRecord
 
     out = tmp_path / "t"
     assert main(["tournament", "--profile", "smoke", "--out", str(out), "--summarise"]) == 2
     err = capsys.readouterr().err
     assert "holds no tournament" in err and err.count("\n") == 1
     chosen = config.profile("smoke")
-    spec = tournament.build_design(chosen.tournament.design,
-                                   Path("results") / "experts" / config.experts_of(chosen),
-                                   pairs=chosen.tournament.pairs)
+    spec = designs.build_design(chosen.tournament.design,
+                                Path("results") / "experts" / config.experts_of(chosen),
+                                pairs=chosen.tournament.pairs)
     tournament._write_spec(spec, out)
     first, second = spec.matches[0], spec.matches[1]
     game = GameRecord(first.first.name, first.second.name, chess_start(), "1-0", "checkmate",

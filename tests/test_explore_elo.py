@@ -11,6 +11,7 @@ import pytest
 from chessmoe import elo
 from chessmoe.report import artefacts, explore_elo, params, runner
 from chessmoe.report.figures import elo_explorer as ex
+from tests.helpers import summary_match, tournament_summary
 from tests.test_notebooks import _parameters_cell
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -116,11 +117,9 @@ def test_a_match_ending_on_half_a_pair_is_a_preset_without_pairs(tmp_path: Path)
 
     folder = tmp_path / "tournaments" / "t"
     folder.mkdir(parents=True)
-    matches = [{"name": "half", "games": 81, "wins": 53, "draws": 9, "losses": 19,
-                "pentanomial": [2, 2, 13, 7, 16]},
-               {"name": "whole", "games": 4, "wins": 2, "draws": 1, "losses": 1,
-                "pentanomial": [0, 0, 1, 1, 0]}]
-    (folder / "summary.json").write_text(json.dumps({"matches": matches}))
+    matches = [summary_match("half", 53, 9, 19, pentanomial=(2, 2, 13, 7, 16)),
+               summary_match("whole", 2, 1, 1, pentanomial=(0, 0, 1, 1, 0))]
+    (folder / "summary.json").write_text(json.dumps(tournament_summary(matches)))
     half, whole = explore_elo.committed_presets(tmp_path)
     assert half.label == "half (81 games, 80 in pairs)" and half.pairs == (0, 0, 0, 0, 0)
     assert half.group == whole.group == "t"
@@ -138,7 +137,7 @@ def test_presets_include_the_committed_matches_with_their_pairs() -> None:
     committed = [p for p in presets
                   if p.group == "small" and p.label.startswith("separated-b8-n100 ")]
     # the preset carries the match's own pair counts, counted here from its game records
-    from chessmoe.play.match import load_records
+    from chessmoe.records import load_records
 
     match = ROOT / "results" / "tournaments" / "small" / "separated-b8-n100"
     records = load_records(sorted(match.glob("games-*.jsonl")))

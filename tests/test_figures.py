@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -12,9 +13,10 @@ import pytest
 from chessmoe.games.datasets import DatasetError, build
 from chessmoe.games.sources import ResolvedSource
 from chessmoe.games.stats import compute
+from chessmoe.records import TournamentSummary
 from chessmoe.report.figures import dataset_tables as dt
 from chessmoe.report.figures import phase_stats as ps
-from tests.helpers import random_games_pgn
+from tests.helpers import random_games_pgn, summary_match, tournament_summary
 
 
 @pytest.fixture(scope="module")
@@ -119,24 +121,19 @@ def test_unknown_split_and_table_are_errors(stats: ps.PhaseStats, tmp_path: Path
 
 def _match(method: str, batch: int, nodes: int, wins: int, draws: int, losses: int
            ) -> dict[str, object]:
-    from chessmoe import elo
-
-    estimate = elo.trinomial(wins, losses, draws)
-    return {"name": f"{method}-b{batch}-n{nodes}", "games": wins + draws + losses,
-            "wins": wins, "draws": draws, "losses": losses, "elo": estimate.elo,
-            "margin": estimate.margin, "los": estimate.los,
-            "labels": {"kind": "method", "method": method, "batch_size": batch,
-                       "nodes": nodes, "movetime": None}}
+    return summary_match(f"{method}-b{batch}-n{nodes}", wins, draws, losses,
+                         labels={"kind": "method", "method": method, "batch_size": batch,
+                                 "nodes": nodes, "movetime": None})
 
 
 def test_table2_means_per_batch_and_pools_all_games(tmp_path: Path) -> None:
     from chessmoe import elo
     from chessmoe.report.figures.strength import table2_elo
 
-    summary = {"tournament": "t", "openings": "embedded", "matches": [
+    summary = TournamentSummary.from_json(tournament_summary([
         _match("staged", 8, 100, 6, 4, 2), _match("staged", 8, 200, 5, 2, 5),
         _match("staged", 32, 100, 12, 0, 0),  # 12-0: infinite Elo, left out of the means
-        _match("separated", 8, 100, 2, 6, 4)]}
+        _match("separated", 8, 100, 2, 6, 4)]))
     table = table2_elo(summary, tmp_path).table
     assert table is not None
     staged = table.loc["Staged Learning"]
@@ -152,8 +149,7 @@ def test_table2_means_per_batch_and_pools_all_games(tmp_path: Path) -> None:
     assert "| Separated Learning | -58.45 | nan | -58.45 | 1 | 12 | 2/6/4 |" in markdown
     # the note names the draw rules: an adjudication without them is the claim reading
     assert "Tournament 't' (claim draw rules): settings played" in markdown
-    summary["adjudication"] = {"draw_rules": "cutechess"}
-    table2_elo(summary, tmp_path)
+    table2_elo(replace(summary, adjudication={"draw_rules": "cutechess"}), tmp_path)
     assert "Tournament 't' (cutechess draw rules)" in (tmp_path / "table2-elo-gains.md").read_text()
 
 

@@ -72,3 +72,17 @@ def test_a_loop_is_found_and_named() -> None:
                                ("p.e", "p.f"), ("p.f", "p.e"), ("p.g", "p.a")):
         graph.add_import(importer=importer, imported=imported)
     assert import_loops(graph) == [("p.a", "p.b", "p.c", "p.a"), ("p.e", "p.f", "p.e")]
+
+
+def test_the_reports_read_results_without_importing_the_players() -> None:
+    """report reads game records and summaries through chessmoe.records: no chain of imports
+    (function-level ones included) leads from any report module to chessmoe.play, and the
+    import-linter contract that keeps it so is in pyproject.toml."""
+    graph = grimp.build_graph("chessmoe", exclude_type_checking_imports=True, cache_dir=None)
+    chain = graph.find_shortest_chain(importer="chessmoe.report", imported="chessmoe.play",
+                                      as_packages=True)
+    assert chain is None, "report imports play: " + " -> ".join(chain or ())
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert any(c["type"] == "forbidden" and c["source_modules"] == ["chessmoe.report"]
+               and c["forbidden_modules"] == ["chessmoe.play"]
+               for c in config["tool"]["importlinter"]["contracts"])

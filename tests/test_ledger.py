@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from chessmoe.play.records import GameProvenance, GameRecord
+from chessmoe.records import GameProvenance, GameRecord
 from chessmoe.report.artefacts import NotebookJob
 from chessmoe.report.ledger import CUTECHESS, PlayedBy, ledger_lines, tournament_ledger, unrecorded
 from chessmoe.report.make_figures import _index

@@ -13,6 +13,14 @@ import chess
 import chess.pgn
 import pytest
 
+from chessmoe.play.designs import (
+    CLAIM_RULES,
+    ablation_grid,
+    build_design,
+    method_grid,
+    paper_spec,
+    small_spec,
+)
 from chessmoe.play.match import (
     Adjudication,
     CutechessAdjudicator,
@@ -24,19 +32,8 @@ from chessmoe.play.match import (
     write_pgn,
 )
 from chessmoe.play.openings import read_epd, resolve_suite, schedule, shard
-from chessmoe.play.records import GameRecord, summarise
-from chessmoe.play.tournament import (
-    CLAIM_RULES,
-    MatchSpec,
-    TournamentSpec,
-    ablation_grid,
-    build_design,
-    method_grid,
-    paper_spec,
-    run_local,
-    small_spec,
-    units,
-)
+from chessmoe.play.tournament import MatchSpec, TournamentSpec, run_local, units
+from chessmoe.records import GameRecord, summarise
 
 UNIFORM = PlayerSpec(name="uniform-a", uniform=True, nodes=20, batch_size=4)
 UNIFORM_B = PlayerSpec(name="uniform-b", uniform=True, nodes=12, batch_size=1)
@@ -337,8 +334,8 @@ def test_a_game_recorded_under_other_rules_is_refused_by_tournaments(tmp_path: P
     summary accepts it (one summary names one adjudication); a game whose record names no
     rules (played before the kit recorded them) and the spec's own rules are accepted."""
     from chessmoe._io.jsonl import append_record
-    from chessmoe.play.records import GameProvenance
     from chessmoe.play.tournament import run_local, summarise_tournament
+    from chessmoe.records import GameProvenance
 
     spec = _tiny_spec(pairs=1)
     game = GameRecord("a", "b", chess.STARTING_FEN, "1-0", "checkmate", "", (), (), (), 0.0)
@@ -728,9 +725,9 @@ def test_the_small_cutechess_replay_plays_the_committed_small_grid_under_cuteche
 @pytest.mark.slow
 def test_a_tiny_tournament_runs_locally_and_resumes(tmp_path: Path) -> None:
     summary = run_local(_tiny_spec(), tmp_path, workers=2, progress=False)
-    assert summary["complete"] and [m["games"] for m in summary["matches"]] == [4, 4]
-    first = summary["matches"][0]
-    assert first["line"].startswith("Elo difference:")
+    assert summary.complete and [m.summary.games for m in summary.matches] == [4, 4]
+    first = summary.matches[0]
+    assert first.summary.line.startswith("Elo difference:")
     assert (tmp_path / "a-vs-b" / "games.pgn").exists()
     logs = sorted((tmp_path / "a-vs-b").glob("games-*.jsonl"))
     assert len(logs) == 2
@@ -739,7 +736,7 @@ def test_a_tiny_tournament_runs_locally_and_resumes(tmp_path: Path) -> None:
     marked["provenance"] = {"played_by": "the first run"}
     (tmp_path / "summary.json").write_text(json.dumps(marked))
     again = run_local(_tiny_spec(), tmp_path, workers=1, progress=False)
-    assert again["matches"][0]["games"] == 4  # nothing replayed
+    assert again.matches[0].summary.games == 4  # nothing replayed
     # nothing new: the summary, with the provenance of the run that played, stays as it was
     assert json.loads((tmp_path / "summary.json").read_text()) == marked
     assert sum(len(p.read_text().splitlines()) for p in logs) == 4
@@ -801,7 +798,7 @@ def test_a_changed_opening_suite_is_not_resumed(tmp_path: Path) -> None:
     spec = replace(_tiny_spec(pairs=1), openings=str(suite))
     summary = run_local(spec, tmp_path / "t", workers=1, progress=False)
     recorded = {"file": "suite.epd", "sha256": sha256_file(suite), "positions": 50}
-    assert summary["openings_suite"] == recorded
+    assert summary.openings_suite == recorded
     assert json.loads((tmp_path / "t" / "spec.json").read_text())["openings_suite"] == recorded
     run_local(spec, tmp_path / "t", workers=1, progress=False)  # same suite: resumes
     suite.write_text("".join(lines[:49]))
@@ -818,7 +815,7 @@ def test_a_tiny_tournament_runs_on_dask(tmp_path: Path) -> None:
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
         summary = run_dask(_tiny_spec(), tmp_path, client)
-    assert summary["complete"] and sum(m["games"] for m in summary["matches"]) == 8
+    assert summary.complete and sum(m.summary.games for m in summary.matches) == 8
 
 
 # --- many games at once --------------------------------------------------------------------
@@ -965,7 +962,7 @@ def test_the_ratings_design_is_a_round_robin_with_stockfish_anchors(
     """Every pair of players once, each pairing on its own openings (the committed claim
     design: all on the same); the related engines join only when their weights are
     committed; the anchor is one of the players."""
-    from chessmoe.play.tournament import (
+    from chessmoe.play.designs import (
         RATING_ANCHOR,
         RATING_CHECK,
         ratings_claim_spec,
@@ -1088,7 +1085,7 @@ def test_a_tournament_can_play_some_of_its_matches_and_add_the_rest_later(
 
     first = run_local(only_matches(_tiny_spec(), ["b-vs-a"]), tmp_path, workers=1,
                       progress=False)
-    assert [m["name"] for m in first["matches"]] == ["b-vs-a"] and first["complete"]
+    assert [m.name for m in first.matches] == ["b-vs-a"] and first.complete
     assert not (tmp_path / "a-vs-b").exists()
     # the first run is a finished tournament: outside git it counts as committed evidence,
     # so adding a match to it takes force (issue 44); an unfinished one would just resume
@@ -1099,13 +1096,13 @@ def test_a_tournament_can_play_some_of_its_matches_and_add_the_rest_later(
     assert not (tmp_path / "a-vs-b").exists()
     second = run_local(only_matches(_tiny_spec(), ["a-vs-b"]), tmp_path, workers=1,
                        progress=False, force=True)
-    assert sorted(m["name"] for m in second["matches"]) == ["a-vs-b", "b-vs-a"]
-    assert all(m["games"] == 4 for m in second["matches"]) and second["complete"]
+    assert sorted(m.name for m in second.matches) == ["a-vs-b", "b-vs-a"]
+    assert all(m.summary.games == 4 for m in second.matches) and second.complete
     recorded = json.loads((tmp_path / "spec.json").read_text())
     assert sorted(m["name"] for m in recorded["matches"]) == ["a-vs-b", "b-vs-a"]
     # the whole design afterwards resumes both, nothing replayed
     whole = run_local(_tiny_spec(), tmp_path, workers=1, progress=False)
-    assert [m["games"] for m in whole["matches"]] == [4, 4]
+    assert [m.summary.games for m in whole.matches] == [4, 4]
     # a recorded match played differently is still refused, named or not in this run
     with pytest.raises(ValueError, match="played differently"):
         run_local(only_matches(_tiny_spec(pairs=3), ["a-vs-b"]), tmp_path, workers=1,
@@ -1119,7 +1116,8 @@ def test_the_related_design_pairs_each_engine_with_its_documents_baseline(
     """Matches appear when their runs exist; each is labelled with its weights' checksums, so
     a run retrained under the same path makes the design refuse to resume."""
     from chessmoe._io.fsutil import sha256_file
-    from chessmoe.play.tournament import _write_spec, build_design, related_spec
+    from chessmoe.play.designs import build_design, related_spec
+    from chessmoe.play.tournament import _write_spec
 
     related = tmp_path / "results" / "related"
     experts = tmp_path / "results" / "experts" / "small"
@@ -1210,9 +1208,10 @@ def test_the_rating_round_robin_gives_every_engine_100_games_from_50_openings(
     """The replayed rating list (issue 22): >= 100 games and >= 50 distinct openings per
     engine, cutechess rules, related engines labelled by their weights; the committed list's
     design is still buildable (its recorded spec accepts it)."""
+    from chessmoe.play.designs import build_design
     from chessmoe.play.openings import group_seed
     from chessmoe.play.players import RELATED_KINDS
-    from chessmoe.play.tournament import _write_spec, build_design, with_recorded_search
+    from chessmoe.play.tournament import _write_spec, with_recorded_search
 
     experts = Path(__file__).resolve().parents[1] / "results" / "experts" / "small"
     spec = build_design("ratings-cutechess", experts)
@@ -1268,7 +1267,7 @@ def test_a_slot_logged_twice_counts_once_and_is_reported(tmp_path: Path,
                                                          caplog: pytest.LogCaptureFixture) -> None:
     """Two processes once appended the same deterministic games to one shard (25 lines for
     20 slots): the summary must count each slot once and say what it skipped."""
-    from chessmoe.play.match import load_records
+    from chessmoe.records import load_records
 
     slots = schedule(read_epd(resolve_suite("embedded")), 2, seed=4)
     log = tmp_path / "games-000.jsonl"
@@ -1318,8 +1317,9 @@ def test_a_tournament_match_with_an_sprt_stops_once_decided_across_its_shards(
     """Issue 43: a match run to a decision -- its shards read one another's games, the first
     game that decides the test is the last played, the summary records the test and counts
     the match complete, a rerun plays nothing, and the spec keeps its bounds."""
-    from chessmoe.play.match import SprtRule, load_records
+    from chessmoe.play.match import SprtRule
     from chessmoe.play.tournament import progress
+    from chessmoe.records import load_records
 
     rule = SprtRule(elo0=0, elo1=200, alpha=0.05, beta=0.05)
     match = MatchSpec("sprt", UNIFORM, UNIFORM_B, 8, (("kind", "test"),), sprt=rule)
@@ -1331,11 +1331,12 @@ def test_a_tournament_match_with_an_sprt_stops_once_decided_across_its_shards(
     assert 2 <= len(records) < 16
     assert len(logs) == -(-(len(records) // 2) // 3)  # the shards after it: never started
     assert rule(records) and not rule(records[:-2])  # stopped at the deciding pair
-    (entry,) = summary["matches"]
-    assert entry["sprt"]["state"] == rule.state(records) and entry["sprt"]["elo1"] == 200
-    assert entry["sprt"]["pairs"] == len(records) // 2 and summary["complete"] is True
-    assert run_local(spec, tmp_path, workers=1, progress=False)["matches"][0]["games"] == \
-        len(records)
+    (entry,) = summary.matches
+    assert entry.sprt is not None
+    assert entry.sprt.state == rule.state(records) and entry.sprt.elo1 == 200
+    assert entry.sprt.pairs == len(records) // 2 and summary.complete is True
+    again = run_local(spec, tmp_path, workers=1, progress=False)
+    assert again.matches[0].summary.games == len(records)
     assert progress(spec, tmp_path)[0].decided == rule.state(records)
     recorded = json.loads((tmp_path / "spec.json").read_text())["matches"][0]
     assert recorded["sprt"]["elo0"] == 0 and recorded["sprt"]["alpha"] == 0.05

@@ -259,7 +259,7 @@ def test_a_finished_committed_tournament_is_not_extended_or_taken_over(tmp_path:
     (out / "summary.json").write_text(summary)
     # --force extends the finished one
     whole = run_local(_tiny_spec(), out, workers=1, progress=False, force=True)
-    assert [m["games"] for m in whole["matches"]] == [4, 4] and whole["complete"]
+    assert [m.summary.games for m in whole.matches] == [4, 4] and whole.complete
 
 
 def test_a_tournament_recorded_before_the_draw_rules_field_is_left_as_it_is(

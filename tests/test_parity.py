@@ -22,7 +22,7 @@ from chessmoe.play.parity import (
     run_parity,
     serve,
 )
-from chessmoe.play.records import GameRecord
+from chessmoe.records import GameRecord
 
 
 class Scripted:

@@ -301,7 +301,7 @@ def test_fen_move_number_99999_is_kept_exactly(tmp_path: Path) -> None:
 
 def test_written_pgn_files_concatenate(tmp_path: Path) -> None:
     from chessmoe.play.match import write_pgn
-    from chessmoe.play.records import GameRecord
+    from chessmoe.records import GameRecord
 
     board = chess.Board()
     record = GameRecord(white="a", black="b", fen=board.fen(), result="0-1",

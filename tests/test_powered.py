@@ -1,4 +1,4 @@
-"""The powered tournament's design and its control claims (play.tournament.powered_spec,
+"""The powered tournament's design and its control claims (play.designs.powered_spec,
 report.verdicts.claims)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from chessmoe._io.jsonl import append_record
-from chessmoe.play.records import GameRecord
-from chessmoe.play.tournament import powered_spec
+from chessmoe.play.designs import powered_spec
+from chessmoe.records import GameRecord
 from chessmoe.report.verdicts import claims
 
 METHODS = ("separated", "staged", "weighted-a4", "weighted-a10")
@@ -220,8 +220,8 @@ def test_medium_design_plays_equal_compute_under_cutechess_rules(tmp_path: Path)
     """The second scale's tournament: staged, weighted a=10 and regular-long against the
     regular network, and both mixtures head to head against regular-long, 400 games each by
     default, on one openings group, under cutechess rules; a match waits for its bundles."""
+    from chessmoe.play.designs import build_design, medium_spec
     from chessmoe.play.match import Adjudication
-    from chessmoe.play.tournament import build_design, medium_spec
 
     _bundles(tmp_path, ("regular", "staged"))
     assert [m.name for m in medium_spec(str(tmp_path)).matches] == ["staged-b8-n100"]

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from chessmoe.play.designs import paper_spec
 from chessmoe.play.projection import (
     Calibration,
     GameRate,
@@ -15,7 +16,7 @@ from chessmoe.play.projection import (
     project_from_games,
     random_bundles,
 )
-from chessmoe.play.tournament import paper_spec, projection_parts
+from chessmoe.play.tournament import projection_parts
 
 
 def test_a_cpu_projection_adds_tree_and_network_over_the_workers() -> None:

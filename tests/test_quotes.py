@@ -184,16 +184,18 @@ def test_margin_quotes_are_read_and_checked_like_intervals(tmp_path: Path) -> No
 def test_strength_figures_write_the_cutechess_numbers_they_draw(tmp_path: Path) -> None:
     """Fig. 6's CSV holds each match's W/D/L and cutechess's estimate: 0-6-6 (score 0.25)
     is -190.8 Elo, margin 144.3, as cutechess prints it ('Elo difference: -190.8 +/- 144.3')."""
+    from chessmoe.records import TournamentSummary
     from chessmoe.report.figures.strength import fig06_ablation
+    from tests.helpers import summary_match, tournament_summary
 
     def match(expert: str, wins: int, draws: int, losses: int) -> dict[str, object]:
-        return {"name": f"only-{expert}-b64-n100", "games": wins + draws + losses,
-                "wins": wins, "draws": draws, "losses": losses, "elo": 0.0, "margin": 0.0,
-                "los": 50.0, "labels": {"kind": "ablation", "expert": expert,
-                                        "batch_size": 64, "nodes": 100, "movetime": None}}
+        return summary_match(f"only-{expert}-b64-n100", wins, draws, losses, elo=0.0,
+                             margin=0.0, labels={"kind": "ablation", "expert": expert,
+                                                 "batch_size": 64, "nodes": 100,
+                                                 "movetime": None})
 
-    summary = {"tournament": "t", "matches": [match("middlegame", 0, 6, 6),
-                                              match("opening", 3, 6, 3)]}
+    summary = TournamentSummary.from_json(tournament_summary(
+        [match("middlegame", 0, 6, 6), match("opening", 3, 6, 3)]))
     artefact = fig06_ablation(summary, tmp_path)
     csv = tmp_path / "fig06-single-expert-nodes.csv"
     assert csv in artefact.paths
@@ -212,7 +214,7 @@ def test_contrasts_table_and_arm_numbers_from_paired_openings(tmp_path: Path) ->
     +50 points on the 10 shared openings (no spread: the interval is the point); the arms'
     CSV holds each arm's pairs, openings and score."""
     from chessmoe._io.jsonl import append_record
-    from chessmoe.play.records import GameRecord
+    from chessmoe.records import GameRecord
     from chessmoe.report.figures.claims import fig_powered_arms, table_contrasts
 
     tournament = tmp_path / "powered"

@@ -147,7 +147,7 @@ def test_the_tournament_rating_list_reads_game_records(tmp_path: Path) -> None:
     """A kit tournament directory (match folders of JSONL game records): W/D/L per match
     from its first engine's side, and the table/figure anchored at the named player."""
     from chessmoe._io.jsonl import append_record
-    from chessmoe.play.records import GameRecord
+    from chessmoe.records import GameRecord
     from chessmoe.report.figures import ratings as figures
     from chessmoe.report.ratings import tournament_results
 

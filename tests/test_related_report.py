@@ -13,6 +13,7 @@ import pytest
 from chessmoe._io.errors import KitError
 from chessmoe.report import artefacts, stems
 from chessmoe.report.figures import related
+from tests.helpers import summary_match, tournament_summary
 
 RELATED = Path(__file__).resolve().parents[1] / "results" / "related"
 
@@ -223,11 +224,10 @@ def _related_tournament(root: Path, planned: dict[str, int] | None = None,
                         **counts: tuple[int, int, int, float, float]) -> Path:
     out = root / "tournaments" / "related"
     out.mkdir(parents=True)
-    matches = [{"name": name, "games": w + d + lo, "wins": w, "draws": d, "losses": lo,
-                "elo": elo, "margin": margin,
-                "planned_games": (planned or {}).get(name, w + d + lo)}
+    matches = [summary_match(name, w, d, lo, elo=elo, margin=margin,
+                             planned_games=(planned or {}).get(name, w + d + lo))
                for name, (w, d, lo, elo, margin) in counts.items()]
-    (out / "summary.json").write_text(json.dumps({"matches": matches}))
+    (out / "summary.json").write_text(json.dumps(tournament_summary(matches)))
     return out
 
 

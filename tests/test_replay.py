@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from chessmoe._io.jsonl import append_record
-from chessmoe.play.records import GameRecord
+from chessmoe.records import GameRecord
 from chessmoe.report import replay
 from chessmoe.report.figures import claims
 

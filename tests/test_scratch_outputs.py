@@ -9,6 +9,7 @@ import nbformat
 import pytest
 
 from chessmoe.report import artefacts, params, runner
+from tests.helpers import tournament_summary
 from tests.test_notebooks import tiny_results  # noqa: F401  (fixture)
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
@@ -98,9 +99,9 @@ def test_the_rating_list_is_drawn_from_the_cutechess_replay_once_it_is_complete(
     replayed = tmp_path / "tournaments" / "ratings-cutechess"
     assert job.params(tmp_path, tmp_path / "out")["tournament_dir"] == str(committed)
     replayed.mkdir(parents=True)
-    (replayed / "summary.json").write_text(json.dumps({"complete": False, "matches": []}))
+    (replayed / "summary.json").write_text(json.dumps(tournament_summary([], complete=False)))
     assert artefacts.ratings_tournament(tmp_path, layout) == committed  # still being played
-    (replayed / "summary.json").write_text(json.dumps({"complete": True, "matches": []}))
+    (replayed / "summary.json").write_text(json.dumps(tournament_summary([], complete=True)))
 
     def match(a: str, b: str) -> dict[str, object]:
         return {"name": f"{a}-vs-{b}", "first": {"name": a}, "second": {"name": b}}
@@ -123,7 +124,7 @@ def test_the_rating_list_is_drawn_from_the_cutechess_replay_once_it_is_complete(
     (committed / "spec.json").write_text(json.dumps({"matches": [match("x", "y")]}))
     assert artefacts.ratings_tournament(tmp_path, layout) == replayed
     # the kit's own ratings-cutechess design is such a round robin
-    from chessmoe.play.tournament import build_design
+    from chessmoe.play.designs import build_design
 
     experts = Path(__file__).resolve().parents[1] / "results" / "experts" / "small"
     design = build_design("ratings-cutechess", experts).to_dict()
@@ -148,10 +149,10 @@ def test_the_grid_figures_are_drawn_from_the_small_cutechess_replay_once_it_is_c
     assert {j.params(tmp_path, tmp_path / "out")["tournament_dir"] for j in jobs} \
         == {str(committed)}
     replayed.mkdir(parents=True)
-    (replayed / "summary.json").write_text(json.dumps({"complete": False, "matches": []}))
+    (replayed / "summary.json").write_text(json.dumps(tournament_summary([], complete=False)))
     assert {j.params(tmp_path, tmp_path / "out")["tournament_dir"] for j in jobs} \
         == {str(committed)}  # still being played
-    (replayed / "summary.json").write_text(json.dumps({"complete": True, "matches": []}))
+    (replayed / "summary.json").write_text(json.dumps(tournament_summary([], complete=True)))
     # complete, but for fewer matches than the committed tournament planned (--match)
     committed.mkdir(parents=True)
     match = {"name": "staged-b8-n100", "pairs": 6, "first": {"name": "staged"}}

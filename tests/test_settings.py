@@ -1,7 +1,7 @@
 """Issue 40's designs and their reading: the settings tournament (staged against regular and
 regular-long at other node limits and batch sizes) and the equal-compute seed grid (staged's
 seeds against regular-long's), their claims rows registered before the first game, and the
-settings figure (play.tournament.settings_spec / seeds_long_spec, report.verdicts,
+settings figure (play.designs.settings_spec / seeds_long_spec, report.verdicts,
 report.figures.claims.fig_settings)."""
 
 from __future__ import annotations
@@ -13,17 +13,12 @@ from pathlib import Path
 import pytest
 
 from chessmoe._io.jsonl import append_record
+from chessmoe.nets.names import SETTINGS, seeds_long_grid
+from chessmoe.play.designs import build_design, seeds_long_spec, settings_spec
 from chessmoe.play.match import Adjudication
 from chessmoe.play.openings import group_seed, read_epd, resolve_suite, schedule
-from chessmoe.play.records import GameRecord
-from chessmoe.play.tournament import (
-    SETTINGS,
-    build_design,
-    seeds_long_grid,
-    seeds_long_spec,
-    settings_spec,
-    units,
-)
+from chessmoe.play.tournament import units
+from chessmoe.records import GameRecord
 from chessmoe.report import verdicts
 
 ROOT = Path(__file__).resolve().parents[1] / "results"

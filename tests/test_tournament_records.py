@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from chessmoe import config
-from chessmoe.play import tournament
+from chessmoe.play import designs, tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 TOURNAMENTS = ROOT / "results" / "tournaments"
@@ -21,8 +21,8 @@ COMMITTED = sorted(p.parent.name for p in TOURNAMENTS.glob("*/spec.json")
 def _design(profile: str) -> tournament.TournamentSpec:
     chosen = config.profile(profile)
     experts = ROOT / "results" / "experts" / config.experts_of(chosen)
-    spec = tournament.build_design(chosen.tournament.design, experts,
-                                   pairs=chosen.tournament.pairs)
+    spec = designs.build_design(chosen.tournament.design, experts,
+                                pairs=chosen.tournament.pairs)
     return tournament.with_recorded_search(spec, TOURNAMENTS / profile)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from chessmoe.play.records import GameRecord
+from chessmoe.records import GameRecord
 from chessmoe.report.verdicts import arm_estimate, holm, paired_difference, two_sided_p
 
 

@@ -17,12 +17,12 @@ if TYPE_CHECKING:
 
 def _tournament(args: argparse.Namespace) -> int:
     from chessmoe import config
-    from chessmoe.play import tournament
+    from chessmoe.play import designs, tournament
 
     chosen = config.profile(args.profile)
     experts = args.experts or Path("results") / "experts" / config.experts_of(chosen)
-    spec = tournament.build_design(chosen.tournament.design, experts,
-                                   pairs=args.pairs or chosen.tournament.pairs)
+    spec = designs.build_design(chosen.tournament.design, experts,
+                                pairs=args.pairs or chosen.tournament.pairs)
     if args.match:
         spec = tournament.only_matches(spec, args.match)
     out = args.out or Path("results") / "tournaments" / args.profile
@@ -91,9 +91,9 @@ def _tournament(args: argparse.Namespace) -> int:
                                        gpu_workers=args.gpu_workers, gpus=args.gpus,
                                        data_dir=args.data_dir, progress=not args.quiet,
                                        force=args.force)
-    for match in summary["matches"]:
-        print(f"{match['name']:40s} {match['games']:5d} games  {match['line']}")
-    return 0 if summary["complete"] else 1
+    for match in summary.matches:
+        print(f"{match.name:40s} {match.summary.games:5d} games  {match.summary.line}")
+    return 0 if summary.complete else 1
 
 
 def _parity(args: argparse.Namespace) -> int:

@@ -1,5 +1,7 @@
-"""Names of the control bundles under ``results/experts/<profile>/`` (one home, torch-free, so
-players and reports can name them without importing the trainer).
+"""Names of the control bundles under ``results/experts/<profile>/``, and the names the
+tournament designs give the matches between them (one home, torch-free, so players, designs
+and reports name them alike without importing the trainer, and the reports without importing
+the players).
 
 * ``regular-seed<N>``: the regular network under another seed;
 * ``<method>-seed<N>``: a mixture (staged, weighted a=10) under another seed;
@@ -9,12 +11,19 @@ players and reports can name them without importing the trainer).
   training data's phase shares (:func:`chessmoe.nets.recipes.balanced_phase_weights`).
 
 The profile's own seed (9) is the bundle without a suffix (``regular``, ``staged``, ...).
+
+The settings design (:data:`SETTINGS`, :func:`settings_match`), the equal-compute seed grid
+(:func:`seeds_long_grid`) and the rating list's Stockfish players (:data:`RATING_ANCHOR`,
+:data:`RATING_CHECK`) are played by :mod:`chessmoe.play.designs` and read by
+:mod:`chessmoe.report` under these names.
 """
 
 from __future__ import annotations
 
-__all__ = ["BALANCED_SUFFIX", "CONTROL_SEEDS", "REGULAR_LONG", "SEEDED_METHODS",
-           "SEPARATED_LONG", "method_seed_bundle", "regular_long_seed_bundle", "seed_bundle"]
+__all__ = ["BALANCED_SUFFIX", "CONTROL_SEEDS", "RATING_ANCHOR", "RATING_CHECK", "REGULAR_LONG",
+           "SEEDED_METHODS", "SEPARATED_LONG", "SETTINGS", "SETTINGS_GROUP", "SETTINGS_OPPONENTS",
+           "SETTINGS_PAIRS", "method_seed_bundle", "regular_long_seed_bundle", "seed_bundle",
+           "seeds_long_grid", "settings_match"]
 
 SEPARATED_LONG = "separated-long"
 #: The suffix of a weighted bundle trained with weights balanced over the data's phase shares.
@@ -44,3 +53,37 @@ def regular_long_seed_bundle(seed: int) -> str:
     """Bundle directory name of ``regular-long`` (the regular network trained for the
     mixtures' total steps) trained with ``seed``: ``regular-long-seed10``."""
     return f"{REGULAR_LONG}-seed{seed}"
+
+
+# --- the names the tournament designs give their matches and players --------------------------
+
+#: The settings design's search settings (batch size, nodes per move), in the order its
+#: rows are read: the node limits at batch 8, then the batch sizes at 400 nodes (issue 40).
+SETTINGS: tuple[tuple[int, int], ...] = ((8, 100), (8, 400), (8, 1600), (1, 400), (32, 400))
+#: The opponents staged plays at every setting: the regular network, and the regular network
+#: trained for the mixture's total steps (equal training compute).
+SETTINGS_OPPONENTS: tuple[str, ...] = ("regular", REGULAR_LONG)
+#: The settings design's one opening group (not ``b8-n100``: its openings are drawn afresh,
+#: not the powered and replicated tournaments' first 200).
+SETTINGS_GROUP = "settings"
+#: Game pairs of each settings match (a match its ``spec.json`` does not list yet is read at
+#: this size: the design's own, registered before the match began).
+SETTINGS_PAIRS = 100
+
+
+def settings_match(opponent: str, batch: int, nodes: int) -> str:
+    """The settings design's name of staged against ``opponent`` at one setting:
+    ``staged-vs-regular-long-b1-n400``."""
+    return f"staged-vs-{opponent}-b{batch}-n{nodes}"
+
+
+def seeds_long_grid() -> list[tuple[str, str]]:
+    """The 3 x 3 grid of staged's seeds (``staged``, ``staged-seed10/11``) against
+    ``regular-long``'s (``regular-long``, ``regular-long-seed10/11``), rows first."""
+    return [(first, second)
+            for first in ("staged", *(method_seed_bundle("staged", s) for s in CONTROL_SEEDS))
+            for second in (REGULAR_LONG, *(regular_long_seed_bundle(s) for s in CONTROL_SEEDS))]
+
+
+RATING_ANCHOR = ("sf-elo1350-t100", 1350.0)  # the named player the rating list is fixed to
+RATING_CHECK = ("sf-elo1500-t100", 1500)  # a second UCI_Elo level: where the list puts it

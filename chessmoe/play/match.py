@@ -37,7 +37,7 @@ from chessmoe._io.fsutil import atomic_path
 from chessmoe._io.jsonl import JsonlLog
 from chessmoe.play.engine import value_to_cp
 from chessmoe.play.openings import GameSlot
-from chessmoe.play.records import GameProvenance, GameRecord
+from chessmoe.records import GameProvenance, GameRecord, pentanomial_counts
 from chessmoe.rules import DRAW_RULES, DrawRules, rules_outcome
 from chessmoe.search.evaluators import EvaluatorSpec
 from chessmoe.search.inference import InferenceService
@@ -62,7 +62,6 @@ __all__ = [
     "SprtRule",
     "UciPlayer",
     "game_provenance",
-    "load_records",
     "play_game",
     "play_game_steps",
     "play_match",
@@ -727,14 +726,8 @@ class SprtRule:
         """"H0 accepted", "H1 accepted" or "continue" for these game records."""
         from chessmoe import elo
 
-        by_pair: dict[int, list[float]] = {}
-        for r in records:
-            if r.pair is not None and r.first_score is not None:
-                by_pair.setdefault(r.pair, []).append(r.first_score)
-        scores = [s for pair in sorted(by_pair) if len(by_pair[pair]) == 2
-                  for s in by_pair[pair]]
         return elo.sprt(elo0=self.elo0, elo1=self.elo1, alpha=self.alpha, beta=self.beta,
-                        pentanomial=elo.pairs_from_games(scores), model=self.model,
+                        pentanomial=pentanomial_counts(records), model=self.model,
                         exact=self.exact).state
 
     def __call__(self, records: Sequence[GameRecord]) -> bool:
@@ -847,33 +840,3 @@ def write_pgn(records: Sequence[GameRecord], path: str | os.PathLike[str]) -> Pa
     with atomic_path(path) as tmp:
         tmp.write_text("".join(game_pgn(r).rstrip("\n") + "\n\n" for r in records))
     return path
-
-
-def load_records(paths: Sequence[str | os.PathLike[str]]) -> list[GameRecord]:
-    """Game records of several JSONL logs (one match's shards): one a slot.
-
-    A slot recorded twice (two processes appended the same game, as a stopped run's
-    orphaned workers once did beside its resumed run) counts once, its first record as
-    :class:`~chessmoe._io.jsonl.JsonlLog` keeps it, and the extra lines are reported as a
-    warning naming the log and their number, never counted as games."""
-    import logging
-
-    from chessmoe._io.jsonl import read_records
-
-    out: list[GameRecord] = []
-    seen: set[str] = set()
-    for path in paths:
-        extra = 0
-        for raw in read_records(path).records:
-            record = GameRecord.from_json(raw)
-            if record.slot is not None:
-                if record.slot in seen:
-                    extra += 1
-                    continue
-                seen.add(record.slot)
-            out.append(record)
-        if extra:
-            logging.getLogger("chessmoe").warning(
-                "%s: %d record(s) of games already read (the same slot twice) skipped; "
-                "each slot counts once", path, extra)
-    return out

@@ -33,7 +33,7 @@ import chess
 import chess.pgn
 
 from chessmoe.play.match import Adjudication
-from chessmoe.play.records import GameRecord
+from chessmoe.records import GameRecord
 
 __all__ = ["DESCRIPTIONS", "ParityGame", "ParityReport", "find_manager", "manager_command",
            "pick_games", "replay_game", "run_parity", "serve"]

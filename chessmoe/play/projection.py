@@ -221,8 +221,9 @@ def measure_games(*, preset: str = "paper", backend: str = "cuda", device: str =
     ``preset`` networks -- a three-expert mixture against a regular network, both on
     ``backend``/``device`` -- through :func:`chessmoe.play.tournament.run_local` and return
     the measured rates. Games stop at ``max_plies`` (a draw) or the paper's adjudication."""
-    from chessmoe.play.match import Adjudication, PlayerSpec, load_records
+    from chessmoe.play.match import Adjudication, PlayerSpec
     from chessmoe.play.tournament import MatchSpec, TournamentSpec, run_local
+    from chessmoe.records import load_records
 
     count = games or max(2, workers * games_at_once)
     pairs = -(-count // 2)

@@ -20,17 +20,16 @@ from pathlib import Path
 
 from chessmoe._io.fsutil import atomic_write_json
 from chessmoe._io.provenance import provenance
-from chessmoe.elo import pairs_from_games, pentanomial, trinomial
+from chessmoe.elo import pentanomial, trinomial
 from chessmoe.play.match import (
     Adjudication,
     PlayerKind,
     PlayerSpec,
-    load_records,
     play_match,
     write_pgn,
 )
 from chessmoe.play.openings import read_epd, resolve_suite, schedule
-from chessmoe.play.records import OtherRunError
+from chessmoe.records import OtherRunError, VersusSummary, load_records, pentanomial_counts
 from chessmoe.search.mcts import Limits
 
 __all__ = ["STOCKFISH_CHECK_NODES", "Headline", "VersusSummary", "searcher_speed", "versus",
@@ -43,29 +42,6 @@ class Headline:
 
     what: str
     score: float
-
-
-@dataclass(frozen=True)
-class VersusSummary:
-    """The first engine's result against the second."""
-
-    first: str
-    second: str
-    games: int
-    wins: int
-    draws: int
-    losses: int
-    score: float
-    elo: float
-    elo_margin: float
-    los: float
-    pentanomial: tuple[int, int, int, int, int]
-    pentanomial_elo: float
-    pentanomial_margin: float
-    terminations: dict[str, int]
-    mean_nodes_first: float | None
-    mean_nodes_second: float | None
-    line: str
 
 
 def _mean_nodes(values: list[float]) -> float | None:
@@ -102,7 +78,7 @@ def versus(first: PlayerSpec, second: PlayerSpec, out_dir: str | Path, *, pairs:
     losses = sum(s == 0.0 for s in scores)
     draws = len(scores) - wins - losses
     estimate = trinomial(wins, losses, draws)
-    counts = pairs_from_games(scores) if len(scores) % 2 == 0 else (0, 0, 0, 0, 0)
+    counts = pentanomial_counts(records)  # its complete pairs (an interrupted run: the whole)
     penta = pentanomial(counts)
     nodes: dict[bool, list[float]] = {True: [], False: []}
     for r in records:
@@ -120,7 +96,7 @@ def versus(first: PlayerSpec, second: PlayerSpec, out_dir: str | Path, *, pairs:
         mean_nodes_first=_mean_nodes(nodes[True]), mean_nodes_second=_mean_nodes(nodes[False]),
         line=estimate.line())
     atomic_write_json(out / "summary.json", {
-        **asdict(summary),
+        **summary.to_json(),
         "players": {"first": first.to_dict(), "second": second.to_dict()},
         "openings": {"suite": suite, "file": suite_path.name, "pairs": pairs, "seed": seed},
         "adjudication": asdict(chosen),

@@ -144,12 +144,12 @@ def replayed_or_committed(results: Path, committed: str, replayed: str, *,
     the committed tournament's matches (names, pairs, players, openings group), and with
     ``round_robin`` its matches must pair every two of its players, who must include every
     player of the committed tournament."""
-    import json
+    from chessmoe.records import TournamentSummary
 
     path = results / "tournaments" / replayed
     original = results / "tournaments" / committed
     summary = path / "summary.json"
-    if not (summary.is_file() and json.loads(summary.read_text()).get("complete") is True):
+    if not (summary.is_file() and TournamentSummary.read(summary).complete):
         return original
     ours = _spec_matches(path)
     if same_matches and (ours is None or ours != _spec_matches(original)):

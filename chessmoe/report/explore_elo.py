@@ -23,7 +23,6 @@ The formulas are in ``docs/elo.md``.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Literal
 
 from chessmoe import elo
+from chessmoe.records import TournamentSummary
 
 __all__ = [
     "EXAMPLES",
@@ -617,20 +617,20 @@ def committed_presets(results_dir: str | os.PathLike[str]) -> list[Preset]:
     """One preset per played match of every committed ``results/tournaments/*/summary.json``,
     grouped by its tournament (the folder's name) and labelled by the match's name and length."""
     out = []
-    for summary in sorted(Path(results_dir).glob("tournaments/*/summary.json")):
-        data = json.loads(summary.read_text(encoding="utf-8"))
-        for match in data.get("matches", []):
-            penta = tuple(int(c) for c in match.get("pentanomial") or (0, 0, 0, 0, 0))
-            wdl = int(match["wins"]), int(match["draws"]), int(match["losses"])
+    for path in sorted(Path(results_dir).glob("tournaments/*/summary.json")):
+        for match in TournamentSummary.read(path).matches:
+            result = match.summary
+            penta = result.pentanomial
+            wdl = result.wins, result.draws, result.losses
             if not any(wdl):
                 continue  # a match registered but not played yet: nothing to explore
             note = ""
             if any(penta) and not _pairs_fit_wdl(penta, *wdl):
                 # a match still being played can end on half a pair: its pairs cover fewer
                 # games than its W/D/L, so the preset keeps the W/D/L and drops the pairs
-                penta, note = (0, 0, 0, 0, 0), f", {2 * sum(match['pentanomial'])} in pairs"
-            out.append(Preset(f"{match['name']} ({match['games']} games{note})", "wdl", *wdl,
-                              penta, group=summary.parent.name))  # type: ignore[arg-type]
+                penta, note = (0, 0, 0, 0, 0), f", {2 * sum(result.pentanomial)} in pairs"
+            out.append(Preset(f"{match.name} ({result.games} games{note})", "wdl", *wdl,
+                              penta, group=path.parent.name))
     return out
 
 

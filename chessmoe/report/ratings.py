@@ -94,7 +94,7 @@ def read_results(paths: Sequence[str | os.PathLike[str]],
 def tournament_results(directory: str | os.PathLike[str]) -> list[MatchCount]:
     """W/D/L of every match of a kit tournament directory (``<match>/games-*.jsonl``), from
     each match's first engine's side; a match with no game yet is left out."""
-    from chessmoe.play.match import load_records
+    from chessmoe.records import load_records
 
     out = []
     root = Path(directory)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from chessmoe.play.records import GameRecord
+from chessmoe.records import GameRecord
 from chessmoe.report.verdicts import (
     ArmEstimate,
     PairedDifference,

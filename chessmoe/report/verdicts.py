@@ -31,18 +31,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from chessmoe.elo import elo_from_score
-from chessmoe.nets.names import REGULAR_LONG, SEPARATED_LONG
-from chessmoe.paper import TABLE2_ELO
-from chessmoe.play.match import load_records
-from chessmoe.play.records import GameRecord
-from chessmoe.play.tournament import (
-    BATCH_SIZES,
+from chessmoe.nets.names import (
+    REGULAR_LONG,
+    SEPARATED_LONG,
     SETTINGS,
     SETTINGS_OPPONENTS,
     SETTINGS_PAIRS,
     seeds_long_grid,
     settings_match,
 )
+from chessmoe.paper import BATCH_SIZES, TABLE2_ELO
+from chessmoe.records import GameRecord, complete_pairs, load_records
 
 __all__ = [
     "ArmEstimate",
@@ -127,14 +126,11 @@ def _elo_bound(score: float) -> float:
     return elo_from_score(score)
 
 
-def pair_scores(records: Sequence[GameRecord]) -> dict[int, tuple[int, float]]:
-    """``pair -> (opening, mean score of the pair)`` for pairs with both games played: the
-    one definition of a complete game pair every estimate uses."""
-    games: dict[int, list[tuple[int, float]]] = {}
-    for r in records:
-        if r.pair is not None and r.opening is not None and r.first_score is not None:
-            games.setdefault(r.pair, []).append((r.opening, r.first_score))
-    return {p: (g[0][0], (g[0][1] + g[1][1]) / 2) for p, g in games.items() if len(g) == 2}
+def pair_scores(records: Sequence[GameRecord]) -> dict[int, tuple[int | None, float]]:
+    """``pair -> (opening, mean score of the pair)`` of the complete game pairs
+    (:func:`chessmoe.records.complete_pairs`, the kit's one definition, which the match
+    summaries' pentanomial counts use too), for every estimate here."""
+    return {n: (p.opening, p.score) for n, p in complete_pairs(records).items()}
 
 
 def two_sided_p(z: float) -> float:
@@ -307,9 +303,10 @@ def seed_level_estimate(name: str, grid: Mapping[tuple[str, str], Sequence[GameR
 def paired_difference(a: Sequence[GameRecord], b: Sequence[GameRecord]) -> PairedDifference:
     """Mean pair-score difference of arm ``a`` minus arm ``b`` over the openings both played
     (each arm's pairs against its own opponent), with its 95 % interval and p-value, in score
-    percentage points."""
-    pa = {o: s for o, s in pair_scores(a).values()}
-    pb = {o: s for o, s in pair_scores(b).values()}
+    percentage points. Pairs are matched by their opening (a pair whose records name none
+    has no match)."""
+    pa = {o: s for o, s in pair_scores(a).values() if o is not None}
+    pb = {o: s for o, s in pair_scores(b).values() if o is not None}
     shared = sorted(set(pa) & set(pb))
     d = [100 * (pa[o] - pb[o]) for o in shared]
     n = len(d)
@@ -573,7 +570,7 @@ def seeds_long_arms(long_arms: dict[str, list[GameRecord]],
 def settings_arms(settings: str | os.PathLike[str]
                   ) -> dict[tuple[str, int, int], list[GameRecord]]:
     """``(opponent, batch, nodes) -> records`` of a settings tournament directory (every
-    match of :data:`~chessmoe.play.tournament.SETTINGS` x opponents that has a game)."""
+    match of :data:`~chessmoe.nets.names.SETTINGS` x opponents that has a game)."""
     arms = load_arms(settings) if Path(settings).is_dir() else {}
     return {(opponent, batch, nodes): arms[settings_match(opponent, batch, nodes)]
             for batch, nodes in SETTINGS for opponent in SETTINGS_OPPONENTS
@@ -665,7 +662,7 @@ NOT_PLAYED = "not played yet (registered before its first game)"
 
 def _settings_tests(settings: Path, long_seeds: str) -> list[_Test]:
     """The settings design's rows, registered before its first game: for every setting of
-    :data:`~chessmoe.play.tournament.SETTINGS`, staged against the regular network (the
+    :data:`~chessmoe.nets.names.SETTINGS`, staged against the regular network (the
     paper's claim, its Table 2 mean at that batch size beside ours) and against
     regular-long (equal training compute). A row is a test once its own match has played
     its planned games (each match's size is fixed by the design, so no row is decided while

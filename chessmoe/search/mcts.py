@@ -575,12 +575,9 @@ class MCTS:
                 min(self._repetitions(node), 2), int(board.chess960),
                 min(board.halfmove_clock, 65535), min(board.fullmove_number, 65535))
 
-    def _evaluate(self, leaves: list[Node]) -> None:
-        """Evaluate new leaves in one call and expand them (terminal ones need no call)."""
-        drive(self._evaluate_steps(leaves), self.evaluator.evaluate)
-
     def _evaluate_steps(self, leaves: list[Node]) -> Generator[LeafBatch, Evaluation, None]:
-        """:meth:`_evaluate` as a generator: yields the leaves' batch, receives its scores."""
+        """Evaluate new leaves and expand them (terminal ones need no evaluation), as a
+        generator: yields the leaves' batch, receives its scores."""
         live = [leaf for leaf in leaves if not leaf.terminal]
         if live:
             counts = [len(leaf.moves) for leaf in live]

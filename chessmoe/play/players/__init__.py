@@ -34,6 +34,7 @@ from types import ModuleType
 from typing import Any, Literal, get_args
 
 from chessmoe._io.errors import KitError
+from chessmoe.nets.related import RELATED_WEIGHTS
 from chessmoe.play.engine import Searcher
 
 __all__ = ["ENGINE_OPTIONS", "RELATED_KINDS", "RELATED_WEIGHTS", "EngineOption", "RelatedKind",
@@ -42,9 +43,6 @@ __all__ = ["ENGINE_OPTIONS", "RELATED_KINDS", "RELATED_WEIGHTS", "EngineOption",
 
 RelatedKind = Literal["deepchess", "ntuple", "mais"]
 RELATED_KINDS: tuple[str, ...] = get_args(RelatedKind)
-# the weights file of each engine's trained run (what a match names by its checksum)
-RELATED_WEIGHTS: dict[str, str] = {"deepchess": "weights.pt", "ntuple": "weights.npz",
-                                   "mais": "weights.pt"}
 
 _DOCUMENT = {"deepchess": "related-deepchess.md",
              "ntuple": "related-comparison-training-ntuple.md",

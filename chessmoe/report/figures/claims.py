@@ -19,14 +19,15 @@ from typing import Any
 import pandas as pd
 
 from chessmoe import paper
-from chessmoe.nets.names import BALANCED_SUFFIX, REGULAR_LONG
-from chessmoe.play.tournament import (
-    BATCH_SIZES,
+from chessmoe.nets.names import (
+    BALANCED_SUFFIX,
+    REGULAR_LONG,
     SETTINGS,
     SETTINGS_OPPONENTS,
     SETTINGS_PAIRS,
     settings_match,
 )
+from chessmoe.paper import BATCH_SIZES
 from chessmoe.report import replay, stems, verdicts
 from chessmoe.report.figures.strength import draw_intervals
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table

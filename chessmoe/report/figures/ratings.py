@@ -2,7 +2,7 @@
 
 Ratings are maximum-likelihood logistic Elo (:func:`chessmoe.report.ratings.rating_table`)
 from every game of the tournament, anchored to the Stockfish player named by
-:data:`chessmoe.play.tournament.RATING_ANCHOR`; intervals are 95 %. Players the results cannot
+:data:`chessmoe.nets.names.RATING_ANCHOR`; intervals are 95 %. Players the results cannot
 place (a perfect or zero score against the rest) are drawn as arrows at the edge, not
 as points.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from chessmoe.play.tournament import RATING_CHECK
+from chessmoe.nets.names import RATING_CHECK
 from chessmoe.report import stems
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 from chessmoe.report.ratings import RatingRow, rating_table, tournament_results

@@ -23,8 +23,9 @@ import pandas as pd
 
 from chessmoe._io.errors import KitError
 from chessmoe._io.jsonl import read_records
-from chessmoe.elo import Z_CUTECHESS, elo_from_score, score_from_elo, trinomial
-from chessmoe.play.players import RELATED_WEIGHTS
+from chessmoe.elo import elo_from_score, score_from_elo
+from chessmoe.nets.related import RELATED_WEIGHTS
+from chessmoe.records import TournamentSummary, VersusSummary
 from chessmoe.report import stems, verdicts
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 
@@ -184,6 +185,9 @@ class RelatedMatch:
     sprt_state: str = ""  # a sequential test's state ("H0 accepted", "H1 accepted",
     # "continue"); "": the match has a fixed size
     sprt_words: str = ""  # its bounds, in words
+    # the per-game (trinomial, cutechess) 95 % interval in Elo, as the summary stores it
+    low: float = math.nan
+    high: float = math.nan
 
     @property
     def partial(self) -> bool:
@@ -197,13 +201,13 @@ class RelatedMatch:
         return (self.wins + 0.5 * self.draws) / self.games if self.games else math.nan
 
     def score_bounds(self) -> tuple[float, float]:
-        """The score's own 95 % interval with a game as the unit (the trinomial variance
-        cutechess's margin uses, :func:`chessmoe.elo.trinomial`), not the Elo margin converted
-        back (which is not symmetric in score)."""
+        """The score's own 95 % interval with a game as the unit (the ends of the trinomial
+        interval cutechess's margin comes from, :func:`chessmoe.elo.trinomial`, as the match's
+        summary stores them), not the Elo margin converted back (which is not symmetric in
+        score)."""
         if not self.games:
             return math.nan, math.nan
-        estimate = trinomial(self.wins, self.losses, self.draws, z=Z_CUTECHESS)
-        return score_from_elo(estimate.low), score_from_elo(estimate.high)
+        return score_from_elo(self.low), score_from_elo(self.high)
 
 
 @dataclass(frozen=True)
@@ -317,12 +321,10 @@ def _vs(path: Path) -> VsStockfish | None:
         return VsStockfish(int(d["mais_wins"]), int(d["draws"]), int(d["mais_losses"]),
                            int(d["games"]), float(d["mais_score"]), d["mais"].get("nodes"),
                            _settings(d["stockfish"]))
-    pair_elo, pair_margin = d.get("pentanomial_elo"), d.get("pentanomial_margin")
-    return VsStockfish(int(d["wins"]), int(d["draws"]), int(d["losses"]), int(d["games"]),
-                       float(d["score"]), d["players"]["first"].get("nodes"),
-                       _settings(d["players"]["second"]),
-                       float(pair_elo) if pair_elo is not None else None,
-                       float(pair_margin) if pair_margin is not None else None,
+    result = VersusSummary.from_json(d)  # the run's players, openings and rules beside it
+    return VsStockfish(result.wins, result.draws, result.losses, result.games, result.score,
+                       d["players"]["first"].get("nodes"), _settings(d["players"]["second"]),
+                       result.pentanomial_elo, result.pentanomial_margin,
                        int(d["openings"]["pairs"]) if isinstance(d.get("openings"), dict)
                        and "pairs" in d["openings"] else None,
                        verdicts.rules_named(d.get("adjudication")))
@@ -378,19 +380,16 @@ def load_related_matches(tournament_dir: str | os.PathLike[str]) -> dict[str, Re
     if not path.is_file():
         return {}
     out = {}
-    for m in _json(path).get("matches", []):
-        if int(m.get("games", 0)) > 0:
-            test = m.get("sprt") or {}
-            words = (f"SPRT H0 {float(test['elo0']):+.0f} Elo against H1 "
-                     f"{float(test['elo1']):+.0f} Elo, alpha {test['alpha']:g}, beta "
-                     f"{test['beta']:g}, LLR {float(test['llr']):.2f} in "
-                     f"[{float(test['lower']):.2f}, {float(test['upper']):.2f}]"
-                     if test else "")
-            out[str(m["name"])] = RelatedMatch(str(m["name"]), int(m["games"]), int(m["wins"]),
-                                               int(m["draws"]), int(m["losses"]),
-                                               float(m["elo"]), float(m["margin"]),
-                                               int(m.get("planned_games", 0)),
-                                               str(test.get("state", "")), words)
+    for m in TournamentSummary.from_json(_json(path)).matches:
+        result, test = m.summary, m.sprt
+        if result.games > 0:
+            words = (f"SPRT H0 {test.elo0:+.0f} Elo against H1 {test.elo1:+.0f} Elo, alpha "
+                     f"{test.alpha:g}, beta {test.beta:g}, LLR {test.llr:.2f} in "
+                     f"[{test.lower:.2f}, {test.upper:.2f}]" if test is not None else "")
+            out[m.name] = RelatedMatch(m.name, result.games, result.wins, result.draws,
+                                       result.losses, result.elo, result.margin,
+                                       m.planned_games, test.state if test is not None else "",
+                                       words, low=result.low, high=result.high)
     return out
 
 

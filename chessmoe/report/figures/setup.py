@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from chessmoe.records import TournamentSummary
 from chessmoe.report import stems
 from chessmoe.report.artefacts import PROVENANCE_MANIFESTS
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
@@ -110,10 +111,10 @@ def table8_setup(results_dir: str | os.PathLike[str], out_dir: str | os.PathLike
 
 
 def fig15_match_command(out_dir: str | os.PathLike[str],
-                        tournament: dict[str, Any] | None = None) -> Artefact:
+                        tournament: TournamentSummary | None = None) -> Artefact:
     """Fig. 15: the paper's cutechess command and the kit's equivalent (the command that
     plays ``tournament``, the summary of the tournament the figures read)."""
-    name = str((tournament or {}).get("tournament") or "small")
+    name = (tournament.tournament if tournament is not None else "") or "small"
     kit = (f"chessmoe tournament --profile {name} --experts results/experts/small "
            f"--out results/tournaments/{name} --workers 2")
     uci = ("chessmoe uci --experts results/experts/small/separated "
@@ -136,12 +137,12 @@ def fig15_match_command(out_dir: str | os.PathLike[str],
                 transform=ax.transAxes)
         y -= 0.05 + 0.034 * wrapped.count("\n") + 0.04
     if tournament is not None:
-        rules = tournament.get("adjudication", {})
+        rules = tournament.adjudication
         ax.text(0.0, 0.04, f"Adjudication used: draw rules {rules.get('draw_rules', 'claim')};"
                 f" resign movecount={rules.get('resign_movecount')}"
                 f" score={rules.get('resign_score')}; draw movenumber="
                 f"{rules.get('draw_movenumber')} movecount={rules.get('draw_movecount')} "
-                f"score={rules.get('draw_score')}; openings: {tournament.get('openings')}.",
+                f"score={rules.get('draw_score')}; openings: {tournament.openings}.",
                 fontsize=8, transform=ax.transAxes)
     ax.set_title("Fig. 15 — Running a match between two approaches", fontsize=10)
     return Artefact(stems.FIG15_MATCH_COMMAND, save_figure(fig, out_dir, stems.FIG15_MATCH_COMMAND),

@@ -1,18 +1,18 @@
 """Playing-strength figures and tables: paper Table 2 and Fig. 5, 6, 7, 26-29.
 
-Everything is read from a tournament's ``summary.json`` (see
-:mod:`chessmoe.play.tournament`): one entry per match with its labels (method, batch size,
-nodes or move time, ablated expert, phase definition) and its cutechess Elo estimate of the
-first engine against the regular network. Intervals are drawn as they are, ``[low, high]``
-(the Elo of the score's 95 % bounds: asymmetric), not as ``elo +- margin``; a bound that is
-infinite (a score bound beyond 0 or 1, common in small matches) is drawn dashed up to the
-panel's edge with an arrow, and every point says how many games it rests on. A panel whose
-matches were not played in the tournament says so instead of drawing nothing.
+Everything is read from a tournament's ``summary.json``
+(:class:`chessmoe.records.TournamentSummary`): one entry per match with its labels (method,
+batch size, nodes or move time, ablated expert, phase definition) and its cutechess Elo
+estimate of the first engine against the regular network, with the interval's ends.
+Intervals are drawn as they are, ``[low, high]`` (the Elo of the score's 95 % bounds:
+asymmetric), not as ``elo +- margin``; a bound that is infinite (a score bound beyond 0 or
+1, common in small matches) is drawn dashed up to the panel's edge with an arrow, and every
+point says how many games it rests on. A panel whose matches were not played in the
+tournament says so instead of drawing nothing.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from pathlib import Path
@@ -21,7 +21,8 @@ from typing import Any
 import pandas as pd
 from matplotlib.axes import Axes
 
-from chessmoe import elo, paper
+from chessmoe import paper
+from chessmoe.records import TournamentSummary
 from chessmoe.report import stems
 from chessmoe.report.figures.style import (
     PHASE_COLORS,
@@ -52,28 +53,23 @@ class TournamentMissing(FileNotFoundError):
     """A tournament summary the figures need is absent."""
 
 
-def load_tournament(directory: str | os.PathLike[str]) -> dict[str, Any]:
+def load_tournament(directory: str | os.PathLike[str]) -> TournamentSummary:
     path = Path(directory) / "summary.json"
     if not path.exists():
         raise TournamentMissing(f"{path} is missing: run 'make tournament PROFILE=...'")
-    summary: dict[str, Any] = json.loads(path.read_text())
-    return summary
+    return TournamentSummary.read(path)
 
 
-def matches_frame(summary: dict[str, Any]) -> pd.DataFrame:
+def matches_frame(summary: TournamentSummary) -> pd.DataFrame:
     """One row per match: labels, games, W/D/L, Elo, margin and the interval [low, high]
-    (recomputed from W/D/L as cutechess computes it)."""
+    (cutechess's, as the summary stores it: :class:`chessmoe.records.MatchSummary`)."""
     rows = []
-    for match in summary["matches"]:
-        labels = match["labels"]
-        estimate = (elo.trinomial(match["wins"], match["losses"], match["draws"])
-                    if match["games"] else None)
-        rows.append({"name": match["name"], **labels, "games": match["games"],
-                     "wins": match["wins"], "draws": match["draws"],
-                     "losses": match["losses"], "elo": match["elo"],
-                     "margin": match["margin"], "los": match["los"],
-                     "low": estimate.low if estimate else math.nan,
-                     "high": estimate.high if estimate else math.nan})
+    for match in summary.matches:
+        result = match.summary
+        rows.append({"name": match.name, **dict(match.labels), "games": result.games,
+                     "wins": result.wins, "draws": result.draws, "losses": result.losses,
+                     "elo": result.elo, "margin": result.margin, "los": result.los,
+                     "low": result.low, "high": result.high})
     frame = pd.DataFrame(rows)
     for column in ("nodes", "movetime", "batch_size", "phase"):
         if column not in frame:
@@ -165,18 +161,18 @@ def _elo_panel(ax: Axes, frame: pd.DataFrame, x: str, group: str, colors: dict[A
     ax.legend(fontsize=8)
 
 
-def _method_rows(summary: dict[str, Any], method: str) -> pd.DataFrame:
+def _method_rows(summary: TournamentSummary, method: str) -> pd.DataFrame:
     frame = matches_frame(summary)
     if "kind" not in frame:
         return frame.iloc[0:0]
     return frame[(frame["kind"] == "method") & (frame.get("method") == method)]
 
 
-def fig_method(summary: dict[str, Any], out_dir: str | os.PathLike[str], number: int,
+def fig_method(summary: TournamentSummary, out_dir: str | os.PathLike[str], number: int,
                methods: list[str]) -> Artefact:
     """Fig. 26-28: a method's Elo gain by batch size, (a) by nodes, (b) by move time; one
     row per method (Fig. 28: a = 4 and a = 10)."""
-    profile = summary["tournament"]
+    profile = summary.tournament
     fig = new_figure(10, 3.8 * len(methods))
     axes = fig.subplots(len(methods), 2, squeeze=False)
     letters = iter("abcd")
@@ -202,11 +198,11 @@ def fig_method(summary: dict[str, Any], out_dir: str | os.PathLike[str], number:
                     figure=fig)
 
 
-def fig05_separated_nodes(summary: dict[str, Any], out_dir: str | os.PathLike[str]
+def fig05_separated_nodes(summary: TournamentSummary, out_dir: str | os.PathLike[str]
                           ) -> Artefact:
     """Fig. 5: separated-learning experts against the regular network, by nodes per move
     and batch size."""
-    profile = summary["tournament"]
+    profile = summary.tournament
     fig = new_figure(7.5, 4.2)
     ax = fig.subplots()
     rows = _method_rows(summary, "separated")
@@ -221,11 +217,11 @@ def fig05_separated_nodes(summary: dict[str, Any], out_dir: str | os.PathLike[st
                                 plotted(rows[rows["nodes"].notna()])), figure=fig)
 
 
-def fig06_ablation(summary: dict[str, Any], out_dir: str | os.PathLike[str], *,
+def fig06_ablation(summary: TournamentSummary, out_dir: str | os.PathLike[str], *,
                    x: str = "nodes", number: int = 6) -> Artefact:
     """Fig. 6 (nodes) and Fig. 29 (move time): one phase expert at a time, baseline for
     the other phases, batch 64."""
-    profile = summary["tournament"]
+    profile = summary.tournament
     frame = matches_frame(summary)
     rows = frame[frame["kind"] == "ablation"] if "kind" in frame else frame.iloc[0:0]
     colors = dict(zip(("opening", "middlegame", "endgame"), PHASE_COLORS, strict=True))
@@ -241,9 +237,9 @@ def fig06_ablation(summary: dict[str, Any], out_dir: str | os.PathLike[str], *,
                     figure=fig)
 
 
-def fig07_definitions(summary: dict[str, Any], out_dir: str | os.PathLike[str]) -> Artefact:
+def fig07_definitions(summary: TournamentSummary, out_dir: str | os.PathLike[str]) -> Artefact:
     """Fig. 7: separated experts under move-count (2-5 phases) and Lichess definitions."""
-    profile = summary["tournament"]
+    profile = summary.tournament
     frame = matches_frame(summary)
     rows = frame[frame["kind"] == "definition"] if "kind" in frame else frame.iloc[0:0]
     fig = new_figure(7.5, 4.2)
@@ -278,7 +274,7 @@ def fig07_definitions(summary: dict[str, Any], out_dir: str | os.PathLike[str]) 
                     figure=fig)
 
 
-def table2_elo(summary: dict[str, Any], out_dir: str | os.PathLike[str],
+def table2_elo(summary: TournamentSummary, out_dir: str | os.PathLike[str],
                tournament_dir: str | os.PathLike[str] | None = None) -> Artefact:
     """Table 2: each method's mean Elo gain per batch size (over the node and time
     settings played) and over all its settings, beside the paper's. With the tournament's
@@ -319,9 +315,9 @@ def table2_elo(summary: dict[str, Any], out_dir: str | os.PathLike[str],
     reference.index.name = "Approach"
     settings = sorted({("nodes " + str(int(n))) if _finite(n) else f"{int(t)} ms"
                        for n, t in zip(rows["nodes"], rows["movetime"], strict=True)})
-    rules = verdicts.rules_named(summary.get("adjudication") or {})
-    notes = [f"Tournament '{summary['tournament']}' ({rules} draw rules): settings played "
-             + ", ".join(settings) + f"; openings: {summary['openings']}.",
+    rules = verdicts.rules_named(dict(summary.adjudication))
+    notes = [f"Tournament '{summary.tournament}' ({rules} draw rules): settings played "
+             + ", ".join(settings) + f"; openings: {summary.openings}.",
              "Each value is the mean of cutechess Elo estimates of the method against the "
              "regular network over those settings (infinite estimates left out), as the "
              "paper averages; with few games per setting the means are noisy. The pooled "
