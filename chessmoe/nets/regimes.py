@@ -255,11 +255,13 @@ def _train_job(args: _JobArgs) -> dict[str, Any]:
                 for name in ("model.pt", "model.onnx"):
                     (_stage_dir(expert_dir, k, stage, len(job.stages)) / name).unlink(
                         missing_ok=True)
+        final = {k: v for k, v in summaries[-1].items() if k != "convergence"}
         atomic_write_json(expert_dir / "summary.json", {
-            **summaries[-1], "stages": [
+            **final, "stages": [
                 {"train": s.train, "iterations": int(m["iterations"]),
-                 "best_val_loss": m["best_val_loss"]} for s, m in zip(job.stages, summaries,
-                                                                        strict=True)],
+                 "best_val_loss": m["best_val_loss"],
+                 **({"convergence": m["convergence"]} if "convergence" in m else {})}
+                for s, m in zip(job.stages, summaries, strict=True)],
             "iterations": offset})
     return json.loads((expert_dir / "summary.json").read_text())  # type: ignore[no-any-return]
 
@@ -428,6 +430,16 @@ def _balance(jobs: Sequence[ExpertJob], shares: Sequence[float] | None
                     "positions' phase shares (not the paper's recipe)"}
 
 
+def _convergence(summary: dict[str, Any]) -> dict[str, Any]:
+    """What a manifest records of how an expert trained until convergence ended: its runs'
+    convergence records, one per stage (``train`` names the stage's data), under
+    ``convergence``; nothing for a fixed-length expert."""
+    stages = summary.get("stages") or [summary]
+    records = [{**({"train": stage["train"]} if "train" in stage else {}),
+                **stage["convergence"]} for stage in stages if "convergence" in stage]
+    return {"convergence": records} if records else {}
+
+
 def write_manifest(bundle: Path, regime: str, definition: str,
                    dataset_dir: str | os.PathLike[str], config: TrainConfig, *,
                    a: float | None, profile: str, baseline: str | os.PathLike[str] | None,
@@ -443,7 +455,7 @@ def write_manifest(bundle: Path, regime: str, definition: str,
                          "sha256": summary["checkpoint"]["sha256"],
                          "best_val_loss": summary["best_val_loss"],
                          "iterations": summary["iterations"], "seconds": summary["seconds"],
-                         "spikes": summary["spikes"]}
+                         "spikes": summary["spikes"], **_convergence(summary)}
     dataset_manifest = Path(dataset_dir) / "manifest.json"
     data = json.loads(dataset_manifest.read_text())
     manifest = {
