@@ -54,6 +54,7 @@ from chessmoe.phases import phase_definition
 
 __all__ = [
     "CONTROLS",
+    "DEFAULT_CONTROLS",
     "REGIMES",
     "ExpertJob",
     "TrainingPlan",
@@ -71,10 +72,15 @@ __all__ = [
 Regime = Literal["regular", "separated", "staged", "weighted"]
 REGIMES: tuple[Regime, ...] = ("regular", "separated", "staged", "weighted")
 #: The controls of :mod:`chessmoe.nets.controls`: the regular network and the seeded
-#: mixtures under other seeds, the equal-iteration separated experts, and the regular network
-#: trained for the mixtures' total steps.
-Control = Literal["seeds", "separated-long", "regular-long"]
-CONTROLS: tuple[Control, ...] = ("seeds", "separated-long", "regular-long")
+#: mixtures under other seeds, the equal-iteration separated experts, the regular network
+#: trained for the mixtures' total steps, the regular network with the mixture's parameters
+#: (``regular-wide``) and the methods trained until convergence (``converged``).
+Control = Literal["seeds", "separated-long", "regular-long", "regular-wide", "converged"]
+CONTROLS: tuple[Control, ...] = ("seeds", "separated-long", "regular-long", "regular-wide",
+                                 "converged")
+#: The controls a profile trains unless it names others: the last two are opt-in (hours of
+#: CPU each; ``chessmoe train --controls --control NAME``).
+DEFAULT_CONTROLS: tuple[Control, ...] = ("seeds", "separated-long", "regular-long")
 
 
 # --- weights (paper sec. 2.2, Table 5) ----------------------------------------------------
@@ -102,8 +108,9 @@ class TrainingPlan:
     regimes: tuple[Regime, ...] = field(
         default=REGIMES, metadata={"doc": "regimes 'chessmoe train' trains when none is named"})
     controls: tuple[Control, ...] = field(
-        default=CONTROLS, metadata={"doc": "controls 'chessmoe train --controls' trains: "
-                                           "seeds, separated-long, regular-long"})
+        default=DEFAULT_CONTROLS,
+        metadata={"doc": "controls 'chessmoe train --controls' trains: seeds, separated-long, "
+                         "regular-long (opt-in, or with --control: regular-wide, converged)"})
     pipeline_controls: bool = field(
         default=False, metadata={"doc": "'make results' trains the controls after the regimes "
                                         "(when the profile's tournament plays them)"})
