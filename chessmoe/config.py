@@ -344,6 +344,14 @@ TRAIN_DOCS = {
     "channels_last": "channels-last memory format",
     "threads": "torch CPU threads",
     "expand_on_device": "expand planes on the GPU",
+    "schedule": "learning rate: one-cycle (Fig. 14, over the run's length) or plateau "
+                "(warm-up, constant, cut on plateau; for runs trained until convergence)",
+    "patience": "stop after this many evaluations without improvement (None: fixed length; "
+                "set: epochs/iterations are the cap)",
+    "min_delta": "a validation loss counts as an improvement when below the last one by more",
+    "plateau_patience": "plateau schedule: evaluations without improvement before each cut",
+    "plateau_factor": "plateau schedule: the cut (rate x factor, down to min_lr)",
+    "warmup_iterations": "plateau schedule: linear warm-up from min_lr to max_lr",
 }
 
 

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
-from chessmoe.nets.model import PRESETS, ModelConfig, build_model, count_parameters, preset
+from chessmoe.nets.model import (
+    PRESETS,
+    ModelConfig,
+    RiseNet,
+    build_model,
+    count_parameters,
+    matched_width,
+    preset,
+    widened,
+)
 
 
 def test_paper_preset_has_the_papers_size() -> None:
@@ -90,3 +100,33 @@ def test_onnx_export_matches_torch(tmp_path: Path) -> None:
     outputs = session.run(None, {"planes": x.numpy()})
     for got, want in zip(outputs, model(x), strict=True):
         np.testing.assert_allclose(got, want.detach().numpy(), atol=1e-5)
+
+
+SMALL_PARAMETERS = 201_469  # the small preset (results/experts/small/*/summary.json)
+#: How far the parameter-matched network's count may lie from 3 x the small one's.
+TOLERANCE = 0.005
+
+
+def test_the_wide_network_has_three_times_the_small_ones_parameters() -> None:
+    """The network of the regular-wide control: the small network widened to the three
+    experts' parameters together (issue 40, item 3)."""
+    small = preset("small")
+    wide = matched_width(small, 3)
+
+    def parameters(config: ModelConfig) -> int:
+        return count_parameters(RiseNet(config))
+
+    assert parameters(small) == SMALL_PARAMETERS
+    assert parameters(wide) == 604_086  # 2.998 x; 3 x is 604,407
+    assert abs(parameters(wide) / (3 * SMALL_PARAMETERS) - 1) < TOLERANCE
+    # the small network widened: every channel count x 125/64, depth and pattern unchanged
+    assert (wide.channels, wide.expansion_init, wide.expansion_step, wide.kernel5_reduction,
+            wide.policy_channels) == (125, 125, 31, 31, 125)
+    assert replace(wide, channels=64, expansion_init=64, expansion_step=16,
+                   kernel5_reduction=16, policy_channels=64) == small
+    # no other width lands closer
+    for channels in (123, 124, 126, 127):
+        assert abs(parameters(widened(small, channels)) - 3 * SMALL_PARAMETERS) > abs(
+            parameters(wide) - 3 * SMALL_PARAMETERS)
+    with pytest.raises(ValueError):
+        matched_width(small, 0)

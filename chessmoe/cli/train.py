@@ -22,7 +22,7 @@ def _train(args: argparse.Namespace) -> int:
 
     overrides = parse_overrides(TrainConfig, args.set or [])
     chosen = config.profile(args.profile)
-    if args.controls:
+    if args.controls or args.control:
         return _train_controls(args, chosen, overrides)
     try:
         result = regimes.train_profile(
@@ -63,8 +63,10 @@ def _train_controls(args: argparse.Namespace, chosen: Any, overrides: dict[str, 
               f"(--set takes only {', '.join(EXECUTION_OPTIONS)} with --controls)",
               file=sys.stderr)
         return 2
-    plan = replace(chosen.training, train=replace(chosen.training.train, **overrides))
     try:
+        # --control: these controls instead of the profile's (checked by the plan)
+        plan = replace(chosen.training, train=replace(chosen.training.train, **overrides),
+                       **({"controls": tuple(args.control)} if args.control else {}))
         done = train_controls(plan, config.experts_of(chosen),
                               results_dir=args.results,
                               data_dir=args.data_dir.resolve() if args.data_dir else None,
@@ -120,6 +122,12 @@ def add_train_commands(commands: Commands) -> None:
                             "network under two more seeds, separated experts given the "
                             "regular network's iterations each, and the regular network "
                             "trained for their total (needs the regular bundle)")
+    train.add_argument("--control", nargs="+", action="extend", metavar="NAME",
+                       help="train these controls instead of the profile's (implies "
+                            "--controls): seeds, separated-long, regular-long, regular-wide "
+                            "(the mixture's parameters in one network), converged (regular, "
+                            "staged and weighted a=10 trained until the validation loss stops "
+                            "improving)")
     train.add_argument("--force", action="store_true", help=FORCE_HELP)
     train.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     train.set_defaults(handler=_train)

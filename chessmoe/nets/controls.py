@@ -19,23 +19,46 @@
   under the same other seeds, so the head-to-head equal-compute result is read over the
   training seeds of both sides (the ``seeds-long`` tournament design), not one.
 
+* **Parameter-matched single network** (``regular-wide``): a mixture of three experts holds
+  three times the regular network's parameters. The regular network widened to that count
+  (:func:`~chessmoe.nets.model.matched_width`: every channel count scaled, the depth kept)
+  and trained for ``regular-long``'s steps (the same schedule, batch and seed) separates the
+  mixture's gain from its size. It is slower per node than one expert, so it is played at
+  equal nodes and at equal move time.
+* **Trained to convergence** (``regular-converged``, ``staged-converged``,
+  ``weighted-a10-converged``): the data-limited regime. Each run trains until its validation
+  loss has not improved (by more than :data:`CONVERGED_MIN_DELTA`) for
+  :data:`CONVERGED_PATIENCE` evaluations, at most :data:`CONVERGED_CAP_EPOCHS` epochs of its
+  own training data, on the plateau schedule (see :func:`converged_config` for why not the
+  one-cycle). A staged expert applies the patience to each stage on its own: a stage stops
+  when its own validation loss (on the stage's phase, as in every staged run) has not
+  improved for the patience, and the next stage starts from that stage's best weights with
+  a fresh optimiser, a fresh warm-up and a fresh count. Each expert's manifest entry records,
+  per stage, where it stopped, its best iteration and why (``convergence``).
+
 All land beside the profile's bundles in ``results/experts/<profile>/`` with their manifest,
-Table 1 evaluation and provenance, and resume like every training run.
+Table 1 evaluation and provenance, and resume like every training run. The last two are
+opt-in (``chessmoe train --controls --control regular-wide`` / ``--control converged``): a
+profile's ``--controls`` trains :data:`~chessmoe.nets.regimes.DEFAULT_CONTROLS`.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
+from chessmoe.nets.model import PRESETS, matched_width
 from chessmoe.nets.names import (
     BALANCED_SUFFIX,
     CONTROL_SEEDS,
+    CONVERGED_METHODS,
     REGULAR_LONG,
+    REGULAR_WIDE,
     SEEDED_METHODS,
     SEPARATED_LONG,
+    converged_bundle,
     method_seed_bundle,
     regular_long_seed_bundle,
     seed_bundle,
@@ -49,8 +72,11 @@ from chessmoe.nets.regimes import (
 )
 from chessmoe.nets.training import TrainConfig
 
-__all__ = ["METHOD_SEEDS", "REGULAR_LONG", "SEPARATED_LONG", "ControlPlan", "bundle_spec",
-           "method_seed_bundle", "regular_long_seed_bundle", "seed_bundle", "train_controls"]
+__all__ = ["CONVERGED", "CONVERGED_CAP_EPOCHS", "CONVERGED_MIN_DELTA", "CONVERGED_PATIENCE",
+           "CONVERGED_PLATEAU_PATIENCE", "CONVERGED_WARMUP", "METHOD_SEEDS", "REGULAR_LONG",
+           "REGULAR_WIDE", "SEPARATED_LONG", "ControlPlan", "bundle_spec", "converged_config",
+           "method_seed_bundle", "regular_long_seed_bundle", "seed_bundle", "train_controls",
+           "wide_config"]
 
 
 def bundle_spec(name: str) -> BundleSpec:
@@ -69,6 +95,62 @@ def bundle_spec(name: str) -> BundleSpec:
 
 #: The mixtures retrained under other seeds (:data:`chessmoe.nets.names.SEEDED_METHODS`).
 METHOD_SEEDS: tuple[BundleSpec, ...] = tuple(bundle_spec(m) for m in SEEDED_METHODS)
+#: The methods trained until convergence (:data:`chessmoe.nets.names.CONVERGED_METHODS`).
+CONVERGED: tuple[BundleSpec, ...] = tuple(bundle_spec(m) for m in CONVERGED_METHODS)
+
+#: Evaluations without improvement after which a converged run (or stage) stops: at the
+#: small profile's ``eval_every`` of 100 steps, 1,200 steps (1.2 epochs of the small data's
+#: 1,028-step epochs; 3-4 epochs of one phase's positions in a staged stage).
+CONVERGED_PATIENCE = 12
+#: Evaluations without improvement before each cut of the learning rate (by 10): in a stretch
+#: without improvement the rate is cut at the 4th and the 8th evaluation and the run stops at
+#: the 12th, so the rate it had and two lower ones have each had 4 evaluations to help.
+CONVERGED_PLATEAU_PATIENCE = 4
+#: The smallest fall of the validation loss that counts as an improvement (for the patience
+#: and the cuts; any fall still saves the best checkpoint). Below the smallest difference
+#: Table 1 reads (staged's mixture against the regular network: 0.009 on the no-phases test
+#: set; regular-long against regular: 0.19), above what a rate near its floor moves the loss
+#: in an evaluation, so a run does not crawl to its cap by steps of 1e-5.
+CONVERGED_MIN_DELTA = 0.001
+#: The plateau schedule's warm-up to the peak rate, in steps: about the one-cycle's rise on
+#: the small regular run (1/30 + 15 % of 2,056 steps = 377).
+CONVERGED_WARMUP = 400
+#: The cap, in epochs of the run's own training data (per stage for a staged expert): 15 times
+#: the small profile's 2 epochs, 5 times regular-long's 6; a run that reaches it says so
+#: (``reason: cap``).
+CONVERGED_CAP_EPOCHS = 30.0
+
+
+def converged_config(base: TrainConfig) -> TrainConfig:
+    """``base`` (the regular network's configuration) trained until convergence: the
+    plateau schedule (warm-up to ``max_lr``, constant, cut by 10 after
+    :data:`CONVERGED_PLATEAU_PATIENCE` evaluations without improvement, floor ``min_lr``), the
+    stop after :data:`CONVERGED_PATIENCE` evaluations without improvement, at most
+    :data:`CONVERGED_CAP_EPOCHS` epochs.
+
+    Why not the one-cycle: it is a function of the planned length. Laid over the cap, a run
+    stopped by patience would end somewhere on its way down, never having had the low rates
+    that give the one-cycle its final gains (regular-long's validation loss fell from 2.34 to
+    2.24 in its last half, at rates below max_lr/8), and a run that kept improving under the
+    falling rate would be stopped by the schedule, not by the data. Reduce-on-plateau lowers
+    the rate only when the current one has stopped helping, so "converged" means that neither
+    more steps nor the two lower rates improve the validation loss."""
+    return replace(base, iterations=None, epochs=CONVERGED_CAP_EPOCHS, schedule="plateau",
+                   patience=CONVERGED_PATIENCE, min_delta=CONVERGED_MIN_DELTA,
+                   plateau_patience=CONVERGED_PLATEAU_PATIENCE, plateau_factor=0.1,
+                   warmup_iterations=CONVERGED_WARMUP)
+
+
+def wide_config(base: TrainConfig, phases: int, iterations: int) -> TrainConfig:
+    """``base`` with its network widened to ``phases`` times its parameters
+    (:func:`~chessmoe.nets.model.matched_width`), for ``iterations`` steps (regular-long's);
+    everything else (schedule, batch, seed) as ``base``. The widening is recorded as
+    ``model_overrides`` on ``base``'s preset, so the manifest's ``model`` names every size."""
+    wide = matched_width(base.model_config(), phases)
+    preset = PRESETS[base.model]
+    overrides = {f.name: getattr(wide, f.name) for f in fields(wide)
+                 if getattr(wide, f.name) != getattr(preset, f.name)}
+    return replace(base, iterations=iterations, model_overrides=overrides)
 
 
 @dataclass(frozen=True)
@@ -76,7 +158,10 @@ class ControlPlan:
     """Which controls to train: extra seeds of the regular network (the profile's own seed
     is the committed ``regular`` bundle), whether to train ``separated-long`` and whether to
     train ``regular-long`` (the regular network for ``phases`` times its iterations), and
-    the extra seeds of ``regular-long`` (``regular-long-seed<N>``, trained last)."""
+    the extra seeds of ``regular-long`` (``regular-long-seed<N>``), whether to train
+    ``regular-wide`` (``phases`` times the parameters, ``regular-long``'s steps) and which
+    methods to train until convergence (``<method>-converged``), these last three in
+    this order after the others."""
 
     seeds: tuple[int, ...] = CONTROL_SEEDS
     separated_long: bool = True
@@ -84,18 +169,23 @@ class ControlPlan:
     phases: int = 3
     methods: tuple[BundleSpec, ...] = METHOD_SEEDS
     regular_long_seeds: tuple[int, ...] = CONTROL_SEEDS
+    regular_wide: bool = False
+    converged: tuple[BundleSpec, ...] = ()
 
     @classmethod
     def of(cls, spec: TrainingPlan) -> ControlPlan:
         """The controls a profile's training plan names (``TrainingPlan.controls``): seeds of
-        ``regular-long`` where it names both the seeds and ``regular-long``."""
+        ``regular-long`` where it names both the seeds and ``regular-long``; ``converged``:
+        every method of :data:`CONVERGED`."""
         seeds = "seeds" in spec.controls
         long = "regular-long" in spec.controls
         return cls(seeds=CONTROL_SEEDS if seeds else (),
                    separated_long="separated-long" in spec.controls,
                    regular_long=long,
                    methods=METHOD_SEEDS if seeds else (),
-                   regular_long_seeds=CONTROL_SEEDS if seeds and long else ())
+                   regular_long_seeds=CONTROL_SEEDS if seeds and long else (),
+                   regular_wide="regular-wide" in spec.controls,
+                   converged=CONVERGED if "converged" in spec.controls else ())
 
 
 def _regular_iterations(regular: Path) -> int:
@@ -159,6 +249,16 @@ def train_controls(spec: TrainingPlan, profile: str, *,
               replace(base, seed=seed,
                       iterations=plan.phases * _regular_iterations(regular)), None)
              for seed in plan.regular_long_seeds]
+    if plan.regular_wide:
+        jobs.append((REGULAR_WIDE, "regular", None,
+                     wide_config(base, plan.phases, plan.phases * _regular_iterations(regular)),
+                     None))
+    # trained until convergence; the mixtures' reference is the converged regular network
+    converged = converged_config(base)
+    reference = out / converged_bundle("regular")
+    jobs += [(converged_bundle(method.name(spec.definition)), method.regime, method.a, converged,
+              None if method.regime == "regular" else reference)
+             for method in plan.converged]
     todo = [job for job in jobs if not _finished(out / job[0])]
     dataset_dir = profile_dataset(spec, data_dir=data_dir, progress=progress) if todo else None
     for name, regime, a, config, baseline in todo:

@@ -40,7 +40,9 @@ __all__ = [
     "RiseNet",
     "build_model",
     "count_parameters",
+    "matched_width",
     "preset",
+    "widened",
 ]
 
 
@@ -251,3 +253,42 @@ def build_model(config: ModelConfig | str = "paper", **overrides: Any) -> RiseNe
 def count_parameters(model: nn.Module) -> int:
     """Trainable parameters."""
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+def widened(config: ModelConfig, channels: int) -> ModelConfig:
+    """``config`` with every channel count scaled by ``channels / config.channels``: the
+    trunk, each block's expanded channels (``expansion_init``, ``expansion_step`` and the 5x5
+    blocks' ``kernel5_reduction``, rounded) and the policy head's hidden channels. Depth,
+    kernels, attention blocks and the value head (8 planes, as at the paper's 256 channels)
+    stay as they are."""
+    if channels < 1:
+        raise ValueError(f"channels must be positive, not {channels}")
+    ratio = channels / config.channels
+    return replace(config, channels=channels,
+                   expansion_init=max(1, round(config.expansion_init * ratio)),
+                   expansion_step=round(config.expansion_step * ratio),
+                   kernel5_reduction=round(config.kernel5_reduction * ratio),
+                   policy_channels=max(1, round(config.policy_channels * ratio)))
+
+
+def matched_width(config: ModelConfig, factor: float) -> ModelConfig:
+    """The :func:`widened` ``config`` whose parameter count lies closest to ``factor`` times
+    its own (ties: the narrower). The parameter-matched single network is this with
+    ``factor`` = the number of experts: on the ``small`` preset (64 channels, 201,469
+    parameters) and 3 experts, 125 channels give 604,086 parameters, 2.998 times (124: 2.962,
+    126: 3.054; scaling the depth instead lands at best on 18 blocks, 2.994 times)."""
+    if factor <= 0:
+        raise ValueError(f"factor must be positive, not {factor}")
+    target = factor * count_parameters(RiseNet(config))
+
+    def size(channels: int) -> int:
+        return count_parameters(RiseNet(widened(config, channels)))
+
+    low, high = 1, config.channels
+    while size(high) < target:  # the parameters grow with the width: bracket, then bisect
+        low, high = high, 2 * high
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if size(middle) < target else (low, middle)
+    best = min((low, high), key=lambda c: (abs(size(c) - target), c))
+    return widened(config, best)

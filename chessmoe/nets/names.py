@@ -8,7 +8,12 @@ the players).
 * ``separated-long`` / ``regular-long``: the equal-iteration and equal-compute controls;
 * ``regular-long-seed<N>``: the equal-compute regular network under another seed;
 * ``weighted-a<a>-balanced``: weighted learning with the weights rescaled to mean 1 over the
-  training data's phase shares (:func:`chessmoe.nets.recipes.balanced_phase_weights`).
+  training data's phase shares (:func:`chessmoe.nets.recipes.balanced_phase_weights`);
+* ``regular-wide``: one network with the mixture's parameters (the profile's network widened
+  to three times its parameter count), trained for ``regular-long``'s steps;
+* ``<method>-converged`` (``regular-converged``, ``staged-converged``,
+  ``weighted-a10-converged``): the method trained until its validation loss stops improving
+  instead of for the profile's fixed epochs.
 
 The profile's own seed (9) is the bundle without a suffix (``regular``, ``staged``, ...).
 
@@ -20,15 +25,23 @@ The settings design (:data:`SETTINGS`, :func:`settings_match`), the equal-comput
 
 from __future__ import annotations
 
-__all__ = ["BALANCED_SUFFIX", "CONTROL_SEEDS", "RATING_ANCHOR", "RATING_CHECK", "REGULAR_LONG",
-           "SEEDED_METHODS", "SEPARATED_LONG", "SETTINGS", "SETTINGS_GROUP", "SETTINGS_OPPONENTS",
-           "SETTINGS_PAIRS", "method_seed_bundle", "regular_long_seed_bundle", "seed_bundle",
+__all__ = ["BALANCED_SUFFIX", "CONTROL_SEEDS", "CONVERGED_METHODS", "CONVERGED_SUFFIX",
+           "RATING_ANCHOR", "RATING_CHECK", "REGULAR_LONG", "REGULAR_WIDE", "SEEDED_METHODS",
+           "SEPARATED_LONG", "SETTINGS", "SETTINGS_GROUP", "SETTINGS_OPPONENTS", "SETTINGS_PAIRS",
+           "converged_bundle", "method_seed_bundle", "regular_long_seed_bundle", "seed_bundle",
            "seeds_long_grid", "settings_match"]
 
 SEPARATED_LONG = "separated-long"
 #: The suffix of a weighted bundle trained with weights balanced over the data's phase shares.
 BALANCED_SUFFIX = "-balanced"
 REGULAR_LONG = "regular-long"
+#: The parameter-matched single network: as many parameters as the mixture's experts together.
+REGULAR_WIDE = "regular-wide"
+#: The suffix of a bundle trained until its validation loss stopped improving.
+CONVERGED_SUFFIX = "-converged"
+#: The methods trained until convergence: the regular network and the two mixtures whose gains
+#: the claims report.
+CONVERGED_METHODS: tuple[str, ...] = ("regular", "staged", "weighted-a10")
 
 #: The other seeds every seeded control is trained under (the profile's own is 9).
 CONTROL_SEEDS: tuple[int, ...] = (10, 11)
@@ -53,6 +66,13 @@ def regular_long_seed_bundle(seed: int) -> str:
     """Bundle directory name of ``regular-long`` (the regular network trained for the
     mixtures' total steps) trained with ``seed``: ``regular-long-seed10``."""
     return f"{REGULAR_LONG}-seed{seed}"
+
+
+def converged_bundle(method: str) -> str:
+    """Bundle directory name of ``method`` (a bundle name such as ``regular``, ``staged`` or
+    ``weighted-a10``) trained until its validation loss stopped improving:
+    ``staged-converged``. Never the name of a fixed-length bundle, so it cannot replace one."""
+    return f"{method}{CONVERGED_SUFFIX}"
 
 
 # --- the names the tournament designs give their matches and players --------------------------

@@ -15,7 +15,7 @@ import pandas as pd
 from chessmoe.phases import phase_definition
 
 __all__ = ["TEST_SETS", "balanced_phase_weights", "learning_rate", "momentum", "phase_weights",
-           "table5", "test_sets"]
+           "plateau_learning_rate", "table5", "test_sets"]
 
 TEST_SETS = ("opening", "middlegame", "endgame", "no-phases")  # under the Lichess definition
 
@@ -41,6 +41,29 @@ def learning_rate(iteration: int, total: int, max_lr: float = 0.14,
         if x <= x1:
             return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
     return min_lr
+
+
+def plateau_learning_rate(iteration: int, cuts: int, max_lr: float = 0.14,
+                          min_lr: float = 1e-5, warmup: int = 400,
+                          factor: float = 0.1) -> float:
+    """Learning rate of a run whose end is not known in advance (trained until the validation
+    loss stops improving): linear warm-up from ``min_lr`` to ``max_lr`` over the first
+    ``warmup`` iterations, then constant, multiplied by ``factor`` for each of the ``cuts``
+    made so far (the trainer cuts it when the validation loss has stopped improving: reduce
+    on plateau), never below ``min_lr``.
+
+    The one-cycle schedule (:func:`learning_rate`) is a function of the run's planned length:
+    over an iteration cap that a run stopped by patience never reaches, it would spend most of
+    the run near its peak and stop before its cool-down, so the stopped network would be
+    judged at a learning rate the schedule never meant to end on. Here the rate falls only
+    when training at the current rate has stopped helping, so a run ends having tried the
+    lower rates."""
+    if cuts < 0 or warmup < 0 or not 0 < factor < 1:
+        raise ValueError(f"a plateau schedule needs cuts >= 0, warmup >= 0 and 0 < factor < 1, "
+                         f"not cuts={cuts}, warmup={warmup}, factor={factor}")
+    step = max(iteration, 0)
+    rate = max_lr if step >= warmup else min_lr + (max_lr - min_lr) * step / warmup
+    return max(rate * factor**cuts, min_lr)
 
 
 def momentum(lr: float, max_lr: float = 0.14, min_lr: float = 1e-5,

@@ -54,6 +54,7 @@ from chessmoe.phases import phase_definition
 
 __all__ = [
     "CONTROLS",
+    "DEFAULT_CONTROLS",
     "REGIMES",
     "ExpertJob",
     "TrainingPlan",
@@ -71,10 +72,15 @@ __all__ = [
 Regime = Literal["regular", "separated", "staged", "weighted"]
 REGIMES: tuple[Regime, ...] = ("regular", "separated", "staged", "weighted")
 #: The controls of :mod:`chessmoe.nets.controls`: the regular network and the seeded
-#: mixtures under other seeds, the equal-iteration separated experts, and the regular network
-#: trained for the mixtures' total steps.
-Control = Literal["seeds", "separated-long", "regular-long"]
-CONTROLS: tuple[Control, ...] = ("seeds", "separated-long", "regular-long")
+#: mixtures under other seeds, the equal-iteration separated experts, the regular network
+#: trained for the mixtures' total steps, the regular network with the mixture's parameters
+#: (``regular-wide``) and the methods trained until convergence (``converged``).
+Control = Literal["seeds", "separated-long", "regular-long", "regular-wide", "converged"]
+CONTROLS: tuple[Control, ...] = ("seeds", "separated-long", "regular-long", "regular-wide",
+                                 "converged")
+#: The controls a profile trains unless it names others: the last two are opt-in (hours of
+#: CPU each; ``chessmoe train --controls --control NAME``).
+DEFAULT_CONTROLS: tuple[Control, ...] = ("seeds", "separated-long", "regular-long")
 
 
 # --- weights (paper sec. 2.2, Table 5) ----------------------------------------------------
@@ -102,8 +108,9 @@ class TrainingPlan:
     regimes: tuple[Regime, ...] = field(
         default=REGIMES, metadata={"doc": "regimes 'chessmoe train' trains when none is named"})
     controls: tuple[Control, ...] = field(
-        default=CONTROLS, metadata={"doc": "controls 'chessmoe train --controls' trains: "
-                                           "seeds, separated-long, regular-long"})
+        default=DEFAULT_CONTROLS,
+        metadata={"doc": "controls 'chessmoe train --controls' trains: seeds, separated-long, "
+                         "regular-long (opt-in, or with --control: regular-wide, converged)"})
     pipeline_controls: bool = field(
         default=False, metadata={"doc": "'make results' trains the controls after the regimes "
                                         "(when the profile's tournament plays them)"})
@@ -255,11 +262,13 @@ def _train_job(args: _JobArgs) -> dict[str, Any]:
                 for name in ("model.pt", "model.onnx"):
                     (_stage_dir(expert_dir, k, stage, len(job.stages)) / name).unlink(
                         missing_ok=True)
+        final = {k: v for k, v in summaries[-1].items() if k != "convergence"}
         atomic_write_json(expert_dir / "summary.json", {
-            **summaries[-1], "stages": [
+            **final, "stages": [
                 {"train": s.train, "iterations": int(m["iterations"]),
-                 "best_val_loss": m["best_val_loss"]} for s, m in zip(job.stages, summaries,
-                                                                        strict=True)],
+                 "best_val_loss": m["best_val_loss"],
+                 **({"convergence": m["convergence"]} if "convergence" in m else {})}
+                for s, m in zip(job.stages, summaries, strict=True)],
             "iterations": offset})
     return json.loads((expert_dir / "summary.json").read_text())  # type: ignore[no-any-return]
 
@@ -428,6 +437,16 @@ def _balance(jobs: Sequence[ExpertJob], shares: Sequence[float] | None
                     "positions' phase shares (not the paper's recipe)"}
 
 
+def _convergence(summary: dict[str, Any]) -> dict[str, Any]:
+    """What a manifest records of how an expert trained until convergence ended: its runs'
+    convergence records, one per stage (``train`` names the stage's data), under
+    ``convergence``; nothing for a fixed-length expert."""
+    stages = summary.get("stages") or [summary]
+    records = [{**({"train": stage["train"]} if "train" in stage else {}),
+                **stage["convergence"]} for stage in stages if "convergence" in stage]
+    return {"convergence": records} if records else {}
+
+
 def write_manifest(bundle: Path, regime: str, definition: str,
                    dataset_dir: str | os.PathLike[str], config: TrainConfig, *,
                    a: float | None, profile: str, baseline: str | os.PathLike[str] | None,
@@ -443,7 +462,7 @@ def write_manifest(bundle: Path, regime: str, definition: str,
                          "sha256": summary["checkpoint"]["sha256"],
                          "best_val_loss": summary["best_val_loss"],
                          "iterations": summary["iterations"], "seconds": summary["seconds"],
-                         "spikes": summary["spikes"]}
+                         "spikes": summary["spikes"], **_convergence(summary)}
     dataset_manifest = Path(dataset_dir) / "manifest.json"
     data = json.loads(dataset_manifest.read_text())
     manifest = {

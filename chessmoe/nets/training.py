@@ -49,9 +49,10 @@ from chessmoe.nets.checkpoints import (
     save_optimizer,
 )
 from chessmoe.nets.model import PRESETS, ModelConfig, RiseNet, build_model, preset
-from chessmoe.nets.recipes import learning_rate, momentum, test_sets
+from chessmoe.nets.recipes import learning_rate, momentum, plateau_learning_rate, test_sets
 
 __all__ = [
+    "CONVERGENCE_OPTIONS",
     "DataSpec",
     "LossTerms",
     "TrainConfig",
@@ -63,6 +64,10 @@ __all__ = [
 # --- configuration -----------------------------------------------------------------------
 
 Amp = Literal["bf16", "fp16", "off"]
+#: ``one-cycle``: Fig. 14 over the run's fixed length; ``plateau``: warm-up, then constant,
+#: cut on plateau (:func:`~chessmoe.nets.recipes.plateau_learning_rate`), for runs that train
+#: until the validation loss stops improving.
+Schedule = Literal["one-cycle", "plateau"]
 
 
 @dataclass(frozen=True)
@@ -98,12 +103,31 @@ class TrainConfig:
     channels_last: bool = True  # memory format (faster on GPU and, here, 1.5x on CPU too)
     threads: int | None = None  # torch CPU threads
     expand_on_device: bool = True  # expand planes with torch on the GPU
+    # -- training until convergence (see CONVERGENCE_OPTIONS) --
+    schedule: Schedule = "one-cycle"
+    patience: int | None = None  # stop after this many evaluations without improvement
+    min_delta: float = 0.0  # an improvement beats the last improvement by more than this
+    plateau_patience: int = 4  # evaluations without improvement before each cut (plateau)
+    plateau_factor: float = 0.1  # the plateau schedule's cut
+    warmup_iterations: int = 400  # the plateau schedule's linear warm-up
 
     def __post_init__(self) -> None:
         # checked when the record is made, so a typo fails before any data is read (on a GPU
         # an unknown amp would otherwise have meant fp16, an unknown device a late crash)
         if self.amp not in get_args(Amp):
             raise KitError(f"amp={self.amp!r}: expected one of {', '.join(get_args(Amp))}")
+        if self.schedule not in get_args(Schedule):
+            raise KitError(f"schedule={self.schedule!r}: expected one of "
+                           f"{', '.join(get_args(Schedule))}")
+        if self.patience is not None and self.patience < 1:
+            raise KitError(f"patience={self.patience}: expected a count of evaluations >= 1 "
+                           "or None (a fixed-length run)")
+        if self.plateau_patience < 1 or not 0 < self.plateau_factor < 1:
+            raise KitError(f"plateau_patience={self.plateau_patience}, plateau_factor="
+                           f"{self.plateau_factor}: expected >= 1 and between 0 and 1")
+        if self.min_delta < 0 or self.warmup_iterations < 0:
+            raise KitError(f"min_delta={self.min_delta}, warmup_iterations="
+                           f"{self.warmup_iterations}: expected >= 0")
         if self.model not in PRESETS:
             raise KitError(f"model={self.model!r}: expected one of {', '.join(PRESETS)}")
         if not re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", self.device):
@@ -112,8 +136,22 @@ class TrainConfig:
     def model_config(self) -> ModelConfig:
         return preset(self.model, **self.model_overrides)
 
+    @property
+    def open_ended(self) -> bool:
+        """Whether the run trains until its validation loss stops improving (``patience``)
+        or its learning rate follows the validation loss (``plateau``): its ``iterations`` or
+        ``epochs`` is then a cap, not its length."""
+        return self.patience is not None or self.schedule != "one-cycle"
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """Every field; the :data:`CONVERGENCE_OPTIONS` only where one differs from its
+        default, so a fixed-length run is recorded (and resumed, and compared with its
+        committed bundle) exactly as before those options existed."""
+        data = asdict(self)
+        if all(data[k] == _DEFAULTS[k] for k in CONVERGENCE_OPTIONS):
+            for key in CONVERGENCE_OPTIONS:
+                del data[key]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
@@ -122,6 +160,19 @@ class TrainConfig:
         if unknown:
             raise ValueError(f"unknown training option(s) {unknown}; known: {sorted(known)}")
         return cls(**data)
+
+
+#: The options of a run trained until convergence (:attr:`TrainConfig.open_ended`): the
+#: schedule, the stopping patience (in evaluations, i.e. ``eval_every`` steps each) and the
+#: smallest change that counts as an improvement, and the plateau schedule's patience, cut and
+#: warm-up. Every evaluation whose validation loss is not below the last improvement's minus
+#: ``min_delta`` counts one towards both patiences (a spike, which reloads the best weights,
+#: counts too); an improvement resets the count. The plateau schedule cuts the learning rate
+#: each time the count reaches a multiple of ``plateau_patience`` (down to ``min_lr``); the
+#: run stops when the count reaches ``patience``, or at the cap.
+CONVERGENCE_OPTIONS = ("schedule", "patience", "min_delta", "plateau_patience",
+                       "plateau_factor", "warmup_iterations")
+_DEFAULTS = {f.name: f.default for f in fields(TrainConfig)}
 
 
 @dataclass(frozen=True)
@@ -330,6 +381,9 @@ class _Progress:
     momentum: float = 0.0
     stopped: str | None = None
     skip_logging: bool = False
+    stale: int = 0  # evaluations since the last improvement (patience, plateau cuts)
+    reference: float = math.inf  # validation loss of the last improvement
+    cuts: list[int] = field(default_factory=list)  # iterations of the plateau cuts
 
 
 #: Training options that say how a run executes, not what it learns: a run resumes under
@@ -399,7 +453,10 @@ class Trainer:
             iteration=int(state["iteration"]), best=float(state["best"]),
             previous=float(state["previous"]), spikes=int(state["spikes"]),
             recoveries=list(state["recoveries"]), running=list(state["running"]),
-            start=time.monotonic() - float(state["elapsed"]))
+            start=time.monotonic() - float(state["elapsed"]), stale=int(state["stale"]),
+            reference=float(state["reference"]), cuts=[int(i) for i in state["cuts"]])
+        if self._patience_spent(progress):  # stopped, then cut off before the summary
+            progress.stopped = "patience"
         bar = tqdm(total=run.total, initial=progress.iteration, desc=self.label, unit="it",
                    disable=not self.progress)
         while progress.iteration < run.total and progress.stopped is None:
@@ -415,8 +472,7 @@ class Trainer:
                 if progress.iteration >= run.total:
                     break
         bar.close()
-        return self._finish(run.total, progress.best, progress.spikes, progress.recoveries,
-                            progress.stopped, time.monotonic() - progress.start)
+        return self._finish(run, progress, time.monotonic() - progress.start)
 
     # -- the steps of a run --
     def _prepare(self) -> _Run:
@@ -460,12 +516,21 @@ class Trainer:
                                  expand_on_device=(config.expand_on_device
                                                    and run.device.type == "cuda"))
 
+    def _learning_rate(self, iteration: int, total: int, cuts: int) -> float:
+        """The schedule's learning rate at ``iteration`` of ``total`` after ``cuts``
+        plateau cuts (one-cycle: a function of the iteration and the length alone)."""
+        config = self.config
+        if config.schedule == "plateau":
+            return plateau_learning_rate(iteration, cuts, config.max_lr, config.min_lr,
+                                         config.warmup_iterations, config.plateau_factor)
+        return learning_rate(iteration, total, config.max_lr, config.min_lr)
+
     def _train_step(self, run: _Run, progress: _Progress, batch: Batch) -> bool:
-        """One optimiser step on the one-cycle schedule; a non-finite loss is a spike that
+        """One optimiser step on the schedule; a non-finite loss is a spike that
         reloads the best weights instead of stepping. ``True``: too many spikes, stop."""
         config = self.config
         run.model.train()
-        lr = learning_rate(progress.iteration, run.total, config.max_lr, config.min_lr)
+        lr = self._learning_rate(progress.iteration, run.total, len(progress.cuts))
         mom = momentum(lr, config.max_lr, config.min_lr, config.max_momentum,
                        config.min_momentum)
         for group in run.optimizer.param_groups:
@@ -504,8 +569,8 @@ class Trainer:
 
     def _evaluate_and_keep_best(self, run: _Run, progress: _Progress) -> bool:
         """Evaluate on the validation and test sets; a validation spike reloads the best
-        weights, a new best is saved (weights, then optimiser), the resume state is written.
-        ``True``: too many spikes, stop."""
+        weights, a new best is saved (weights, then optimiser), the patience is counted, the
+        resume state is written. ``True``: too many spikes, or the patience is spent: stop."""
         if progress.skip_logging:  # the step was a non-finite loss: nothing to evaluate
             return False
         config, data = self.config, self.data
@@ -520,8 +585,9 @@ class Trainer:
                        "time": time.monotonic() - progress.start})
         val = results["val"].get("loss", float("nan"))
         previous = progress.previous
-        if not math.isfinite(val) or (math.isfinite(previous)
-                                      and val > config.spike_threshold * previous):
+        spiked = not math.isfinite(val) or (math.isfinite(previous)
+                                            and val > config.spike_threshold * previous)
+        if spiked:
             progress.spikes += 1
             progress.recoveries.append(iteration)
             self._log({"iteration": iteration, "set": "event", "event": "spike", "loss": val,
@@ -538,12 +604,40 @@ class Trainer:
                 save_checkpoint(self.run_dir / "model.pt", run.model,
                                 {"iteration": iteration, "val_loss": val})
                 save_optimizer(self.run_dir / "optimizer.pt", run.optimizer, iteration)
+        if config.open_ended:
+            self._count_patience(progress, math.nan if spiked else val)
         if self.on_evaluation is not None:
             self.on_evaluation({"iteration": iteration, **results})
-        self._checkpoint_state(run.model, run.optimizer, iteration, progress.best,
-                               progress.previous, progress.spikes, progress.recoveries,
-                               progress.running, time.monotonic() - progress.start)
-        return False
+        self._checkpoint_state(run.model, run.optimizer, progress,
+                               time.monotonic() - progress.start)
+        return progress.stopped is not None
+
+    def _count_patience(self, progress: _Progress, val: float) -> None:
+        """Count an evaluation towards the patience (see :data:`CONVERGENCE_OPTIONS`): an
+        improvement (``val`` below the last one's by more than ``min_delta``) resets the
+        count; otherwise the plateau schedule cuts the rate at every ``plateau_patience``-th
+        evaluation and the run stops at the ``patience``-th. A spike is passed as NaN."""
+        config, iteration = self.config, progress.iteration
+        if math.isfinite(val) and val < progress.reference - config.min_delta:
+            progress.reference, progress.stale = val, 0
+            return
+        progress.stale += 1
+        if self._patience_spent(progress):
+            progress.stopped = "patience"
+            self._log({"iteration": iteration, "set": "event", "event": "patience",
+                       "stale": progress.stale, "best": progress.best})
+            return
+        if config.schedule == "plateau" and progress.stale % config.plateau_patience == 0:
+            now = self._learning_rate(iteration, 0, len(progress.cuts))
+            cut = self._learning_rate(iteration, 0, len(progress.cuts) + 1)
+            if cut < now:  # at the floor there is nothing left to cut
+                progress.cuts.append(iteration)
+                self._log({"iteration": iteration, "set": "event", "event": "lr-cut",
+                           "stale": progress.stale, "lr": cut})
+
+    def _patience_spent(self, progress: _Progress) -> bool:
+        patience = self.config.patience
+        return patience is not None and progress.stale >= patience
 
     # -- helpers --
     def _log(self, row: dict[str, Any]) -> None:
@@ -561,12 +655,13 @@ class Trainer:
         model.to(device)
 
     def _checkpoint_state(self, model: RiseNet, optimizer: torch.optim.Optimizer,
-                          iteration: int, best: float, previous: float, spikes: int,
-                          recoveries: list[int], running: list[float], elapsed: float) -> None:
+                          progress: _Progress, elapsed: float) -> None:
         state = {
             "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-            "iteration": iteration, "best": best, "previous": previous, "spikes": spikes,
-            "recoveries": recoveries, "running": running, "elapsed": elapsed,
+            "iteration": progress.iteration, "best": progress.best,
+            "previous": progress.previous, "spikes": progress.spikes,
+            "recoveries": progress.recoveries, "running": progress.running, "elapsed": elapsed,
+            "stale": progress.stale, "reference": progress.reference, "cuts": progress.cuts,
             "python_rng": repr(random.getstate()),
             "numpy_rng": json.dumps(np.random.get_state(legacy=False), default=_jsonable),
             "torch_rng": torch.get_rng_state(),
@@ -577,8 +672,9 @@ class Trainer:
 
     def _restore(self, model: RiseNet, optimizer: torch.optim.Optimizer,
                  device: torch.device) -> dict[str, Any]:
-        fresh = {"iteration": 0, "best": math.inf, "previous": math.nan, "spikes": 0,
-                 "recoveries": [], "running": [], "elapsed": 0.0}
+        fresh: dict[str, Any] = {"iteration": 0, "best": math.inf, "previous": math.nan,
+                                 "spikes": 0, "recoveries": [], "running": [], "elapsed": 0.0,
+                                 "stale": 0, "reference": math.inf, "cuts": []}
         path = self.run_dir / "state.pt"
         if not path.exists():
             if self.metrics_path.exists():
@@ -604,10 +700,12 @@ class Trainer:
         with atomic_path(self.metrics_path) as tmp:
             tmp.write_text("".join(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n"
                                    for r in kept))
-        return {k: state[k] for k in fresh}
+        # a state saved before the patience was counted (the committed resume states of
+        # fixed-length runs) has no count: it starts from none
+        return {k: state.get(k, fresh[k]) for k in fresh}
 
-    def _finish(self, total: int, best: float, spikes: int, recoveries: list[int],
-                stopped: str | None, elapsed: float) -> dict[str, Any]:
+    def _finish(self, run: _Run, progress: _Progress, elapsed: float) -> dict[str, Any]:
+        total, best, stopped = run.total, progress.best, progress.stopped
         best_path = self.run_dir / "model.pt"
         if not best_path.exists():
             raise RuntimeError(f"{self.run_dir}: no checkpoint was saved (every evaluation "
@@ -615,18 +713,41 @@ class Trainer:
         model = load_checkpoint(best_path)
         export_onnx(model, self.run_dir / "model.onnx")
         meta = json.loads((self.run_dir / "model.pt.json").read_text())
-        summary = {"iterations": total, "best_val_loss": best,
-                   "best_iteration": meta.get("iteration"), "spikes": spikes,
-                   "recoveries": recoveries, "stopped": stopped, "seconds": round(elapsed, 1),
+        summary = {"iterations": progress.iteration if self.config.open_ended else total,
+                   "best_val_loss": best,
+                   "best_iteration": meta.get("iteration"), "spikes": progress.spikes,
+                   "recoveries": progress.recoveries, "stopped": stopped,
+                   "seconds": round(elapsed, 1),
                    "parameters": sum(p.numel() for p in model.parameters()),
                    "checkpoint": {"file": "model.pt", "sha256": meta["sha256"]},
                    "onnx": {"file": "model.onnx",
                             "sha256": sha256_file(self.run_dir / "model.onnx")},
+                   **({"convergence": self._convergence(run, progress, meta)}
+                      if self.config.open_ended else {}),
                    "provenance": provenance()}
         atomic_write_json(self.summary_path, summary)
         for leftover in ("state.pt", "optimizer.pt"):
             (self.run_dir / leftover).unlink(missing_ok=True)
         return summary
+
+
+    def _convergence(self, run: _Run, progress: _Progress, meta: dict[str, Any]
+                     ) -> dict[str, Any]:
+        """How an open-ended run ended: where it stopped and why, its best iteration, the
+        settings that decided it and the iterations of its learning-rate cuts."""
+        config = self.config
+        reason = {None: "cap", "patience": "patience"}.get(progress.stopped, progress.stopped)
+        return {"stopped_at": progress.iteration, "best_iteration": meta.get("iteration"),
+                "reason": reason, "cap": run.total,
+                "epochs": round(progress.iteration / run.per_epoch, 3),
+                "iterations_per_epoch": run.per_epoch,
+                "evaluations_without_improvement": progress.stale,
+                "patience": config.patience, "min_delta": config.min_delta,
+                "eval_every": config.eval_every, "schedule": config.schedule,
+                **({"plateau_patience": config.plateau_patience,
+                    "plateau_factor": config.plateau_factor,
+                    "warmup_iterations": config.warmup_iterations, "lr_cuts": progress.cuts}
+                   if config.schedule == "plateau" else {})}
 
 
 def _jsonable(value: Any) -> Any:
