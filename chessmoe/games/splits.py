@@ -11,7 +11,7 @@ of how the pass was spread over workers.
 * :class:`SeededSplit` is for every other source: a seeded permutation of the
   kept games, with validation and test sizes given as fractions or game counts.
 
-Duplicates (issue 43): an engine's self-play at a node limit can play the same game twice
+Duplicates: an engine's self-play at a node limit can play the same game twice
 (the same opening and node limits give the same moves; the 150,000-game Stockfish run holds
 286 such later copies). The kit *deduplicates, keeping the first copy*: :func:`game_key`
 names a game by its start position and moves, :func:`later_copies` marks every game whose

@@ -10,7 +10,7 @@ n-tuple ``Evaluation`` and ``Depth``, MAIS ``Delta_Percent``), and says what it 
 ``info string <engine> weights <path> sha256 <first 12 hex>``. Malformed commands and illegal
 moves produce an ``info string`` and never stop the engine.
 
-Loading (issue 43): ``uci`` is answered before anything is loaded (the options are declared
+Loading: ``uci`` is answered before anything is loaded (the options are declared
 without importing an engine's module or torch), so every engine answers it at once; the
 weights load on ``isready`` (or lazily before the first ``go``) and again after an option
 that changes them. A player whose weights or network cannot be loaded never plays with a
