@@ -237,7 +237,7 @@ def test_the_related_tournament_fills_each_engines_baseline_cell(tmp_path: Path)
     _mais_run(tmp_path)
     shutil.copytree(RELATED / "ntuple", tmp_path / "ntuple")
     _related_tournament(tmp_path, **{"ntuple-vs-pesto": (400, 300, 300, 34.9, 17.0),
-                                     "mais-vs-mais-at-200": (90, 16, 94, -7.0, 40.0),
+                                     "mais-vs-mais-at-200": (80, 16, 104, -41.9, 46.7),
                                      "deepchess-vs-material": (120, 60, 20, 190.8, 50.0)})
     matches = related.load_related_matches(tmp_path / "tournaments" / "related")
     assert matches["deepchess-vs-material"].score == 0.75
@@ -247,9 +247,10 @@ def test_the_related_tournament_fills_each_engines_baseline_cell(tmp_path: Path)
     assert rows["n-tuple"][cell] == (
         "vs PeSTO, 400 nodes: 400-300-300, 55.0 % over 1000 games, +35 +/- 17 Elo "
         "(target: interval above 50 %: met)")
-    assert rows["MAIS"][cell].endswith("49.0 % over 200 games, -7 +/- 40 Elo "
+    # the score's own interval (the trinomial ends), not the Elo margin converted back
+    assert rows["MAIS"][cell].endswith("44.0 % over 200 games, -42 +/- 47 Elo "
                                        "(target 55 %: not met, decided (score interval "
-                                       "43.3 %-54.7 %))")
+                                       "37.4 %-50.6 %))")
     assert rows["DeepChess"]["Ours"] == "not trained"  # no run: its match is not shown
     # an interval reaching 0 is not "above 50 %"
     _related_tournament(tmp_path / "b", **{"ntuple-vs-pesto": (400, 300, 300, 16.0, 17.0)})
@@ -322,7 +323,7 @@ def test_a_score_target_is_read_against_the_score_interval_or_the_sprt(
             "mais", related.load_related_matches(tmp_path / "tournaments" / "related"))
         assert verdicts["mais-vs-mais-at-200"].endswith(
             "54.2 % over 200 games, +30 +/- 37 Elo (target 55 %: not decided (score interval "
-            "48.9 %-59.5 %))")
+            "49.0 %-59.5 %))")
         assert verdicts["mais-vs-mais-at-200-sprt"].endswith(
             f"(target 55 %: {words}; SPRT H0 +0 Elo against H1 +35 Elo, alpha 0.05, beta "
             f"0.05, LLR {llr:.2f} in [-2.94, 2.94])")

@@ -701,7 +701,7 @@ def _target_verdict(m: RelatedMatch, target: float) -> str:
         return "met: the SPRT accepts H1"
     if m.sprt_state == "H0 accepted":
         return "not met: the SPRT accepts H0"
-    low, high = score_from_elo(m.elo - m.margin), score_from_elo(m.elo + m.margin)
+    low, high = m.score_bounds()  # the score's own interval, not the Elo margin converted
     interval = f"score interval {_pct(low)}-{_pct(high)}"
     if low >= target:
         return f"met, decided ({interval})"
