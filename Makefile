@@ -145,7 +145,7 @@ results-search: $(STAMP) ## Record gated searches of the small experts (Fig. 3) 
 	$(PY) -m chessmoe search --bundle $(ROOT)/results/experts/small/separated \
 	  --out $(ROOT)/results/search/small-separated $(FORCE_FLAG)
 
-tournament: $(STAMP) ## Play the tournament of PROFILE (small|small-cutechess|powered|replicated|settings|seeds-long|related|ratings-cutechess|medium|paper) into results/tournaments/PROFILE
+tournament: $(STAMP) ## Play the tournament of PROFILE (small|small-cutechess|powered|replicated|settings|seeds-long|matched|converged|related|ratings-cutechess|medium|paper) into results/tournaments/PROFILE
 	$(PY) -m chessmoe tournament --profile $(PROFILE) \
 	  --out $(ROOT)/results/tournaments/$(PROFILE) --workers $(WORKERS) $(FORCE_FLAG)
 

@@ -82,7 +82,8 @@ class TournamentPlan:
 
     design: str = field(metadata={
         "doc": "smoke | small | small-cutechess | powered | replicated | settings | seeds-long | "
-               "ratings | ratings-cutechess | related | medium | paper: the grid of matches"})
+               "matched | converged | ratings | ratings-cutechess | related | medium | paper: "
+               "the grid of matches"})
     experts: str = field(
         default="",
         metadata={"doc": "which results/experts/<name> it plays (its own profile's by default)"},
@@ -243,6 +244,30 @@ PROFILES: dict[str, Profile] = {
         _SMALL_DATA,
         _SMALL_TRAINING,
         TournamentPlan("seeds-long", experts="small"),
+    ),
+    "matched": Profile(
+        "matched",
+        "the parameter-matched single network: staged against regular-wide (the mixture's "
+        "parameters in one network, regular-long's steps; train it first: chessmoe train "
+        "--profile small --control regular-wide) at batch 8 with 100 nodes and with 100 ms a "
+        "move (the records hold each side's nodes a move), and regular-wide against "
+        "regular-long at 100 nodes (same steps, three times the parameters), 200 games a "
+        "match on one fresh shared opening draw, cutechess rules (600 games; registered "
+        "before its first game)",
+        _SMALL_DATA,
+        _SMALL_TRAINING,
+        TournamentPlan("matched", experts="small"),
+    ),
+    "converged": Profile(
+        "converged",
+        "the data-limited regime: staged and weighted a=10 trained until their validation "
+        "loss stopped improving against the regular network trained so (train them first: "
+        "chessmoe train --profile small --control converged), and that network against the "
+        "regular one, 400 games a match at batch 8 and 100 nodes on the powered tournament's "
+        "openings, cutechess rules (1,200 games; registered before its first game)",
+        _SMALL_DATA,
+        _SMALL_TRAINING,
+        TournamentPlan("converged", experts="small"),
     ),
     "ratings": Profile(
         "ratings",

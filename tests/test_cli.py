@@ -114,6 +114,10 @@ def test_user_mistakes_in_analyse_search_and_tournament_are_one_line_exit_2(
     other = tmp_path / "other"  # a directory holding a tournament played under claim rules
     other.mkdir()
     (other / "spec.json").write_text('{"matches": [], "adjudication": {"draw_rules": "claim"}}')
+    trained = tmp_path / "experts"  # bundles with a manifest: the run gets to the draw rules
+    for bundle in ("regular", "separated"):
+        (trained / bundle).mkdir(parents=True)
+        (trained / bundle / "manifest.json").write_text("{}")
     cases = [(["analyse", "startpos", "--experts", str(tmp_path / "none"), "--nodes", "5"],
               "none does not exist (expected an expert bundle"),
              (["analyse", "startpos", "--single-expert", "7", "--nodes", "5"],
@@ -125,8 +129,14 @@ def test_user_mistakes_in_analyse_search_and_tournament_are_one_line_exit_2(
              (["tournament", "--profile", "smoke", "--match", "no-such-match",
                "--out", str(tmp_path / "t")], "has no match 'no-such-match'; its matches:"),
              (["tournament", "--profile", "smoke", "--out", str(other), "--workers", "1",
-               "--quiet"], "was played under other adjudication or draw rules (draw rules "
-                           "claim, now draw rules cutechess")]
+               "--experts", str(trained), "--quiet"],
+              "was played under other adjudication or draw rules (draw rules claim, now draw "
+              "rules cutechess"),
+             (["tournament", "--profile", "smoke", "--out", str(tmp_path / "t"),
+               "--experts", str(tmp_path / "untrained"), "--quiet"],
+              f"{tmp_path / 'untrained' / 'separated'}, {tmp_path / 'untrained' / 'regular'} "
+              "are not trained (no manifest.json): train with 'chessmoe train --profile "
+              "smoke'")]
     for argv, says in cases:
         assert main(argv) == 2, argv
         err = capsys.readouterr().err

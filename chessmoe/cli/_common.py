@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 # chessmoe.config.PROFILES' names, for help texts without importing torch (a test keeps
 # them equal)
 PROFILE_NAMES = ("smoke", "small", "small-cutechess", "powered", "replicated", "settings",
-                 "seeds-long", "ratings", "ratings-cutechess", "related", "medium", "paper")
+                 "seeds-long", "matched", "converged", "ratings", "ratings-cutechess",
+                 "related", "medium", "paper")
 
 Handler = Callable[[argparse.Namespace], int]
 

@@ -82,6 +82,11 @@ def _tournament(args: argparse.Namespace) -> int:
         rows = projection.project(tournament.projection_parts(spec), calibration)
         print(projection.format_projection(rows, calibration))
         return 0
+    missing = designs.untrained(spec)
+    if missing:
+        print(f"chessmoe tournament: {_untrained_line(missing, config.experts_of(chosen))}",
+              file=sys.stderr)
+        return 2
     if args.dask is not None:
         client = tournament.dask_client(args.dask or None, workers=args.workers)
         summary = tournament.run_dask(spec, out, client, data_dir=args.data_dir,
@@ -94,6 +99,19 @@ def _tournament(args: argparse.Namespace) -> int:
     for match in summary.matches:
         print(f"{match.name:40s} {match.summary.games:5d} games  {match.summary.line}")
     return 0 if summary.complete else 1
+
+
+def _untrained_line(missing: list[str], profile: str) -> str:
+    """One line naming the bundles a tournament needs that are not trained, grouped by the
+    command that trains them (``chessmoe train --profile small --control regular-wide``)."""
+    from chessmoe.nets.names import train_command
+
+    commands: dict[str, list[str]] = {}
+    for bundle in missing:
+        commands.setdefault(train_command(Path(bundle).name, profile), []).append(bundle)
+    return "; ".join(f"{', '.join(bundles)} {'is' if len(bundles) == 1 else 'are'} not "
+                     f"trained (no manifest.json): train with '{command}'"
+                     for command, bundles in commands.items())
 
 
 def _parity(args: argparse.Namespace) -> int:

@@ -10,10 +10,11 @@ move times against the regular network), :func:`ablation_grid` (one phase expert
 time, baseline elsewhere, batch 64: Fig. 6/29) and :func:`definition_grid` (move-count 2-5
 and Lichess experts: Fig. 7). The designs: ``smoke``, ``small`` (the 2-core CPU subset) and
 ``small-cutechess``, ``powered`` and ``replicated`` (one setting, paired by opening),
-``settings`` and ``seeds-long`` (issue 40), ``ratings`` and ``ratings-cutechess`` (a round
-robin anchored to Stockfish), ``related`` (the related documents' engines), ``medium`` (a
-second scale) and ``paper`` (the full grids). The names the designs give matches and players
-that the reports read too live in :mod:`chessmoe.nets.names`.
+``settings``, ``seeds-long``, ``matched`` and ``converged`` (issue 40), ``ratings`` and
+``ratings-cutechess`` (a round robin anchored to Stockfish), ``related`` (the related
+documents' engines), ``medium`` (a second scale) and ``paper`` (the full grids). The names
+the designs give matches and players that the reports read too live in
+:mod:`chessmoe.nets.names`; :func:`untrained` names the bundles a design still needs.
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ from chessmoe._io.fsutil import sha256_file
 from chessmoe.nets.names import (
     BALANCED_SUFFIX,
     CONTROL_SEEDS,
+    CONVERGED_PAIRS,
+    MATCHED,
+    MATCHED_GROUP,
+    MATCHED_PAIRS,
     RATING_ANCHOR,
     RATING_CHECK,
     REGULAR_LONG,
@@ -38,6 +43,9 @@ from chessmoe.nets.names import (
     SETTINGS_GROUP,
     SETTINGS_OPPONENTS,
     SETTINGS_PAIRS,
+    converged_grid,
+    converged_match,
+    matched_match,
     method_seed_bundle,
     seed_bundle,
     seeds_long_grid,
@@ -64,7 +72,9 @@ __all__ = [
     "SETTINGS_OPPONENTS",
     "ablation_grid",
     "build_design",
+    "converged_spec",
     "definition_grid",
+    "matched_spec",
     "medium_spec",
     "method_grid",
     "paper_spec",
@@ -81,6 +91,7 @@ __all__ = [
     "small_spec",
     "smoke_spec",
     "stockfish_anchors",
+    "untrained",
 ]
 
 NODES = (100, 200, 400, 800, 1600, 3200)
@@ -418,6 +429,77 @@ def seeds_long_spec(experts_root: str, *, pairs: int = 100, backend: str = "onnx
                           pairs_per_shard=10, games_at_once=20, adjudication=Adjudication())
 
 
+def matched_spec(experts_root: str, *, pairs: int = MATCHED_PAIRS, backend: str = "onnx"
+                 ) -> TournamentSpec:
+    """The parameter-matched single network (issue 40, item 3): staged against
+    ``regular-wide`` (the regular network widened to the mixture's three experts' parameters
+    and trained for ``regular-long``'s steps) at batch 8 with 100 nodes (equal nodes) and
+    with :data:`~chessmoe.nets.names.MATCHED_MOVETIME` ms a move (equal time: the wide network
+    is slower per node, so it searches fewer nodes; each game record holds both sides' nodes
+    a move), and ``regular-wide`` against ``regular-long`` at 100 nodes (the same steps, three
+    times the parameters), ``pairs`` pairs each (200 games from 100 openings by default),
+    under cutechess's draw rules (:data:`~chessmoe.nets.names.MATCHED`).
+
+    Every match draws its openings from one shared permutation (the fresh group
+    ``matched``), so the three are paired by opening. The design is registered: every match
+    is listed whether or not its bundles are trained, so ``--status`` counts its games from
+    the start and playing refuses, naming the missing bundle, until they are
+    (:func:`untrained`). Its claims rows were registered before its first game
+    (:func:`chessmoe.report.verdicts.claims`)."""
+    matches = []
+    for first, second, batch, nodes, movetime in MATCHED:
+        matches.append(MatchSpec(
+            name=matched_match(first, second, batch, nodes, movetime),
+            first=_mcts(first, _experts(experts_root, first), batch, nodes, movetime,
+                        backend=backend),
+            second=_mcts(second, _experts(experts_root, second), batch, nodes, movetime,
+                         backend=backend),
+            pairs=pairs, openings_group=MATCHED_GROUP,
+            labels=(("kind", "matched"), ("first", first), ("second", second),
+                    ("batch_size", batch), ("nodes", nodes), ("movetime", movetime))))
+    return TournamentSpec("matched", tuple(matches), openings="embedded", pairs_per_shard=10,
+                          games_at_once=20, adjudication=Adjudication())
+
+
+def converged_spec(experts_root: str, *, pairs: int = CONVERGED_PAIRS, backend: str = "onnx"
+                   ) -> TournamentSpec:
+    """The powered design's comparisons for the networks trained until convergence (issue
+    40, item 4: the data-limited regime): ``staged-converged`` and
+    ``weighted-a10-converged`` against ``regular-converged`` (the powered method arms), and
+    ``regular-converged`` against the profile's ``regular`` network (the powered
+    ``regular-long`` arm: what training to convergence buys the single network), ``pairs``
+    pairs each (400 games by default, the powered design's count a method) at the powered
+    setting (batch 8, 100 nodes) under cutechess's draw rules, named
+    ``<first>-vs-<second>-b8-n100`` (:func:`~chessmoe.nets.names.converged_grid`).
+
+    The openings are the powered design's group ``b8-n100`` (the same seed), so each arm is
+    paired by opening with the powered and replicated tournaments' fixed-length arms. Like
+    :func:`matched_spec` the design is registered: every match is listed before its bundles
+    are trained, and its claims rows exist before its first game."""
+    matches = [_versus(experts_root, first, second, pairs,
+                       (("kind", "converged"), ("first", first), ("second", second)),
+                       backend=backend, name=converged_match(first, second))
+               for first, second in converged_grid()]
+    return TournamentSpec("converged", tuple(matches), openings="embedded", pairs_per_shard=10,
+                          games_at_once=20, adjudication=Adjudication())
+
+
+def untrained(spec: TournamentSpec) -> list[str]:
+    """The bundle directories the kit's MCTS players of ``spec`` search with (their experts
+    and their baseline) that hold no trained bundle (no ``manifest.json``), each once, in the
+    order the matches name them: what must be trained before the tournament can be played."""
+    missing: list[str] = []
+    for match in spec.matches:
+        for player in (match.first, match.second):
+            if player.kind != "mcts" or player.uniform:
+                continue
+            for bundle in (player.experts, player.baseline):
+                if (bundle is not None and bundle not in missing
+                        and not (Path(bundle) / "manifest.json").is_file()):
+                    missing.append(bundle)
+    return missing
+
+
 def medium_spec(experts_root: str, *, pairs: int = 200, backend: str = "onnx"
                 ) -> TournamentSpec:
     """Equal compute at a second scale (the ``medium`` profile's bundles), under cutechess's
@@ -712,6 +794,8 @@ DESIGNS: dict[str, Callable[..., TournamentSpec]] = {"smoke": smoke_spec,
                                                        "medium": medium_spec,
                                                        "settings": settings_spec,
                                                        "seeds-long": seeds_long_spec,
+                                                       "matched": matched_spec,
+                                                       "converged": converged_spec,
                                                        "paper": paper_spec}
 
 

@@ -1,0 +1,203 @@
+"""Issue 40's parameter-matched and converged designs, registered before their bundles are
+trained: the matches, names and sizes of ``matched`` (staged against regular-wide at equal
+nodes and at equal move time, regular-wide against regular-long) and ``converged`` (the powered
+comparisons for the networks trained until convergence), the tournament command's status and
+its refusal while a bundle is missing (play.designs.matched_spec / converged_spec / untrained,
+nets.names, cli.tournaments)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chessmoe import config
+from chessmoe.cli import main
+from chessmoe.nets.names import (
+    CONVERGED_GROUP,
+    CONVERGED_METHODS,
+    MATCHED,
+    MATCHED_MOVETIME,
+    REGULAR_LONG,
+    REGULAR_WIDE,
+    control_of,
+    converged_bundle,
+    converged_grid,
+    train_command,
+)
+from chessmoe.play.designs import build_design, converged_spec, matched_spec, untrained
+from chessmoe.play.match import Adjudication
+from chessmoe.play.openings import group_seed, read_epd, resolve_suite, schedule
+from chessmoe.play.tournament import units
+
+MATCHED_NAMES = ["staged-vs-regular-wide-b8-n100", "staged-vs-regular-wide-b8-t100",
+                 "regular-wide-vs-regular-long-b8-n100"]
+CONVERGED_NAMES = ["staged-converged-vs-regular-converged-b8-n100",
+                   "weighted-a10-converged-vs-regular-converged-b8-n100",
+                   "regular-converged-vs-regular-b8-n100"]
+
+
+def _bundles(root: Path, names: tuple[str, ...]) -> None:
+    for name in names:
+        (root / name).mkdir(parents=True, exist_ok=True)
+        (root / name / "manifest.json").write_text("{}")
+
+
+# --- the designs ----------------------------------------------------------------------------
+
+
+def test_matched_design_plays_staged_at_equal_nodes_and_time_and_wide_against_long(
+        tmp_path: Path) -> None:
+    """Three matches in the registered order, 100 pairs each, listed before any bundle is
+    trained; staged against regular-wide at batch 8 with 100 nodes and with 100 ms a move
+    (no node limit), regular-wide against regular-long at 100 nodes; one fresh opening group
+    for all, cutechess rules, labels naming the sides and the setting."""
+    spec = matched_spec(str(tmp_path))  # nothing trained: the design is registered anyway
+    assert [m.name for m in spec.matches] == MATCHED_NAMES
+    assert spec == build_design("matched", tmp_path)
+    assert spec.name == "matched" and spec.adjudication == Adjudication()
+    assert spec.adjudication.draw_rules == "cutechess"
+    assert {m.pairs for m in spec.matches} == {100}
+    assert {m.group for m in spec.matches} == {"matched"}
+    limits = [(8, 100, None), (8, None, MATCHED_MOVETIME), (8, 100, None)]
+    sides = [("staged", REGULAR_WIDE), ("staged", REGULAR_WIDE), (REGULAR_WIDE, REGULAR_LONG)]
+    assert [(a, b, *lim) for (a, b), lim in zip(sides, limits, strict=True)] == list(MATCHED)
+    for match, (first, second), (batch, nodes, movetime) in zip(spec.matches, sides, limits,
+                                                                 strict=True):
+        assert (match.first.name, match.second.name) == (first, second)
+        assert match.first.experts == str(tmp_path / first)
+        assert match.second.experts == str(tmp_path / second)
+        for player in (match.first, match.second):
+            assert (player.batch_size, player.nodes, player.movetime_ms) == (batch, nodes,
+                                                                              movetime)
+            assert player.kind == "mcts" and player.single_expert is None
+        assert dict(match.labels) == {"kind": "matched", "first": first, "second": second,
+                                      "batch_size": batch, "nodes": nodes,
+                                      "movetime": movetime}
+    assert MATCHED_MOVETIME == 100
+    assert {m.pairs for m in build_design("matched", tmp_path, pairs=3).matches} == {3}
+
+
+def test_matched_openings_are_one_fresh_draw_shared_by_its_matches(tmp_path: Path) -> None:
+    """Every match's shards draw from the group 'matched' (so the three are paired by
+    opening), not from the powered b8-n100 draw nor the settings one: 10 of its 100 openings
+    are among the replicated tournament's 200, 7 among the settings tournament's 100. The
+    timed match is played one game at a time."""
+    spec = matched_spec(str(tmp_path))
+    assert {u.seed for u in units(spec)} == {group_seed(spec.seed, "matched")}
+    assert len(units(spec)) == 3 * 10
+    assert {u.games_at_once for u in units(spec) if "-t100" in u.match.name} == {1}
+    fens = read_epd(resolve_suite("embedded", None))
+    ours = {s.opening for s in schedule(fens, 100, group_seed(spec.seed, "matched"))}
+    assert len(ours) == 100
+    for other, pairs, shared in (("b8-n100", 200, 10), ("settings", 100, 7)):
+        theirs = {s.opening for s in schedule(fens, pairs, group_seed(spec.seed, other))}
+        assert len(ours & theirs) == shared, other
+
+
+def test_converged_design_is_the_powered_comparisons_of_the_converged_networks(
+        tmp_path: Path) -> None:
+    """The converged mixtures against the converged regular network, then that network
+    against the regular one: 200 pairs each at batch 8 and 100 nodes on the powered openings
+    group (so paired with the powered and replicated arms), cutechess rules, listed before
+    any bundle is trained."""
+    assert CONVERGED_METHODS == ("regular", "staged", "weighted-a10")
+    assert converged_grid() == [("staged-converged", "regular-converged"),
+                                ("weighted-a10-converged", "regular-converged"),
+                                ("regular-converged", "regular")]
+    spec = converged_spec(str(tmp_path))
+    assert spec == build_design("converged", tmp_path)
+    assert [m.name for m in spec.matches] == CONVERGED_NAMES
+    assert spec.name == "converged" and spec.adjudication == Adjudication()
+    assert {m.pairs for m in spec.matches} == {200}
+    assert {m.group for m in spec.matches} == {CONVERGED_GROUP} == {"b8-n100"}
+    assert {u.seed for u in units(spec)} == {group_seed(2024, "b8-n100")}
+    for match, (first, second) in zip(spec.matches, converged_grid(), strict=True):
+        assert (match.first.name, match.second.name) == (first, second)
+        assert match.first.experts == str(tmp_path / first)
+        assert match.second.experts == str(tmp_path / second)
+        assert (match.first.batch_size, match.first.nodes, match.first.movetime_ms) \
+            == (8, 100, None)
+        assert (match.second.batch_size, match.second.nodes) == (8, 100)
+        assert match.label("kind") == "converged"
+    assert {converged_bundle(m) for m in CONVERGED_METHODS} == {
+        name for pair in converged_grid() for name in pair} - {"regular"}
+
+
+def test_the_profiles_name_the_designs_and_play_the_small_experts() -> None:
+    for name in ("matched", "converged"):
+        chosen = config.profile(name)
+        assert chosen.tournament.design == name and config.experts_of(chosen) == "small"
+        assert f"# chessmoe profile '{name}'" in config.show(name)
+
+
+# --- what trains a bundle, and the refusal ------------------------------------------------------
+
+
+def test_each_bundle_names_the_command_that_trains_it() -> None:
+    from chessmoe.nets.regimes import CONTROLS
+
+    assert control_of(REGULAR_WIDE) == "regular-wide"
+    assert {control_of(converged_bundle(m)) for m in CONVERGED_METHODS} == {"converged"}
+    assert control_of("regular-long-seed10") == control_of("staged-seed11") == "seeds"
+    assert control_of(REGULAR_LONG) == "regular-long"
+    assert control_of("staged") is None and control_of("weighted-a10") is None
+    named = {control_of(b) for b in (REGULAR_WIDE, "staged-converged", "regular-seed10",
+                                     REGULAR_LONG, "separated-long")}
+    assert named <= set(CONTROLS)
+    assert train_command(REGULAR_WIDE, "small") == \
+        "chessmoe train --profile small --control regular-wide"
+    assert train_command("weighted-a10-converged", "small") == \
+        "chessmoe train --profile small --control converged"
+    assert train_command("staged", "small") == "chessmoe train --profile small"
+
+
+def test_untrained_lists_every_missing_bundle_once_in_match_order(tmp_path: Path) -> None:
+    assert untrained(matched_spec(str(tmp_path))) == [
+        str(tmp_path / n) for n in ("staged", REGULAR_WIDE, REGULAR_LONG)]
+    _bundles(tmp_path, ("staged", REGULAR_LONG))
+    assert untrained(matched_spec(str(tmp_path))) == [str(tmp_path / REGULAR_WIDE)]
+    _bundles(tmp_path, (REGULAR_WIDE,))
+    assert untrained(matched_spec(str(tmp_path))) == []
+    assert untrained(converged_spec(str(tmp_path))) == [
+        str(tmp_path / n) for n in ("staged-converged", "regular-converged",
+                                    "weighted-a10-converged", "regular")]
+
+
+@pytest.mark.parametrize("profile, names, planned", [("matched", MATCHED_NAMES, 200),
+                                                      ("converged", CONVERGED_NAMES, 400)])
+def test_status_counts_the_registered_games_before_any_bundle_is_trained(
+        profile: str, names: list[str], planned: int, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """--status with no bundle trained and no game played: every match at 0 of its planned
+    games, exit 0, nothing written."""
+    out = tmp_path / "t"
+    assert main(["tournament", "--profile", profile, "--experts", str(tmp_path / "experts"),
+                 "--out", str(out), "--status"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines[:-1]] == names
+    assert all(f"0 of    {planned} games  (not started)" in line for line in lines[:-1])
+    total = 3 * planned
+    assert lines[-1].split()[:4] == ["total", "0", "of", f"{total:,}"]
+    assert not out.exists() and not (tmp_path / "experts").exists()
+
+
+@pytest.mark.parametrize("profile, says", [
+    ("matched", "{root}/regular-wide is not trained (no manifest.json): train with 'chessmoe "
+                "train --profile small --control regular-wide'"),
+    ("converged", "{root}/staged-converged, {root}/regular-converged, "
+                  "{root}/weighted-a10-converged are not trained (no manifest.json): train "
+                  "with 'chessmoe train --profile small --control converged'")])
+def test_playing_without_a_bundle_is_refused_in_one_line_naming_it_and_its_command(
+        profile: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The profile's own bundles are trained (staged, regular, regular-long), the controls
+    are not: one line on stderr naming each missing bundle and the command that trains it,
+    exit 2, and nothing is written (no spec.json, no game)."""
+    root = tmp_path / "experts"
+    _bundles(root, ("staged", "regular", REGULAR_LONG))
+    out = tmp_path / "t"
+    assert main(["tournament", "--profile", profile, "--experts", str(root), "--out", str(out),
+                 "--workers", "1", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"chessmoe tournament: {says.format(root=root)}\n"
+    assert not out.exists()
