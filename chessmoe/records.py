@@ -26,6 +26,7 @@ import json
 import logging
 import math
 import os
+import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -46,6 +47,7 @@ __all__ = [
     "VersusSummary",
     "complete_pairs",
     "load_records",
+    "mean_nodes",
     "pentanomial_counts",
     "summarise",
 ]
@@ -230,6 +232,20 @@ def pentanomial_counts(records: Iterable[GameRecord]) -> tuple[int, int, int, in
     """The (LL, LD, WL+DD, WD, WW) counts of the records' complete pairs
     (:func:`complete_pairs`), from the first engine's side."""
     return elo.pairs_from_games([s for p in complete_pairs(records).values() for s in p.scores])
+
+
+def mean_nodes(records: Iterable[GameRecord]) -> tuple[float | None, float | None]:
+    """The mean nodes a move of the match's first and second engine over every search their
+    records count (``nodes_white`` / ``nodes_black``, sided by ``first_is_white``); ``None``
+    for an engine no record counts nodes for (an external engine, or no game yet)."""
+    nodes: dict[bool, list[float]] = {True: [], False: []}
+    for r in records:
+        white_is_first = bool(r.first_is_white)
+        for side_nodes, is_first in ((r.nodes_white, white_is_first),
+                                     (r.nodes_black, not white_is_first)):
+            nodes[is_first].extend(float(n) for n in (side_nodes or ()) if n is not None)
+    return (statistics.fmean(nodes[True]) if nodes[True] else None,
+            statistics.fmean(nodes[False]) if nodes[False] else None)
 
 
 # --- one match -------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from chessmoe.play.designs import build_design, converged_spec, matched_spec, un
 from chessmoe.play.match import Adjudication
 from chessmoe.play.openings import group_seed, read_epd, resolve_suite, schedule
 from chessmoe.play.tournament import units
+from chessmoe.report.verdicts import Claim
 
 MATCHED_NAMES = ["staged-vs-regular-wide-b8-n100", "staged-vs-regular-wide-b8-t100",
                  "regular-wide-vs-regular-long-b8-n100"]
@@ -201,3 +202,173 @@ def test_playing_without_a_bundle_is_refused_in_one_line_naming_it_and_its_comma
     err = capsys.readouterr().err
     assert err == f"chessmoe tournament: {says.format(root=root)}\n"
     assert not out.exists()
+
+
+# --- the claims rows ---------------------------------------------------------------------------
+
+MATCHED_CLAIMS = [
+    "staged beats regular-wide (one network with the mixture's parameters, regular-long's "
+    "steps) at equal nodes, batch 8, 100 nodes",
+    "staged beats regular-wide (one network with the mixture's parameters, regular-long's "
+    "steps) at equal move time, batch 8, 100 ms a move",
+    "regular-wide beats regular-long at batch 8, 100 nodes"]
+CONVERGED_CLAIMS = [
+    "staged beats regular when both are trained until their validation loss stops improving",
+    "weighted-a10 beats regular when both are trained until their validation loss stops "
+    "improving",
+    "regular-converged beats regular"]
+
+
+def _write_arm(directory: Path, pairs: list[tuple[int, float, float]],
+               nodes: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())) -> None:
+    """Records of pairs (opening, first game's score, second game's score) of one match, the
+    first engine white in the first game of a pair; ``nodes``: the first and the second
+    engine's nodes a move in every game."""
+    from chessmoe._io.jsonl import append_record
+    from chessmoe.records import GameRecord
+
+    directory.mkdir(parents=True, exist_ok=True)
+    for pair, (opening, first, second) in enumerate(pairs):
+        for white_first, score in ((True, first), (False, second)):
+            mine, theirs = nodes if white_first else nodes[::-1]
+            game = GameRecord("a", "b", "fen", "1-0", "checkmate", "", (), (), (), 0.0,
+                              nodes_white=mine, nodes_black=theirs)
+            append_record(directory / "games-000.jsonl",
+                          game.in_match(pair=pair, opening=opening, first_score=score,
+                                        first_is_white=white_first).to_json())
+
+
+def _spec(directory: Path, pairs: dict[str, int]) -> None:
+    import json
+
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "spec.json").write_text(json.dumps(
+        {"matches": [{"name": n, "pairs": k} for n, k in pairs.items()]}))
+
+
+def _claims(tmp_path: Path, **kwargs: Path) -> list[Claim]:
+    from chessmoe.report import verdicts
+
+    return verdicts.claims(tmp_path / "powered", tmp_path / "experts", **kwargs)
+
+
+def _by_claim(rows: list[Claim], claims: list[str]) -> dict[str, Claim]:
+    """The rows stating each of ``claims`` (a row's hypothesis starts with it)."""
+    return {c: next(r for r in rows if r.paper.startswith(c)) for c in claims}
+
+
+def test_matched_and_converged_rows_are_registered_before_the_first_game(
+        tmp_path: Path) -> None:
+    """With no game played and no bundle trained, the table already holds the three matched
+    and the three converged rows, in the designs' order, each stating its hypothesis and
+    direction, marked post hoc, not played and outside the Holm family; the converged rows'
+    notes say the networks are not trained yet. Without the directories, no such row."""
+    import math
+
+    from chessmoe.report import verdicts
+
+    rows = _claims(tmp_path, matched=tmp_path / "matched", converged=tmp_path / "converged")
+    matched = [r for r in rows if r.topic == "parameter-matched network"]
+    converged = [r for r in rows if r.topic == "trained to convergence"]
+    for found, expected in ((matched, MATCHED_CLAIMS), (converged, CONVERGED_CLAIMS)):
+        assert len(found) == len(expected)
+        assert all(r.paper.startswith(e) for r, e in zip(found, expected, strict=True))
+        assert all(r.verdict == verdicts.NOT_PLAYED and math.isnan(r.p_holm)
+                   and math.isnan(r.p) and r.ours == "no complete game pair yet"
+                   and r.kind == verdicts.POST_HOC for r in found)
+    assert "equal nodes" in matched[0].paper and "equal move time" in matched[1].paper
+    assert "three times the parameters" in matched[2].paper
+    assert "regular-long is one training seed" in matched[2].note
+    assert "the paper: +121 Elo at fixed epochs" in converged[0].paper
+    assert "the paper: +56 Elo at fixed epochs" in converged[1].paper
+    assert converged[0].note == ("staged-converged: not trained yet; regular-converged: not "
+                                 "trained yet")
+    assert converged[2].note == "regular-converged: not trained yet"
+    assert not [r for r in _claims(tmp_path) if r.topic in ("parameter-matched network",
+                                                            "trained to convergence")]
+
+
+def test_a_matched_row_is_a_test_once_its_own_match_is_complete(tmp_path: Path) -> None:
+    """staged-vs-regular-wide-b8-t100 complete (20 planned pairs, 0.75 a pair: +191 Elo)
+    joins the Holm family with the main arm and says each side's mean nodes a move (staged
+    240, regular-wide 55); the equal-nodes match with 10 of its 20 pairs is in progress, the
+    third not played."""
+    import math
+
+    matched = tmp_path / "matched"
+    _spec(matched, {MATCHED_NAMES[0]: 20, MATCHED_NAMES[1]: 20})
+    _write_arm(matched / MATCHED_NAMES[1], [(k, 1, 0.5) for k in range(20)],
+               nodes=((230, 250), (50, 60)))
+    _write_arm(matched / MATCHED_NAMES[0], [(k, 0, 0.5) for k in range(10)])
+    _write_arm(tmp_path / "powered" / "staged-b8-n100", [(k, 1, 0) for k in range(20)])
+    rows = _by_claim(_claims(tmp_path, matched=matched), MATCHED_CLAIMS)
+    done = rows[MATCHED_CLAIMS[1]]
+    assert done.ours.startswith("+191 Elo") and "(40 games, 20 openings)" in done.ours
+    assert done.verdict == "supports" and done.p == done.p_holm == 0.0
+    assert done.note.startswith("nodes a move (mean over the match's searches): staged 240, "
+                                "regular-wide 55; at equal time")
+    running = rows[MATCHED_CLAIMS[0]]
+    assert running.verdict == "in progress: 20 of 40 planned games of this match"
+    assert running.ours.startswith("-191 Elo") and math.isnan(running.p_holm)
+    assert rows[MATCHED_CLAIMS[2]].verdict.startswith("not played yet")
+    family = [r for r in _claims(tmp_path, matched=matched) if not math.isnan(r.p_holm)]
+    assert len(family) == 2  # the main staged arm and the complete match
+
+
+def test_a_converged_row_is_a_test_once_its_own_match_is_complete_and_names_the_training(
+        tmp_path: Path) -> None:
+    """weighted-a10-converged-vs-regular-converged complete at the design's 200 pairs (no
+    spec.json: the design's own count) joins the family and contradicts (0.25 a pair); its
+    note says how long each network trained, from the manifests; the others stay out."""
+    import json
+    import math
+
+    converged = tmp_path / "converged"
+    _write_arm(converged / CONVERGED_NAMES[1], [(k, 0, 0.5) for k in range(200)])
+    _write_arm(converged / CONVERGED_NAMES[2], [(k, 1, 0.5) for k in range(199)])
+    experts = tmp_path / "experts"
+    record = {"stopped_at": 4300, "best_iteration": 3100, "reason": "patience",
+              "epochs": 4.18}
+    for name, entry in (("regular-converged", {"baseline": {"convergence": [record]}}),
+                        ("weighted-a10-converged", {
+                            f"phase{k}": {"convergence": [{**record, "stopped_at": 2000 + k,
+                                                           "epochs": 6.5}]}
+                            for k in range(3)})):
+        (experts / name).mkdir(parents=True)
+        (experts / name / "manifest.json").write_text(json.dumps({"experts": entry}))
+    rows = _by_claim(_claims(tmp_path, converged=converged), CONVERGED_CLAIMS)
+    done = rows[CONVERGED_CLAIMS[1]]
+    assert done.verdict == "contradicts" and not math.isnan(done.p_holm)
+    assert done.ours.startswith("-191 Elo") and "(400 games, 200 openings)" in done.ours
+    assert done.note == (
+        "weighted-a10-converged: phase0 2,000 steps (6.5 epochs), best at 3,100, stopped by "
+        "patience; phase1 2,001 steps (6.5 epochs), best at 3,100, stopped by patience; "
+        "phase2 2,002 steps (6.5 epochs), best at 3,100, stopped by patience; "
+        "regular-converged: 4,300 steps (4.18 epochs), best at 3,100, stopped by patience")
+    assert rows[CONVERGED_CLAIMS[2]].verdict == ("in progress: 398 of 400 planned games of "
+                                                 "this match")
+    assert math.isnan(rows[CONVERGED_CLAIMS[2]].p_holm)
+    assert rows[CONVERGED_CLAIMS[0]].verdict.startswith("not played yet")
+
+
+def test_the_claims_table_renders_the_unplayed_rows_and_names_their_tournaments(
+        tmp_path: Path) -> None:
+    """table_claims with the two designs' directories absent: the CSV holds the six rows
+    as not played, the notes name both tournaments (0 games) and the registration."""
+    import pandas as pd
+
+    from chessmoe.report.figures.claims import table_claims
+
+    artefact = table_claims(tmp_path / "powered", tmp_path / "experts", tmp_path / "out",
+                            matched_dir=tmp_path / "matched",
+                            converged_dir=tmp_path / "converged")
+    frame = pd.read_csv(tmp_path / "out" / "claims.csv")
+    assert artefact.table is not None and len(frame) == len(artefact.table) == 6
+    assert list(frame["Topic"]) == ["parameter-matched network"] * 3 + [
+        "trained to convergence"] * 3
+    assert set(frame["Verdict"]) == {"not played yet (registered before its first game)"}
+    assert frame["p (Holm)"].isna().all()
+    text = (tmp_path / "out" / "claims.md").read_text()
+    assert "matched tournament (0 games) for the parameter-matched rows" in text
+    assert "converged tournament (0 games) for the trained-to-convergence rows" in text
+    assert "registered likewise, before their networks were trained" in text

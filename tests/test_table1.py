@@ -62,3 +62,61 @@ def test_one_seed_gives_no_band(tmp_path: Path) -> None:
     table1_losses(runs, tmp_path / "out")
     text = (tmp_path / "out" / "table1-expert-losses.md").read_text()
     assert "Seed noise" not in text and "Staged Learning +0.1000" in text
+
+
+def test_the_opt_in_controls_are_named_until_evaluated_then_rows_with_their_training(
+        tmp_path: Path) -> None:
+    """Issue 40's controls: while none is evaluated, the table has no row of theirs and a
+    note names each with the command that trains it; once evaluated, regular-wide and the
+    converged bundles are rows labelled as controls, and the notes say how long each
+    converged network trained (its manifest) and each converged mixture's and regular-wide's
+    no-phases gain over their reference."""
+    base = {"regular": _evaluation(baseline=2.40), "regular-long": _evaluation(baseline=2.30)}
+    runs = ExpertRuns(tmp_path / "small", {}, dict(base))
+    table1_losses(runs, tmp_path / "before")
+    text = (tmp_path / "before" / "table1-expert-losses.md").read_text()
+    assert ("Not trained yet (their rows join this table once evaluated): regular-wide "
+            "('chessmoe train --profile small --control regular-wide'); regular-converged, "
+            "staged-converged, weighted-a10-converged ('chessmoe train --profile small "
+            "--control converged').") in text
+    assert "converged" not in " ".join(
+        (tmp_path / "before" / "table1-expert-losses.csv").read_text().splitlines())
+    assert "Trained until the validation loss" not in text
+
+    def stopped(at: int, best: int, epochs: float) -> dict[str, object]:
+        return {"stopped_at": at, "best_iteration": best, "epochs": epochs,
+                "reason": "patience"}
+
+    manifests = {
+        "regular-wide": {"experts": {"baseline": {"iterations": 6168}}},
+        "regular-converged": {"experts": {"baseline": {
+            "iterations": 4300, "convergence": [stopped(4300, 3100, 4.18)]}}},
+        "staged-converged": {"experts": {f"phase{k}": {
+            "iterations": 2500, "convergence": [stopped(1200, 100, 1.2),
+                                                stopped(1300, 200, 3.5)]}
+            for k in range(3)}}}
+    evaluations = {**base, "regular-wide": _evaluation(baseline=2.25),
+                   "regular-converged": _evaluation(baseline=2.20),
+                   "staged-converged": _evaluation(phase0=2.5, phase1=2.6, phase2=2.7,
+                                                   mixture=2.15)}
+    table = table1_losses(ExpertRuns(tmp_path / "small", manifests, evaluations),
+                          tmp_path / "after").table
+    assert table is not None
+    assert table.loc["Regular Learning, widened to the mixture's parameters, 6,168 "
+                     "iterations (control) / -", "No-Phases"] == 2.25
+    assert table.loc["Regular Learning, trained to convergence, 4,300 iterations (control) "
+                     "/ -", "No-Phases"] == 2.20
+    assert table.loc["Staged Learning, trained to convergence, 2,500 iterations (control) "
+                     "/ Mixture", "No-Phases"] == 2.15
+    text = (tmp_path / "after" / "table1-expert-losses.md").read_text()
+    assert ("Not trained yet (their rows join this table once evaluated): "
+            "weighted-a10-converged ('chessmoe train --profile small --control converged')."
+            ) in text
+    assert ("Trained until the validation loss stopped improving: regular-converged: 4,300 "
+            "steps (4.18 epochs), best at 3,100, stopped by patience; staged-converged: "
+            "phase0 2,500 steps (1.2 + 3.5 epochs over 2 stages), best at 100, 200, stopped "
+            "by patience;") in text
+    assert "weighted-a10-converged: not trained yet." in text
+    assert "over regular-converged: staged-converged +0.0500." in text
+    assert ("No-phases improvement of regular-wide (the mixture's parameters in one network) "
+            "over regular-long (the same steps): +0.0500.") in text

@@ -13,7 +13,6 @@ it, with provenance.
 from __future__ import annotations
 
 import collections
-import statistics
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -29,7 +28,13 @@ from chessmoe.play.match import (
     write_pgn,
 )
 from chessmoe.play.openings import read_epd, resolve_suite, schedule
-from chessmoe.records import OtherRunError, VersusSummary, load_records, pentanomial_counts
+from chessmoe.records import (
+    OtherRunError,
+    VersusSummary,
+    load_records,
+    mean_nodes,
+    pentanomial_counts,
+)
 from chessmoe.search.mcts import Limits
 
 __all__ = ["STOCKFISH_CHECK_NODES", "Headline", "VersusSummary", "searcher_speed", "versus",
@@ -44,8 +49,8 @@ class Headline:
     score: float
 
 
-def _mean_nodes(values: list[float]) -> float | None:
-    return round(statistics.fmean(values), 1) if values else None
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
 
 
 def versus(first: PlayerSpec, second: PlayerSpec, out_dir: str | Path, *, pairs: int,
@@ -80,12 +85,7 @@ def versus(first: PlayerSpec, second: PlayerSpec, out_dir: str | Path, *, pairs:
     estimate = trinomial(wins, losses, draws)
     counts = pentanomial_counts(records)  # its complete pairs (an interrupted run: the whole)
     penta = pentanomial(counts)
-    nodes: dict[bool, list[float]] = {True: [], False: []}
-    for r in records:
-        white_is_first = bool(r.first_is_white)
-        for side_nodes, is_first in ((r.nodes_white, white_is_first),
-                                     (r.nodes_black, not white_is_first)):
-            nodes[is_first].extend(float(n) for n in (side_nodes or ()) if n is not None)
+    nodes_first, nodes_second = mean_nodes(records)
     summary = VersusSummary(
         first=first.name, second=second.name, games=len(scores), wins=wins, draws=draws,
         losses=losses, score=round(estimate.score, 4), elo=round(estimate.elo, 1),
@@ -93,7 +93,7 @@ def versus(first: PlayerSpec, second: PlayerSpec, out_dir: str | Path, *, pairs:
         pentanomial=counts, pentanomial_elo=round(penta.elo, 1),
         pentanomial_margin=round(penta.margin, 1),
         terminations=dict(collections.Counter(r.termination for r in records)),
-        mean_nodes_first=_mean_nodes(nodes[True]), mean_nodes_second=_mean_nodes(nodes[False]),
+        mean_nodes_first=_rounded(nodes_first), mean_nodes_second=_rounded(nodes_second),
         line=estimate.line())
     atomic_write_json(out / "summary.json", {
         **summary.to_json(),

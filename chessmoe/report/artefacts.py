@@ -83,6 +83,8 @@ class ResultsLayout:
     medium: str = "medium"  # the second scale's experts and tournament (equal compute)
     settings: str = "settings"  # staged at other node limits and batch sizes (issue 40)
     seeds_long: str = "seeds-long"  # staged's seeds against regular-long's (issue 40)
+    matched: str = "matched"  # staged against the parameter-matched network (issue 40)
+    converged: str = "converged"  # the networks trained until convergence (issue 40)
 
 
 LAYOUTS: dict[str, ResultsLayout] = {
@@ -94,7 +96,8 @@ LAYOUTS: dict[str, ResultsLayout] = {
                            search="smoke-separated", powered="smoke", replicated="smoke-replicated",
                            ratings="smoke", ratings_replayed="smoke-ratings-cutechess",
                            medium="smoke-medium", settings="smoke-settings",
-                           seeds_long="smoke-seeds-long"),
+                           seeds_long="smoke-seeds-long", matched="smoke-matched",
+                           converged="smoke-converged"),
 }
 
 
@@ -266,6 +269,8 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
                 "medium_experts_dir": str(results / "experts" / lay.medium),
                 "settings_dir": str(results / "tournaments" / lay.settings),
                 "seeds_long_dir": str(results / "tournaments" / lay.seeds_long),
+                "matched_dir": str(results / "tournaments" / lay.matched),
+                "converged_dir": str(results / "tournaments" / lay.converged),
                 "figures_dir": str(out)},
             needs=((f"tournaments/{lay.powered}/spec.json",
                     f"make tournament PROFILE={lay.powered}"),

@@ -295,6 +295,8 @@ class ClaimsParams:
     medium_experts_dir: str = "../results/experts/medium"
     settings_dir: str = "../results/tournaments/settings"  # other nodes and batch sizes
     seeds_long_dir: str = "../results/tournaments/seeds-long"  # regular-long's seeds
+    matched_dir: str = "../results/tournaments/matched"  # the parameter-matched network
+    converged_dir: str = "../results/tournaments/converged"  # trained to convergence
     figures_dir: str = f"{SCRATCH}/10_claims"
 
 

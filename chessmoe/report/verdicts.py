@@ -29,24 +29,34 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from chessmoe.elo import elo_from_score
 from chessmoe.nets.names import (
+    CONVERGED_PAIRS,
+    CONVERGED_SUFFIX,
+    MATCHED,
+    MATCHED_PAIRS,
     REGULAR_LONG,
+    REGULAR_WIDE,
     SEPARATED_LONG,
     SETTINGS,
     SETTINGS_OPPONENTS,
     SETTINGS_PAIRS,
+    converged_grid,
+    converged_match,
+    matched_match,
     seeds_long_grid,
     settings_match,
 )
 from chessmoe.paper import BATCH_SIZES, TABLE2_ELO
-from chessmoe.records import GameRecord, complete_pairs, load_records
+from chessmoe.records import GameRecord, complete_pairs, load_records, mean_nodes
 
 __all__ = [
     "ArmEstimate",
     "BundleLoss",
     "Claim",
+    "Convergence",
     "PairedDifference",
     "SeedLevelEstimate",
     "arm_estimate",
@@ -54,6 +64,8 @@ __all__ = [
     "bundle_losses",
     "claims",
     "clustered_mean",
+    "convergence",
+    "convergence_text",
     "draw_rules",
     "elo_interval",
     "holm",
@@ -64,6 +76,7 @@ __all__ = [
     "planned_pairs",
     "pooled_estimate",
     "primary_tournament",
+    "read_manifest",
     "rules_named",
     "seed_arms",
     "seed_level_estimate",
@@ -689,12 +702,145 @@ def _settings_tests(settings: Path, long_seeds: str) -> list[_Test]:
                          "total training; the paper has no such control)")
                 test = _arm_claim("settings: equal compute, head to head", claim, e, +1,
                                   long_seeds, POST_HOC)
-            if e.pairs < 2:
-                test = replace(test, claim=replace(test.claim, ours="no complete game pair "
-                                                   "yet"))
-            state = (NOT_PLAYED if not records else "" if len(records) >= games else
-                     f"in progress: {len(records):,} of {games:,} planned games of this match")
-            tests.append(replace(test, in_progress=state))
+            tests.append(_registered(test, records, games))
+    return tests
+
+
+def _registered(test: _Test, records: Sequence[GameRecord], games: int) -> _Test:
+    """A row of a design registered before its first game: a test once its own match has
+    played its ``games`` planned games, before that *not played yet* or *in progress* (its
+    estimate shown, no p, not in the Holm family)."""
+    if len(pair_scores(records)) < 2:
+        test = replace(test, claim=replace(test.claim, ours="no complete game pair yet"))
+    state = (NOT_PLAYED if not records else "" if len(records) >= games else
+             f"in progress: {len(records):,} of {games:,} planned games of this match")
+    return replace(test, in_progress=state)
+
+
+def _nodes_note(records: Sequence[GameRecord], first: str, second: str) -> str:
+    """The mean nodes a move each side searched in a match ('' before any game)."""
+    a, b = mean_nodes(records)
+    if a is None or b is None:
+        return ""
+    return f"nodes a move (mean over the match's searches): {first} {a:,.0f}, {second} {b:,.0f}"
+
+
+def _matched_tests(matched: Path, long_seeds: str) -> list[_Test]:
+    """The parameter-matched design's rows (:data:`~chessmoe.nets.names.MATCHED`), registered
+    before its first game: staged against ``regular-wide`` (one network with the mixture's
+    parameters) at equal nodes and at equal move time, and ``regular-wide`` against
+    ``regular-long`` (the same steps, three times the parameters). Each is a test once its
+    own match has played its planned games; the notes give each side's mean nodes a move
+    from the records (at equal time the wide network searches fewer)."""
+    arms = load_arms(matched) if matched.is_dir() else {}
+    planned = planned_pairs(matched, MATCHED_PAIRS)
+    tests = []
+    for first, second, batch, nodes, movetime in MATCHED:
+        name = matched_match(first, second, batch, nodes, movetime)
+        records = arms.get(name, [])
+        e = arm_estimate(name, records)
+        limit = f"{nodes} nodes" if nodes else f"{movetime} ms a move"
+        if second == REGULAR_WIDE:
+            claim = (f"staged beats regular-wide (one network with the mixture's parameters, "
+                     f"regular-long's steps) at {'equal nodes' if nodes else 'equal move time'}"
+                     f", batch {batch}, {limit} (the paper has no such control)")
+            note = ("regular-wide is slower per node: at equal nodes it spends more time a "
+                    "move" if nodes else "at equal time each side searches the nodes its "
+                    "speed allows (regular-wide is slower per node)")
+        else:
+            claim = (f"regular-wide beats regular-long at batch {batch}, {limit} (the same "
+                     "steps and schedule, three times the parameters: the width alone; the "
+                     "paper has no such control)")
+            note = long_seeds
+        nodes_note = _nodes_note(records, first, second)
+        test = _arm_claim("parameter-matched network", claim, e, +1,
+                          "; ".join(n for n in (nodes_note, note) if n), POST_HOC)
+        tests.append(_registered(test, records, 2 * planned.get(name, MATCHED_PAIRS)))
+    return tests
+
+
+@dataclass(frozen=True)
+class Convergence:
+    """How one run (an expert, or one stage of a staged expert) trained until convergence
+    ended, as its bundle's manifest records it: the step it stopped at, its best step, the
+    epochs of its own training data and why it stopped (``patience`` or ``cap``)."""
+
+    expert: str
+    stage: str | None  # a staged expert's stage (its training data), else None
+    stopped_at: int
+    best_iteration: int | None
+    epochs: float
+    reason: str
+
+
+def convergence(manifest: Mapping[str, Any]) -> list[Convergence]:
+    """Every converged run of a bundle (expert by expert, stage by stage) from its manifest
+    (``experts.<name>.convergence``; none for a bundle trained for a fixed length)."""
+    return [Convergence(name, record.get("train"), int(record["stopped_at"]),
+                        (None if record.get("best_iteration") is None
+                         else int(record["best_iteration"])),
+                        float(record["epochs"]), str(record["reason"]))
+            for name, entry in manifest.get("experts", {}).items()
+            for record in entry.get("convergence", [])]
+
+
+def read_manifest(bundle: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """A bundle's ``manifest.json``; ``None`` while it has none (not trained yet)."""
+    path = Path(bundle) / "manifest.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def convergence_text(name: str, manifest: Mapping[str, Any] | None) -> str:
+    """How long the bundle ``name`` trained until convergence, from its manifest, in words:
+    ``regular-converged: 4,300 steps (4.18 epochs), best at 3,100, stopped by patience``; for
+    a mixture each expert's steps summed over its stages (the epochs and best steps stage by
+    stage); ``not trained yet`` without a manifest."""
+    if manifest is None:
+        return f"{name}: not trained yet"
+    runs = convergence(manifest)
+    if not runs:
+        return f"{name}: its manifest records no convergence"
+    parts = []
+    for expert in dict.fromkeys(r.expert for r in runs):
+        mine = [r for r in runs if r.expert == expert]
+        epochs = " + ".join(f"{r.epochs:g}" for r in mine)
+        best = ", ".join("?" if r.best_iteration is None else f"{r.best_iteration:,}"
+                         for r in mine)
+        reasons = ", ".join(dict.fromkeys(r.reason for r in mine))
+        parts.append(("" if expert == "baseline" else f"{expert} ")
+                     + f"{sum(r.stopped_at for r in mine):,} steps ({epochs} epochs"
+                     + (f" over {len(mine)} stages" if len(mine) > 1 else "")
+                     + f"), best at {best}, stopped by {reasons}")
+    return f"{name}: " + "; ".join(parts)
+
+
+def _converged_tests(converged: Path, experts: Path) -> list[_Test]:
+    """The converged design's rows (:func:`~chessmoe.nets.names.converged_grid`), registered
+    before its first game: each converged mixture against the converged regular network
+    (the paper's claim, tested where both are trained until their validation loss stops
+    improving) and the converged regular network against the profile's regular network.
+    Each is a test once its own match has played its planned games; the notes say how long
+    each network trained (its manifest)."""
+    arms = load_arms(converged) if converged.is_dir() else {}
+    planned = planned_pairs(converged, CONVERGED_PAIRS)
+    tests = []
+    for first, second in converged_grid():
+        name = converged_match(first, second)
+        records = arms.get(name, [])
+        e = arm_estimate(name, records)
+        if second == "regular":
+            claim = (f"{first} beats regular (the regular network trained until its "
+                     "validation loss stopped improving, against the profile's fixed "
+                     "length; the paper has no such control)")
+        else:
+            method = first.removesuffix(CONVERGED_SUFFIX)
+            claim = (f"{method} beats regular when both are trained until their validation "
+                     f"loss stops improving ({first} vs {second}; the paper: "
+                     f"+{PAPER_TABLE2[method]:.0f} Elo at fixed epochs, Table 2)")
+        note = "; ".join(convergence_text(b, read_manifest(experts / b))
+                         for b in (first, second) if b.endswith(CONVERGED_SUFFIX))
+        test = _arm_claim("trained to convergence", claim, e, +1, note, POST_HOC)
+        tests.append(_registered(test, records, 2 * planned.get(name, CONVERGED_PAIRS)))
     return tests
 
 
@@ -731,7 +877,9 @@ def _seeds_long_test(seeds_long: Path, replicated_arms: dict[str, list[GameRecor
 def claims(tournament: str | os.PathLike[str], experts: str | os.PathLike[str],
            setting: str = "b8-n100", replicated: str | os.PathLike[str] | None = None,
            alpha: float = 0.05, settings: str | os.PathLike[str] | None = None,
-           seeds_long: str | os.PathLike[str] | None = None) -> list[Claim]:
+           seeds_long: str | os.PathLike[str] | None = None,
+           matched: str | os.PathLike[str] | None = None,
+           converged: str | os.PathLike[str] | None = None) -> list[Claim]:
     """Every claim the committed tournaments and the training controls can speak to, the
     game-decided ones corrected together by Holm's procedure (family-wise ``alpha``).
 
@@ -739,7 +887,9 @@ def claims(tournament: str | os.PathLike[str], experts: str | os.PathLike[str],
     equal-compute arms from ``replicated`` (whatever it has played so far). With
     ``settings`` (a settings tournament directory, played or not) the settings design's
     rows are in the table from before its first game (:func:`_settings_tests`); with
-    ``seeds_long`` the equal-compute seed grid's row (:func:`_seeds_long_test`)."""
+    ``seeds_long`` the equal-compute seed grid's row (:func:`_seeds_long_test`); with
+    ``matched`` the parameter-matched design's rows (:func:`_matched_tests`) and with
+    ``converged`` the converged design's (:func:`_converged_tests`), likewise registered."""
     primary = primary_tournament(tournament, replicated)
     arms = load_arms(primary) if primary.exists() else {}
     rep = (load_arms(replicated) if replicated is not None and Path(replicated).exists()
@@ -850,6 +1000,10 @@ def claims(tournament: str | os.PathLike[str], experts: str | os.PathLike[str],
         tests.append(long_test)
     if settings is not None:
         tests += _settings_tests(Path(settings), long_seeds)
+    if matched is not None:
+        tests += _matched_tests(Path(matched), long_seeds)
+    if converged is not None:
+        tests += _converged_tests(Path(converged), Path(experts))
     family = [t for t in tests if not t.in_progress]
     adjusted = dict(zip((id(t) for t in family), holm([t.claim.p for t in family]),
                         strict=True))

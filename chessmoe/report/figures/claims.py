@@ -248,12 +248,16 @@ def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.P
                  out_dir: str | os.PathLike[str],
                  replicated_dir: str | os.PathLike[str] | None = None,
                  settings_dir: str | os.PathLike[str] | None = None,
-                 seeds_long_dir: str | os.PathLike[str] | None = None) -> Artefact:
+                 seeds_long_dir: str | os.PathLike[str] | None = None,
+                 matched_dir: str | os.PathLike[str] | None = None,
+                 converged_dir: str | os.PathLike[str] | None = None) -> Artefact:
     """Every claim the committed tournaments and training controls speak to, with our
     estimate, its interval, its p-values (raw and Holm-adjusted over the table) and the
-    verdict; the settings and seeds-long designs' rows from before their first game."""
+    verdict; the settings, seeds-long, matched and converged designs' rows from before their
+    first game."""
     rows = verdicts.claims(tournament_dir, experts_dir, replicated=replicated_dir,
-                           settings=settings_dir, seeds_long=seeds_long_dir)
+                           settings=settings_dir, seeds_long=seeds_long_dir,
+                           matched=matched_dir, converged=converged_dir)
     columns = ["Topic", "Kind", "The paper says", "We measure (95 % interval unless stated)",
                "p", "p (Holm)", "Verdict", "Note"]
     frame = pd.DataFrame([{"Topic": c.topic, "Kind": c.kind, "The paper says": c.paper,
@@ -267,7 +271,9 @@ def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.P
         sources += (f" for the main arms; {Path(replicated_dir).name} tournament "
                     f"({_played(Path(replicated_dir))}) for the seed grid and the head-to-head"
                     " arms")
-    for label, extra in (("settings", settings_dir), ("seeds-long", seeds_long_dir)):
+    for label, extra in (("settings", settings_dir), ("seeds-long", seeds_long_dir),
+                         ("parameter-matched", matched_dir),
+                         ("trained-to-convergence", converged_dir)):
         if extra is not None:
             sources += (f"; {Path(extra).name} tournament ({_played(Path(extra))}) for the "
                         f"{label} rows")
@@ -298,6 +304,13 @@ def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.P
              "(issue 40). A settings row joins the Holm family once its own match has played "
              "its planned games; the across-seeds row once every pairing has. As rows join, "
              "the family grows and every adjusted p can only rise.",
+             "The parameter-matched rows (staged against regular-wide, one network with the "
+             "mixture's parameters, at equal nodes and at equal move time; regular-wide "
+             "against regular-long) and the trained-to-convergence rows (staged and weighted "
+             "a = 10 against the regular network, all trained until their validation loss "
+             "stopped improving; that network against the regular one) were registered "
+             "likewise, before their networks were trained (issue 40); each joins the family "
+             "once its own match has played its planned games.",
              "Table 1 rows compare ranges over training seeds (min to max), not confidence "
              "intervals: their words (below / overlaps / above the seed range) describe, they "
              "do not test, and they are not in the Holm family."]

@@ -19,6 +19,13 @@ import pandas as pd
 from matplotlib.axes import Axes
 
 from chessmoe import paper
+from chessmoe.nets.names import (
+    CONVERGED_METHODS,
+    REGULAR_LONG,
+    REGULAR_WIDE,
+    converged_bundle,
+    train_command,
+)
 from chessmoe.nets.recipes import TEST_SETS, learning_rate, momentum, table5
 from chessmoe.report import stems, verdicts
 from chessmoe.report.figures.style import (
@@ -234,7 +241,61 @@ def _control_approaches(runs: ExpertRuns) -> dict[str, str]:
         seed = bundle.removeprefix("regular-long-seed")
         if seed != bundle and seed.isdigit():
             out[bundle] = f"{APPROACHES['regular']}{budget(bundle, '')}, seed {seed} (control)"
+    if REGULAR_WIDE in runs.evaluations:  # the mixture's parameters in one network
+        out[REGULAR_WIDE] = (f"{APPROACHES['regular']}, widened to the mixture's parameters"
+                             f"{budget(REGULAR_WIDE, '')} (control)")
+    for method in CONVERGED_METHODS:  # trained until the validation loss stopped improving
+        bundle = converged_bundle(method)
+        if bundle in runs.evaluations:
+            out[bundle] = (f"{APPROACHES[method]}, trained to convergence{budget(bundle, '')}"
+                           " (control)")
     return out
+
+
+#: The opt-in controls Table 1 names while they are not evaluated (issue 40): the network
+#: with the mixture's parameters and the methods trained until convergence.
+OPT_IN_CONTROLS: tuple[str, ...] = (REGULAR_WIDE,
+                                    *(converged_bundle(m) for m in CONVERGED_METHODS))
+
+
+def _opt_in_notes(runs: ExpertRuns) -> list[str]:
+    """Table 1's notes on the opt-in controls: which are not evaluated yet (and the command
+    that makes each), how long each converged network trained (its manifest: steps, epochs
+    of its own data, best step and why it stopped, stage by stage for a staged expert) and,
+    once evaluated, each converged mixture's no-phases loss against the converged regular
+    network's."""
+    notes = []
+    missing: dict[str, list[str]] = {}
+    for bundle in OPT_IN_CONTROLS:
+        if bundle not in runs.evaluations:
+            command = train_command(bundle, runs.profile)
+            missing.setdefault(command, []).append(bundle)
+    if missing:
+        notes.append("Not trained yet (their rows join this table once evaluated): "
+                     + "; ".join(f"{', '.join(b)} ('{c}')" for c, b in missing.items()) + ".")
+    converged = [converged_bundle(m) for m in CONVERGED_METHODS]
+    if any(b in runs.manifests for b in converged):
+        notes.append("Trained until the validation loss stopped improving: "
+                     + "; ".join(verdicts.convergence_text(b, runs.manifests.get(b))
+                                 for b in converged) + ".")
+    regular = converged_bundle("regular")
+    if regular in runs.evaluations:
+        gains = [f"{b} {_no_phases(runs, regular, 'baseline') - _no_phases(runs, b):+.4f}"
+                 for b in converged[1:] if b in runs.evaluations]
+        if gains:
+            notes.append(f"No-phases improvement of each converged mixture over {regular}: "
+                         + ", ".join(gains) + ".")
+    if REGULAR_WIDE in runs.evaluations and REGULAR_LONG in runs.evaluations:
+        gain = (_no_phases(runs, REGULAR_LONG, "baseline")
+                - _no_phases(runs, REGULAR_WIDE, "baseline"))
+        notes.append(f"No-phases improvement of {REGULAR_WIDE} (the mixture's parameters in "
+                     f"one network) over {REGULAR_LONG} (the same steps): {gain:+.4f}.")
+    return notes
+
+
+def _no_phases(runs: ExpertRuns, bundle: str, expert: str = "mixture") -> float:
+    """A bundle's no-phases test loss: its mixture's, or one expert's (``baseline``)."""
+    return float(runs.evaluations[bundle]["results"][expert]["no-phases"]["loss"])
 
 
 def _sample_note(first: dict[str, Any], evaluations: Iterable[dict[str, Any]]) -> str:
@@ -308,6 +369,7 @@ def table1_losses(runs: ExpertRuns, out_dir: str | os.PathLike[str]) -> Artefact
                      f"{high:.4f} over {len(seeds)} training seeds (mean {mean:.4f}). Each "
                      "mixture against that mean, and whether its loss lies inside the band: "
                      + ", ".join(against) + ". A difference inside the band is not decided.")
+    notes += _opt_in_notes(runs)
     paths = save_table(ours, out_dir, stems.TABLE1_EXPERT_LOSSES,
                        "Table 1 — Loss of each expert and of the mixture on the four test sets",
                        notes)
