@@ -195,7 +195,8 @@ def test_table8_names_the_backend_each_tournament_ran_its_networks_on(tmp_path: 
 
     prov = {"hardware": {"cpu": "cpu", "logical_cores": 2, "memory_gib": 1, "os": "linux"},
             "software": {"torch": "2.x", "numpy": "2.y", "python": "3.11"}}
-    players = {"onnx": {"kind": "mcts", "backend": "onnx"}, "old": {"kind": "mcts"}}
+    players = {"onnx": {"kind": "mcts", "backend": "onnx", "search": "native"},
+               "old": {"kind": "mcts"}}
     for name, player in players.items():
         folder = tmp_path / "tournaments" / name
         folder.mkdir(parents=True)
@@ -204,6 +205,9 @@ def test_table8_names_the_backend_each_tournament_ran_its_networks_on(tmp_path: 
             {"matches": [{"first": player, "second": {"kind": "uci"}}]}))
     backend = table8_setup(tmp_path, tmp_path / "out").table.loc["Backend", "tournaments"]
     assert "networks on ONNX Runtime" in backend and "networks on eager PyTorch" in backend
+    # the tree search each played with: a spec from before the compiled search, the Python one
+    engine = table8_setup(tmp_path, tmp_path / "out").table.loc["Engine", "tournaments"]
+    assert "(MCTS compiled with numba, " in engine and "(MCTS in Python, " in engine
 
 
 def test_a_saved_figure_carries_no_date_or_version_and_repeats_byte_for_byte(

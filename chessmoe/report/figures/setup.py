@@ -51,6 +51,18 @@ def _network_backends(summary: Path) -> str | None:
     return ", ".join(names.get(b, b) for b in sorted(used)) or None
 
 
+def _tree_searches(summary: Path) -> str | None:
+    """The tree searches a tournament's MCTS players used, from the spec beside its summary (a
+    spec written before the compiled search existed was played by the Python search)."""
+    spec = summary.with_name("spec.json")
+    if not spec.exists():
+        return None
+    names = {"python": "MCTS in Python", "native": "MCTS compiled with numba"}
+    used = {p.get("search", "python") for m in json.loads(spec.read_text()).get("matches", [])
+            for p in (m["first"], m["second"]) if p.get("kind", "mcts") == "mcts"}
+    return ", ".join(names.get(s, s) for s in sorted(used)) or None
+
+
 def _provenances(results: Path) -> list[tuple[str, dict[str, Any]]]:
     """Every manifest's provenance under ``results`` with its stage, less the files git ignores
     (scratch outputs such as the smoke profile's are not the experiments' evidence)."""
@@ -68,6 +80,7 @@ def _provenances(results: Path) -> list[tuple[str, dict[str, Any]]]:
             prov = dict(data["provenance"])
             if stage == "tournaments":
                 prov["networks_on"] = _network_backends(path)
+                prov["searched_by"] = _tree_searches(path)
             found.append((stage, prov))
     return found
 
@@ -87,8 +100,9 @@ def table8_setup(results_dir: str | os.PathLike[str], out_dir: str | os.PathLike
                    f"cores, {hw.get('memory_gib')} GiB)",
             "Operating system": hw.get("os", "?"),
             "Container / environment": f"Python {sw.get('python')} venv (make env)",
-            "Engine": f"chessmoe {sw.get('chessmoe')} (MCTS in Python, python-chess "
-                      f"{sw.get('chess')})",
+            "Engine": f"chessmoe {sw.get('chessmoe')} "
+                      f"({prov.get('searched_by') or 'MCTS in Python'}, "
+                      f"python-chess {sw.get('chess')})",
             "Backend": f"PyTorch {sw.get('torch')}, numpy {sw.get('numpy')}"
                        + (f" (networks on {prov['networks_on']})"
                           if prov.get("networks_on") else ""),
