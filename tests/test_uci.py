@@ -297,8 +297,10 @@ def _unloadable(player: str, tmp_path: Path, how: str) -> Path:
     return run
 
 
-@pytest.mark.parametrize(("how", "first"), [("missing", "isready"), ("corrupt", "isready"),
-                                           ("missing", "go")])
+@pytest.mark.parametrize(("how", "first"), [
+    ("missing", "isready"),  # the fast lane keeps one case a player (a process each, ~3 s)
+    pytest.param("corrupt", "isready", marks=pytest.mark.slow),
+    pytest.param("missing", "go", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("player", PLAYERS)
 def test_weights_that_cannot_load_end_the_engine_at_isready_or_go(
         player: str, how: str, first: str, tmp_path: Path) -> None:
