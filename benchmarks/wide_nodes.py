@@ -28,20 +28,11 @@ from chessmoe.search.mcts import Limits, SearchConfig
 
 
 def positions(count: int) -> list[chess.Board]:
-    """Every 7th position of the sample games (plies 3, 10, 17, ...), ``count`` of them."""
-    from chessmoe.games.pgn import iter_games
-    from chessmoe.games.sources import sample_path
+    """Every 7th position of the sample games (plies 3, 10, 17, ...), ``count`` of them: the
+    positions ``bench.py`` measures on (this script runs beside it in benchmarks/)."""
+    from bench import _positions_from_sample
 
-    boards: list[chess.Board] = []
-    for game in iter_games(sample_path(), max_games=60):
-        board = chess.Board()
-        for ply, move in enumerate(game.moves):
-            if ply % 7 == 3:
-                boards.append(board.copy())
-            board.push(move)
-        if len(boards) >= count:
-            break
-    return boards[:count]
+    return _positions_from_sample(count)
 
 
 def searcher(network: Path, backend: str, batch: int) -> Any:
