@@ -204,10 +204,17 @@ def _pair_moments(counts: Sequence[int]) -> tuple[int, float, float]:
     return pairs, mu, var
 
 
+def pair_standard_error(counts: Sequence[int]) -> tuple[int, float, float]:
+    """``(pairs, mean pair score, its standard error)`` of pentanomial counts: the kit's one
+    pair interval model, fastchess's (the per-pair variance over the pairs played, ``n``
+    not ``n - 1``), which the claims table, the match summaries and the Elo explorer share."""
+    pairs, mu, var = _pair_moments(counts)
+    return pairs, mu, (math.sqrt(var / pairs) if pairs else math.nan)
+
+
 def pentanomial(counts: Sequence[int], *, z: float = Z_CUTECHESS) -> EloEstimate:
     """Elo and margin from game pairs (LL, LD, WL+DD, WD, WW); draw_ratio = share of 1/2 pairs."""
-    pairs, mu, var = _pair_moments(counts)
-    stdev = math.sqrt(var / pairs) if pairs else math.nan
+    pairs, mu, stdev = pair_standard_error(counts)
     # fastchess's pentanomial LOS: normal approximation of P(mu > 0.5), in percent.
     los = 100.0 * (1.0 - math.erf(-_div(mu - 0.5, math.sqrt(2.0) * stdev))) / 2.0
     return EloEstimate(elo=elo_from_score(mu), margin=_margin(mu, stdev, z), los=los,

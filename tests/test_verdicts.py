@@ -23,11 +23,12 @@ def _arm(pair_scores: list[tuple[int, float, float]]) -> list[GameRecord]:
 
 
 def test_arm_estimate_uses_pairs_and_is_asymmetric() -> None:
-    # pair scores 1, 0.75, 0.5, 0.5: mean 0.6875, sample sd 0.2394, se 0.1197
+    # pair scores 1, 0.75, 0.5, 0.5: mean 0.6875; the per-pair variance over the 4 pairs
+    # (fastchess's n, not n - 1) is 0.04297, se 0.1036
     e = arm_estimate("x", _arm([(0, 1, 1), (1, 1, 0.5), (2, 1, 0), (3, 0.5, 0.5)]))
     assert e.pairs == 4 and e.openings == 4
     assert e.score == pytest.approx(0.6875)
-    se = math.sqrt(((0.3125**2) + (0.0625**2) + 2 * (0.1875**2)) / 3 / 4)
+    se = math.sqrt(((0.3125**2) + (0.0625**2) + 2 * (0.1875**2)) / 4 / 4)
     assert e.low == pytest.approx(-400 * math.log10(1 / (0.6875 - 1.959964 * se) - 1), abs=0.01)
     assert e.high == pytest.approx(-400 * math.log10(1 / (0.6875 + 1.959964 * se) - 1),
                                    abs=0.01)
@@ -69,9 +70,9 @@ def test_holm_by_hand() -> None:
 
 def test_a_row_significant_alone_is_undecided_after_holm(tmp_path: Path) -> None:
     """Three claims: a clear staged win (p ~ 1e-9) and two arms (separated, weighted-a4) of the
-    same weak result, 9 pairs won, 2 lost, 29 split (mean 0.5875, sd 0.2503, se 0.03958:
-    z = 2.21, p = 0.0271 alone). Holm: staged x 3, then 0.0271 x 2 = 0.054, then
-    max(0.054, 0.0271):
+    same weak result, 9 pairs won, 2 lost, 29 split (mean 0.5875, sd over the 40 pairs
+    0.2472, se 0.03908: z = 2.24, p = 0.0252 alone). Holm: staged x 3, then 0.0252 x 2 =
+    0.0503, then max(0.0503, 0.0252):
     both weak rows are undecided although each unadjusted interval excludes zero."""
     from chessmoe._io.jsonl import append_record
     from chessmoe.report.verdicts import claims
@@ -86,9 +87,9 @@ def test_a_row_significant_alone_is_undecided_after_holm(tmp_path: Path) -> None
     write("separated-b8-n100", weak)
     write("weighted-a4-b8-n100", weak)
     rows = {c.paper.split()[0]: c for c in claims(tmp_path, tmp_path / "none")}
-    sd = math.sqrt((9 * 0.4125**2 + 2 * 0.5875**2 + 29 * 0.0875**2) / 39)
+    sd = math.sqrt((9 * 0.4125**2 + 2 * 0.5875**2 + 29 * 0.0875**2) / 40)
     p = math.erfc(0.0875 / (sd / math.sqrt(40)) / math.sqrt(2))
-    assert p == pytest.approx(0.0271, abs=1e-4)
+    assert p == pytest.approx(0.0252, abs=1e-4)
     for name in ("separated", "weighted-a4"):
         assert rows[name].p == pytest.approx(p, rel=1e-9)
         assert rows[name].p_holm == pytest.approx(2 * p, rel=1e-9)
@@ -406,14 +407,14 @@ def test_no_gain_is_supported_only_below_plus_50_elo(tmp_path: Path) -> None:
     undecided; with the bound near +12 (NEAR) it supports "no gain above +50"."""
     from chessmoe.report.verdicts import claims
 
-    # 8 pairs won, 8 lost, 24 split: mean 0.5, sd 0.3203, se 0.05064 -> high 0.5993, +70 Elo
+    # 8 pairs won, 8 lost, 24 split: mean 0.5, sd 0.3162, se 0.05 -> high 0.598, +69 Elo
     wide = [(k, 1, 1) if k < 8 else (k, 0, 0) if k < 16 else (k, 1, 0) for k in range(40)]
     _tournament(tmp_path / "wide", {"only-opening": wide})
     _tournament(tmp_path / "near", {"only-opening": NEAR})
     rows = {name: [c for c in claims(tmp_path / name, tmp_path / "experts")
                    if "only the opening" in c.paper] for name in ("wide", "near")}
     assert [c.verdict for c in rows["wide"]] == ["undecided at this scale"]
-    assert rows["wide"][0].ours.startswith("+0 Elo [-70, +70]")
+    assert rows["wide"][0].ours.startswith("+0 Elo [-69, +69]")
     assert [c.verdict for c in rows["near"]] == ["supports (no gain above +50 Elo)"]
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from chessmoe.elo import elo_from_score
+from chessmoe.elo import elo_from_score, pair_standard_error
 from chessmoe.nets.names import (
     CONVERGED_PAIRS,
     CONVERGED_SUFFIX,
@@ -50,7 +50,8 @@ from chessmoe.nets.names import (
     settings_match,
 )
 from chessmoe.paper import BATCH_SIZES, TABLE2_ELO
-from chessmoe.records import GameRecord, complete_pairs, load_records, mean_nodes
+from chessmoe.records import (GameRecord, complete_pairs, load_records, mean_nodes,
+                              pentanomial_counts)
 
 __all__ = [
     "ArmEstimate",
@@ -163,16 +164,15 @@ def _z(effect: float, se: float) -> float:
 
 
 def arm_estimate(name: str, records: Sequence[GameRecord]) -> ArmEstimate:
-    """The pentanomial estimate of one arm: mean pair score +- 1.96 standard errors, and the
-    two-sided p-value of a 50 % score from the same standard error."""
+    """The pentanomial estimate of one arm: mean pair score +- 1.96 standard errors
+    (:func:`chessmoe.elo.pair_standard_error`, the kit's one pair interval), and the
+    two-sided p-value of a 50 % score from the same standard error. Fewer than two complete
+    pairs give no estimate."""
     pairs = pair_scores(records)
-    values = [s for _, s in pairs.values()]
-    n = len(values)
+    n = len(pairs)
     if n < 2:
         return ArmEstimate(name, n, n, math.nan, math.nan, math.nan, math.nan)
-    mean = sum(values) / n
-    var = sum((v - mean) ** 2 for v in values) / (n - 1)
-    se = math.sqrt(var / n)
+    _, mean, se = pair_standard_error(pentanomial_counts(records))
     return ArmEstimate(name, n, len({o for o, _ in pairs.values()}), mean,
                        elo_from_score(mean) if 0 < mean < 1 else _elo_bound(mean),
                        _elo_bound(mean - Z95 * se), _elo_bound(mean + Z95 * se),
