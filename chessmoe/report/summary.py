@@ -215,15 +215,23 @@ def refresh(text: str, lines: Sequence[str]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m chessmoe.report.summary README.md [FIGURES]``: rewrite the answer block."""
+    """``python -m chessmoe.report.summary README.md [FIGURES [RESULTS]]``: rewrite the answer
+    block and, where the README has its markers, the runs-in-progress block
+    (:mod:`chessmoe.report.progress`, from RESULTS, default ``results`` beside the README)."""
+    from chessmoe.report import progress
+
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
-        print("usage: python -m chessmoe.report.summary README.md [FIGURES]", file=sys.stderr)
+        print("usage: python -m chessmoe.report.summary README.md [FIGURES [RESULTS]]",
+              file=sys.stderr)
         return 2
     readme = Path(args[0])
     figures = Path(args[1]) if len(args) > 1 else readme.parent / "figures"
-    readme.write_text(refresh(readme.read_text(encoding="utf-8"), answer_lines(figures)),
-                      encoding="utf-8")
+    results = Path(args[2]) if len(args) > 2 else readme.parent / "results"
+    text = refresh(readme.read_text(encoding="utf-8"), answer_lines(figures))
+    if progress.BEGIN in text:
+        text = progress.refresh(text, progress.progress_lines(results))
+    readme.write_text(text, encoding="utf-8")
     return 0
 
 

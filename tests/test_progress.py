@@ -1,0 +1,126 @@
+"""Runs in progress (chessmoe.report.progress): hand-computed rates and hours left from
+records written here, the finished runs left out, and the README's block kept current."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from chessmoe._io.jsonl import append_record
+from chessmoe.records import GameRecord
+from chessmoe.report import progress, summary
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _shard(path: Path, seconds: list[float], first_slot: int = 0) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    game = GameRecord("a", "b", "fen", "1-0", "checkmate", "", (), (), (), 0.0)
+    for k, s in enumerate(seconds):
+        slot = first_slot + k
+        record = game.in_match(pair=slot // 2, game=slot % 2, slot=f"{slot:05d}",
+                               first_score=1.0, seconds=s)
+        append_record(path, record.to_json())
+
+
+def _spec(directory: Path, matches: list[tuple[str, int, bool]], lanes: int | None) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    spec: dict[str, object] = {"name": directory.name, "matches": [
+        {"name": name, "pairs": pairs, **({"sprt": {"elo0": 0, "elo1": 35}} if sprt else {})}
+        for name, pairs, sprt in matches]}
+    if lanes is not None:
+        spec["games_at_once"] = lanes
+    (directory / "spec.json").write_text(json.dumps(spec))
+
+
+@pytest.mark.parametrize(("durations", "lanes", "expected"), [
+    ([10, 20, 30, 40], 2, 60.0),  # lanes: 10+30=40 then +... -> [10,20] -> 30 on 10 -> 40 on 20
+    ([10, 20, 30, 40], 4, 40.0),  # all at once: the longest
+    ([10, 20, 30, 40], 1, 100.0),  # one lane: the sum
+    ([5, 5, 5], 8, 5.0),  # more lanes than games
+    ([], 3, 0.0),
+])
+def test_makespan_is_greedy_list_scheduling(durations: list[float], lanes: int,
+                                            expected: float) -> None:
+    assert progress.makespan(durations, lanes) == expected
+
+
+def test_a_tournament_in_progress_is_timed_by_its_shards_makespan(tmp_path: Path) -> None:
+    t = tmp_path / "tournaments" / "grid"
+    _spec(t, [("done", 1, False), ("half", 2, False), ("later", 3, False),
+              ("seq", 5, True)], lanes=2)
+    _shard(t / "done" / "games-000.jsonl", [7, 9])  # complete: its rate does not count
+    _shard(t / "half" / "games-000.jsonl", [10, 20])  # 2 of 4 games, makespan 20
+    _shard(t / "seq" / "games-000.jsonl", [30, 10, 10, 10])  # 4 of 10, makespan [30|10,10,10]=30
+    [row] = progress.tournaments_in_progress(tmp_path)
+    assert (row.name, row.games, row.planned, row.matches, row.complete) == ("grid", 8, 22, 4, 1)
+    # unfinished begun matches: 20 + 30 seconds over 2 + 4 games
+    assert row.seconds_per_game == pytest.approx(50 / 6)
+    # half: 2 left at 10 s; seq: 6 left at 7.5 s; later: 6 games untimed
+    assert row.seconds_left == pytest.approx(2 * 10 + 6 * 7.5)
+    assert row.untimed == 6 and row.open_sprt == 1
+    text = "\n".join(progress.progress_lines(tmp_path))
+    assert "| tournament `grid` | 8 games (1 of 4 matches complete) | 22 games | 8 s a game |" \
+        in text
+    assert "at most 0.0 h of one worker (1 SPRT match stops at its decision), and 6 games " \
+           "of matches not begun (no rate yet)" in text
+
+
+def test_without_games_at_once_one_game_is_played_at_a_time(tmp_path: Path) -> None:
+    t = tmp_path / "tournaments" / "serial"
+    _spec(t, [("m", 2, False)], lanes=None)
+    _shard(t / "m" / "games-000.jsonl", [10, 20, 30])
+    [row] = progress.tournaments_in_progress(tmp_path)
+    assert row.seconds_per_game == pytest.approx(20.0) and row.seconds_left == pytest.approx(20)
+
+
+def test_finished_runs_and_unreadable_specs_are_not_in_progress(tmp_path: Path) -> None:
+    t = tmp_path / "tournaments"
+    _spec(t / "full", [("m", 1, False)], lanes=4)
+    _shard(t / "full" / "m" / "games-000.jsonl", [1, 2])
+    (t / "nospec" / "m").mkdir(parents=True)
+    _shard(t / "nospec" / "m" / "games-000.jsonl", [1])
+    assert progress.tournaments_in_progress(tmp_path) == []
+    assert progress.progress_lines(tmp_path)[0].startswith("No run is in progress")
+
+
+def _training(part: Path, planned: int, log: list[tuple[int, float]]) -> None:
+    part.mkdir(parents=True)
+    (part / "config.json").write_text(json.dumps({"train": {"iterations": planned}}))
+    lines = [json.dumps({"iteration": i, "time": t, "set": "train"}) for i, t in log]
+    (part / "metrics.jsonl").write_text("\n".join([*lines, "{torn"]) + "\n")
+
+
+def test_a_training_run_without_a_manifest_reports_its_rate(tmp_path: Path) -> None:
+    bundle = tmp_path / "experts" / "small" / "wide"
+    # a resumed log repeats iterations: the latest iteration and its time count
+    _training(bundle / "baseline", 1000, [(100, 250.0), (200, 500.0), (100, 260.0)])
+    finished = tmp_path / "experts" / "small" / "staged"
+    _training(finished / "phase0", 1000, [(100, 10.0)])
+    (finished / "manifest.json").write_text("{}")
+    [run] = progress.training_in_progress(tmp_path)
+    assert (run.name, run.iterations, run.planned) == ("small/wide/baseline", 200, 1000)
+    assert run.seconds_per_iteration == pytest.approx(2.5)
+    assert run.seconds_left == pytest.approx(800 * 2.5)
+    assert "| training `small/wide/baseline` | 200 iterations logged | 1,000 | 2.50 s an " \
+           "iteration | 0.6 h |" in "\n".join(progress.progress_lines(tmp_path))
+    assert not math.isnan(run.seconds_left)
+
+
+def test_the_readme_block_is_what_the_committed_results_say() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    expected = progress.refresh(readme, progress.progress_lines(ROOT / "results"))
+    assert readme == expected, "run: python -m chessmoe.report.summary README.md"
+
+
+def test_the_summary_command_rewrites_both_blocks(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("\n".join(["top", summary.BEGIN, "OLD-ANSWER", summary.END, "",
+                                 progress.BEGIN, "STALE-PROGRESS", progress.END, "tail"]))
+    assert summary.main([str(readme), str(ROOT / "figures"), str(tmp_path / "results")]) == 0
+    text = readme.read_text()
+    assert "STALE-PROGRESS" not in text and "OLD-ANSWER" not in text and text.endswith("tail")
+    assert "No run is in progress" in text
