@@ -247,11 +247,11 @@ def test_equal_compute_across_seeds_reads_the_grid_with_the_replicated_cell(
 
 def test_the_ninth_cell_comes_from_the_committed_replicated_arm() -> None:
     """Read from the committed games: the replicated staged-vs-regular-long arm is the grid's
-    seed-9 cell, -252 Elo [-308, -205] on 200 games (the claims table's head-to-head row)."""
+    seed-9 cell, -252 Elo [-307, -206] on 200 games (the claims table's head-to-head row)."""
     grid = verdicts.seeds_long_arms({}, verdicts.load_arms(REPLICATED))
     assert list(grid) == [("staged", "regular-long")]
     e = verdicts.arm_estimate("staged", grid[("staged", "regular-long")])
-    assert (2 * e.pairs, verdicts.elo_interval(e)) == (200, "-252 [-308, -205]")
+    assert (2 * e.pairs, verdicts.elo_interval(e)) == (200, "-252 [-307, -206]")
 
 
 def test_the_notes_name_the_seed_spread_and_the_separated_budget() -> None:
