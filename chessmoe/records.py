@@ -605,13 +605,15 @@ class PlannedMatch:
 @dataclass(frozen=True)
 class TournamentPlan:
     """A tournament directory's ``spec.json`` as the report reads it: the matches it plans
-    (:class:`PlannedMatch`, in the spec's order; none for a spec that lists none) and the
+    (:class:`PlannedMatch`, in the spec's order; none for a spec that lists none), the
     adjudication it was played under (key-sorted fields; empty where the spec records
-    none). The play layer writes the file (``chessmoe.play.tournament.TournamentSpec``);
+    none) and the games a worker plays side by side (1 in a spec written before it was
+    recorded). The play layer writes the file (``chessmoe.play.tournament.TournamentSpec``);
     this reads every version of it."""
 
     matches: tuple[PlannedMatch, ...]
     adjudication: tuple[tuple[str, Any], ...] = ()
+    games_at_once: int = 1
 
     @property
     def planned_games(self) -> int:
@@ -632,8 +634,14 @@ class TournamentPlan:
         matches = data.get("matches", [])
         if not isinstance(matches, list):
             raise ValueError(f"'matches' is {type(matches).__name__}, not a list")
+        try:
+            games_at_once = int(data.get("games_at_once", 1))
+        except (TypeError, ValueError):
+            raise ValueError(f"'games_at_once' is {data['games_at_once']!r}, not a count"
+                             ) from None
         return cls(tuple(PlannedMatch.from_json(m, f"matches[{k}]") for k, m in enumerate(matches)),
-                   _frozen(_object(data.get("adjudication", {}), "'adjudication'")))
+                   _frozen(_object(data.get("adjudication", {}), "'adjudication'")),
+                   games_at_once)
 
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> TournamentPlan:

@@ -37,6 +37,7 @@ def test_every_committed_spec_loads_with_each_of_its_matches(path: Path) -> None
     assert plan.planned_games == sum(2 * m["pairs"] for m in raw["matches"])
     assert plan.draw_rules == raw["adjudication"].get("draw_rules", "claim")
     assert dict(plan.adjudication) == raw["adjudication"]
+    assert plan.games_at_once == raw["games_at_once"]
 
 
 def test_the_record_is_frozen_and_equal_as_its_json_is_equal() -> None:
@@ -79,7 +80,7 @@ def _strip(data: dict[str, Any]) -> dict[str, Any]:
 
 def test_an_older_spec_keeps_the_meaning_of_the_keys_it_lacks(tmp_path: Path) -> None:
     new = {"name": "t", "openings": "embedded", "seed": 1, "pairs_per_shard": 10,
-           "games_at_once": 1, "openings_draw": "per group", "openings_suite": {"sha256": "0"},
+           "games_at_once": 4, "openings_draw": "per group", "openings_suite": {"sha256": "0"},
            "adjudication": {"draw_rules": "cutechess", "draw_from_fen_move_number": False,
                             "resign_two_sided": False, "max_plies": 600},
            "matches": [{"name": "m", "pairs": 3, "labels": {"kind": "method"},
@@ -95,10 +96,11 @@ def test_an_older_spec_keeps_the_meaning_of_the_keys_it_lacks(tmp_path: Path) ->
     assert (match.first.backend, match.first.search) == ("torch", "python")
     assert match.second.search is None  # only the kit's MCTS players search a tree
     assert plan.draw_rules == "claim" and dict(plan.adjudication) == {"max_plies": 600}
+    assert plan.games_at_once == 1  # before workers played games side by side
     current = TournamentPlan.from_json(new)
     assert current.matches[0].first is not None
     assert (current.matches[0].first.backend, current.matches[0].first.search,
-            current.draw_rules) == ("onnx", "native", "cutechess")
+            current.draw_rules, current.games_at_once) == ("onnx", "native", "cutechess", 4)
     # the fewest keys a report reads: no players, no labels, no adjudication
     (tmp_path / "spec.json").write_text('{"matches": [{"name": "m", "pairs": "4"}]}')
     plan = TournamentPlan.read(tmp_path)
@@ -149,6 +151,7 @@ def test_a_missing_spec_is_one_line_naming_the_file(tmp_path: Path) -> None:
      "the second player of match 'm' names no player"),
     ('{"matches": [{"name": "m", "pairs": 1, "labels": [1]}]}', "the labels of match 'm'"),
     ('{"matches": [], "adjudication": "cutechess"}', "'adjudication' is str"),
+    ('{"matches": [], "games_at_once": "some"}', "'games_at_once' is 'some', not a count"),
     ('{"matches": [\n{"name": "m",\n "pairs": 1,\n "first": 3}]}', "first player"),
 ])
 def test_a_malformed_spec_is_one_line_naming_the_file_and_the_fault(
