@@ -16,6 +16,10 @@ interval's two ends (``low``, ``high``: the Elo of the score's 95 % bounds, asym
 summary written before the ends were stored gets them on reading, from its W/D/L by the same
 recipe (:func:`chessmoe.elo.trinomial`), so old and new summaries agree.
 
+A tournament's ``spec.json`` (what it plans: its matches, their players and its
+adjudication) is read by one loader, :meth:`TournamentPlan.read`, into frozen records; a
+missing or malformed spec raises :class:`SpecError`, one line naming the file.
+
 Game pairs (one opening, both colours) have one definition here (:func:`complete_pairs`):
 every pentanomial count and every pair score of the kit comes from it.
 """
@@ -41,11 +45,16 @@ __all__ = [
     "GameRecord",
     "MatchSummary",
     "OtherRunError",
+    "PlannedMatch",
+    "PlannedPlayer",
+    "SpecError",
     "SprtRecord",
     "TournamentMatch",
+    "TournamentPlan",
     "TournamentSummary",
     "VersusSummary",
     "complete_pairs",
+    "draw_rules_of",
     "load_records",
     "mean_nodes",
     "pentanomial_counts",
@@ -471,6 +480,194 @@ class TournamentSummary:
             raise KitError(f"{file}: not a tournament summary as the kit writes it "
                            f"({type(error).__name__}: {error}); restore it from git or "
                            "rerun the tournament with --summarise") from None
+
+
+# --- a tournament's plan (spec.json) ---------------------------------------------------------
+
+
+class SpecError(KitError, ValueError):
+    """A tournament's ``spec.json`` is missing, or is no spec as the kit writes it."""
+
+
+def draw_rules_of(adjudication: Mapping[str, Any]) -> str:
+    """The draw rules an adjudication record (a spec's or a summary's) names; one written
+    before the field existed was played under the claim reading."""
+    return str(adjudication.get("draw_rules", "claim"))
+
+
+def _frozen(value: Any) -> Any:
+    """A JSON value with every object as a key-sorted tuple of items and every array as a
+    tuple: equal as the JSON is equal (an object's key order aside), and immutable."""
+    if isinstance(value, Mapping):
+        return tuple(sorted((str(k), _frozen(v)) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+def _object(value: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{where} is {type(value).__name__}, not an object")
+    return value
+
+
+@dataclass(frozen=True)
+class PlannedPlayer:
+    """One player of a planned match as the spec records it: its name and its other fields
+    (``settings``, key-sorted, JSON objects and arrays as tuples)."""
+
+    name: str
+    settings: tuple[tuple[str, Any], ...] = ()
+
+    def setting(self, key: str, default: Any = None) -> Any:
+        return dict(self.settings).get(key, default)
+
+    @property
+    def kind(self) -> str:
+        """``mcts`` (the kit's engine), ``uci`` or a related document's engine."""
+        return str(self.setting("kind", "mcts"))
+
+    @property
+    def backend(self) -> str:
+        """The network backend; a spec written before backends existed played eager torch."""
+        return str(self.setting("backend", "torch"))
+
+    @property
+    def search(self) -> str | None:
+        """An MCTS player's tree search (``None`` for other kinds); a spec written before the
+        compiled search existed was played by the Python search."""
+        return str(self.setting("search", "python")) if self.kind == "mcts" else None
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "a player") -> PlannedPlayer:
+        data = _object(data, where)
+        if not isinstance(data.get("name"), str):
+            raise ValueError(f"{where} names no player (its 'name' is {data.get('name')!r})")
+        return cls(data["name"], _frozen({k: v for k, v in data.items() if k != "name"}))
+
+
+@dataclass(frozen=True)
+class PlannedMatch:
+    """One match a spec plans: its name, game pairs, labels (key-sorted: ``kind``, method,
+    nodes ... as the design gave them), opening group (``None`` in a spec written before
+    groups were recorded), sequential test (its fields, ``None`` for none) and its two
+    players (``None`` where the spec records no player)."""
+
+    name: str
+    pairs: int
+    labels: tuple[tuple[str, Any], ...] = ()
+    openings_group: str | None = None
+    sprt: tuple[tuple[str, Any], ...] | None = None
+    first: PlannedPlayer | None = None
+    second: PlannedPlayer | None = None
+
+    def label(self, key: str, default: Any = None) -> Any:
+        return dict(self.labels).get(key, default)
+
+    @property
+    def kind(self) -> Any:
+        """The design's kind of the match (``labels.kind``: method, seed, head-to-head ...)."""
+        return self.label("kind")
+
+    @property
+    def games(self) -> int:
+        """The games it plans: two a pair."""
+        return 2 * self.pairs
+
+    @property
+    def players(self) -> tuple[PlannedPlayer, ...]:
+        """The players the spec records, first then second."""
+        return tuple(p for p in (self.first, self.second) if p is not None)
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "a match") -> PlannedMatch:
+        data = _object(data, where)
+        if not isinstance(data.get("name"), str):
+            raise ValueError(f"{where} has no name (its 'name' is {data.get('name')!r})")
+        where = f"match {data['name']!r}"
+        if "pairs" not in data:
+            raise ValueError(f"{where} plans no 'pairs'")
+        try:
+            pairs = int(data["pairs"])
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: 'pairs' is {data['pairs']!r}, not a count") from None
+        players = {side: PlannedPlayer.from_json(data[side], f"the {side} player of {where}")
+                   for side in ("first", "second") if side in data}
+        group = data.get("openings_group")
+        return cls(data["name"], pairs,
+                   _frozen(_object(data.get("labels", {}), f"the labels of {where}")),
+                   None if group is None else str(group),
+                   (None if data.get("sprt") is None
+                    else _frozen(_object(data["sprt"], f"the sprt of {where}"))),
+                   players.get("first"), players.get("second"))
+
+
+@dataclass(frozen=True)
+class TournamentPlan:
+    """A tournament directory's ``spec.json`` as the report reads it: the matches it plans
+    (:class:`PlannedMatch`, in the spec's order; none for a spec that lists none), the
+    adjudication it was played under (key-sorted fields; empty where the spec records
+    none) and the games a worker plays side by side (1 in a spec written before it was
+    recorded). The play layer writes the file (``chessmoe.play.tournament.TournamentSpec``);
+    this reads every version of it."""
+
+    matches: tuple[PlannedMatch, ...]
+    adjudication: tuple[tuple[str, Any], ...] = ()
+    games_at_once: int = 1
+
+    @property
+    def planned_games(self) -> int:
+        """Every match's games: two a pair."""
+        return sum(m.games for m in self.matches)
+
+    @property
+    def draw_rules(self) -> str:
+        """The draw rules its games were played under (:func:`draw_rules_of`)."""
+        return draw_rules_of(dict(self.adjudication))
+
+    def match(self, name: str) -> PlannedMatch | None:
+        return next((m for m in self.matches if m.name == name), None)
+
+    @classmethod
+    def from_json(cls, data: Any) -> TournamentPlan:
+        data = _object(data, "the spec")
+        matches = data.get("matches", [])
+        if not isinstance(matches, list):
+            raise ValueError(f"'matches' is {type(matches).__name__}, not a list")
+        try:
+            games_at_once = int(data.get("games_at_once", 1))
+        except (TypeError, ValueError):
+            raise ValueError(f"'games_at_once' is {data['games_at_once']!r}, not a count"
+                             ) from None
+        return cls(tuple(PlannedMatch.from_json(m, f"matches[{k}]") for k, m in enumerate(matches)),
+                   _frozen(_object(data.get("adjudication", {}), "'adjudication'")),
+                   games_at_once)
+
+    @classmethod
+    def read(cls, path: str | os.PathLike[str]) -> TournamentPlan:
+        """A tournament's ``spec.json`` (``path``: the file or its directory); a missing,
+        unreadable or malformed file raises :class:`SpecError`, one line naming it."""
+        file = Path(path)
+        if file.is_dir():
+            file = file / "spec.json"
+        try:
+            text = file.read_bytes()
+        except FileNotFoundError:
+            raise SpecError(f"{file}: no tournament spec (the file is missing); give the "
+                            "directory a tournament run wrote") from None
+        except OSError as error:
+            raise SpecError(f"{file}: tournament spec unreadable "
+                            f"({_one_line(error.strerror or error)})") from None
+        try:
+            return cls.from_json(json.loads(text))
+        except (TypeError, ValueError) as error:  # json's errors and the checks above
+            raise SpecError(f"{file}: not a tournament spec as the kit writes it "
+                            f"({_one_line(error)}); restore it from git or rerun the "
+                            "tournament") from None
+
+
+def _one_line(error: object) -> str:
+    return " ".join(str(error).split())
 
 
 # --- a two-engine run ------------------------------------------------------------------------

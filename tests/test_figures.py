@@ -195,14 +195,15 @@ def test_table8_names_the_backend_each_tournament_ran_its_networks_on(tmp_path: 
 
     prov = {"hardware": {"cpu": "cpu", "logical_cores": 2, "memory_gib": 1, "os": "linux"},
             "software": {"torch": "2.x", "numpy": "2.y", "python": "3.11"}}
-    players = {"onnx": {"kind": "mcts", "backend": "onnx", "search": "native"},
-               "old": {"kind": "mcts"}}
+    players = {"onnx": {"name": "a", "kind": "mcts", "backend": "onnx", "search": "native"},
+               "old": {"name": "b", "kind": "mcts"}}
     for name, player in players.items():
         folder = tmp_path / "tournaments" / name
         folder.mkdir(parents=True)
         (folder / "summary.json").write_text(json.dumps({"provenance": prov}))
         (folder / "spec.json").write_text(json.dumps(
-            {"matches": [{"first": player, "second": {"kind": "uci"}}]}))
+            {"matches": [{"name": "m", "pairs": 1, "first": player,
+                          "second": {"name": "sf", "kind": "uci"}}]}))
     backend = table8_setup(tmp_path, tmp_path / "out").table.loc["Backend", "tournaments"]
     assert "networks on ONNX Runtime" in backend and "networks on eager PyTorch" in backend
     # the tree search each played with: a spec from before the compiled search, the Python one

@@ -104,7 +104,7 @@ def test_the_rating_list_is_drawn_from_the_cutechess_replay_once_it_is_complete(
     (replayed / "summary.json").write_text(json.dumps(tournament_summary([], complete=True)))
 
     def match(a: str, b: str) -> dict[str, object]:
-        return {"name": f"{a}-vs-{b}", "first": {"name": a}, "second": {"name": b}}
+        return {"name": f"{a}-vs-{b}", "pairs": 1, "first": {"name": a}, "second": {"name": b}}
 
     # complete, but only some pairings of its players were played (--match): not a list yet
     (replayed / "spec.json").write_text(json.dumps({"matches": [match("x", "y"),

@@ -17,7 +17,6 @@ it); :func:`run_parity` does the rest (``chessmoe results parity``).
 from __future__ import annotations
 
 import io
-import json
 import os
 import re
 import shutil
@@ -33,7 +32,7 @@ import chess
 import chess.pgn
 
 from chessmoe.play.match import Adjudication
-from chessmoe.records import GameRecord
+from chessmoe.records import GameRecord, TournamentPlan
 
 __all__ = ["DESCRIPTIONS", "ParityGame", "ParityReport", "find_manager", "manager_command",
            "pick_games", "replay_game", "run_parity", "serve"]
@@ -305,12 +304,8 @@ def run_parity(tournament: str | os.PathLike[str], manager: str | os.PathLike[st
     from chessmoe._io.fsutil import atomic_write_json
     from chessmoe._io.provenance import provenance
 
-    spec_path = Path(tournament) / "spec.json"
-    try:
-        spec = json.loads(spec_path.read_text())
-    except (OSError, ValueError) as error:
-        raise ValueError(f"{spec_path}: no readable tournament spec ({error})") from None
-    rules = Adjudication.from_dict(spec.get("adjudication", {}))
+    rules = Adjudication.from_dict(
+        dict(TournamentPlan.read(Path(tournament) / "spec.json").adjudication))
     picked = pick_games(tournament, games, matches)
     if not picked:
         raise ValueError(f"{tournament}: no game records to replay")

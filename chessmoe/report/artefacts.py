@@ -4,13 +4,16 @@ promises -- named once, here. The figures runner, the index and each notebook's 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chessmoe.games.sources import results_name
 from chessmoe.report import stems
+
+if TYPE_CHECKING:
+    from chessmoe.records import PlannedMatch
 
 __all__ = [
     "LAYOUTS",
@@ -101,31 +104,29 @@ LAYOUTS: dict[str, ResultsLayout] = {
 }
 
 
-def _spec_matches(directory: Path) -> list[dict[str, object]] | None:
-    import json
+def _spec_matches(directory: Path) -> tuple[PlannedMatch, ...] | None:
+    from chessmoe.records import SpecError, TournamentPlan
 
     try:
-        matches = json.loads((directory / "spec.json").read_text())["matches"]
-    except (OSError, ValueError, KeyError, TypeError):
+        return TournamentPlan.read(directory / "spec.json").matches
+    except SpecError:
         return None
-    return matches if isinstance(matches, list) else None
 
 
-def _players(matches: list[dict[str, object]]) -> set[frozenset[str]] | None:
+def _players(matches: Sequence[PlannedMatch]) -> set[frozenset[str]] | None:
     """The pairings of ``matches`` as sets of two player names; ``None`` when a match lacks
-    a player's name or pits a player against itself."""
+    a player or its name, or pits a player against itself."""
     pairs = set()
     for m in matches:
-        first, second = m.get("first"), m.get("second")
-        names = [p.get("name") if isinstance(p, dict) else None for p in (first, second)]
-        if not all(isinstance(n, str) and n for n in names) or names[0] == names[1]:
+        names = [p.name if p is not None else None for p in (m.first, m.second)]
+        if not all(names) or names[0] == names[1]:
             return None
         pairs.add(frozenset(str(n) for n in names))
     return pairs
 
 
-def _round_robin(matches: list[dict[str, object]],
-                 committed: list[dict[str, object]] | None) -> bool:
+def _round_robin(matches: Sequence[PlannedMatch],
+                 committed: Sequence[PlannedMatch] | None) -> bool:
     """Whether the matches pair every two of their players (in either colour order), and
     include every player of the ``committed`` tournament's matches."""
     pairs = _players(matches)

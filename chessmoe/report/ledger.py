@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from chessmoe.records import SpecError, TournamentPlan
 from chessmoe.report import verdicts
 
 __all__ = ["CUTECHESS", "BundleRecord", "MatchLedger", "PlayedBy", "bundle_records",
@@ -83,8 +84,8 @@ def tournament_ledger(tournament: str | os.PathLike[str]) -> tuple[MatchLedger, 
 
 def _planned_matches(tournament: Path) -> int | None:
     try:
-        return len(json.loads((tournament / "spec.json").read_text())["matches"])
-    except (OSError, ValueError, KeyError, TypeError):
+        return len(TournamentPlan.read(tournament / "spec.json").matches)
+    except SpecError:
         return None
 
 

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from chessmoe.records import load_records
+from chessmoe.records import SpecError, TournamentPlan, load_records
 from chessmoe.report.verdicts import planned_pairs
 
 __all__ = ["BEGIN", "END", "TournamentProgress", "TrainingProgress", "makespan", "progress_lines",
@@ -75,12 +75,10 @@ def makespan(durations: Sequence[float], lanes: int) -> float:
 def _spec(directory: Path) -> tuple[int, set[str]]:
     """``games_at_once`` (1 when the spec names none) and the names of the SPRT matches."""
     try:
-        spec = json.loads((directory / "spec.json").read_text(encoding="utf-8"))
-        lanes = int(spec.get("games_at_once", 1))
-        sequential = {str(m["name"]) for m in spec["matches"] if m.get("sprt")}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        plan = TournamentPlan.read(directory / "spec.json")
+    except SpecError:
         return 1, set()
-    return max(1, lanes), sequential
+    return max(1, plan.games_at_once), {m.name for m in plan.matches if m.sprt}
 
 
 def _tournament(directory: Path) -> TournamentProgress | None:

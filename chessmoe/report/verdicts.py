@@ -50,8 +50,16 @@ from chessmoe.nets.names import (
     settings_match,
 )
 from chessmoe.paper import BATCH_SIZES, TABLE2_ELO
-from chessmoe.records import (GameRecord, complete_pairs, load_records, mean_nodes,
-                              pentanomial_counts)
+from chessmoe.records import (
+    GameRecord,
+    SpecError,
+    TournamentPlan,
+    complete_pairs,
+    draw_rules_of,
+    load_records,
+    mean_nodes,
+    pentanomial_counts,
+)
 
 __all__ = [
     "ArmEstimate",
@@ -348,11 +356,16 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 def planned_games(tournament: str | os.PathLike[str]) -> int | None:
     """Games the tournament's ``spec.json`` plans (two per pair of every match); ``None``
     without a readable spec."""
-    path = Path(tournament) / "spec.json"
+    plan = _plan(tournament)
+    return None if plan is None else plan.planned_games
+
+
+def _plan(tournament: str | os.PathLike[str]) -> TournamentPlan | None:
+    """The tournament's ``spec.json``; ``None`` without a readable one (a tournament not
+    begun, or a directory that is none)."""
     try:
-        spec = json.loads(path.read_text())
-        return sum(2 * int(match["pairs"]) for match in spec["matches"])
-    except (OSError, ValueError, KeyError, TypeError):
+        return TournamentPlan.read(Path(tournament) / "spec.json")
+    except SpecError:
         return None
 
 
@@ -379,12 +392,9 @@ def baseline_arms(tournament: str | os.PathLike[str]) -> dict[str, list[GameReco
     if not Path(tournament).is_dir():
         return {}
     arms = load_arms(tournament)
-    try:
-        spec = json.loads((Path(tournament) / "spec.json").read_text())
-        extra = {m["name"] for m in spec["matches"]
-                 if m.get("labels", {}).get("kind") in EXTRA_KINDS}
-    except (OSError, ValueError, KeyError, TypeError):
-        extra = set()
+    plan = _plan(tournament)
+    extra = ({m.name for m in plan.matches if m.kind in EXTRA_KINDS}
+             if plan is not None else set())
     return {name: records for name, records in arms.items() if name not in extra}
 
 
@@ -523,12 +533,10 @@ def _complete(tournament: Path) -> bool:
 
 def draw_rules(tournament: str | os.PathLike[str]) -> str:
     """The draw rules a tournament was played under, from its ``spec.json`` (a spec written
-    before the field existed was played under the claim reading); '' without a spec."""
-    try:
-        spec = json.loads((Path(tournament) / "spec.json").read_text())
-    except (OSError, ValueError):
-        return ""
-    return rules_named(spec.get("adjudication", {})) or "claim"
+    before the field existed was played under the claim reading); '' without a readable
+    spec."""
+    plan = _plan(tournament)
+    return "" if plan is None else plan.draw_rules
 
 
 def rules_named(adjudication: object) -> str | None:
@@ -537,7 +545,7 @@ def rules_named(adjudication: object) -> str | None:
     there is no record at all."""
     if not isinstance(adjudication, dict):
         return None
-    return str(adjudication.get("draw_rules", "claim"))
+    return draw_rules_of(adjudication)
 
 
 def primary_tournament(tournament: str | os.PathLike[str],
@@ -593,11 +601,8 @@ def settings_arms(settings: str | os.PathLike[str]
 def planned_pairs(tournament: Path, default: int) -> dict[str, int]:
     """Pairs per match name that ``tournament``'s ``spec.json`` plans (``default`` for a
     match it does not list: the design's own count, registered before the match began)."""
-    try:
-        spec = json.loads((tournament / "spec.json").read_text())
-        return {str(m["name"]): int(m["pairs"]) for m in spec["matches"]}
-    except (OSError, ValueError, KeyError, TypeError):
-        return {}
+    plan = _plan(tournament)
+    return {} if plan is None else {m.name: m.pairs for m in plan.matches}
 
 
 def _seed_note(grid: Mapping[tuple[str, str], Sequence[GameRecord]], method: str,

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from chessmoe.records import TournamentSummary
+from chessmoe.records import PlannedPlayer, TournamentPlan, TournamentSummary
 from chessmoe.report import stems
 from chessmoe.report.artefacts import PROVENANCE_MANIFESTS
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
@@ -46,8 +46,7 @@ def _network_backends(summary: Path) -> str | None:
     if not spec.exists():
         return None
     names = {"torch": "eager PyTorch", "onnx": "ONNX Runtime", "cuda": "PyTorch CUDA (bf16)"}
-    used = {p.get("backend", "torch") for m in json.loads(spec.read_text()).get("matches", [])
-            for p in (m["first"], m["second"]) if p.get("kind", "mcts") == "mcts"}
+    used = {p.backend for p in _mcts_players(spec)}
     return ", ".join(names.get(b, b) for b in sorted(used)) or None
 
 
@@ -58,9 +57,14 @@ def _tree_searches(summary: Path) -> str | None:
     if not spec.exists():
         return None
     names = {"python": "MCTS in Python", "native": "MCTS compiled with numba"}
-    used = {p.get("search", "python") for m in json.loads(spec.read_text()).get("matches", [])
-            for p in (m["first"], m["second"]) if p.get("kind", "mcts") == "mcts"}
+    used = {str(p.search) for p in _mcts_players(spec)}
     return ", ".join(names.get(s, s) for s in sorted(used)) or None
+
+
+def _mcts_players(spec: Path) -> list[PlannedPlayer]:
+    """The kit's MCTS players of every match ``spec`` plans."""
+    return [p for m in TournamentPlan.read(spec).matches for p in m.players
+            if p.kind == "mcts"]
 
 
 def _provenances(results: Path) -> list[tuple[str, dict[str, Any]]]:
