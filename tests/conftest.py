@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -36,12 +40,47 @@ def stockfish() -> Path:
         pytest.skip(str(error))
 
 
+@dataclass(frozen=True)
+class FigureBuild:
+    """One ``make figures`` of the checkout into a scratch folder: its figures and its
+    executed notebooks."""
+
+    figures: Path
+    notebooks: Path
+
+
+def build_figures(out: Path, seed: str) -> FigureBuild:
+    """Every figure and table of the checkout's committed results, built as ``make figures``
+    builds them (``chessmoe notebooks figures``) in a process of its own under the hash seed
+    ``seed``, into ``out`` (figures/ is not touched)."""
+    env = {**os.environ, "PYTHONHASHSEED": seed,
+           # the notebooks' kernel imports this checkout's chessmoe, as `make figures` does
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    built = FigureBuild(out / "figures", out / "notebooks")
+    done = subprocess.run(
+        [sys.executable, "-m", "chessmoe", "notebooks", "figures", "--dir",
+         str(REPO / "notebooks"), "--results", str(REPO / "results"), "--figures",
+         str(built.figures), "--build", str(built.notebooks)],
+        env=env, capture_output=True, text=True, cwd=REPO)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return built
+
+
 @pytest.fixture(scope="session")
-def report_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def figure_build(tmp_path_factory: pytest.TempPathFactory) -> FigureBuild:
+    """The figures built once a test process (hash seed 1): the repeatability test compares a
+    second build with it and the report is built from its notebooks. The tests that use it
+    share one file, so the two-process suite (``--dist loadfile``) builds it once."""
+    return build_figures(tmp_path_factory.mktemp("figures-build"), "1")
+
+
+@pytest.fixture(scope="session")
+def report_site(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+                ) -> Path:
     """The reproduction report (``make report``) built into a temporary folder from the
     checkout's figures/ and results/ and the executed notebooks of build/notebooks/; where
-    those are absent or incomplete, the figure notebooks are executed first into a scratch
-    build (figures/ is not touched). Skips without Sphinx and MyST-NB."""
+    those are absent or incomplete, from :func:`figure_build`'s notebooks (figures/ is not
+    touched). Skips without Sphinx and MyST-NB."""
     pytest.importorskip("sphinx")
     pytest.importorskip("myst_nb")
     from chessmoe.report import site
@@ -50,13 +89,7 @@ def report_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     try:
         site.check_inputs(site.SiteInputs(REPO, notebooks))
     except site.ReportInputsMissing:
-        from chessmoe.report.make_figures import run_figures
-
-        scratch = tmp_path_factory.mktemp("figures-run")
-        run_figures(notebooks=REPO / "notebooks", results=REPO / "results",
-                    figures=scratch / "figures", build=scratch / "notebooks",
-                    log=lambda _: None)
-        notebooks = scratch / "notebooks"
+        notebooks = request.getfixturevalue("figure_build").notebooks
     out = tmp_path_factory.mktemp("report") / "report"
     with warnings.catch_warnings():  # MyST-Parser's use of Sphinx APIs Sphinx 11 removes
         warnings.simplefilter("ignore", DeprecationWarning)

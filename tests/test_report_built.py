@@ -1,7 +1,12 @@
-"""The reproduction report (``make report``) in a real browser: every page loads in a headless
-Chromium with no console error, every image renders, nothing is fetched from another host and
-no internal link is broken. Skipped with the reason when chromium, chromedriver or selenium is
-absent (.ci/run installs them)."""
+"""The built artefacts, each built once: every figure and table (``make figures``) is
+byte-for-byte repeatable under another hash seed, and the reproduction report (``make
+report``) built from it loads nothing from the network and, in a real browser, every page
+loads in a headless Chromium with no console error, every image renders and no internal link
+is broken (skipped with the reason when chromium, chromedriver or selenium is absent;
+.ci/run installs them).
+
+The tests share this file so the two-process suite (``--dist loadfile``) builds the figures
+and the report once (the session fixtures ``figure_build`` and ``report_site``)."""
 
 from __future__ import annotations
 
@@ -12,11 +17,38 @@ from pathlib import Path
 
 import pytest
 
+from chessmoe.report import site
 from tests import browser
+from tests.conftest import FigureBuild, build_figures
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser,
-              pytest.mark.skipif(browser.missing_chromium() is not None,
-                                 reason=str(browser.missing_chromium()))]
+needs_chromium = pytest.mark.skipif(browser.missing_chromium() is not None,
+                                    reason=str(browser.missing_chromium()))
+
+
+@pytest.mark.slow
+def test_two_figure_builds_under_other_hash_seeds_are_identical(figure_build: FigureBuild,
+                                                                tmp_path: Path) -> None:
+    """No set or dict order, nor anything else that varies between runs, reaches an
+    artefact: a second build under another hash seed gives the same files."""
+    def files(folder: Path) -> dict[str, bytes]:
+        return {p.relative_to(folder).as_posix(): p.read_bytes()
+                for p in sorted(folder.rglob("*")) if p.is_file()}
+
+    first = files(figure_build.figures)
+    second = files(build_figures(tmp_path, "2").figures)
+    assert sorted(first) == sorted(second)
+    assert len(first) > 100 and "INDEX.md" in first
+    differ = [name for name in first if first[name] != second[name]]
+    assert differ == [], f"differ between the two builds: {differ}"
+
+
+@pytest.mark.slow
+def test_the_built_report_loads_nothing_from_the_network(report_site: Path) -> None:
+    assert (report_site / "index.html").is_file()
+    assert site.external_fetches(report_site) == []
+    html = "\n".join(p.read_text(encoding="utf-8") for p in report_site.rglob("*.html"))
+    assert "mathjax" not in html.lower() and "require.js" not in html
+    assert "contradicts" in (report_site / "index.html").read_text(encoding="utf-8")
 
 
 def _broken_links(links: list[str], base: str, cache: dict[str, str | None]) -> list[str]:
@@ -55,9 +87,11 @@ def _check_site(site: Path) -> dict[str, list[str]]:
     return found
 
 
+@pytest.mark.slow
+@pytest.mark.browser
+@needs_chromium
 def test_every_report_page_loads_renders_its_images_and_links_only_to_pages_that_exist(
         report_site: Path) -> None:
-    from chessmoe.report import site
     from chessmoe.report.artefacts import NOTEBOOK_JOBS
 
     # the landing page, every artefact's page, every executed notebook and REPRODUCING.md
@@ -69,6 +103,9 @@ def test_every_report_page_loads_renders_its_images_and_links_only_to_pages_that
     assert _check_site(report_site) == {}
 
 
+@pytest.mark.slow
+@pytest.mark.browser
+@needs_chromium
 def test_the_page_check_catches_a_broken_image_a_broken_link_and_a_console_error(
         tmp_path: Path) -> None:
     """The checks above fail when a page breaks: a missing image, a link to a missing page or
