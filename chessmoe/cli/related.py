@@ -1,9 +1,15 @@
 """``chessmoe related``: the related documents' engines (train, vs-stockfish,
-fixed-split, level-material)."""
+fixed-split, level-material).
+
+``train`` joins each engine's trainer (``chessmoe.nets.related.train_<engine>``) with what it
+needs of the search (``chessmoe.play.players.<engine>.SEARCH_STEPS``): the trainers sit below
+the search and the players never import them, so this is where the two meet.
+"""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,12 +19,29 @@ if TYPE_CHECKING:
     from chessmoe.cli._common import Commands
 
 
-def _related_train(args: argparse.Namespace) -> int:
+def train_related(kind: str, out_dir: Path, *, profile: str = "small",
+                  data_dir: Path | None = None, overrides: Sequence[str] = ()) -> Path:
+    """Train engine ``kind`` at ``profile`` into ``out_dir`` (resumable where it is long);
+    ``overrides`` are ``KEY=VALUE`` fields of its training config (``--set``)."""
+    from chessmoe.play.players import check_engine
+
+    check_engine(kind)  # one of RELATED_KINDS, its module present
+    overrides = tuple(overrides)
+    if kind == "deepchess":
+        from chessmoe.nets.related import train_deepchess
+        from chessmoe.play.players import deepchess
+
+        return train_deepchess.train(out_dir, profile=profile, data_dir=data_dir,
+                                     overrides=overrides, search=deepchess.SEARCH_STEPS)
     from chessmoe.play.players import train
 
+    return train(kind, out_dir, profile=profile, data_dir=data_dir, overrides=overrides)
+
+
+def _related_train(args: argparse.Namespace) -> int:
     out = args.out or Path("results") / "related" / args.engine
-    path = train(args.engine, out, profile=args.profile, data_dir=args.data_dir,
-                 overrides=args.set or [])
+    path = train_related(args.engine, out, profile=args.profile, data_dir=args.data_dir,
+                         overrides=args.set or [])
     print(f"{args.engine}: trained into {path}")
     return 0
 
@@ -54,7 +77,7 @@ def _related_fixed_split(args: argparse.Namespace) -> int:
 
 def _related_level_material(args: argparse.Namespace) -> int:
     from chessmoe._io.errors import KitError
-    from chessmoe.play.players.deepchess import LEVEL_FILE, level_material
+    from chessmoe.nets.related.train_deepchess import LEVEL_FILE, level_material
 
     run = args.run or Path("results") / "related" / "deepchess"
     if not (run / "config.json").is_file() or not (run / "summary.json").is_file():
