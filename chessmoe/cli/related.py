@@ -33,6 +33,12 @@ def train_related(kind: str, out_dir: Path, *, profile: str = "small",
 
         return train_deepchess.train(out_dir, profile=profile, data_dir=data_dir,
                                      overrides=overrides, search=deepchess.SEARCH_STEPS)
+    if kind == "mais":
+        from chessmoe.nets.related import train_mais
+        from chessmoe.play.players import mais
+
+        return train_mais.train(out_dir, profile=profile, data_dir=data_dir,
+                                overrides=overrides, search=mais.SEARCH_STEPS)
     from chessmoe.play.players import train
 
     return train(kind, out_dir, profile=profile, data_dir=data_dir, overrides=overrides)
@@ -59,7 +65,7 @@ def _related_vs_stockfish(args: argparse.Namespace) -> int:
 
 def _related_fixed_split(args: argparse.Namespace) -> int:
     from chessmoe._io.errors import KitError
-    from chessmoe.play.players.mais import FIXED_SPLIT, score_on_final_split
+    from chessmoe.nets.related.train_mais import FIXED_SPLIT, score_on_final_split
 
     run = args.run or Path("results") / "related" / "mais"
     if not (run / "config.json").is_file():
