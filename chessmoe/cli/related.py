@@ -39,9 +39,11 @@ def train_related(kind: str, out_dir: Path, *, profile: str = "small",
 
         return train_mais.train(out_dir, profile=profile, data_dir=data_dir,
                                 overrides=overrides, search=mais.SEARCH_STEPS)
-    from chessmoe.play.players import train
+    from chessmoe.nets.related import train_ntuple  # the one kind left
+    from chessmoe.play.players import ntuple
 
-    return train(kind, out_dir, profile=profile, data_dir=data_dir, overrides=overrides)
+    return train_ntuple.train(out_dir, profile=profile, data_dir=data_dir, overrides=overrides,
+                              search=ntuple.SEARCH_STEPS)
 
 
 def _related_train(args: argparse.Namespace) -> int:
