@@ -21,6 +21,7 @@ import torch
 from chessmoe._io.errors import KitError
 from chessmoe.games.pgn import PgnGame, iter_games
 from chessmoe.games.sources import sample_path
+from chessmoe.nets.related import train_deepchess
 from chessmoe.nets.related.deepchess import (
     COMPARATOR_SCHEDULE,
     DISTILLED,
@@ -47,10 +48,17 @@ from chessmoe.nets.related.deepchess import (
     split_by_game,
 )
 from chessmoe.nets.related.mais import naive_eval
-from chessmoe.play.players.deepchess import PROFILES, build_searcher, train_run
+from chessmoe.nets.related.train_deepchess import PROFILES, DeepChessTrainConfig
+from chessmoe.play.players.deepchess import SEARCH_STEPS, build_searcher
 from chessmoe.search.alphabeta_compare import CompareAlphaBeta, Outcome
 from chessmoe.search.mcts import Limits
 from tests.helpers import uci_script
+
+
+def train_run(out_dir: Path, config: DeepChessTrainConfig, **given: Any) -> Path:
+    """A training run timing the player's search, as ``chessmoe related train`` runs it."""
+    return train_deepchess.train_run(out_dir, config, search=SEARCH_STEPS, **given)
+
 
 # --- the 773 bits ---------------------------------------------------------------------------
 
@@ -503,7 +511,7 @@ def test_training_writes_a_loadable_run_and_resumes(smoke_run: Path) -> None:
     # run's fixed pairs of held-out games. (The smoke network, one epoch in, calls the first
     # position of every pair the better one, and each pair is drawn in both orders: it scores
     # exactly 0.5 on any pairs. The material comparator, on the same pairs, does not.)
-    from chessmoe.play.players.deepchess import _evaluation_sets, _positions
+    from chessmoe.nets.related.train_deepchess import _evaluation_sets, _positions
 
     smoke = replace(PROFILES["smoke"], comparator_epochs=1)  # the positions are saved: no source
     sets = _evaluation_sets(_positions(smoke_run, smoke, None), smoke)  # type: ignore[arg-type]
@@ -549,7 +557,7 @@ def test_training_writes_a_loadable_run_and_resumes(smoke_run: Path) -> None:
 
 
 def test_a_finished_run_gains_its_paired_material_comparison(smoke_run: Path) -> None:
-    from chessmoe.play.players.deepchess import MATERIAL_FILE
+    from chessmoe.nets.related.train_deepchess import MATERIAL_FILE
 
     train_run(smoke_run, PROFILES["smoke"], source=sample_path(), progress=False)  # finished
     path = smoke_run / MATERIAL_FILE
@@ -741,12 +749,12 @@ def test_position_split_and_first_games() -> None:
 
 
 def test_learning_curve_records_each_count_on_the_same_held_out_games(tmp_path: Path) -> None:
-    from chessmoe.play.players.deepchess import learning_curve
+    from chessmoe.nets.related.train_deepchess import learning_curve
 
     config = replace(PROFILES["smoke"], comparator_epochs=1, learning_curve=(20, 6),
                      held_out_positions=0.3,
                      nps_positions=1, nps_nodes=20)
-    learning_curve(tmp_path, config, source=sample_path(), progress=False)
+    learning_curve(tmp_path, config, source=sample_path(), progress=False, search=SEARCH_STEPS)
     curve = json.loads((tmp_path / "learning_curve.json").read_text())
     rows = curve["rows"]
     assert [r["games_asked"] for r in rows] == [6, 20]
@@ -838,7 +846,7 @@ def test_level_material_compares_where_material_cannot_decide(tmp_path: Path) ->
     scores one half), a larger draw of tied pairs, and by game without the held-out games
     that copy a training game -- read again from the source and checked against the run."""
     from chessmoe.cli import main
-    from chessmoe.play.players.deepchess import LEVEL_FILE, level_material
+    from chessmoe.nets.related.train_deepchess import LEVEL_FILE, level_material
 
     pgn = _doubled_pgn(tmp_path / "doubled.pgn", 200)
     config = replace(PROFILES["smoke"], games=240, comparator_epochs=1, unique_games=False)

@@ -86,3 +86,26 @@ def test_the_reports_read_results_without_importing_the_players() -> None:
     assert any(c["type"] == "forbidden" and c["source_modules"] == ["chessmoe.report"]
                and c["forbidden_modules"] == ["chessmoe.play"]
                for c in config["tool"]["importlinter"]["contracts"])
+
+
+RELATED_TRAINERS = ("chessmoe.nets.related.train_deepchess", "chessmoe.nets.related.train_mais",
+                    "chessmoe.nets.related.train_ntuple")
+
+
+def test_the_players_and_the_searches_never_import_a_related_trainer() -> None:
+    """The related engines' trainers sit in nets and are handed what they need of the search
+    by their caller (``chessmoe related train``): no chain of imports leads to one from
+    chessmoe.play or chessmoe.search, and the import-linter contract that keeps it so names
+    each of them."""
+    graph = grimp.build_graph("chessmoe", exclude_type_checking_imports=True, cache_dir=None)
+    for trainer in RELATED_TRAINERS:
+        assert trainer in graph.modules
+        for source in ("chessmoe.play", "chessmoe.search"):
+            chain = graph.find_shortest_chain(importer=source, imported=trainer,
+                                              as_packages=True)
+            assert chain is None, f"{source} imports {trainer}: " + " -> ".join(chain or ())
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert any(c["type"] == "forbidden"
+               and set(c["source_modules"]) == {"chessmoe.play", "chessmoe.search"}
+               and set(RELATED_TRAINERS) <= set(c["forbidden_modules"])
+               for c in config["tool"]["importlinter"]["contracts"])

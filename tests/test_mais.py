@@ -18,6 +18,7 @@ import chess
 import numpy as np
 import pytest
 
+from chessmoe.nets.related import train_mais
 from chessmoe.nets.related.mais import (
     MATE_SCORE,
     PIECE_VALUES,
@@ -29,17 +30,22 @@ from chessmoe.nets.related.mais import (
     predict_planes,
     q_targets,
 )
-from chessmoe.play.players.mais import (
+from chessmoe.nets.related.train_mais import (
     PROFILES,
-    build_searcher,
+    MaisTrainConfig,
     exploration_rf,
     mirror_planes,
     self_play_game,
-    train_run,
 )
+from chessmoe.play.players.mais import SEARCH_STEPS, build_searcher
 from chessmoe.search.bestfirst import BestFirst, priority, priority_f, priority_h
 from chessmoe.search.mcts import Limits
 from tests.helpers import uci_script
+
+
+def train_run(out_dir: Path, config: MaisTrainConfig, **given: Any) -> Path:
+    """A training run with the player's search steps, as ``chessmoe related train`` runs it."""
+    return train_mais.train_run(out_dir, config, search=SEARCH_STEPS, **given)
 
 # --- the priority ---------------------------------------------------------------------------
 
@@ -380,7 +386,7 @@ def test_best_first_prefers_the_shorter_mate() -> None:
 
 
 def test_selfplay_validation_baselines_by_hand() -> None:
-    from chessmoe.play.players.mais import selfplay_validation
+    from chessmoe.nets.related.train_mais import selfplay_validation
 
     y = np.array([100.0, -50.0, 10.0, 0.0])
     naive = np.array([20.0, -10.0, 4.0, 1.0])
@@ -432,7 +438,7 @@ def test_a_snapshot_keeps_the_weights_after_its_game_count(tmp_path: Path) -> No
     end's), and a player loads it as a run directory of its own."""
     import torch
 
-    from chessmoe.play.players.mais import build_searcher, snapshot_dir
+    from chessmoe.nets.related.train_mais import snapshot_dir
 
     def weights(path: Path) -> dict[str, Any]:
         return torch.load(path, weights_only=True)
@@ -465,7 +471,7 @@ def test_a_snapshot_keeps_the_weights_after_its_game_count(tmp_path: Path) -> No
     assert fixed["zero_mae"] == pytest.approx(records[-1]["selfplay_zero_mae"])
     assert records[-1]["selfplay_val_positions"] > records[1]["selfplay_val_positions"]
     from chessmoe._io.errors import KitError
-    from chessmoe.play.players.mais import score_on_final_split
+    from chessmoe.nets.related.train_mais import score_on_final_split
 
     with pytest.raises(KitError, match="no self-play validation split"):
         score_on_final_split(tmp_path, tmp_path / "elsewhere")
@@ -479,7 +485,7 @@ def test_the_holdout_split_is_recomputed_from_the_committed_game_record(
     import shutil
 
     from chessmoe.cli import main
-    from chessmoe.play.players.mais import HOLDOUT_GAMES, holdout_split
+    from chessmoe.nets.related.train_mais import HOLDOUT_GAMES, holdout_split
 
     config = replace(PROFILES["smoke"], games=2, snapshots=(2,), selfplay_holdout_every=2)
     train_run(tmp_path, config, progress=False)
@@ -504,3 +510,19 @@ def test_the_holdout_split_is_recomputed_from_the_committed_game_record(
     assert after["split"]["file"] == HOLDOUT_GAMES
     assert after["provenance"]["argv"] == ["chessmoe", *command]
     assert main(["related", "fixed-split", "--run", str(tmp_path / "none")]) == 2
+
+
+def test_related_train_hands_the_trainer_the_players_search(tmp_path: Path) -> None:
+    """``chessmoe related train mais`` runs the trainer (nets) with the player's search steps
+    (play): the best-first settings in config.json, the search's speed in summary.json."""
+    from dataclasses import asdict
+
+    from chessmoe.cli import main
+    from chessmoe.search.bestfirst import BestFirstConfig
+
+    run = tmp_path / "run"
+    assert main(["related", "train", "mais", "--profile", "smoke", "--out", str(run),
+                 "--set", "games=2"]) == 0
+    assert json.loads((run / "config.json").read_text())["search"] == asdict(BestFirstConfig())
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["nps"] > 0 and summary["nps_document"] == 750.0

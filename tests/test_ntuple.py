@@ -343,11 +343,12 @@ def test_a_stop_event_ends_the_search_promptly() -> None:
 
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory: pytest.TempPathFactory, stockfish: Path) -> Path:
-    from chessmoe.play.players.ntuple import train
+    from chessmoe.nets.related.train_ntuple import train
+    from chessmoe.play.players.ntuple import SEARCH_STEPS
 
     # the Lichess excerpt where the data folder has it, else the embedded sample (a clean clone)
     out = tmp_path_factory.mktemp("ntuple")
-    return train(out / "run", profile="smoke", data_dir=None)
+    return train(out / "run", profile="smoke", data_dir=None, search=SEARCH_STEPS)
 
 
 @pytest.mark.slow
@@ -355,8 +356,9 @@ def smoke_run(tmp_path_factory: pytest.TempPathFactory, stockfish: Path) -> Path
 def test_train_smoke_writes_a_loadable_run(smoke_run: Path) -> None:
     import json
 
+    from chessmoe.nets.related.train_ntuple import PROFILES, train
     from chessmoe.play.players import build_searcher
-    from chessmoe.play.players.ntuple import PROFILES, train
+    from chessmoe.play.players.ntuple import SEARCH_STEPS
 
     for name in ("weights.npz", "config.json", "metrics.jsonl", "provenance.json",
                  "labels.jsonl", "untrained/weights.npz"):
@@ -396,7 +398,7 @@ def test_train_smoke_writes_a_loadable_run(smoke_run: Path) -> None:
     tested = agreement_on_test(labelled[smoke.positions + smoke.held_out:], untrained,
                                weights, smoke, principal_leaf)
     assert {k: test[k] for k in tested.to_json()} == tested.to_json()
-    train(smoke_run, profile="smoke", data_dir=None)
+    train(smoke_run, profile="smoke", data_dir=None, search=SEARCH_STEPS)
     assert (smoke_run / "labels.jsonl").read_bytes() == labels
 
 

@@ -1,9 +1,15 @@
 """``chessmoe related``: the related documents' engines (train, vs-stockfish,
-fixed-split, level-material)."""
+fixed-split, level-material).
+
+``train`` joins each engine's trainer (``chessmoe.nets.related.train_<engine>``) with what it
+needs of the search (``chessmoe.play.players.<engine>.SEARCH_STEPS``): the trainers sit below
+the search and the players never import them, so this is where the two meet.
+"""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,12 +19,37 @@ if TYPE_CHECKING:
     from chessmoe.cli._common import Commands
 
 
-def _related_train(args: argparse.Namespace) -> int:
-    from chessmoe.play.players import train
+def train_related(kind: str, out_dir: Path, *, profile: str = "small",
+                  data_dir: Path | None = None, overrides: Sequence[str] = ()) -> Path:
+    """Train engine ``kind`` at ``profile`` into ``out_dir`` (resumable where it is long);
+    ``overrides`` are ``KEY=VALUE`` fields of its training config (``--set``)."""
+    from chessmoe.play.players import check_engine
 
+    check_engine(kind)  # one of RELATED_KINDS, its module present
+    overrides = tuple(overrides)
+    if kind == "deepchess":
+        from chessmoe.nets.related import train_deepchess
+        from chessmoe.play.players import deepchess
+
+        return train_deepchess.train(out_dir, profile=profile, data_dir=data_dir,
+                                     overrides=overrides, search=deepchess.SEARCH_STEPS)
+    if kind == "mais":
+        from chessmoe.nets.related import train_mais
+        from chessmoe.play.players import mais
+
+        return train_mais.train(out_dir, profile=profile, data_dir=data_dir,
+                                overrides=overrides, search=mais.SEARCH_STEPS)
+    from chessmoe.nets.related import train_ntuple  # the one kind left
+    from chessmoe.play.players import ntuple
+
+    return train_ntuple.train(out_dir, profile=profile, data_dir=data_dir, overrides=overrides,
+                              search=ntuple.SEARCH_STEPS)
+
+
+def _related_train(args: argparse.Namespace) -> int:
     out = args.out or Path("results") / "related" / args.engine
-    path = train(args.engine, out, profile=args.profile, data_dir=args.data_dir,
-                 overrides=args.set or [])
+    path = train_related(args.engine, out, profile=args.profile, data_dir=args.data_dir,
+                         overrides=args.set or [])
     print(f"{args.engine}: trained into {path}")
     return 0
 
@@ -36,7 +67,7 @@ def _related_vs_stockfish(args: argparse.Namespace) -> int:
 
 def _related_fixed_split(args: argparse.Namespace) -> int:
     from chessmoe._io.errors import KitError
-    from chessmoe.play.players.mais import FIXED_SPLIT, score_on_final_split
+    from chessmoe.nets.related.train_mais import FIXED_SPLIT, score_on_final_split
 
     run = args.run or Path("results") / "related" / "mais"
     if not (run / "config.json").is_file():
@@ -54,7 +85,7 @@ def _related_fixed_split(args: argparse.Namespace) -> int:
 
 def _related_level_material(args: argparse.Namespace) -> int:
     from chessmoe._io.errors import KitError
-    from chessmoe.play.players.deepchess import LEVEL_FILE, level_material
+    from chessmoe.nets.related.train_deepchess import LEVEL_FILE, level_material
 
     run = args.run or Path("results") / "related" / "deepchess"
     if not (run / "config.json").is_file() or not (run / "summary.json").is_file():

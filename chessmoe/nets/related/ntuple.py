@@ -7,8 +7,8 @@ tapered phase (:func:`chessmoe.phases.tapered_alpha`). :func:`train_comparison` 
 weights from :func:`start_weights` with the document's averaged-perceptron comparison update
 (:func:`comparison_update`) against Stockfish's moves; :class:`NtupleEvaluator` plays with the
 integer weights. The d-ply search is passed in as ``leaf_search`` (:mod:`chessmoe.search` is a
-layer above): :mod:`chessmoe.play.players.ntuple` wires
-:func:`chessmoe.search.alphabeta.principal_leaf`.
+layer above): :mod:`chessmoe.nets.related.train_ntuple` runs the training with the one its
+caller gives, :func:`chessmoe.search.alphabeta.principal_leaf`.
 """
 
 from __future__ import annotations

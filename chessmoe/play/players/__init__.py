@@ -14,20 +14,20 @@ Each related engine lives in one module here (``deepchess``, ``ntuple``, ``mais`
   committed ``results/related/<name>``) and configured by ``options`` (every name of
   ``OPTIONS``, checked and completed with defaults by :func:`build_searcher` here); the
   searcher's ``loaded`` attribute says what it loaded (:func:`weights_note`);
-- ``train(out_dir: Path, *, profile: str, data_dir: Path | None, overrides: Sequence[str])
-  -> Path``: trains it the way its document describes (``overrides``: ``KEY=VALUE`` fields of
-  its training config), writing a run directory with provenance under ``out_dir``.
+- ``SEARCH_STEPS``: what the engine's training needs of its search (timing it, or the d-ply
+  search each move is compared through), given to its trainer
+  (``chessmoe.nets.related.train_<name>``) by the caller (``chessmoe related train``).
 
-Their networks and searches sit in the layers below (``chessmoe.nets.related``,
-``chessmoe.search``);
-this package only joins them into players. The paper's engine is the kind ``"moe"``.
+Their networks, trainers and searches sit in the layers below (``chessmoe.nets.related``,
+``chessmoe.search``); this package only joins them into players and never imports a trainer.
+The paper's engine is the kind ``"moe"``.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -39,7 +39,7 @@ from chessmoe.play.engine import Searcher
 
 __all__ = ["ENGINE_OPTIONS", "RELATED_KINDS", "RELATED_WEIGHTS", "EngineOption", "RelatedKind",
            "build_searcher", "check_engine", "default_model_dir", "engine_options",
-           "resolve_options", "run_files", "train", "weights_note"]
+           "resolve_options", "run_files", "weights_note"]
 
 RelatedKind = Literal["deepchess", "ntuple", "mais"]
 RELATED_KINDS: tuple[str, ...] = get_args(RelatedKind)
@@ -224,13 +224,3 @@ def build_searcher(kind: str, model_dir: str | Path | None = None, *,
     searcher: Searcher = module.build_searcher(path, threads=threads, options=values)
     return searcher
 
-
-def train(kind: str, out_dir: str | Path, *, profile: str = "small",
-          data_dir: str | Path | None = None, overrides: Sequence[str] = ()) -> Path:
-    """Train engine ``kind`` at ``profile`` into ``out_dir`` (resumable where it is long);
-    ``overrides`` are ``KEY=VALUE`` fields of its training config (``--set``)."""
-    module = _module(kind)
-    result: Path = module.train(Path(out_dir), profile=profile,
-                                data_dir=Path(data_dir) if data_dir else None,
-                                overrides=tuple(overrides))
-    return result
