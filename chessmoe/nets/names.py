@@ -84,7 +84,7 @@ def converged_bundle(method: str) -> str:
 # --- the names the tournament designs give their matches and players --------------------------
 
 #: The settings design's search settings (batch size, nodes per move), in the order its
-#: rows are read: the node limits at batch 8, then the batch sizes at 400 nodes (issue 40).
+#: rows are read: the node limits at batch 8, then the batch sizes at 400 nodes.
 SETTINGS: tuple[tuple[int, int], ...] = ((8, 100), (8, 400), (8, 1600), (1, 400), (32, 400))
 #: The opponents staged plays at every setting: the regular network, and the regular network
 #: trained for the mixture's total steps (equal training compute).
@@ -117,7 +117,7 @@ def seeds_long_grid() -> list[tuple[str, str]]:
 #: move on average (194-295); 200 ms gave 519. ``regular-wide`` costs about 4.4 times as much
 #: per node (``benchmarks/wide_nodes.py``), so it is expected near 55.
 MATCHED_MOVETIME = 100
-#: The parameter-matched design (issue 40, item 3), in the order its rows are read: ``(first,
+#: The parameter-matched design, in the order its rows are read: ``(first,
 #: second, batch size, nodes, move time ms)`` of each match. Staged against ``regular-wide``
 #: (one network with the mixture's parameters) at equal nodes and at equal move time, and
 #: ``regular-wide`` against ``regular-long`` at equal nodes (the same training steps and

@@ -10,11 +10,11 @@ move times against the regular network), :func:`ablation_grid` (one phase expert
 time, baseline elsewhere, batch 64: Fig. 6/29) and :func:`definition_grid` (move-count 2-5
 and Lichess experts: Fig. 7). The designs: ``smoke``, ``small`` (the 2-core CPU subset) and
 ``small-cutechess``, ``powered`` and ``replicated`` (one setting, paired by opening),
-``settings``, ``seeds-long``, ``matched`` and ``converged`` (issue 40), ``ratings`` and
+``settings``, ``seeds-long``, ``matched`` and ``converged``, ``ratings`` and
 ``ratings-cutechess`` (a round robin anchored to Stockfish), ``related`` (the related
-documents' engines), ``medium`` (a second scale) and ``paper`` (the full grids). The names
-the designs give matches and players that the reports read too live in
-:mod:`chessmoe.nets.names`; :func:`untrained` names the bundles a design still needs.
+documents' engines), ``medium`` (more and other data, the same network) and ``paper``
+(the full grids). The names the designs give matches and players that the reports read
+too live in :mod:`chessmoe.nets.names`; :func:`untrained` names the bundles a design still needs.
 """
 
 from __future__ import annotations
@@ -374,7 +374,7 @@ def replicated_spec(experts_root: str, *, pairs: int = 200, arm_pairs: int = 100
 
 def settings_spec(experts_root: str, *, pairs: int = SETTINGS_PAIRS, backend: str = "onnx"
                   ) -> TournamentSpec:
-    """The staged mixture beyond the powered setting (issue 40): staged against the regular
+    """The staged mixture beyond the powered setting: staged against the regular
     network and against ``regular-long`` (equal training compute) at 100, 400 and 1,600
     nodes with batch 8, and at batch 1 and 32 with 400 nodes (:data:`SETTINGS`), ``pairs``
     pairs each (200 games from 100 openings by default), under cutechess's draw rules.
@@ -409,7 +409,7 @@ def settings_spec(experts_root: str, *, pairs: int = SETTINGS_PAIRS, backend: st
 
 def seeds_long_spec(experts_root: str, *, pairs: int = 100, backend: str = "onnx"
                     ) -> TournamentSpec:
-    """Equal compute over training seeds (issue 40): staged under its three seeds against
+    """Equal compute over training seeds: staged under its three seeds against
     ``regular-long`` under its three, ``pairs`` pairs a pairing, at the powered setting
     (batch 8, 100 nodes) under cutechess's draw rules, named
     ``<staged seed>-vs-<regular-long seed>-b8-n100`` in the opening group ``b8-n100``.
@@ -431,7 +431,7 @@ def seeds_long_spec(experts_root: str, *, pairs: int = 100, backend: str = "onnx
 
 def matched_spec(experts_root: str, *, pairs: int = MATCHED_PAIRS, backend: str = "onnx"
                  ) -> TournamentSpec:
-    """The parameter-matched single network (issue 40, item 3): staged against
+    """The parameter-matched single network: staged against
     ``regular-wide`` (the regular network widened to the mixture's three experts' parameters
     and trained for ``regular-long``'s steps) at batch 8 with 100 nodes (equal nodes) and
     with :data:`~chessmoe.nets.names.MATCHED_MOVETIME` ms a move (equal time: the wide network
@@ -502,9 +502,9 @@ def untrained(spec: TournamentSpec) -> list[str]:
 
 def medium_spec(experts_root: str, *, pairs: int = 200, backend: str = "onnx"
                 ) -> TournamentSpec:
-    """Equal compute at a second scale (the ``medium`` profile's bundles), under cutechess's
-    draw rules at the powered setting (batch 8, 100 nodes), every match on one shared
-    opening permutation so all of them are paired by opening:
+    """Equal compute at the ``medium`` profile (more and other data, the same network),
+    under cutechess's draw rules at the powered setting (batch 8, 100 nodes), every match
+    on one shared opening permutation so all of them are paired by opening:
 
     * staged, weighted a=10 and ``regular-long`` against the regular network (the powered
       design's arms, same names), and
@@ -514,7 +514,7 @@ def medium_spec(experts_root: str, *, pairs: int = 200, backend: str = "onnx"
       trained) against the regular network: the test of why weighted a=10 loses here,
     * ``separated`` (when trained: ``chessmoe train --profile medium --regime separated``)
       against the regular network and head to head against ``regular-long``, so the medium
-      tournament has all four of the paper's methods (issue 40, item 5),
+      tournament has all four of the paper's methods,
 
     ``pairs`` pairs each (400 games by default: the powered design's count per method).
     Matches whose bundles are not trained are left out (they join when trained).
@@ -684,16 +684,17 @@ def _weights_label(kind: str, run: Path) -> str:
 
 
 MAIS_SPRT = SprtRule(elo0=0.0, elo1=35.0, alpha=0.05, beta=0.05, model="logistic", exact=True)
-"""The MAIS match's sequential test (issue 43): H0, the 1,200-game net is no stronger than
-the 200-game net (logistic Elo 0), against H1, it scores 55 % (+35 Elo, issue 22's target);
-5 % error each way; the exact generalized LLR over game pairs (fishtest's, fastchess's)."""
+"""The MAIS match's sequential test: H0, the 1,200-game net is no stronger than the
+200-game net (logistic Elo 0), against H1, it scores 55 % (+35 Elo, the kit's target for the
+document's claim); 5 % error each way; the exact generalized LLR over game pairs (fishtest's,
+fastchess's)."""
 MAIS_SPRT_PAIRS = 1000  # the cap: 2,000 games; the test is expected to end long before
 
 
 def related_spec(experts_root: str, *, related_root: str | os.PathLike[str] | None = None,
                  ntuple_pairs: int = 500, pairs: int = 100) -> TournamentSpec:
-    """The related documents' own experiments, each engine against its document's baseline
-    (issue 22), under cutechess's draw rules, every match on its own openings:
+    """The related documents' own experiments, each engine against its document's baseline,
+    under cutechess's draw rules, every match on its own openings:
 
     * ``ntuple-vs-pesto``: the comparison-trained n-tuple engine against the hand-tuned PeSTO
       tapered evaluation (the document's baseline is a tuned linear evaluation), both at 400

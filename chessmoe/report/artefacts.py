@@ -83,11 +83,11 @@ class ResultsLayout:
     ratings: str = "ratings"  # the round robin with Stockfish anchors
     # its replay under cutechess rules with many openings: drawn instead once complete
     ratings_replayed: str = "ratings-cutechess"
-    medium: str = "medium"  # the second scale's experts and tournament (equal compute)
-    settings: str = "settings"  # staged at other node limits and batch sizes (issue 40)
-    seeds_long: str = "seeds-long"  # staged's seeds against regular-long's (issue 40)
-    matched: str = "matched"  # staged against the parameter-matched network (issue 40)
-    converged: str = "converged"  # the networks trained until convergence (issue 40)
+    medium: str = "medium"  # the medium profile's experts and tournament (equal compute)
+    settings: str = "settings"  # staged at other node limits and batch sizes
+    seeds_long: str = "seeds-long"  # staged's seeds against regular-long's
+    matched: str = "matched"  # staged against the parameter-matched network
+    converged: str = "converged"  # the networks trained until convergence
 
 
 LAYOUTS: dict[str, ResultsLayout] = {

@@ -291,7 +291,7 @@ class ClaimsParams:
     tournament_dir: str = "../results/tournaments/powered"
     replicated_dir: str = "../results/tournaments/replicated"
     experts_dir: str = "../results/experts/small"
-    medium_tournament_dir: str = "../results/tournaments/medium"  # the second scale
+    medium_tournament_dir: str = "../results/tournaments/medium"  # more data, same network
     medium_experts_dir: str = "../results/experts/medium"
     settings_dir: str = "../results/tournaments/settings"  # other nodes and batch sizes
     seeds_long_dir: str = "../results/tournaments/seeds-long"  # regular-long's seeds

@@ -581,8 +581,8 @@ class Comparator:
     """``better(a, b)``: is ``a`` better for White than ``b``, by the network (both orders
     averaged); tower embeddings and answers are cached per position.
 
-    The search asks one pair at a time, so the per-pair work is cut to the bone (issue 43:
-    depth 4 within a match's time): when a position is embedded (in a batch, by
+    The search asks one pair at a time, so the per-pair work is cut to the bone (so that
+    depth 4 fits a match's time): when a position is embedded (in a batch, by
     :meth:`prepare`), its code is also multiplied by both halves of the head's first layer,
     so a comparison adds two precomputed rows per order and runs the head's remaining small
     layers in numpy (float32, within 1e-6 of :meth:`DeepChessNet.compare`), without a torch

@@ -124,7 +124,7 @@ class DeepChessTrainConfig:
     # chessmoe.games.sources, e.g. "selfplay:stockfish-n1000" (engine games, as the document)
     source: str = ""
     # a game equal to an earlier one (start and moves) is read by no split, the first copy
-    # kept (issue 43); the runs committed before it read every copy: their config lacks the
+    # kept; the runs committed before it read every copy: their config lacks the
     # field and equals unique_games=false
     unique_games: bool = True
 
@@ -152,7 +152,7 @@ PROFILES: dict[str, DeepChessTrainConfig] = {
                  "20 comparator epochs of 40K pairs (80K rows) instead of 100 epochs of 1M",
                  "SGD momentum 0.9 and mini-batches of 64 (the document names neither)",
                  "single process on a shared 2-core CPU")),
-    # issue 22's scale: engine games as the document (Stockfish 15.1 self-play at 1,000
+    # the document's scale: engine games as the document (Stockfish 15.1 self-play at 1,000
     # nodes, 'make selfplay'), 100K decided games read, 10 % held out by game: 90K to train
     # on; with --set learning_curve=5000,20000,60000,90000 the curve on the same held-out games
     "large": DeepChessTrainConfig(
@@ -635,8 +635,8 @@ def _positions_and_keys(run: Path, config: DeepChessTrainConfig, games: GameSour
 def level_material(run_dir: str | Path, *, data_dir: Path | None = None,
                    source: Path | None = None, level_pairs: int = 20_000,
                    progress: bool = True) -> dict[str, Any]:
-    """Held-out accuracy where material is level (issue 43: the document's task is to learn
-    more than material), written to ``run_dir/level-material.json``: the run's positions
+    """Held-out accuracy where material is level (the document's task is to learn more
+    than material), written to ``run_dir/level-material.json``: the run's positions
     read again from its source (the same seed, so the same positions and pairs as its
     summary -- checked: the recomputed accuracies must equal summary.json's), by game and by
     position, on the summary's pairs split by material and on ``level_pairs`` more pairs of

@@ -111,7 +111,8 @@ def compute_points(scale: str, tournament_dir: str | os.PathLike[str],
     return points
 
 
-# The second scale's bundles, in the order the equal-compute question reads them.
+# The medium profile's bundles (more and other data, the same network), in the order the
+# equal-compute question reads them.
 SCALE_BUNDLES = ("regular", "staged", "weighted-a10", REGULAR_LONG,
                  f"weighted-a10{BALANCED_SUFFIX}", "separated")
 _LOSS_SETS = (("No-Phases", "no-phases"), ("Opening", "opening"),
@@ -121,7 +122,7 @@ _LOSS_SETS = (("No-Phases", "no-phases"), ("Opening", "opening"),
 def table_losses_at_scale(experts_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str],
                           scale: str = "medium",
                           bundles: Sequence[str] = SCALE_BUNDLES) -> Artefact:
-    """Table 1 at a second scale: each bundle's test losses with 95 % intervals from their
+    """Table 1 at the medium profile: each bundle's test losses with 95 % intervals from their
     standard errors, and the no-phases difference from the regular network. A bundle not
     yet evaluated is listed as such, so the table shows how far the scale has got."""
     root = Path(experts_dir)
@@ -184,7 +185,7 @@ def fig_compute_gap(scales: Sequence[tuple[str, str | os.PathLike[str],
     """Elo against the regular network by training compute, one panel per scale
     (``(label, tournament_dir, experts_dir)``): the single network trained longer
     (regular-long) beside the mixtures at the same total steps, so whether the equal-compute
-    finding holds at a second scale is read off the panels. A scale not yet played says so."""
+    finding holds at the medium profile is read off the panels. A scale not yet played says so."""
     fig = new_figure(4.2 * max(len(scales), 1), 3.8)
     axes = fig.subplots(1, max(len(scales), 1), squeeze=False)[0]
     colours = {"regular": "#000000", "regular-long": "#000000", "separated": "#d62728",
@@ -300,8 +301,8 @@ def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.P
              "exploratory rows test questions the paper does not ask.",
              "The settings rows (staged against regular and regular-long at other node "
              "limits and batch sizes) and the equal-compute across-seeds row were registered "
-             "in this table, with their hypotheses and directions, before their first game "
-             "(issue 40). A settings row joins the Holm family once its own match has played "
+             "in this table, with their hypotheses and directions, before their first game. "
+             "A settings row joins the Holm family once its own match has played "
              "its planned games; the across-seeds row once every pairing has. As rows join, "
              "the family grows and every adjusted p can only rise.",
              "The parameter-matched rows (staged against regular-wide, one network with the "
@@ -309,7 +310,7 @@ def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.P
              "against regular-long) and the trained-to-convergence rows (staged and weighted "
              "a = 10 against the regular network, all trained until their validation loss "
              "stopped improving; that network against the regular one) were registered "
-             "likewise, before their networks were trained (issue 40); each joins the family "
+             "likewise, before their networks were trained; each joins the family "
              "once its own match has played its planned games.",
              "Table 1 rows compare ranges over training seeds (min to max), not confidence "
              "intervals: their words (below / overlaps / above the seed range) describe, they "

@@ -252,7 +252,7 @@ def _control_approaches(runs: ExpertRuns) -> dict[str, str]:
     return out
 
 
-#: The opt-in controls Table 1 names while they are not evaluated (issue 40): the network
+#: The opt-in controls Table 1 names while they are not evaluated: the network
 #: with the mixture's parameters and the methods trained until convergence.
 OPT_IN_CONTROLS: tuple[str, ...] = (REGULAR_WIDE,
                                     *(converged_bundle(m) for m in CONVERGED_METHODS))
