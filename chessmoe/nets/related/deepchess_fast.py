@@ -32,28 +32,38 @@ import chess
 import numpy as np
 from torch import nn
 
-from chessmoe.nets.related.deepchess import CASTLING_BITS, SIDE_TO_MOVE_BIT, DeepChessNet
+from chessmoe.nets.related.deepchess import (
+    CASTLING_BITS,
+    INPUT_BITS,
+    SIDE_TO_MOVE_BIT,
+    DeepChessNet,
+)
 
 __all__ = ["FastComparator", "active_bits"]
 
-_KINDS = ("pawns", "knights", "bishops", "rooks", "queens", "kings")
 Key = tuple[int, ...]
+_CASTLING = tuple(zip(CASTLING_BITS, range(SIDE_TO_MOVE_BIT + 1, INPUT_BITS), strict=True))
 
 
 def active_bits(board: chess.Board) -> list[int]:
     """The indices of the set bits of the 773-bit encoding
     (:func:`~chessmoe.nets.related.deepchess.encode_batch`), ascending."""
+    kinds = (board.pawns, board.knights, board.bishops, board.rooks, board.queens,
+             board.kings)
     out: list[int] = []
-    for color, offset in ((chess.WHITE, 0), (chess.BLACK, 384)):
-        mine = board.occupied_co[color]
-        for kind, name in enumerate(_KINDS):
-            base = offset + 64 * kind
-            out += [base + square for square in chess.scan_forward(getattr(board, name) & mine)]
+    for mine, offset in ((board.occupied_co[chess.WHITE], 0),
+                         (board.occupied_co[chess.BLACK], 384)):
+        for kind in kinds:
+            bits = kind & mine
+            while bits:
+                low = bits & -bits
+                out.append(offset + low.bit_length() - 1)
+                bits ^= low
+            offset += 64
     if board.turn == chess.WHITE:
         out.append(SIDE_TO_MOVE_BIT)
     rights = board.castling_rights
-    out += [SIDE_TO_MOVE_BIT + 1 + index for index, rook in enumerate(CASTLING_BITS)
-            if rights & rook]
+    out += [bit for rook, bit in _CASTLING if rights & rook]
     return out
 
 
@@ -86,27 +96,37 @@ class FastComparator:
         self._vectors: dict[Key, np.ndarray] = {}
         self._answers: dict[tuple[Key, Key], float] = {}
 
-        def arrays(layer: nn.Linear) -> tuple[np.ndarray, np.ndarray]:
-            return (np.ascontiguousarray(layer.weight.detach().double().numpy().T),
-                    layer.bias.detach().double().numpy().copy())
+        # Every layer carries a constant 1 in an extra last column, so its bias is one more
+        # row of its weights: a layer is one product (x @ [[W.T, 0], [b, 1]]) and a ReLU.
+        def augmented(layer: nn.Linear) -> np.ndarray:
+            weight = layer.weight.detach().double().numpy()
+            out = np.zeros((weight.shape[1] + 1, weight.shape[0] + 1))
+            out[:-1, :-1] = weight.T
+            out[-1, :-1] = layer.bias.detach().double().numpy()
+            out[-1, -1] = 1.0
+            return out
 
-        tower = [arrays(layer) for layer in net.tower.layers]  # type: ignore[arg-type]
-        self._first_rows, self._first_bias = tower[0]  # [773, hidden]: one row a bit
+        tower = [augmented(layer) for layer in net.tower.layers]  # type: ignore[arg-type]
+        # the first layer as rows to add: one a set input bit, the last the bias (and the 1)
+        self._first_rows = tower[0]
+        self._bias_row = INPUT_BITS
         self._tower = tower[1:]
-        head = [arrays(m) for m in net.head if isinstance(m, nn.Linear)]
-        weight, bias = head[0]  # [2 code, hidden]
-        code = weight.shape[0] // 2
-        # a position's code times the first layer's half for the first position (bias
-        # included) and for the second: one pair's two orders add [first_a | second_a] and
-        # [second_b | first_b] (the halves swapped) into both rows of the hidden layer
-        self._projection = np.ascontiguousarray(np.concatenate([weight[:code], weight[code:]],
-                                                               axis=1))  # [code, 2 hidden]
-        self._head_bias = bias
-        self._hidden = weight.shape[1]
+        head = [augmented(m) for m in net.head if isinstance(m, nn.Linear)]
+        first = head[0]  # [2 code + 1, hidden + 1]
+        code, hidden = (first.shape[0] - 1) // 2, first.shape[1] - 1
+        # a position's code times the head's first layer as the pair's first position (with
+        # the bias and the 1) and as its second: [first | second], so the pair's two orders
+        # (a, b) and (b, a) are a's [first, second] plus b's [second, first]
+        projection = np.zeros((code + 1, 2, hidden + 1))
+        projection[:code, 0] = first[:code]
+        projection[code, 0] = first[-1]  # the bias row, whose last entry is the 1
+        projection[:code, 1, :-1] = first[code:-1, :-1]
+        self._projection = projection.reshape(code + 1, 2 * (hidden + 1))
+        self._hidden = hidden + 1
         self._middle = head[1:-1]
-        out_weight, out_bias = head[-1]  # [hidden, 2]: softmax class 0 = logit 0 - logit 1
-        self._margin = np.ascontiguousarray(out_weight[:, 0] - out_weight[:, 1])
-        self._margin_bias = float(out_bias[0] - out_bias[1])
+        # softmax class 0 of the two logits = sigmoid(logit 0 - logit 1)
+        last = head[-1]
+        self._margin = np.ascontiguousarray(last[:, 0] - last[:, 1])
 
     def clear(self) -> None:
         self._vectors.clear()
@@ -114,19 +134,19 @@ class FastComparator:
 
     def _vectors_of(self, board: chess.Board, key: Key) -> np.ndarray:
         """``[first, second]``: the position's code times the head's first layer as the
-        pair's first position (the layer's bias added) and as its second."""
+        pair's first position (the layer's bias and the constant 1 added) and as its
+        second."""
         found = self._vectors.get(key)
         if found is not None:
             return found
-        x = self._first_rows[active_bits(board)].sum(axis=0)
-        x += self._first_bias
+        rows = active_bits(board)
+        rows.append(self._bias_row)
+        x = np.add.reduce(self._first_rows.take(rows, axis=0), axis=0)
         np.maximum(x, 0.0, out=x)
-        for weight, bias in self._tower:
-            x = x @ weight
-            x += bias
+        for layer in self._tower:
+            x = x @ layer
             np.maximum(x, 0.0, out=x)
         vectors: np.ndarray = (x @ self._projection).reshape(2, self._hidden)
-        vectors[0] += self._head_bias
         if len(self._vectors) >= self.cache_size:
             self._vectors.clear()
         self._vectors[key] = vectors
@@ -163,14 +183,12 @@ class FastComparator:
         # rows (a, b) and (b, a): a's first + b's second, b's first + a's second
         rows = self._vectors_of(a, ka) + self._vectors_of(b, kb)[::-1]
         np.maximum(rows, 0.0, out=rows)
-        for weight, bias in self._middle:
-            rows = rows @ weight
-            rows += bias
+        for layer in self._middle:
+            rows = rows @ layer
             np.maximum(rows, 0.0, out=rows)
-        # softmax class 0 of two logits: 1 / (1 + exp(logit 1 - logit 0))
         ab, ba = (rows @ self._margin).tolist()
         self.evaluations += 1
-        return 0.5 * (_sigmoid(ab + self._margin_bias) + 1.0 - _sigmoid(ba + self._margin_bias))
+        return 0.5 * (_sigmoid(ab) + 1.0 - _sigmoid(ba))
 
     def better(self, a: chess.Board, b: chess.Board) -> bool:
         return self.probability(a, b) > 0.5
