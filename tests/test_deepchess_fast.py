@@ -192,3 +192,64 @@ def test_searches_with_the_committed_network_are_identical() -> None:
         reference = Comparator(net)
         assert [fast.better(a, b) for a, b in asked] == [reference.better(a, b)
                                                          for a, b in asked]
+
+
+# --- the search's own shortcuts ---------------------------------------------------------------
+
+
+def _random_positions(games: int, seed: int, *, stack: bool = False) -> list[chess.Board]:
+    """Every position of ``games`` random games (checks, promotions, en passant, castling),
+    with some shuffling of the knights back and forth so that positions recur."""
+    import random
+
+    rng = random.Random(seed)
+    out = []
+    for _ in range(games):
+        board = chess.Board()
+        for _ in range(rng.randint(1, 160)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            out.append(board.copy(stack=stack))
+            knights = [m for m in moves if board.piece_type_at(m.from_square) == chess.KNIGHT
+                       and not board.is_capture(m)]
+            board.push(rng.choice(knights if knights and rng.random() < 0.6 else moves))
+    return out
+
+
+def test_moves_made_lazily_come_in_the_order_of_the_sorted_list() -> None:
+    from chessmoe.search.alphabeta import ordered_moves
+    from chessmoe.search.alphabeta_compare import lazily_ordered
+
+    boards = _random_positions(100, 1)
+    assert sum(b.is_check() for b in boards) > 100
+    assert sum(any(m.promotion for m in b.legal_moves) for b in boards) > 20
+    assert sum(any(b.is_en_passant(m) for m in b.legal_moves) for b in boards) > 5
+    for board in boards:
+        assert list(lazily_ordered(board)) == ordered_moves(board, list(board.legal_moves))
+    # the board may be pushed and popped while the moves are made
+    board = boards[len(boards) // 2]
+    seen = []
+    for move in lazily_ordered(board):
+        seen.append(move)
+        board.push(move)
+        board.pop()
+    assert seen == ordered_moves(board, list(board.legal_moves))
+
+
+def test_the_search_finds_every_repetition_python_chess_finds() -> None:
+    """The search skips python-chess's repetition test below a halfmove clock of 4, where a
+    position cannot have recurred: its terminal results are python-chess's own."""
+    search = CompareAlphaBeta(lambda a, b: False)
+    boards = _random_positions(60, 2, stack=True)
+    repeated = 0
+    for board in boards:
+        outcome = search._terminal(board, 1)
+        if board.is_repetition(2) and not board.is_game_over(claim_draw=False):
+            repeated += 1
+            assert outcome is not None and outcome.kind == "draw", board.fen()
+        elif (any(board.legal_moves) and board.halfmove_clock < 100
+              and not board.is_insufficient_material()):
+            assert outcome is None, board.fen()
+    assert repeated > 20
+    assert any(b.halfmove_clock == 4 and b.is_repetition(2) for b in boards)
