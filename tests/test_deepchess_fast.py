@@ -140,12 +140,12 @@ def _same_search(a: SearchResult, b: SearchResult) -> None:
     assert (a.move, a.pv, a.nodes, a.simulations, a.tree_nodes, a.depth, a.seldepth) == (
         b.move, b.pv, b.nodes, b.simulations, b.tree_nodes, b.depth, b.seldepth)
     assert [c.move for c in a.children] == [c.move for c in b.children]
-    assert a.value == pytest.approx(b.value, abs=1e-6)
+    assert a.value == pytest.approx(b.value, abs=2e-6)  # 2 p - 1: twice the answers' 1e-6
 
 
 @pytest.mark.slow
 def test_searches_with_a_small_network_are_identical() -> None:
-    """Move, line, leaves, comparisons and visited nodes equal, values within 1e-6, with
+    """Move, line, leaves, comparisons and visited nodes equal, values within 2e-6, with
     and without quiescence; every pair the reference was asked gets the same decision."""
     net = _small_net(11)
     boards = _game_positions()
