@@ -253,3 +253,46 @@ def test_the_search_finds_every_repetition_python_chess_finds() -> None:
             assert outcome is None, board.fen()
     assert repeated > 20
     assert any(b.halfmove_clock == 4 and b.is_repetition(2) for b in boards)
+
+
+def _replay(player: Any, record: dict[str, Any], name: str, limits: Limits,
+            moves: int) -> list[tuple[str, str, int | None, int]]:
+    """``(played, chosen now, leaves then, leaves now)`` for up to ``moves`` of the
+    player's moves in a committed game, the player's caches kept through the game as in
+    the match."""
+    board = chess.Board(record["fen"])
+    side = chess.WHITE if record["white"] == name else chess.BLACK
+    leaves = record["nodes"]["white" if side == chess.WHITE else "black"]
+    player.new_game()
+    out: list[tuple[str, str, int | None, int]] = []
+    for uci in record["moves"]:
+        if board.turn == side and len(out) < moves:
+            found = player.play(board, limits)
+            out.append((uci, found.move.uci(), leaves[len(out)], found.nodes))
+        board.push_uci(uci)
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("match", "limits", "games", "moves"), [
+    ("ratings-cutechess/deepchess-vs-mais", Limits(nodes=100), 4, 100),
+    ("related/deepchess-vs-material", Limits(), 1, 15),
+])
+def test_the_committed_games_are_played_again_move_for_move(match: str, limits: Limits,
+                                                            games: int, moves: int) -> None:
+    """The engine with the fast comparator plays the committed games' moves again (played
+    with the torch comparator), each search with the same number of leaves: 100-node
+    searches of the rating list and depth-3 searches of the match against material."""
+    from chessmoe.play.players import default_model_dir
+    from chessmoe.play.players.deepchess import build_searcher
+
+    model = default_model_dir("deepchess")
+    shards = sorted((Path(__file__).resolve().parents[1] / "results" / "tournaments" / match)
+                    .glob("games-*.jsonl"))
+    if model is None or not shards:
+        pytest.skip("no committed DeepChess run or games")
+    player = build_searcher(Path(model))
+    records = [json.loads(line) for line in shards[0].read_text().splitlines()][:games]
+    for record in records:
+        for played, chosen, then, now in _replay(player, record, "deepchess", limits, moves):
+            assert chosen == played and then in (None, now), (record["slot"], played)
