@@ -1116,10 +1116,10 @@ def _deepchess_games(match: Path, games: int, moves: int) -> tuple[list[list[che
 
 
 def bench_deepchess(repeat: int) -> BenchResult:
-    """DeepChess's comparison search (issue 43, item 2: a depth-4 match within the match
-    time), the numpy comparator against the reference (torch) one, the committed weights, on
-    the positions DeepChess met in the committed depth-3 match against material, searched
-    in game order (the caches kept through a game, cleared between games, as in a match).
+    """DeepChess's comparison search (a depth-4 match within the match time), the numpy
+    comparator against the reference (torch) one with the committed weights, on the
+    positions DeepChess met in the committed depth-3 match against material, searched in
+    game order (the caches kept through a game, cleared between games, as in a match).
     Both must make the same searches."""
     import json
     import os
@@ -1132,7 +1132,7 @@ def bench_deepchess(repeat: int) -> BenchResult:
     from chessmoe.search.alphabeta_compare import CompareAlphaBeta
     from chessmoe.search.mcts import Limits
 
-    result = BenchResult("deepchess", "DeepChess comparison search (issue 43)",
+    result = BenchResult("deepchess", "DeepChess comparison search",
                          target="the same searches as the reference comparator; depth 4 >= 2x "
                                 "the reference's speed, a 200-game depth-4 match <= 24 h of "
                                 "one core")

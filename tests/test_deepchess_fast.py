@@ -1,4 +1,4 @@
-"""DeepChess's numpy comparator (issue 43: depth 4 within a match's time) against the reference
+"""DeepChess's numpy comparator (a depth-4 search within a match's time) against the reference
 comparator and the network: the same answers, the same decisions, the same searches."""
 
 from __future__ import annotations
