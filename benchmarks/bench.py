@@ -1089,11 +1089,141 @@ def bench_ntuple(repeat: int) -> BenchResult:
     return result
 
 
+def _deepchess_games(match: Path, games: int, moves: int) -> tuple[list[list[chess.Board]],
+                                                                      float]:
+    """The positions DeepChess moved in (each with its game's moves before it), up to
+    ``moves`` of each of the first ``games`` games of a committed match, and the mean
+    number of DeepChess's moves a game over all of the match's games."""
+    import json
+
+    records = [json.loads(line) for shard in sorted(match.glob("games-*.jsonl"))
+               for line in shard.read_text().splitlines() if line.strip()]
+    records.sort(key=lambda r: str(r["slot"]))
+    out: list[list[chess.Board]] = []
+    total = 0
+    for index, record in enumerate(records):
+        board = chess.Board(record["fen"])
+        side = chess.WHITE if record["white"] == "deepchess" else chess.BLACK
+        mine: list[chess.Board] = []
+        for move in record["moves"]:
+            if board.turn == side:
+                total += 1
+                mine.append(board.copy())
+            board.push_uci(move)
+        if index < games:
+            out.append(mine[:moves])
+    return out, total / max(1, len(records))
+
+
+def bench_deepchess(repeat: int) -> BenchResult:
+    """DeepChess's comparison search (a depth-4 match within the match time), the numpy
+    comparator against the reference (torch) one with the committed weights, on the
+    positions DeepChess met in the committed depth-3 match against material, searched in
+    game order (the caches kept through a game, cleared between games, as in a match).
+    Both must make the same searches."""
+    import json
+    import os
+
+    import torch
+
+    from chessmoe.nets.related.deepchess import Comparator, Shape, load_weights
+    from chessmoe.nets.related.deepchess_fast import FastComparator
+    from chessmoe.play.players import default_model_dir
+    from chessmoe.search.alphabeta_compare import CompareAlphaBeta
+    from chessmoe.search.mcts import Limits
+
+    result = BenchResult("deepchess", "DeepChess comparison search",
+                         target="the same searches as the reference comparator; depth 4 >= 2x "
+                                "the reference's speed, a 200-game depth-4 match <= 24 h of "
+                                "one core")
+    model = default_model_dir("deepchess")
+    match = Path(__file__).resolve().parents[1] / "results" / "tournaments" / "related" / \
+        "deepchess-vs-material"
+    if model is None or not match.is_dir():
+        result.note = "No committed DeepChess run or match: nothing measured."
+        return result
+    config = json.loads((model / "config.json").read_text())
+    net = load_weights(model / "weights.pt", Shape(pos2vec=tuple(config["pos2vec"]),
+                                                  head=tuple(config["head"])))
+    torch.set_num_threads(1)
+    games, moves_a_game = _deepchess_games(match, games=2, moves=30)
+    load = os.getloadavg()[0]
+
+    def searcher(path: str, depth: int, quiescence: bool) -> tuple[Any, CompareAlphaBeta]:
+        comparator = Comparator(net) if path == "reference" else FastComparator(net)
+        return comparator, CompareAlphaBeta(comparator.better, max_depth=depth,
+                                            confidence=comparator.probability,
+                                            prepare=comparator.prepare, quiescence=quiescence)
+
+    def play(path: str, depth: int, quiescence: bool, boards: list[chess.Board]
+             ) -> tuple[float, list[tuple[Any, ...]], list[float]]:
+        """CPU seconds of one game's searches, what each found and its value."""
+        _, search = searcher(path, depth, quiescence)
+        spent, found, values = 0.0, [], []
+        for board in boards:
+            start = time.process_time()
+            answer = search.play(board, Limits())
+            spent += time.process_time() - start
+            found.append((answer.move, tuple(answer.pv), answer.nodes, answer.simulations,
+                          answer.tree_nodes, answer.depth))
+            values.append(answer.value)
+        return spent, found, values
+
+    same = True
+    worst_value = 0.0
+    per_move: dict[tuple[int, bool], tuple[float, float]] = {}
+    settings = ((3, False, games, repeat), (3, True, games[:1], 1), (4, False, games, 1))
+    for depth, quiescence, chosen, rounds in settings:
+        best = {"reference": float("inf"), "numpy": float("inf")}
+        for _ in range(rounds):
+            spent = {"reference": 0.0, "numpy": 0.0}
+            for boards in chosen:  # interleaved game by game: the load falls on both
+                found = {}
+                for path in ("reference", "numpy"):
+                    seconds, found[path], values = play(path, depth, quiescence, boards)
+                    spent[path] += seconds
+                    if path == "reference":
+                        reference_values = values
+                same = same and found["reference"] == found["numpy"]
+                worst_value = max([worst_value] + [abs(a - b) for a, b in
+                                                   zip(reference_values, values, strict=True)])
+            for path in best:
+                best[path] = min(best[path], spent[path])
+        count = sum(len(b) for b in chosen)
+        per_move[(depth, quiescence)] = (best["reference"] / count, best["numpy"] / count)
+        old, new = per_move[(depth, quiescence)]
+        label = f"depth {depth}{', quiescence' if quiescence else ''} ({count} moves)"
+        result.rows.append((label, f"reference {old:.3f} s a move, numpy {new:.3f} s: "
+                                   f"{old / new:.2f}x"))
+
+    old4, new4 = per_move[(4, False)]
+    hours = {path: 200 * moves_a_game * seconds / 3600
+             for path, seconds in (("reference", old4), ("numpy", new4))}
+    result.rows += [
+        ("same moves, lines, leaves, comparisons and visited nodes", "yes" if same else "NO"),
+        ("largest difference of a reported value", f"{worst_value:.1e}"),
+        ("200-game match at depth 4, projected (one core, CPU time)",
+         f"reference {hours['reference']:.1f} h, numpy {hours['numpy']:.1f} h "
+         f"({moves_a_game:.1f} DeepChess moves a game in the committed match)"),
+        ("positions", f"DeepChess's first 30 moves of the first {len(games)} games of the "
+                      "committed depth-3 match against material (quiescence: the first game), "
+                      "searched in game order"),
+        ("load average (1 min) at the start", f"{load:.1f}"),
+    ]
+    result.met = same and old4 / new4 >= 2.0 and hours["numpy"] <= 24.0
+    result.note = ("CPU seconds of one thread (process time), the reference and the numpy "
+                   "comparator alternating game by game, depth 3 best of the repeats. The "
+                   "reference is the torch comparator with its batches (every child of a node "
+                   "one ply above the horizon embedded ahead); both searches share the rest "
+                   "of the search's code.")
+    return result
+
+
 BENCHMARKS: dict[str, Callable[[int], BenchResult]] = {
     "stats": bench_stats, "dataset": bench_dataset, "planes": bench_planes,
     "training": bench_training, "mcts": bench_mcts, "inference": bench_inference,
     "games": bench_games, "gpu": bench_gpu, "ntuple": bench_ntuple, "native": bench_native,
-    "native-games": bench_native_games}
+    "native-games": bench_native_games, "deepchess": bench_deepchess}
 
 
 def main(argv: list[str] | None = None) -> int:

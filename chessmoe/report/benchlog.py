@@ -58,6 +58,7 @@ HEADLINES: dict[str, tuple[str, ...]] = {
         "UCI engine, committed small experts, default options (native search)",
         "paper grid, native search"),
     "Tournament games: compiled vs Python search": ("compiled / Python at",),
+    "DeepChess comparison search": ("depth 3 (", "depth 4 (", "200-game match at depth 4"),
 }
 
 _ENTRY = re.compile(r"^## (\d{4}-\d{2}-\d{2})T[\d:+.\-]+ — commit (\S+)(.*)$")

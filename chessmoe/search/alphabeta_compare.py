@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -60,6 +60,7 @@ __all__ = [
     "CompareAlphaBeta",
     "Outcome",
     "OutcomeKind",
+    "lazily_ordered",
 ]
 
 Better = Callable[[chess.Board, chess.Board], bool]
@@ -67,6 +68,18 @@ Better = Callable[[chess.Board, chess.Board], bool]
 
 OutcomeKind = Literal["position", "white_mates", "black_mates", "draw"]
 _CATEGORY = {"black_mates": -2, "draw": 0, "position": 0, "white_mates": 2}
+
+
+def lazily_ordered(board: chess.Board) -> Iterator[chess.Move]:
+    """``ordered_moves(board, list(board.legal_moves))``, each move made only when asked for
+    (a node that is cut off stops early): the captures and promotions first, by MVV-LVA
+    (every one of them scores above zero, a quiet move zero), then the quiet moves in
+    generation order (the sort is stable). ``board`` may be pushed and popped between
+    moves."""
+    yield from ordered_moves(board, noisy_moves(board))
+    for move in board.generate_legal_moves():
+        if move.promotion is None and not board.is_capture(move):
+            yield move
 
 
 class _Aborted(Exception):
@@ -168,7 +181,9 @@ class CompareAlphaBeta:
             return Outcome("draw", ply)
         if board.halfmove_clock >= 100 or board.is_insufficient_material():
             return Outcome("draw", ply)
-        if ply > 0 and board.is_repetition(2):
+        # a position recurs no sooner than 4 reversible plies later (python-chess's test, which
+        # scans the whole game, answers no there)
+        if ply > 0 and board.halfmove_clock >= 4 and board.is_repetition(2):
             return Outcome("draw", ply)
         return None
 
@@ -242,9 +257,12 @@ class CompareAlphaBeta:
             return self._leaf(terminal), []
         if depth <= 0:
             return self._leaf(Outcome("position", ply, board.copy(stack=False))), []
-        moves = ordered_moves(board, list(board.legal_moves))
-        if depth == 1:
+        moves: Iterable[chess.Move]
+        if depth == 1 and self.prepare is not None:
+            moves = ordered_moves(board, list(board.legal_moves))
             self._prepare_children(board, moves)
+        else:
+            moves = lazily_ordered(board)
         white = board.turn == chess.WHITE
         best: Outcome | None = None
         best_pv: list[chess.Move] = []

@@ -586,7 +586,12 @@ class Comparator:
     :meth:`prepare`), its code is also multiplied by both halves of the head's first layer,
     so a comparison adds two precomputed rows per order and runs the head's remaining small
     layers in numpy (float32, within 1e-6 of :meth:`DeepChessNet.compare`), without a torch
-    call. The network's weights are read when the comparator is made."""
+    call. The network's weights are read when the comparator is made.
+
+    The engine's player now searches with
+    :class:`~chessmoe.nets.related.deepchess_fast.FastComparator` (no batches, no torch
+    call, the same decisions); this one is the reference its tests and benchmark compare
+    it with."""
 
     def __init__(self, net: DeepChessNet, *, cache_size: int = 200_000) -> None:
         self.net = net.eval()

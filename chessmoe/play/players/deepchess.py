@@ -19,7 +19,8 @@ from typing import Any
 import chess
 
 from chessmoe.nets.related import RELATED_WEIGHTS
-from chessmoe.nets.related.deepchess import Comparator, DeepChessNet, Shape, load_weights
+from chessmoe.nets.related.deepchess import DeepChessNet, Shape, load_weights
+from chessmoe.nets.related.deepchess_fast import FastComparator
 from chessmoe.play.engine import Searcher
 from chessmoe.play.players import ENGINE_OPTIONS, EngineOption, weights_note
 from chessmoe.search.alphabeta_compare import CompareAlphaBeta
@@ -36,7 +37,8 @@ OPTIONS: tuple[EngineOption, ...] = ENGINE_OPTIONS["deepchess"]  # declared besi
 
 class DeepChessPlayer:
     """The document's engine: alpha-beta over positions, leaves compared by the network
-    (tower embeddings cached per position, leaves of a node embedded in one batch).
+    (:class:`~chessmoe.nets.related.deepchess_fast.FastComparator`: in numpy, a position
+    embedded when first compared, embeddings and answers cached per position).
 
     Its values are a comparator's confidence, not a calibrated evaluation, so in matches it
     reports no score except for a mate it found (``scores_calibrated``): no resignation or
@@ -47,7 +49,7 @@ class DeepChessPlayer:
     def __init__(self, net: DeepChessNet, *, depth: int = 3, loaded: str = "",
                  quiescence: bool = False) -> None:
         self.loaded = loaded
-        self.comparator = Comparator(net)
+        self.comparator = FastComparator(net)
         self.search = CompareAlphaBeta(self.comparator.better, max_depth=depth,
                                        confidence=self.comparator.probability,
                                        prepare=self.comparator.prepare, quiescence=quiescence)
