@@ -371,3 +371,36 @@ def test_a_related_engine_refuses_a_bad_or_unlisted_option(
     (line,) = out.getvalue().splitlines()
     assert line.startswith("info string error: ") and named in line
     assert (uci.options, uci.engine_settings) == before
+
+
+def test_the_search_thread_runs_torch_on_the_threads_option() -> None:
+    """torch's thread count belongs to the thread that sets it: the search runs in a thread
+    of its own, which must use ``Threads`` too (unset it took every core)."""
+    import torch
+
+    from chessmoe.search.mcts import SearchResult
+
+    seen: list[int] = []
+
+    class Recording:
+        def play(self, board: chess.Board, limits: object, stop: object = None,
+                 on_progress: object = None) -> SearchResult:
+            seen.append(torch.get_num_threads())
+            move = next(iter(board.legal_moves))
+            return SearchResult(move=move, value=0.0, pv=[move], nodes=1, simulations=1,
+                                tree_nodes=1, seconds=0.0, depth=1.0, seldepth=1, batches=1,
+                                collisions=0, children=[], reused=False)
+
+    before = torch.get_num_threads()
+    out = io.StringIO()
+    engine = UciEngine(EngineOptions(Threads=1), out=out)
+    engine.player = Recording()  # type: ignore[assignment]
+    try:
+        torch.set_num_threads(2)  # the main thread's count differs from the option
+        for line in ("position startpos", "go nodes 1"):
+            engine.handle(line)
+        engine._wait()
+        assert threading.current_thread() is threading.main_thread()
+        assert seen == [1] and "bestmove" in out.getvalue()
+    finally:
+        torch.set_num_threads(before)

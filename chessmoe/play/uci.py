@@ -480,6 +480,12 @@ class UciEngine:
 
     def _search(self, player: Searcher, board: chess.Board, limits: Limits,
                 allowed: list[chess.Move] | None = None) -> None:
+        # torch's thread count is the calling thread's own (OpenMP's), and this thread is
+        # new: unset, torch would use every core here whatever Threads says, which on a
+        # loaded machine made a torch search many times slower than in the main thread
+        torch = sys.modules.get("torch")
+        if torch is not None:
+            torch.set_num_threads(self.options.Threads)
         try:
             calibrated = bool(getattr(player, "scores_calibrated", True))
             result = player.play(board, limits, stop=self._stop,
