@@ -1172,6 +1172,11 @@ def test_the_related_design_pairs_each_engine_with_its_documents_baseline(
     quiet = by_name["deepchess-quiet-vs-material"]
     assert dict(quiet.first.options) == {"Depth": 3, "Quiescence": True}
     assert quiet.second == full.second and quiet.group not in (full.group, flat.group)
+    deeper = by_name["deepchess-d4-vs-material-flat"]  # past depth 3, the same horizons
+    assert dict(deeper.first.options) == {"Depth": 4} and deeper.pairs == 100
+    assert dict(deeper.second.options) == {"Evaluation": "material", "Depth": 4,
+                                           "Quiescence": False}
+    assert deeper.group not in (full.group, flat.group, quiet.group)
     out = tmp_path / "out"
     _write_spec(spec, out)
     (related / "ntuple" / "weights.npz").write_bytes(b"retrained n-tuple")

@@ -714,7 +714,9 @@ def related_spec(experts_root: str, *, related_root: str | os.PathLike[str] | No
       off, so both searches stop at the same horizon (a test of how much of the first
       match's gap that one difference makes); ``deepchess-quiet-vs-material`` gives
       DeepChess a quiescence search of its own (``Quiescence``) against the first match's
-      material engine: both searches then resolve captures past depth 3.
+      material engine: both searches then resolve captures past depth 3;
+      ``deepchess-d4-vs-material-flat`` searches one ply deeper than the flat match, both
+      engines to depth 4 without quiescence (the document's search, past depth 3).
 
     Runs are read from ``related_root`` (default: ``results/related`` beside the experts);
     a match whose run is absent is left out, and each match is labelled with its engines'
@@ -779,6 +781,13 @@ def related_spec(experts_root: str, *, related_root: str | os.PathLike[str] | No
                        nodes=None, options=(("Depth", 3), ("Quiescence", True))),
             PlayerSpec(name="material", kind="ntuple", experts=None, nodes=None,
                        options=(("Evaluation", "material"), ("Depth", 3))),
+            pairs, (("deepchess", deepchess),))
+        add("deepchess-d4-vs-material-flat",
+            PlayerSpec(name="deepchess-d4", kind="deepchess", experts=str(deepchess),
+                       nodes=None, options=(("Depth", 4),)),
+            PlayerSpec(name="material-d4-flat", kind="ntuple", experts=None, nodes=None,
+                       options=(("Evaluation", "material"), ("Depth", 4),
+                                ("Quiescence", False))),
             pairs, (("deepchess", deepchess),))
     return TournamentSpec("related", tuple(matches), openings="embedded", pairs_per_shard=10,
                           games_at_once=1, adjudication=Adjudication())

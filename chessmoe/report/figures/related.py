@@ -674,7 +674,9 @@ RELATED_TARGETS: dict[str, tuple[tuple[str, str, float | None], ...]] = {
                   ("deepchess-vs-material-flat", "material alpha-beta, depth 3, no quiescence "
                    "(both stop at the same horizon)", 0.55),
                   ("deepchess-quiet-vs-material", "material alpha-beta, depth 3, with "
-                   "DeepChess's quiescence too", 0.55)),
+                   "DeepChess's quiescence too", 0.55),
+                  ("deepchess-d4-vs-material-flat", "material alpha-beta, both to depth 4, "
+                   "no quiescence (the flat match one ply deeper)", 0.55)),
     "ntuple": (("ntuple-vs-pesto", "PeSTO, 400 nodes", None),
                ("ntuple-d2-vs-pesto", "PeSTO, 400 nodes (d = 2 run)", None),
                ("ntuple-d2-vs-ntuple", "the d = 1 engine, 400 nodes (d = 2 run, shared "
