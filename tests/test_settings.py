@@ -236,13 +236,24 @@ def test_equal_compute_across_seeds_reads_the_grid_with_the_replicated_cell(
     level = verdicts.seed_level_estimate("staged", grid)
     assert level is not None and verdicts.elo_interval(level.estimate) in row.note
     assert row.verdict == "contradicts" and row.kind == verdicts.POST_HOC
+    # the rows resting on the one-seed regular-long quote the complete grid's two estimates
+    cited = (f"regular-long under three seeds: the row 'equal training compute, across "
+             f"seeds': staged {verdicts.elo_interval(pooled)} Elo against it pooled over 9 "
+             f"seed pairings (these seeds), {verdicts.elo_interval(level.estimate)} with "
+             "both sides' seeds random")
+    head = [r for r in rows if r.topic == "equal training compute, head to head"]
+    assert head and all(r.note.endswith(cited) for r in head)
     # a pairing with one game pair short: the row waits for it
     path = long_dir / "staged-seed11-vs-regular-long-seed11-b8-n100" / "games-000.jsonl"
     path.write_text("".join(path.read_text().splitlines(keepends=True)[:-2]))
-    row = next(r for r in _rows(tmp_path, replicated=rep, seeds_long=long_dir)
-               if r.topic == "equal training compute, across seeds")
+    rows = _rows(tmp_path, replicated=rep, seeds_long=long_dir)
+    row = next(r for r in rows if r.topic == "equal training compute, across seeds")
     assert row.verdict == ("in progress: 638 of 640 planned games of the seeds-long "
                            "tournament") and math.isnan(row.p_holm)
+    assert all(r.note.endswith("regular-long under three seeds: the row 'equal training "
+                               "compute, across seeds', in progress: 638 of 640 planned "
+                               "games of the seeds-long tournament")
+               for r in rows if r.topic == "equal training compute, head to head")
 
 
 def test_the_ninth_cell_comes_from_the_committed_replicated_arm() -> None:

@@ -496,6 +496,7 @@ class _Test:
     paper_sign: int | None
     high_elo: float = math.nan  # the "no gain" rule's upper bound
     in_progress: str = ""  # set: its tournament is still being played (not yet a test)
+    cited: str = ""  # what other rows' notes quote of it once it is complete
 
 
 def _decide(test: _Test, p_holm: float, alpha: float) -> str:
@@ -876,7 +877,11 @@ def _seeds_long_test(seeds_long: Path, replicated_arms: dict[str, list[GameRecor
              NOT_PLAYED if not played else
              f"in progress: {played:,} of {wanted:,} planned games of the seeds-long "
              "tournament")
-    return replace(test, in_progress=state)
+    level = seed_level_estimate("staged", grid) if not state else None
+    cited = (f"staged {elo_interval(pooled)} Elo against it pooled over {len(grid)} seed "
+             f"pairings (these seeds), {elo_interval(level.estimate)} with both sides' seeds "
+             "random" if level is not None else "")
+    return replace(test, in_progress=state, cited=cited)
 
 
 def claims(tournament: str | os.PathLike[str], experts: str | os.PathLike[str],
@@ -932,7 +937,8 @@ def claims(tournament: str | os.PathLike[str], experts: str | os.PathLike[str],
     spread = regular_seed_spread(rep, setting)
     grid_state = ("not in this table" if long_test is None
                   else "the row 'equal training compute, across seeds'"
-                  + (f", {long_test.in_progress}" if long_test.in_progress else ""))
+                  + (f", {long_test.in_progress}" if long_test.in_progress
+                     else f": {long_test.cited}" if long_test.cited else ""))
     long_seeds = _regular_long_seeds_note(spread, grid_state)
     budget = _separated_budget(Path(experts))
     for expert, sign, says in (("opening", 0, "no gain or slightly worse"),
