@@ -233,6 +233,8 @@ def test_equal_compute_across_seeds_reads_the_grid_with_the_replicated_cell(
     assert pooled.score == pytest.approx(sum(means.values()) / 9)
     assert row.ours.startswith(verdicts._arm_text(pooled).split(" (")[0])
     assert row.note.startswith("9 seed pairings (3 staged x 3 regular-long seeds)")
+    below = sum(verdicts.arm_estimate("cell", r).high < 0 for r in grid.values())
+    assert below > 0 and f"and {below} with their own interval below zero;" in row.note
     level = verdicts.seed_level_estimate("staged", grid)
     assert level is not None and verdicts.elo_interval(level.estimate) in row.note
     assert row.verdict == "contradicts" and row.kind == verdicts.POST_HOC

@@ -615,9 +615,11 @@ def _seed_note(grid: Mapping[tuple[str, str], Sequence[GameRecord]], method: str
     seconds = len({k[1] for k in grid})
     above = sum(e.elo > 0 for e in each.values())
     sure = sum(e.low > 0 for e in each.values())
+    below = sum(e.high < 0 for e in each.values())
     note = (f"{len(grid)} seed pairings ({firsts} {method} x {seconds} {opponent} seeds); "
             f"their Elo ranges {_fmt(min(spread))} to {_fmt(max(spread))}; {above} of "
-            f"{len(grid)} above zero, {sure} with their own interval above zero; the "
+            f"{len(grid)} above zero, {sure} with their own interval above zero"
+            + (f" and {below} with their own interval below zero" if below else "") + "; the "
             "pooled interval treats these seeds as fixed (openings are its clusters), "
             "so it does not cover other seeds" if spread
             else f"{len(grid)} seed pairings")
