@@ -63,6 +63,24 @@ def test_the_answer_copies_the_main_claims_rows_and_words_their_verdicts(tmp_pat
     assert "beats 0 of the 1 mixtures" in other
 
 
+@pytest.mark.parametrize(("verdict", "shown"), [
+    ("contradicts", True), ("in progress: 720 of 1,600 planned games", False),
+    ("not played yet", False)])
+def test_the_answer_shows_the_across_seeds_row_once_it_is_decided(
+        tmp_path: Path, verdict: str, shown: bool) -> None:
+    figures = _figures(tmp_path)
+    with (figures / "claims.csv").open("a") as handle:
+        handle.write('"equal training compute, across seeds",post-hoc control,"staged beats '
+                     'regular-long over the training seeds of both (pooled: these seeds; the '
+                     'paper has no such control)","-273 Elo [-294, -253] (1800 games, 100 '
+                     f'openings)",<0.0001,<0.0001,{verdict},note\n')
+    row = ("| staged beats regular-long over the training seeds of both | no such control | "
+           "-273 Elo [-294, -253] (1800 games, 100 openings) | **contradicts** |")
+    lines = summary.answer_lines(figures)
+    assert (row in lines) is shown
+    assert "beats every mixture played against it (decided)" in lines[0]  # head to head only
+
+
 def test_the_answer_says_what_the_main_rows_do_not(tmp_path: Path) -> None:
     """The replicated tournament named as a re-adjudication, regular-long's seed clause copied
     from its row's note, the medium profile called what it is (per game pair), and the

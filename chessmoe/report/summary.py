@@ -23,8 +23,8 @@ from pathlib import Path
 from chessmoe.report.blocks import Block
 from chessmoe.report.stems import COMPUTE_GAP
 
-__all__ = ["BEGIN", "END", "MAIN_TOPICS", "SETTINGS_TOPIC", "ClaimRow", "answer_lines",
-           "read_claims", "read_compute_gap", "refresh", "regime_line", "settings_line"]
+__all__ = ["ACROSS_SEEDS_TOPIC", "BEGIN", "END", "MAIN_TOPICS", "SETTINGS_TOPIC", "ClaimRow",
+           "answer_lines", "read_claims", "read_compute_gap", "refresh", "regime_line", "settings_line"]
 
 BLOCK = Block("answer", "chessmoe.report.summary", "figures/claims.csv")
 BEGIN, END = BLOCK.begin, BLOCK.end
@@ -32,6 +32,8 @@ BEGIN, END = BLOCK.begin, BLOCK.end
 #: The claims table's topics the answer shows: each mixture against the regular network, and
 #: each against one network trained for the mixture's total steps, played directly.
 MAIN_TOPICS: tuple[str, ...] = ("MoE vs regular", "equal training compute, head to head")
+#: The claims table's topic of the equal-compute seed grid, shown once it is decided.
+ACROSS_SEEDS_TOPIC = "equal training compute, across seeds"
 #: The claims table's topics of the settings design (other node limits and batch sizes).
 SETTINGS_TOPIC = "settings:"
 #: How a claims row that rests on the one-seed regular-long starts its note's seed clause.
@@ -171,11 +173,14 @@ def answer_lines(figures: Path, *, image: str = f"figures/{COMPUTE_GAP}.png") ->
     what the replicated tournament is and regular-long's seed clause from their notes), the
     medium profile's numbers, where it holds and the settings rows' state, and the figure
     (``image``, a path from the page that shows it)."""
-    rows = [r for r in read_claims(figures / "claims.csv") if r.topic in MAIN_TOPICS]
+    every = read_claims(figures / "claims.csv")
+    rows = [r for r in every if r.topic in MAIN_TOPICS]
     if not rows:
         raise ValueError(f"{figures / 'claims.csv'} has none of the topics {MAIN_TOPICS}")
     versus = [r for r in rows if r.topic == MAIN_TOPICS[0]]
     direct = [r for r in rows if r.topic == MAIN_TOPICS[1]]
+    rows += [r for r in every if r.topic == ACROSS_SEEDS_TOPIC
+             and not r.verdict.startswith(("in progress", "not played"))]
     lines = ["**Does a mixture of experts help?** " + _headline(versus, direct), "",
              "| claim (the `replicated` tournament) | paper | kit: estimate [95 % interval] "
              "| verdict |", "|---|---|---|---|"]
