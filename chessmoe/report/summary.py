@@ -24,7 +24,8 @@ from chessmoe.report.blocks import Block
 from chessmoe.report.stems import COMPUTE_GAP
 
 __all__ = ["ACROSS_SEEDS_TOPIC", "BEGIN", "END", "MAIN_TOPICS", "SETTINGS_TOPIC", "ClaimRow",
-           "answer_lines", "read_claims", "read_compute_gap", "refresh", "regime_line", "settings_line"]
+           "answer_lines", "read_claims", "read_compute_gap", "refresh", "regime_line",
+           "settings_line"]
 
 BLOCK = Block("answer", "chessmoe.report.summary", "figures/claims.csv")
 BEGIN, END = BLOCK.begin, BLOCK.end
