@@ -371,10 +371,10 @@ def fig_seed_grid(replicated_dir: str | os.PathLike[str] | None,
         ax.set_xlabel("Elo of the first named against the second (pairs of games, 95 % "
                       "interval)")
     title = ("Training seeds of both sides (no replicated tournament)" if replicated_dir is None
-             else f"Training seeds of both sides ('{Path(replicated_dir).name}': "
+             else f"Training seeds of both sides ('{Path(replicated_dir).name}':\n"
                   f"{_played(Path(replicated_dir))})")
     if seeds_long_dir is not None:
-        title += (f"\nstaged vs regular-long's seeds: '{Path(seeds_long_dir).name}' "
+        title += (f"\nstaged vs regular-long's seeds: '{Path(seeds_long_dir).name}'\n"
                   f"({_played(Path(seeds_long_dir))})\nand the replicated "
                   "staged-vs-regular-long arm")
     ax.set_title(title, fontsize=9)
