@@ -129,8 +129,8 @@ def add_related_commands(commands: Commands) -> None:
     related_train.add_argument("engine", choices=RELATED_KINDS,
                                help="the engine to train")
     related_train.add_argument("--profile", default="small", choices=("smoke", "small", "large"),
-                               help="scale (large: the issue-22 scale, CPU hours; not every "
-                                    "engine has one)")
+                               help="scale (large: the committed results' scale, CPU hours; "
+                                    "not every engine has one)")
     related_train.add_argument("--out", type=Path, default=None,
                                help="run directory (default: results/related/ENGINE)")
     related_train.add_argument("--data-dir", type=Path, default=None, help=DATA_DIR_HELP)

@@ -463,8 +463,8 @@ def matched_spec(experts_root: str, *, pairs: int = MATCHED_PAIRS, backend: str 
 
 def converged_spec(experts_root: str, *, pairs: int = CONVERGED_PAIRS, backend: str = "onnx"
                    ) -> TournamentSpec:
-    """The powered design's comparisons for the networks trained until convergence (issue
-    40, item 4: the data-limited regime): ``staged-converged`` and
+    """The powered design's comparisons for the networks trained until convergence (the
+    data-limited regime): ``staged-converged`` and
     ``weighted-a10-converged`` against ``regular-converged`` (the powered method arms), and
     ``regular-converged`` against the profile's ``regular`` network (the powered
     ``regular-long`` arm: what training to convergence buys the single network), ``pairs``
@@ -705,8 +705,8 @@ def related_spec(experts_root: str, *, related_root: str | os.PathLike[str] | No
     * ``mais-vs-mais-at-200``: the self-play value network after all its games against itself
       after 200 (``at-200-games/``, kept by the large profile), 1,500 nodes each, ``pairs``;
       ``mais-vs-mais-at-200-sprt`` the same players on openings of their own until a
-      pentanomial SPRT decides (:data:`MAIS_SPRT`: H0 0 Elo against H1 +35 Elo, the issue's
-      55 % score; alpha = beta = 0.05), at most ``MAIS_SPRT_PAIRS`` pairs;
+      pentanomial SPRT decides (:data:`MAIS_SPRT`: H0 0 Elo against H1 +35 Elo, the kit's
+      55 % target score; alpha = beta = 0.05), at most ``MAIS_SPRT_PAIRS`` pairs;
     * ``deepchess-vs-material``: DeepChess's comparator search against a material-only
       alpha-beta, both to depth 3, ``pairs`` pairs. The material engine resolves captures
       past depth 3 (quiescence) and DeepChess's search does not;

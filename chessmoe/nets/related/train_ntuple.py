@@ -49,7 +49,7 @@ PROFILES: dict[str, NtupleTrainConfig] = {
                          per_game=3, test_positions=6),
     "small": NtupleTrainConfig(positions=2000, held_out=300, depth=1, iterations=3,
                          label_nodes=20000),
-    # the scale the issue asks for: >= 50K Stockfish-labelled positions (the excerpt's ~4,500
+    # the scale the related results use: >= 50K Stockfish-labelled positions (the excerpt's ~4,500
     # training games give up to 12 each); run it with --set depth=1 and --set depth=2, and
     # --set start=pesto for the tuned linear start (hours of CPU: labels, then d-ply passes)
     "large": NtupleTrainConfig(positions=50000, held_out=5000, depth=1, iterations=6, patience=2,

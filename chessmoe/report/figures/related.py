@@ -667,7 +667,7 @@ def _row(engine: str, document: DocumentNumbers, trained: str, ours: str, theirs
 
 START_NAMES = {"material": "Table I material only", "pesto": "PeSTO's tuned tables"}
 
-#: The ``related`` tournament's matches of each engine with the issue's target score.
+#: The ``related`` tournament's matches of each engine with the kit's target score.
 RELATED_TARGETS: dict[str, tuple[tuple[str, str, float | None], ...]] = {
     "deepchess": (("deepchess-vs-material", "material alpha-beta, depth 3 (its quiescence "
                    "resolves captures past it, DeepChess's search does not)", 0.55),
@@ -689,7 +689,7 @@ RELATED_TARGETS: dict[str, tuple[tuple[str, str, float | None], ...]] = {
 
 #: Matches that repeat one of a document's own experiments, with the document's score (the
 #: first player's): the cell says whether it lies inside the match's interval instead of
-#: naming a target the issue did not set.
+#: naming a target the kit did not set.
 DOCUMENT_SCORES: dict[str, tuple[float, str]] = {
     "ntuple-d2-vs-ntuple": (0.5765, "2-ply vs 1-ply training, Table IX"),
 }
