@@ -1,0 +1,92 @@
+"""The MAIS engine's faster search plays the same games: the bitboard encoding is the
+piece-by-piece one bit for bit."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import chess
+import numpy as np
+
+from chessmoe.nets.related.mais import encode, encode_batch
+
+_ROOT = Path(__file__).resolve().parents[1]
+_MATCH = "mais-vs-mais-at-200-sprt"
+
+_FENS = [
+    chess.STARTING_FEN,
+    "r3k2r/8/8/8/8/8/8/R3K2R b Kq - 3 30",  # castling rights, Black to move
+    "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",  # en passant
+    "1Q4Qk/8/8/8/8/8/8/q6K b - - 0 60",  # promoted queens, pieces on a1 (bit 0), h8 (bit 63)
+    "7k/8/8/8/8/8/8/K7 w - - 0 1",
+    "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",  # stalemate
+    "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
+]
+
+
+def _random_games(games: int, seed: int) -> tuple[list[chess.Board], dict[str, int]]:
+    """Every position of ``games`` random games played to their end (at most 300 plies),
+    and how many positions follow a capture, a promotion, an en passant capture and a
+    castling move."""
+    rng = random.Random(seed)
+    out: list[chess.Board] = []
+    seen = {"capture": 0, "promotion": 0, "en passant": 0, "castling": 0}
+    for _ in range(games):
+        board = chess.Board()
+        for _ in range(300):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            # the rare moves whenever there are some, and captures more often than at random
+            # (fewer pieces: promotions and, at the end, mates and insufficient material)
+            rare = [m for m in moves if m.promotion or board.is_en_passant(m)
+                    or board.is_castling(m)]
+            captures = [m for m in moves if board.is_capture(m)]
+            move = rng.choice(rare if rare and rng.random() < 0.8
+                              else captures if captures and rng.random() < 0.3 else moves)
+            seen["capture"] += board.is_capture(move)
+            seen["promotion"] += move.promotion is not None
+            seen["en passant"] += board.is_en_passant(move)
+            seen["castling"] += board.is_castling(move)
+            board.push(move)
+            out.append(board.copy(stack=False))
+    return out, seen
+
+
+def _committed_positions(games: int) -> list[chess.Board]:
+    shards = sorted((_ROOT / "results" / "tournaments" / "related" / _MATCH)
+                    .glob("games-*.jsonl"))
+    out = []
+    for shard in shards[:1]:
+        for line in shard.read_text().splitlines()[:games]:
+            record = json.loads(line)
+            board = chess.Board(record["fen"])
+            for uci in record["moves"]:
+                board.push_uci(uci)
+                out.append(board.copy(stack=False))
+    return out
+
+
+def test_the_bitboard_encoding_is_the_piece_map_encoding_bit_for_bit() -> None:
+    """``encode_batch`` (bitboards) equals ``encode`` (python-chess's piece map) byte for
+    byte (zeros included: no -0.0) on random games' positions (captures, promotions, en
+    passant, castling, both sides to move), the committed match's and a few by hand, in
+    batches of every size the search makes and more."""
+    boards, seen = _random_games(40, 5)
+    assert min(seen.values()) >= 5, seen
+    boards += _committed_positions(3) + [chess.Board(fen) for fen in _FENS]
+    assert sum(b.turn == chess.BLACK for b in boards) > 1000
+    reference = np.stack([encode(b) for b in boards])
+    assert encode_batch(boards).tobytes() == reference.tobytes()
+    start = 0
+    for size in (1, 2, 7, 30, 50, 111):  # batches of varied sizes, as the expansions make
+        chunk = encode_batch(boards[start:start + size])
+        assert chunk.dtype == np.float32 and chunk.shape == (size, 6, 8, 8)
+        assert chunk.tobytes() == reference[start:start + size].tobytes()
+        start += size
+    assert encode_batch([]).shape == (0, 6, 8, 8)
+    corner = encode_batch([chess.Board("1Q4Qk/8/8/8/8/8/8/q6K b - - 0 60")])[0]
+    assert corner[4, 0, 0] == -1 and corner[5, 0, 7] == 1 and corner[5, 7, 7] == -1
+    assert corner[4, 7, 1] == corner[4, 7, 6] == 1 and np.count_nonzero(corner) == 5
