@@ -1,5 +1,5 @@
 """The MAIS engine's faster search plays the same games: the bitboard encoding is the
-piece-by-piece one bit for bit."""
+piece-by-piece one bit for bit and the search's end-of-game test is python-chess's."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import chess
 import numpy as np
 
 from chessmoe.nets.related.mais import encode, encode_batch
+from chessmoe.search.bestfirst import game_end
 
 _ROOT = Path(__file__).resolve().parents[1]
 _MATCH = "mais-vs-mais-at-200-sprt"
@@ -90,3 +91,38 @@ def test_the_bitboard_encoding_is_the_piece_map_encoding_bit_for_bit() -> None:
     corner = encode_batch([chess.Board("1Q4Qk/8/8/8/8/8/8/q6K b - - 0 60")])[0]
     assert corner[4, 0, 0] == -1 and corner[5, 0, 7] == 1 and corner[5, 7, 7] == -1
     assert corner[4, 7, 1] == corner[4, 7, 6] == 1 and np.count_nonzero(corner) == 5
+
+
+_MATES_IN_ONE = [
+    "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",  # Rd8#
+    "3r2k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1",  # Rd1#
+    "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",  # Qxf7#
+    "6rk/6pp/8/6N1/8/8/8/6K1 w - - 0 1",  # Nf7#
+    "k7/8/1K6/8/8/8/8/7Q w - - 0 1",  # Qa8# and Qh8#, and stalemates (Qc6, Qb7 ...)
+]
+
+
+def test_the_end_of_game_test_is_python_chess_s() -> None:
+    """``game_end`` says what ``is_checkmate() or is_stalemate() or
+    is_insufficient_material()`` and ``is_checkmate()`` say, on positions of random games
+    played to their end and on children as the search makes them (of positions with mates
+    in one and of random endgames): every kind of end among them."""
+    games, _ = _random_games(30, 9)
+    parents = [chess.Board(fen) for fen in _FENS + _MATES_IN_ONE]
+    parents += [b for b in games[::3] if chess.popcount(b.occupied) <= 8]
+    boards = games[::2]
+    for board in parents:
+        for move in board.legal_moves:
+            child = board.copy(stack=False)
+            child.push(move)
+            boards.append(child)
+    kinds = {"checkmate": 0, "stalemate": 0, "insufficient": 0, "on": 0}
+    for board in boards:
+        mate, stale = board.is_checkmate(), board.is_stalemate()
+        insufficient = board.is_insufficient_material()
+        assert game_end(board) == (mate or stale or insufficient, mate), board.fen()
+        kinds["checkmate"] += mate
+        kinds["stalemate"] += stale
+        kinds["insufficient"] += insufficient
+        kinds["on"] += not (mate or stale or insufficient)
+    assert min(kinds.values()) >= 5, kinds
