@@ -1,14 +1,18 @@
 """The MAIS engine's faster search plays the same games: the bitboard encoding is the
-piece-by-piece one bit for bit and the search's end-of-game test is python-chess's."""
+piece-by-piece one bit for bit, the search's end-of-game test is python-chess's, and the
+committed games of the MAIS SPRT match are played again move for move, with the same nodes
+and scores."""
 
 from __future__ import annotations
 
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import chess
 import numpy as np
+import pytest
 
 from chessmoe.nets.related.mais import encode, encode_batch
 from chessmoe.search.bestfirst import game_end
@@ -126,3 +130,72 @@ def test_the_end_of_game_test_is_python_chess_s() -> None:
         kinds["insufficient"] += insufficient
         kinds["on"] += not (mate or stale or insufficient)
     assert min(kinds.values()) >= 5, kinds
+
+
+# --- the committed games, played again ------------------------------------------------------
+
+
+def _players() -> dict[str, Any]:
+    """The match's two players (spec.json), their weights the committed files of the same
+    checksums as the match's (its labels)."""
+    from chessmoe._io.fsutil import sha256_file
+    from chessmoe.play.players import build_searcher
+
+    spec = json.loads((_ROOT / "results" / "tournaments" / "related" / "spec.json")
+                      .read_text())
+    (match,) = [m for m in spec["matches"] if m["name"] == _MATCH]
+    players = {}
+    for side, label in (("first", "weights_first"), ("second", "weights_second")):
+        player = match[side]
+        # the match read the weights from another checkout: the same run, committed here
+        run = _ROOT / "results" / "related" / player["experts"].split("/results/related/")[1]
+        weights = run / "weights.pt"
+        if not weights.is_file():
+            pytest.skip(f"no committed weights {weights}")
+        assert sha256_file(weights).startswith(match["labels"][label]), weights
+        assert player["kind"] == "mais" and player["nodes"] == 1500
+        players[player["name"]] = build_searcher("mais", run, threads=player["threads"],
+                                                 options=player["options"])
+    return players
+
+
+def _replay(players: dict[str, Any], record: dict[str, Any]
+            ) -> list[tuple[str, str, int, int, int | None, int]]:
+    """``(played, chosen now, nodes then, nodes now, score then, score now)`` for every
+    move of a committed game, each side searched by its own player (1,500 nodes)."""
+    from chessmoe.play.engine import value_to_cp
+    from chessmoe.search.mcts import Limits
+
+    board = chess.Board(record["fen"])
+    made = {"white": 0, "black": 0}
+    out = []
+    for player in players.values():
+        player.new_game()
+    for uci in record["moves"]:
+        side = "white" if board.turn == chess.WHITE else "black"
+        found = players[record[side]].play(board, Limits(nodes=1500))
+        index = made[side]
+        made[side] += 1
+        out.append((uci, found.move.uci(), record["nodes"][side][index], found.nodes,
+                    record["scores"][side][index], value_to_cp(found.value)))
+        board.push_uci(uci)
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", [0, 1, 2])
+def test_the_committed_sprt_games_are_played_again_move_for_move(game: int) -> None:
+    """Every move of a committed game of the 1,500-node SPRT match between the two MAIS
+    networks (played before the bitboard encoding and the one-search end-of-game test) is
+    chosen again, after as many evaluated positions and with the same reported score, so
+    that adjudication too decides as it did."""
+    shards = sorted((_ROOT / "results" / "tournaments" / "related" / _MATCH)
+                    .glob("games-*.jsonl"))
+    if not shards:
+        pytest.skip(f"no committed games of {_MATCH}")
+    players = _players()
+    record = json.loads(shards[0].read_text().splitlines()[game])
+    moves = _replay(players, record)
+    assert len(moves) == len(record["moves"]) == record["plies"]
+    for ply, (played, chosen, then, now, score_then, score_now) in enumerate(moves):
+        assert (chosen, now, score_now) == (played, then, score_then), (record["slot"], ply)
