@@ -1219,11 +1219,200 @@ def bench_deepchess(repeat: int) -> BenchResult:
     return result
 
 
+def _piece_map_planes(boards: list[chess.Board]) -> Any:
+    """The MAIS planes ``[N, 6, 8, 8]`` square by square from python-chess's piece map (the
+    encoding the committed SPRT match was played with)."""
+    import numpy as np
+
+    out = np.zeros((len(boards), 6, 8, 8), dtype=np.float32)
+    for index, board in enumerate(boards):
+        for square, piece in board.piece_map().items():
+            out[index, piece.piece_type - 1, square >> 3, square & 7] = (
+                1.0 if piece.color == chess.WHITE else -1.0)
+    return out
+
+
+def _mais_reference(model: Any) -> Any:
+    """The MAIS player's search as the committed SPRT match played it (kept here for this
+    benchmark only): python-chess's piece map encoding each position, every expanded node's
+    legal moves generated twice (counted against the node limit, then expanded) and each
+    child's end of game from is_checkmate, is_stalemate and is_insufficient_material."""
+    import heapq
+
+    import numpy as np
+    import torch
+
+    from chessmoe.search.bestfirst import BestFirst, _Node, priority
+
+    def predict(boards: list[chess.Board]) -> np.ndarray:
+        model.eval()
+        with torch.no_grad():
+            values = model(torch.from_numpy(_piece_map_planes(boards)))
+        return np.asarray(values.double().numpy(), dtype=np.float64)
+
+    class Reference(BestFirst):
+        def _expand(self, nodes: list[_Node], index: int, moves: list[chess.Move],
+                    heap: list[tuple[float, int]], state: dict[str, int]) -> None:
+            # ``moves`` stands for the count the node limit took; they are generated again
+            parent = nodes[index]
+            parent.expanded = True
+            white_chooses = parent.board.turn == chess.WHITE
+            depth = parent.depth + 1
+            fresh: list[int] = []
+            for move in parent.board.legal_moves:
+                child = parent.board.copy(stack=False)
+                child.push(move)
+                terminal = child.is_checkmate() or child.is_stalemate() or \
+                    child.is_insufficient_material()
+                value = 0.0
+                if terminal and child.is_checkmate():
+                    score = self.config.mate_value - depth
+                    value = score if white_chooses else -score
+                nodes.append(_Node(child, move, index, depth, value, terminal))
+                parent.children.append(len(nodes) - 1)
+                if not terminal:
+                    fresh.append(len(nodes) - 1)
+            state["evaluated"] += len(parent.children)
+            if fresh:
+                values = self.value_fn([nodes[i].board for i in fresh])
+                state["batches"] += 1
+                for i, y in zip(fresh, values, strict=True):
+                    nodes[i].value = float(y)
+                    heapq.heappush(heap, (priority(float(y), white_chooses, depth,
+                                                   self.config.delta), i))
+
+    return Reference(predict)
+
+
+def bench_mais(repeat: int) -> BenchResult:
+    """The MAIS engine's 1,500-node best-first search, the player's search (bitboard
+    encoding, one legal-move generation per expansion, one legal-move search per child)
+    against the search the committed SPRT match was played with, on the positions of the
+    match's first games, each searched by the network that moved there. Both must make the
+    same searches."""
+    import json
+    import os
+
+    from chessmoe.nets.related.mais import encode_batch, predict
+    from chessmoe.play.players import build_searcher
+    from chessmoe.search.bestfirst import BestFirst
+    from chessmoe.search.mcts import Limits
+
+    result = BenchResult("mais", "MAIS best-first search",
+                         target="the same searches as the match's search, and faster")
+    root = Path(__file__).resolve().parents[1]
+    match = root / "results" / "tournaments" / "related" / "mais-vs-mais-at-200-sprt"
+    runs = {"mais": root / "results" / "related" / "mais",
+            "mais-at-200": root / "results" / "related" / "mais" / "at-200-games"}
+    if not match.is_dir() or not all((run / "weights.pt").is_file() for run in runs.values()):
+        result.note = "No committed MAIS runs or SPRT match: nothing measured."
+        return result
+    records = [json.loads(line) for shard in sorted(match.glob("games-*.jsonl"))
+               for line in shard.read_text().splitlines() if line.strip()]
+    records.sort(key=lambda r: str(r["slot"]))
+    plies_a_game = sum(len(r["moves"]) for r in records) / len(records)
+    recorded = sum(float(r["seconds"]) for r in records) / len(records)
+    games: list[list[tuple[str, chess.Board]]] = []
+    for record in records[:2]:
+        board = chess.Board(record["fen"])
+        positions = []
+        for uci in record["moves"]:
+            positions.append((record["white" if board.turn == chess.WHITE else "black"],
+                              board.copy()))
+            board.push_uci(uci)
+        games.append(positions)
+    # the players as the match built them (one thread); the reference beside each
+    players = {name: build_searcher("mais", run, threads=1) for name, run in runs.items()}
+    searches: dict[str, dict[str, Any]] = {
+        "new": {name: player.search for name, player in players.items()},
+        "reference": {name: _mais_reference(player.model) for name, player in players.items()}}
+    limits = Limits(nodes=1500)
+    load = os.getloadavg()[0]
+
+    def play(path: str, positions: list[tuple[str, chess.Board]]
+             ) -> tuple[float, list[tuple[Any, ...]]]:
+        """CPU seconds of one game's searches and what each found."""
+        spent, found = 0.0, []
+        for name, board in positions:
+            start = time.process_time()
+            answer = searches[path][name].search(board, limits)
+            spent += time.process_time() - start
+            found.append((answer.move, tuple(answer.pv), answer.value, answer.nodes,
+                          answer.simulations, answer.tree_nodes, answer.depth))
+        return spent, found
+
+    same = True
+    best = {"reference": float("inf"), "new": float("inf")}
+    for _ in range(repeat):
+        spent = {"reference": 0.0, "new": 0.0}
+        for positions in games:  # interleaved game by game: the load falls on both
+            found = {}
+            for path in ("reference", "new"):
+                seconds, found[path] = play(path, positions)
+                spent[path] += seconds
+            same = same and found["reference"] == found["new"]
+        for path in best:
+            best[path] = min(best[path], spent[path])
+    count = sum(len(g) for g in games)
+    old, new = best["reference"] / count, best["new"] / count
+    # the network's share of the player's search: its calls timed inside the first game's
+    # searches (back to back, with the weights in cache, they take less)
+    inside = 0.0
+
+    def timing(model: Any) -> BestFirst:
+        def value_fn(boards: Any) -> Any:
+            nonlocal inside
+            start = time.process_time()
+            values = predict(model, boards)
+            inside += time.process_time() - start
+            return values
+        return BestFirst(value_fn)
+
+    timers = {name: timing(player.model) for name, player in players.items()}
+    whole = 0.0
+    for name, board in games[0]:
+        start = time.process_time()
+        timers[name].search(board, limits)
+        whole += time.process_time() - start
+    share = inside / whole
+
+    boards = [board for positions in games for _, board in positions][:25]
+    piece_map, _ = _best(lambda: [_piece_map_planes(boards) for _ in range(100)], repeat)
+    bitboards, _ = _best(lambda: [encode_batch(boards) for _ in range(100)], repeat)
+    result.rows += [
+        (f"1,500-node search ({count} moves)",
+         f"match's search {old:.3f} s a move, player's {new:.3f} s: {old / new:.2f}x"),
+        ("same moves, lines, values, evaluated positions and expansions",
+         "yes" if same else "NO"),
+        ("a game of the SPRT match, projected (one core, CPU time)",
+         f"match's search {plies_a_game * old:.0f} s, player's {plies_a_game * new:.0f} s "
+         f"({plies_a_game:.1f} plies a game in the {len(records)} committed games, which "
+         f"took {recorded:.0f} s a game of wall-clock time on a shared machine)"),
+        ("the network's share of the player's search (first game)",
+         f"{100 * share:.0f} % (encoding and torch forward, one thread, timed inside the "
+         "searches)"),
+        ("encoding alone, 25 positions",
+         f"piece map {1e4 * piece_map:.0f} us, bitboards {1e4 * bitboards:.0f} us: "
+         f"{piece_map / bitboards:.1f}x"),
+        ("positions", f"every position of the first {len(games)} committed games of the "
+                      "1,500-node SPRT match between the two MAIS networks, each searched by "
+                      "the network that moved there"),
+        ("load average (1 min) at the start", f"{load:.1f}"),
+    ]
+    result.met = same and old / new > 1.0
+    result.note = ("CPU seconds of one thread (process time), best of the repeats, the "
+                   "match's search and the player's alternating game by game (wall-clock "
+                   "time on this shared machine is noisier). Both make the same network "
+                   "calls (torch, one thread): the network's time, the share above, is left "
+                   "as it was, and bounds the ratio.")
+    return result
+
+
 BENCHMARKS: dict[str, Callable[[int], BenchResult]] = {
     "stats": bench_stats, "dataset": bench_dataset, "planes": bench_planes,
     "training": bench_training, "mcts": bench_mcts, "inference": bench_inference,
     "games": bench_games, "gpu": bench_gpu, "ntuple": bench_ntuple, "native": bench_native,
-    "native-games": bench_native_games, "deepchess": bench_deepchess}
+    "native-games": bench_native_games, "deepchess": bench_deepchess, "mais": bench_mais}
 
 
 def main(argv: list[str] | None = None) -> int:

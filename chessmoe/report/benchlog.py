@@ -59,6 +59,7 @@ HEADLINES: dict[str, tuple[str, ...]] = {
         "paper grid, native search"),
     "Tournament games: compiled vs Python search": ("compiled / Python at",),
     "DeepChess comparison search": ("depth 3 (", "depth 4 (", "200-game match at depth 4"),
+    "MAIS best-first search": ("1,500-node search (", "a game of the SPRT match"),
 }
 
 _ENTRY = re.compile(r"^## (\d{4}-\d{2}-\d{2})T[\d:+.\-]+ — commit (\S+)(.*)$")

@@ -52,6 +52,7 @@ __all__ = [
     "BestFirst",
     "BestFirstConfig",
     "ValueFn",
+    "game_end",
     "priority",
     "priority_f",
     "priority_h",
@@ -80,6 +81,16 @@ def priority(y: float, white_chooses: bool, depth: int, delta: float = 0.3) -> f
     node (White to move in its parent); smaller is expanded first."""
     x = -y if white_chooses else y
     return priority_f(x) * delta ** depth
+
+
+def game_end(board: chess.Board) -> tuple[bool, bool]:
+    """``(finished, checkmate)``: whether the game ends in ``board`` by checkmate, stalemate
+    or insufficient material (``is_checkmate() or is_stalemate() or
+    is_insufficient_material()``, for standard chess), and whether by checkmate. One search
+    for a legal move answers both; the check is tested only when there is none."""
+    stuck = not any(board.generate_legal_moves())  # checkmate or stalemate
+    checkmate = stuck and board.is_check()
+    return stuck or board.is_insufficient_material(), checkmate
 
 
 @dataclass(frozen=True)
@@ -138,7 +149,7 @@ class BestFirst:
         if nodes[0].terminal or not any(board.legal_moves):
             return self._result(board, nodes, state, start, expansions=0)
         heap: list[tuple[float, int]] = []
-        self._expand(nodes, 0, heap, state)
+        self._expand(nodes, 0, list(board.legal_moves), heap, state)
         expansions = 1
         mate = next((i for i in nodes[0].children if nodes[i].terminal
                      and nodes[i].board.is_checkmate()), None)
@@ -151,32 +162,35 @@ class BestFirst:
             if deadline is not None and time.perf_counter() >= deadline:
                 break
             _, index = heap[0]
-            if limits.nodes is not None:
-                width = nodes[index].board.legal_moves.count()
-                if state["evaluated"] + width > limits.nodes:
-                    break
+            moves = list(nodes[index].board.legal_moves)  # generated once: counted, expanded
+            if limits.nodes is not None and state["evaluated"] + len(moves) > limits.nodes:
+                break
             heapq.heappop(heap)
-            self._expand(nodes, index, heap, state)
+            self._expand(nodes, index, moves, heap, state)
             expansions += 1
             if on_progress is not None and time.perf_counter() - last_report > 0.5:
                 last_report = time.perf_counter()
                 on_progress(self._result(board, nodes, state, start, expansions))
         return self._result(board, nodes, state, start, expansions)
 
-    def _expand(self, nodes: list[_Node], index: int, heap: list[tuple[float, int]],
-                state: dict[str, int]) -> None:
+    def _expand(self, nodes: list[_Node], index: int, moves: list[chess.Move],
+                heap: list[tuple[float, int]], state: dict[str, int]) -> None:
+        """Create a child for each of ``moves`` (the parent's legal moves, in python-chess's
+        order), score the finished games exactly and the others in one value-function batch.
+
+        A child is finished when it is checkmate, stalemate or insufficient material
+        (:func:`game_end`)."""
         parent = nodes[index]
         parent.expanded = True
         white_chooses = parent.board.turn == chess.WHITE
         depth = parent.depth + 1
         fresh: list[int] = []
-        for move in parent.board.legal_moves:
+        for move in moves:
             child = parent.board.copy(stack=False)
             child.push(move)
-            terminal = child.is_checkmate() or child.is_stalemate() or \
-                child.is_insufficient_material()
+            terminal, checkmate = game_end(child)
             value = 0.0
-            if terminal and child.is_checkmate():  # the side that just moved wins
+            if checkmate:  # the side that just moved wins
                 score = self.config.mate_value - depth
                 value = score if white_chooses else -score
             nodes.append(_Node(child, move, index, depth, value, terminal))
