@@ -74,11 +74,38 @@ def test_the_answer_shows_the_across_seeds_row_once_it_is_decided(
                      'regular-long over the training seeds of both (pooled: these seeds; the '
                      'paper has no such control)","-273 Elo [-294, -253] (1800 games, 100 '
                      f'openings)",<0.0001,<0.0001,{verdict},note\n')
-    row = ("| staged beats regular-long over the training seeds of both | no such control | "
+    row = ("| staged beats regular-long over the training seeds of both (`seeds-long`) | "
+           "no such control | "
            "-273 Elo [-294, -253] (1800 games, 100 openings) | **contradicts** |")
     lines = summary.answer_lines(figures)
     assert (row in lines) is shown
     assert "beats every mixture played against it (decided)" in lines[0]  # head to head only
+
+
+@pytest.mark.parametrize(("verdict", "shown"), [
+    ("contradicts", True), ("supports", True), ("in progress: 48 of 200 planned games", False),
+    ("not played yet (registered before its first game)", False)])
+def test_the_answer_shows_each_parameter_matched_row_once_it_is_decided(
+        tmp_path: Path, verdict: str, shown: bool) -> None:
+    figures = _figures(tmp_path)
+    with (figures / "claims.csv").open("a") as handle:
+        for claim, measured in (
+                ("at equal nodes, batch 8, 100 nodes", "-400 Elo [-500, -330]"),
+                ("at equal move time, batch 8, 100 ms a move", "-110 Elo [-160, -60]")):
+            handle.write('parameter-matched network,post-hoc control,"staged beats regular-wide '
+                         "(one network with the mixture's parameters, regular-long's steps) "
+                         f'{claim} (the paper has no such control)","{measured} (200 games, '
+                         f'100 openings)",<0.0001,<0.0001,{verdict},note\n')
+    lines = summary.answer_lines(figures)
+    # the text after the aside tells the rows apart; the tournament is named
+    for row in ("| staged beats regular-wide at equal nodes, batch 8, 100 nodes (`matched`) | "
+                "no such control | -400 Elo [-500, -330] (200 games, 100 openings) | "
+                f"**{verdict}** |",
+                "| staged beats regular-wide at equal move time, batch 8, 100 ms a move "
+                "(`matched`) | no such control | -110 Elo [-160, -60] (200 games, 100 "
+                f"openings) | **{verdict}** |"):
+        assert (row in lines) is shown
+    assert "(`replicated`" not in "\n".join(lines)  # the main rows name no tournament
 
 
 def test_the_answer_says_what_the_main_rows_do_not(tmp_path: Path) -> None:

@@ -23,7 +23,8 @@ from pathlib import Path
 from chessmoe.report.blocks import Block
 from chessmoe.report.stems import COMPUTE_GAP
 
-__all__ = ["ACROSS_SEEDS_TOPIC", "BEGIN", "END", "MAIN_TOPICS", "SETTINGS_TOPIC", "ClaimRow",
+__all__ = ["ACROSS_SEEDS_TOPIC", "BEGIN", "END", "MAIN_TOPICS", "MATCHED_TOPIC", "SETTINGS_TOPIC",
+           "TOPIC_TOURNAMENTS", "ClaimRow",
            "answer_lines", "read_claims", "read_compute_gap", "refresh", "regime_line",
            "settings_line"]
 
@@ -35,6 +36,12 @@ BEGIN, END = BLOCK.begin, BLOCK.end
 MAIN_TOPICS: tuple[str, ...] = ("MoE vs regular", "equal training compute, head to head")
 #: The claims table's topic of the equal-compute seed grid, shown once it is decided.
 ACROSS_SEEDS_TOPIC = "equal training compute, across seeds"
+#: The claims table's topic of the parameter-matched single network, each row shown once
+#: it is decided.
+MATCHED_TOPIC = "parameter-matched network"
+#: The tournament each topic's rows come from, where it is not the ``replicated`` one.
+TOPIC_TOURNAMENTS: dict[str, str] = {ACROSS_SEEDS_TOPIC: "seeds-long",
+                                     MATCHED_TOPIC: "matched"}
 #: The claims table's topics of the settings design (other node limits and batch sizes).
 SETTINGS_TOPIC = "settings:"
 #: How a claims row that rests on the one-seed regular-long starts its note's seed clause.
@@ -60,9 +67,12 @@ class ClaimRow:
 
     @property
     def claim(self) -> str:
-        """The claim tested, without the paper's number or the aside in brackets."""
-        text = self.paper_says.split(":", 1)[0] if ":" in self.paper_says else self.paper_says
-        return re.sub(r"\s*\(.*", "", text).strip()
+        """The claim tested, without the paper's number or the asides in brackets (what
+        follows an aside stays: "at equal nodes, batch 8, 100 nodes")."""
+        text, previous = self.paper_says, ""
+        while text != previous:  # innermost brackets first
+            previous, text = text, re.sub(r"\s*\([^()]*\)", "", text)
+        return text.split(":", 1)[0].strip()
 
     @property
     def paper_value(self) -> str:
@@ -116,6 +126,12 @@ def _elo(value: float) -> str:
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
+
+
+def _sourced(row: ClaimRow) -> str:
+    """The row's claim, with its tournament named where it is not the replicated one."""
+    tournament = TOPIC_TOURNAMENTS.get(row.topic)
+    return f"{row.claim} (`{tournament}`)" if tournament else row.claim
 
 
 def _names(rows: Sequence[ClaimRow]) -> str:
@@ -180,12 +196,12 @@ def answer_lines(figures: Path, *, image: str = f"figures/{COMPUTE_GAP}.png") ->
         raise ValueError(f"{figures / 'claims.csv'} has none of the topics {MAIN_TOPICS}")
     versus = [r for r in rows if r.topic == MAIN_TOPICS[0]]
     direct = [r for r in rows if r.topic == MAIN_TOPICS[1]]
-    rows += [r for r in every if r.topic == ACROSS_SEEDS_TOPIC
+    rows += [r for topic in TOPIC_TOURNAMENTS for r in every if r.topic == topic
              and not r.verdict.startswith(("in progress", "not played"))]
     lines = ["**Does a mixture of experts help?** " + _headline(versus, direct), "",
-             "| claim (the `replicated` tournament) | paper | kit: estimate [95 % interval] "
-             "| verdict |", "|---|---|---|---|"]
-    lines += [f"| {_cell(r.claim)} | {_cell(r.paper_value)} | {_cell(r.measured)} | "
+             "| claim (the `replicated` tournament unless named) | paper | kit: estimate "
+             "[95 % interval] | verdict |", "|---|---|---|---|"]
+    lines += [f"| {_cell(_sourced(r))} | {_cell(r.paper_value)} | {_cell(r.measured)} | "
               f"**{_cell(r.verdict)}** |" for r in rows]
     lines += ["", "Intervals take a game pair (one opening, both colours) as the unit. The "
               "`replicated` tournament re-adjudicates the powered tournament's deterministic "
