@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -436,3 +437,17 @@ def test_rows_of_an_unfinished_tournament_stay_out_of_the_holm_family(tmp_path: 
     assert 0 < staged[0].p < 1e-6 and staged[0].p_holm == staged[0].p
     assert running[0].verdict.startswith("in progress: 20 of 80 planned games")
     assert math.isnan(running[0].p) and math.isnan(running[0].p_holm)
+
+
+def test_reproducing_counts_the_holm_family_the_committed_claims_table_adjusts() -> None:
+    """REPRODUCING's "Multiplicity" paragraph names the family's size; it said 27 while the
+    table adjusted 31 (the across-seeds and matched rows had joined). The committed claims
+    table's note is the count."""
+    root = Path(__file__).resolve().parents[1]
+    claims = " ".join((root / "figures" / "claims.md").read_text().split())
+    text = " ".join((root / "REPRODUCING.md").read_text().split())
+    table = re.search(r"over the (\d+) game-decided rows", claims)
+    said = re.findall(r"makes (\d+) game-decided tests|the (\d+) are adjusted together|"
+                      r"among those (\d+) rows", text)
+    assert table is not None and said
+    assert {n for group in said for n in group if n} == {table.group(1)}
