@@ -1111,6 +1111,36 @@ def test_a_tournament_can_play_some_of_its_matches_and_add_the_rest_later(
         only_matches(_tiny_spec(), ["a-vs-b", "c-vs-d"])
 
 
+def test_a_run_of_one_match_from_another_checkout_leaves_the_record_as_it_was(
+        tmp_path: Path) -> None:
+    """A resumed run of one match (``--match``), its bundles named by another checkout's
+    path, leaves spec.json byte for byte: the record's match order stays, so a committed
+    design's records are not rewritten (which made every game played after it say dirty)."""
+    from dataclasses import replace
+
+    from chessmoe.play.tournament import _write_spec, only_matches
+
+    def spec(root: str) -> TournamentSpec:
+        def at(player: PlayerSpec, bundle: str) -> PlayerSpec:
+            return replace(player, experts=f"{root}/{bundle}")
+
+        names = ("a-vs-b", "b-vs-a", "c-vs-a")
+        return TournamentSpec("t", tuple(MatchSpec(n, at(UNIFORM, n[0]), at(UNIFORM_B, n[-1]), 2)
+                                         for n in names))
+
+    _write_spec(spec("/work/first/results"), tmp_path)
+    before = (tmp_path / "spec.json").read_bytes()
+    for name in ("a-vs-b", "b-vs-a", "c-vs-a"):  # first, middle, last
+        _write_spec(only_matches(spec("/elsewhere/clone/results"), [name]), tmp_path)
+        assert (tmp_path / "spec.json").read_bytes() == before, name
+    # a new match joins after the recorded ones, which keep their order
+    grown = replace(spec("/x"), matches=(*spec("/x").matches,
+                                         MatchSpec("d-vs-a", UNIFORM, UNIFORM_B, 2)))
+    _write_spec(only_matches(grown, ["d-vs-a"]), tmp_path)
+    recorded = json.loads((tmp_path / "spec.json").read_text())
+    assert [m["name"] for m in recorded["matches"]] == ["a-vs-b", "b-vs-a", "c-vs-a", "d-vs-a"]
+
+
 def test_the_related_design_pairs_each_engine_with_its_documents_baseline(
         tmp_path: Path) -> None:
     """Matches appear when their runs exist; each is labelled with its weights' checksums, so

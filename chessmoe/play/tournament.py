@@ -335,10 +335,14 @@ def _write_spec(spec: TournamentSpec, out: Path,
     data = {**spec.to_dict(), "openings_suite": _suite_record(spec, data_dir)}
     if path.exists():
         old = json.loads(path.read_text())
-        ours = {m["name"] for m in data["matches"]}
-        kept = [m for m in old.get("matches", []) if m["name"] not in ours]
-        if kept:  # recorded before, not part of this run: still part of the tournament
-            data["matches"] = [*kept, *data["matches"]]
+        # every recorded match stays where it was (those of this run as this run states
+        # them, the others as recorded: still part of the tournament); new matches follow.
+        # Kept in order, a run of some matches from another checkout leaves an unchanged
+        # design's record byte for byte, so its games are not played from a changed tree.
+        ours = {m["name"]: m for m in data["matches"]}
+        recorded = [m["name"] for m in old.get("matches", [])]
+        data["matches"] = ([ours.get(m["name"], m) for m in old.get("matches", [])]
+                           + [m for m in data["matches"] if m["name"] not in recorded])
         new = {m["name"]: m for m in json.loads(json.dumps(data))["matches"]}
         changed = sorted(m["name"] for m in old.get("matches", [])
                          if m["name"] in new
