@@ -183,12 +183,16 @@ def _replay(players: dict[str, Any], record: dict[str, Any]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game", [0, 1, 2])
+@pytest.mark.parametrize("game", [1])
 def test_the_committed_sprt_games_are_played_again_move_for_move(game: int) -> None:
     """Every move of a committed game of the 1,500-node SPRT match between the two MAIS
     networks (played before the bitboard encoding and the one-search end-of-game test) is
     chosen again, after as many evaluated positions and with the same reported score, so
-    that adjudication too decides as it did."""
+    that adjudication too decides as it did.
+
+    One game (48 plies, both networks) in the test lane, about 20 s; when the faster search
+    landed, 23 games (1,304 searches) were replayed this way with no difference, and a
+    planted sign flip in the encoding failed here at the first move."""
     shards = sorted((_ROOT / "results" / "tournaments" / "related" / _MATCH)
                     .glob("games-*.jsonl"))
     if not shards:
