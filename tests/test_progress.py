@@ -16,13 +16,14 @@ from chessmoe.report import progress, summary
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _shard(path: Path, seconds: list[float], first_slot: int = 0) -> None:
+def _shard(path: Path, seconds: list[float], first_slot: int = 0,
+           scores: list[float] | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     game = GameRecord("a", "b", "fen", "1-0", "checkmate", "", (), (), (), 0.0)
     for k, s in enumerate(seconds):
         slot = first_slot + k
         record = game.in_match(pair=slot // 2, game=slot % 2, slot=f"{slot:05d}",
-                               first_score=1.0, seconds=s)
+                               first_score=1.0 if scores is None else scores[k], seconds=s)
         append_record(path, record.to_json())
 
 
@@ -67,6 +68,27 @@ def test_a_tournament_in_progress_is_timed_by_its_shards_makespan(tmp_path: Path
         in text
     assert "at most 0.0 h of one worker (1 SPRT match stops at its decision), and 6 games " \
            "of matches not begun (no rate yet)" in text
+
+
+@pytest.mark.parametrize(("pairs_each", "decided"), [(20, True), (10, False)])
+def test_an_sprt_match_its_games_decide_is_complete(tmp_path: Path, pairs_each: int,
+                                                     decided: bool) -> None:
+    """A sequential match stops at its test's decision, far below its cap: 20 pairs won and
+    lost plus 20 won and drawn (pentanomial 0, 0, 20, 20, 0: LLR 3.83 against the bounds
+    +-2.94 of H0 0 / H1 +35 Elo) decide it, so the tournament is finished; half as many (LLR
+    1.91) do not, and the cap still counts as at most what is left."""
+    t = tmp_path / "tournaments" / "related"
+    _spec(t, [("fixed", 1, False), ("seq", 1000, True)], lanes=None)
+    _shard(t / "fixed" / "games-000.jsonl", [5, 5])
+    scores = [1.0, 0.0] * pairs_each + [1.0, 0.5] * pairs_each
+    _shard(t / "seq" / "games-000.jsonl", [10.0] * len(scores), scores=scores)
+    found = progress.tournaments_in_progress(tmp_path)
+    if decided:
+        assert found == []
+    else:
+        [row] = found
+        assert (row.games, row.planned, row.complete, row.open_sprt) == (42, 2002, 1, 1)
+        assert row.seconds_left == pytest.approx((2000 - 40) * 10.0)
 
 
 def test_without_games_at_once_one_game_is_played_at_a_time(tmp_path: Path) -> None:

@@ -19,13 +19,21 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from chessmoe.records import SpecError, TournamentPlan, load_records
+from chessmoe import elo
+from chessmoe.records import (
+    GameRecord,
+    SpecError,
+    TournamentPlan,
+    load_records,
+    pentanomial_counts,
+)
 from chessmoe.report.blocks import Block
 from chessmoe.report.verdicts import planned_pairs
 
 __all__ = ["BEGIN", "END", "TournamentProgress", "TrainingProgress", "makespan", "progress_lines",
-           "refresh", "tournaments_in_progress", "training_in_progress"]
+           "refresh", "sprt_decided", "tournaments_in_progress", "training_in_progress"]
 
 BLOCK = Block("progress", "chessmoe.report.progress", "results/")
 BEGIN, END = BLOCK.begin, BLOCK.end
@@ -73,13 +81,26 @@ def makespan(durations: Sequence[float], lanes: int) -> float:
     return max(free) if durations else 0.0
 
 
-def _spec(directory: Path) -> tuple[int, set[str]]:
-    """``games_at_once`` (1 when the spec names none) and the names of the SPRT matches."""
+def _spec(directory: Path) -> tuple[int, dict[str, dict[str, Any]]]:
+    """``games_at_once`` (1 when the spec names none) and each SPRT match's test (its
+    fields as the spec records them)."""
     try:
         plan = TournamentPlan.read(directory / "spec.json")
     except SpecError:
-        return 1, set()
-    return max(1, plan.games_at_once), {m.name for m in plan.matches if m.sprt}
+        return 1, {}
+    return max(1, plan.games_at_once), {m.name: dict(m.sprt) for m in plan.matches if m.sprt}
+
+
+def sprt_decided(test: dict[str, Any], records: Sequence[GameRecord]) -> bool:
+    """Whether ``records`` decide a match's sequential test (the spec's fields: bounds,
+    error rates, model; the exact pentanomial LLR unless the spec says otherwise), as the
+    tournament runner decides when to stop the match."""
+    state = elo.sprt(elo0=float(test["elo0"]), elo1=float(test["elo1"]),
+                     alpha=float(test.get("alpha", 0.05)), beta=float(test.get("beta", 0.05)),
+                     pentanomial=pentanomial_counts(records),
+                     model=str(test.get("model", "logistic")),
+                     exact=bool(test.get("exact", True))).state
+    return state != "continue"
 
 
 def _tournament(directory: Path) -> TournamentProgress | None:
@@ -87,27 +108,33 @@ def _tournament(directory: Path) -> TournamentProgress | None:
     if not planned:
         return None
     lanes, sequential = _spec(directory)
+    total = 2 * sum(planned.values())
     games = complete = untimed = open_sprt = timed = 0
     seconds = left = 0.0
     for match, pairs in planned.items():
         played = 0
         spent = 0.0
+        every: list[GameRecord] = []
         for shard in sorted((directory / match).glob("games-*.jsonl")):
             records = load_records([shard])
+            every += records
             played += len(records)
             spent += makespan([r.seconds for r in records], lanes)
         games += played
-        if played < 2 * pairs:
+        wanted = 2 * pairs
+        if match in sequential and played and sprt_decided(sequential[match], every):
+            wanted = played  # its test decided: what it played is all it plans
+            total -= 2 * pairs - played
+        if played < wanted:
             seconds += spent
             timed += played
-        complete += played >= 2 * pairs
-        missing = max(0, 2 * pairs - played)
+        complete += played >= wanted
+        missing = max(0, wanted - played)
         open_sprt += bool(missing) and match in sequential
         if played:
             left += missing * spent / played
         else:
             untimed += missing
-    total = 2 * sum(planned.values())
     if games >= total:
         return None
     return TournamentProgress(directory.name, games, total, len(planned), complete,
