@@ -132,6 +132,36 @@ def test_a_training_run_without_a_manifest_reports_its_rate(tmp_path: Path) -> N
     assert not math.isnan(run.seconds_left)
 
 
+@pytest.mark.parametrize("patience", [12, None])
+def test_a_run_of_epochs_plans_them_over_its_training_set(tmp_path: Path,
+                                                         patience: int | None) -> None:
+    """A run without a fixed iteration count (the converged networks, the medium profile)
+    plans its epochs over the training positions its dataset's manifest records: 30 epochs of
+    1,001 positions at batch 100 are 30 x 11 = 330 iterations. With a patience it may stop
+    sooner, so the row says "at most"."""
+    part = tmp_path / "experts" / "small" / "regular-converged" / "baseline"
+    _training(part, 0, [(110, 55.0)])
+    config = {"train": {"iterations": None, "epochs": 30.0, "batch_size": 100,
+                        "patience": patience},
+              "data": {"dataset_dir": "data/datasets/tiny", "definition": "lichess",
+                       "train": "no-phases"}}
+    (part / "config.json").write_text(json.dumps(config))
+    manifest = tmp_path / "datasets" / "tiny" / "manifest.json"
+    manifest.parent.mkdir(parents=True)
+    manifest.write_text(json.dumps({"datasets": {"lichess": {"train": {
+        "no-phases": {"games": 9, "positions": 1001}}}}}))
+    [run] = progress.training_in_progress(tmp_path)
+    assert (run.iterations, run.planned, run.capped) == (110, 330, patience is not None)
+    assert run.seconds_left == pytest.approx(220 * 0.5)
+    row = [line for line in progress.progress_lines(tmp_path) if "regular-converged" in line]
+    planned = ("at most 330 (until its validation loss stops improving)" if patience
+               else "330")
+    assert row == [f"| training `small/regular-converged/baseline` | 110 iterations logged | "
+                   f"{planned} | 0.50 s an iteration | {'at most ' if patience else ''}0.0 h |"]
+    manifest.unlink()  # no manifest, no plan: not listed rather than guessed
+    assert progress.training_in_progress(tmp_path) == []
+
+
 def test_the_readme_block_is_what_the_committed_results_say() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     expected = progress.refresh(readme, progress.progress_lines(ROOT / "results"))

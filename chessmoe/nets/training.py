@@ -58,6 +58,7 @@ __all__ = [
     "TrainConfig",
     "Trainer",
     "compute_loss",
+    "epoch_iterations",
     "evaluate",
 ]
 
@@ -221,6 +222,13 @@ class LossTerms:
 
     def val_loss(self, config: TrainConfig) -> torch.Tensor:
         return config.val_value_factor * self.value + config.val_policy_factor * self.policy
+
+
+def epoch_iterations(epochs: float, batch_size: int, positions: int) -> int:
+    """The iterations a run of ``epochs`` epochs takes over ``positions`` training positions
+    at ``batch_size`` (a last partial batch counts as one): what a run without a fixed
+    iteration count plans, and at most trains when its patience stops it earlier."""
+    return max(1, math.ceil(epochs * math.ceil(positions / batch_size)))
 
 
 def loss_terms(output: Any, batch: Batch, plies_clip: float = 100.0) -> LossTerms:
@@ -492,7 +500,8 @@ class Trainer:
             eval_sets[f"test/{name}"] = _subset(store.indices("test", name, data.definition),
                                                 config.eval_samples, config.seed + 1)
         per_epoch = math.ceil(train_index.shape[0] / config.batch_size)
-        total = config.iterations or max(1, math.ceil(config.epochs * per_epoch))
+        total = config.iterations or epoch_iterations(config.epochs, config.batch_size,
+                                                       train_index.shape[0])
         model = build_model(config.model_config())
         if self.init_from is not None:
             model.load_state_dict(load_checkpoint(self.init_from).state_dict())

@@ -66,6 +66,7 @@ class TrainingProgress:
     iterations: int
     planned: int
     seconds_per_iteration: float
+    capped: bool = False  # stops once its validation loss stops improving: at most planned
 
     @property
     def seconds_left(self) -> float:
@@ -149,10 +150,23 @@ def tournaments_in_progress(results: Path) -> list[TournamentProgress]:
     return [t for t in found if t is not None]
 
 
+def _epoch_cap(part: Path, config: dict[str, Any]) -> int:
+    """The iterations a run without a fixed count plans (its epochs over its training set,
+    whose size the dataset's committed manifest records: ``results/datasets/<name>``)."""
+    from chessmoe.nets.training import epoch_iterations
+
+    data, train = config["data"], config["train"]
+    manifest = json.loads((part.parents[3] / "datasets" / Path(data["dataset_dir"]).name
+                           / "manifest.json").read_text(encoding="utf-8"))
+    positions = manifest["datasets"][data["definition"]]["train"][data["train"]]["positions"]
+    return epoch_iterations(float(train["epochs"]), int(train["batch_size"]), int(positions))
+
+
 def _training(part: Path, name: str) -> TrainingProgress | None:
     try:
         config = json.loads((part / "config.json").read_text(encoding="utf-8"))
-        planned = int(config["train"]["iterations"])
+        fixed = config["train"]["iterations"]
+        planned = int(fixed) if fixed is not None else _epoch_cap(part, config)
         lines = (part / "metrics.jsonl").read_text(encoding="utf-8").splitlines()
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -168,7 +182,8 @@ def _training(part: Path, name: str) -> TrainingProgress | None:
     if not last or last["iteration"] <= 0 or last["iteration"] >= planned:
         return None
     done = int(last["iteration"])
-    return TrainingProgress(name, done, planned, last["time"] / done)
+    stops = config["train"].get("patience") is not None  # may stop before what it plans
+    return TrainingProgress(name, done, planned, last["time"] / done, capped=stops)
 
 
 def training_in_progress(results: Path) -> list[TrainingProgress]:
@@ -217,9 +232,12 @@ def progress_lines(results: Path) -> list[str]:
         lines.append(f"| tournament `{t.name}` | {t.games:,} games ({t.complete} of "
                      f"{t.matches} matches complete) | {t.planned:,} games | {rate} | {left} |")
     for r in training:
+        planned, left = f"{r.planned:,}", _hours(r.seconds_left)
+        if r.capped:
+            planned = f"at most {planned} (until its validation loss stops improving)"
+            left = f"at most {left}"
         lines.append(f"| training `{r.name}` | {r.iterations:,} iterations logged | "
-                     f"{r.planned:,} | {r.seconds_per_iteration:.2f} s an iteration | "
-                     f"{_hours(r.seconds_left)} |")
+                     f"{planned} | {r.seconds_per_iteration:.2f} s an iteration | {left} |")
     return lines
 
 
