@@ -288,6 +288,25 @@ def test_matched_and_converged_rows_are_registered_before_the_first_game(
                                                             "trained to convergence")]
 
 
+def test_a_converged_network_still_training_is_named_as_training(tmp_path: Path) -> None:
+    """A converged bundle with a training log and no manifest is training, not finished: the
+    row's note says so with the iteration each expert logged (a cut-short last line is
+    skipped), where one without a log reads not trained yet."""
+    log = tmp_path / "experts" / "regular-converged" / "baseline" / "metrics.jsonl"
+    log.parent.mkdir(parents=True)
+    log.write_text('{"iteration": 2000, "set": "val"}\n{"iteration": 2100, "set": "val"}\n'
+                   '{"iteration": 22')
+    stage = tmp_path / "experts" / "staged-converged" / "phase1" / "metrics.jsonl"
+    stage.parent.mkdir(parents=True)
+    stage.write_text('{"iteration": 300}\n')
+    converged = [r for r in _claims(tmp_path, converged=tmp_path / "converged")
+                 if r.topic == "trained to convergence"]
+    assert converged[0].note == ("staged-converged: training, not finished (logged to "
+                                 "iteration phase1 300); regular-converged: training, not "
+                                 "finished (logged to iteration 2,100)")
+    assert converged[1].note.startswith("weighted-a10-converged: not trained yet; ")
+
+
 def test_a_matched_row_is_a_test_once_its_own_match_is_complete(tmp_path: Path) -> None:
     """staged-vs-regular-wide-b8-t100 complete (20 planned pairs, 0.75 a pair: +191 Elo)
     joins the Holm family with the main arm and says each side's mean nodes a move (staged

@@ -46,7 +46,8 @@ def test_the_answer_copies_the_main_claims_rows_and_words_their_verdicts(tmp_pat
     lines = summary.answer_lines(_figures(tmp_path))
     text = "\n".join(lines)
     assert lines[0] == ("**Does a mixture of experts help?** Trained as the paper trains them, "
-                        "1 of the 2 mixtures beat the regular network and separated loses to it "
+                        "1 of the 2 mixtures beat the regular network (one training seed each) and "
+                        "separated loses to it "
                         "(all decided); but one network trained for a mixture's total steps "
                         "beats every mixture played against it (decided).")
     assert ("| separated beats regular | +122 Elo | -90 Elo [-115, -66] (400 games, 200 "
@@ -59,7 +60,8 @@ def test_the_answer_copies_the_main_claims_rows_and_words_their_verdicts(tmp_pat
     # the sentence follows the verdicts, not a fixed text
     other = summary.answer_lines(_figures(tmp_path, separated="undecided at this scale",
                                           direct="undecided at this scale"))[0]
-    assert "1 of the 2 mixtures beat the regular network (1 undecided)" in other
+    assert ("1 of the 2 mixtures beat the regular network (one training seed each) "
+            "(1 undecided)") in other
     assert "beats 0 of the 1 mixtures" in other
 
 
@@ -135,6 +137,31 @@ def test_the_answer_says_what_the_main_rows_do_not(tmp_path: Path) -> None:
     assert ("its 3 rows were registered before its first game: 1 decided, 1 in progress, 1 "
             "not played yet: staged beats regular at batch 8, 400 nodes +50 Elo [+20, +80] "
             "(200 games, 100 openings): **supports**.") in body
+
+
+def test_the_answer_says_a_verdict_is_a_sign_and_what_other_seeds_decide(tmp_path: Path) -> None:
+    """Each verdict row's note says whether the paper's size is inside the interval; the
+    across-seeds rows add the pooled estimate and the random-seeds interval, read as
+    undecided for seeds not played when it holds zero (and decided when it does not)."""
+    figures = _figures(tmp_path)
+    text = (figures / "claims.csv").read_text()
+    text = text.replace("contradicts,note\n", "contradicts,the paper's +122 is outside our "
+                        "interval\n", 1)
+    text = text.replace("<0.0001,<0.0001,supports,\n", "<0.0001,<0.0001,supports,the "
+                        "paper's +121 is inside our interval\n", 1)
+    for method, random in (("staged", "+66 [-14, +153]"), ("weighted-a10", "+40 [+5, +80]")):
+        text += (f'"MoE vs regular, across seeds",paper claim,"{method} beats regular over the '
+                 'training seeds played of both (pooled: these seeds)","+50 Elo [+40, +60] '
+                 '(3600 games, 200 openings)",<0.0001,<0.0001,supports,"9 seed pairings; with '
+                 f'the seeds of both sides random (two-way random effects, 2.0 df): {random}"\n')
+    (figures / "claims.csv").write_text(text)
+    body = "\n".join(summary.answer_lines(figures))
+    assert ("A verdict reads the sign of the effect; the paper's size lies inside our interval "
+            "for staged; outside our interval for separated.") in body
+    assert ("staged +50 Elo [+40, +60] pooled (supports, these seeds), +66 [-14, +153] with "
+            "both sides' seeds random (undecided for seeds not played)") in body
+    assert ("weighted-a10 +50 Elo [+40, +60] pooled (supports, these seeds), +40 [+5, +80] "
+            "with both sides' seeds random (decided for seeds not played)") in body
 
 
 def test_the_answer_names_make_figures_when_the_claims_table_is_missing(tmp_path: Path) -> None:

@@ -75,7 +75,8 @@ def test_the_opt_in_controls_are_named_until_evaluated_then_rows_with_their_trai
     runs = ExpertRuns(tmp_path / "small", {}, dict(base))
     table1_losses(runs, tmp_path / "before")
     text = (tmp_path / "before" / "table1-expert-losses.md").read_text()
-    assert ("Not trained yet (their rows join this table once evaluated): regular-wide "
+    assert ("Not trained or not finished yet (their rows join this table once evaluated): "
+            "regular-wide "
             "('chessmoe train --profile small --control regular-wide'); regular-converged, "
             "staged-converged, weighted-a10-converged ('chessmoe train --profile small "
             "--control converged').") in text
@@ -109,7 +110,7 @@ def test_the_opt_in_controls_are_named_until_evaluated_then_rows_with_their_trai
     assert table.loc["Staged Learning, trained to convergence, 2,500 iterations (control) "
                      "/ Mixture", "No-Phases"] == 2.15
     text = (tmp_path / "after" / "table1-expert-losses.md").read_text()
-    assert ("Not trained yet (their rows join this table once evaluated): "
+    assert ("Not trained or not finished yet (their rows join this table once evaluated): "
             "weighted-a10-converged ('chessmoe train --profile small --control converged')."
             ) in text
     assert ("Trained until the validation loss stopped improving: regular-converged: 4,300 "

@@ -36,6 +36,8 @@ BEGIN, END = BLOCK.begin, BLOCK.end
 MAIN_TOPICS: tuple[str, ...] = ("MoE vs regular", "equal training compute, head to head")
 #: The claims table's topic of the equal-compute seed grid, shown once it is decided.
 ACROSS_SEEDS_TOPIC = "equal training compute, across seeds"
+#: The claims table's topic of the mixtures against the regular network under three seeds each.
+MOE_SEEDS_TOPIC = "MoE vs regular, across seeds"
 #: The claims table's topic of the parameter-matched single network, each row shown once
 #: it is decided.
 MATCHED_TOPIC = "parameter-matched network"
@@ -146,7 +148,7 @@ def _headline(versus: Sequence[ClaimRow], direct: Sequence[ClaimRow]) -> str:
     lose = [r for r in versus if r.verdict == "contradicts"]
     open_ = len(versus) - len(beat) - len(lose)
     first = f"Trained as the paper trains them, {len(beat)} of the {len(versus)} mixtures beat " \
-            "the regular network"
+            "the regular network (one training seed each)"
     if lose:
         first += f" and {_names(lose)} {'loses' if len(lose) == 1 else 'lose'} to it"
     first += f" ({open_} undecided)" if open_ else " (all decided)"
@@ -157,6 +159,46 @@ def _headline(versus: Sequence[ClaimRow], direct: Sequence[ClaimRow]) -> str:
            else f"{len(lost)} of the {len(direct)} mixtures")
     return (f"{first}; but one network trained for a mixture's total steps beats {who} "
             "played against it (decided).")
+
+
+def size_clause(versus: Sequence[ClaimRow]) -> str:
+    """What a verdict reads (the sign) and, from each row's note, whether the paper's size
+    lies inside the kit's interval ('' when no note says)."""
+    inside: list[ClaimRow] = []
+    outside: list[ClaimRow] = []
+    for row in versus:
+        found = re.search(r"the paper's \S+ is (inside|outside) our interval", row.note)
+        if found:
+            (inside if found.group(1) == "inside" else outside).append(row)
+    if not inside and not outside:
+        return ""
+    parts = [f"{where} our interval for {_names(rows)}"
+             for where, rows in (("inside", inside), ("outside", outside)) if rows]
+    return ("A verdict reads the sign of the effect; the paper's size lies "
+            + "; ".join(parts) + ".")
+
+
+def seeds_clause(every: Sequence[ClaimRow]) -> str:
+    """The mixtures against the regular network over the seeds played of both: the pooled
+    estimate (these seeds) and, from the note, the interval with both sides' seeds random and
+    whether it decides the gain for seeds not played ('' without such rows)."""
+    parts: list[str] = []
+    for row in every:
+        if row.topic != MOE_SEEDS_TOPIC or row.verdict.startswith(("in progress", "not played")):
+            continue
+        estimate = row.measured.split(" (", 1)[0]
+        text = f"{row.claim.split(' beats ', 1)[0]} {estimate} pooled ({row.verdict}, these seeds)"
+        found = re.search(r"random[^:]*:\s*([+\-]?\d+) \[([+\-]?\d+), ([+\-]?\d+)\]", row.note)
+        if found:
+            low, high = int(found.group(2)), int(found.group(3))
+            decides = "decided" if low > 0 or high < 0 else "undecided"
+            text += (f", {found.group(1)} [{found.group(2)}, {found.group(3)}] with both sides' "
+                     f"seeds random ({decides} for seeds not played)")
+        parts.append(text)
+    if not parts:
+        return ""
+    return ("Against the regular network under three training seeds, each mixture under "
+            "three (9 seed pairings): " + "; ".join(parts) + ".")
 
 
 def regime_line() -> str:
@@ -210,6 +252,9 @@ def answer_lines(figures: Path, *, image: str = f"figures/{COMPUTE_GAP}.png") ->
                  "")
     if seeds:
         lines[-1] += f" {seeds[0].upper()}{seeds[1:]}."
+    for clause in (size_clause(versus), seeds_clause(every)):
+        if clause:
+            lines[-1] += " " + clause
     gap = [g for g in read_compute_gap(figures / f"{COMPUTE_GAP}.csv") if g.scale != "small"]
     if gap:
         scales = sorted({g.scale for g in gap})

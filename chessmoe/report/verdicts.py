@@ -80,6 +80,7 @@ __all__ = [
     "holm",
     "is_regular_seed",
     "load_arms",
+    "logged_iterations",
     "pair_scores",
     "paired_difference",
     "planned_pairs",
@@ -798,12 +799,35 @@ def read_manifest(bundle: str | os.PathLike[str]) -> dict[str, Any] | None:
     return json.loads(path.read_text()) if path.is_file() else None
 
 
-def convergence_text(name: str, manifest: Mapping[str, Any] | None) -> str:
+def logged_iterations(bundle: str | os.PathLike[str]) -> dict[str, int]:
+    """The last iteration each expert of an unfinished bundle logged (``metrics.jsonl`` of
+    ``bundle/<expert>/``), by expert; empty where no expert has logged one."""
+    done: dict[str, int] = {}
+    for log in sorted(Path(bundle).glob("*/metrics.jsonl")):
+        last = 0
+        for line in log.read_text(encoding="utf-8").splitlines():
+            try:
+                last = max(last, int(json.loads(line).get("iteration", 0)))
+            except (ValueError, AttributeError):
+                continue  # a line cut short by a stopped run: the others still count
+        if last:
+            done[log.parent.name] = last
+    return done
+
+
+def convergence_text(name: str, manifest: Mapping[str, Any] | None,
+                     bundle: str | os.PathLike[str] | None = None) -> str:
     """How long the bundle ``name`` trained until convergence, from its manifest, in words:
     ``regular-converged: 4,300 steps (4.18 epochs), best at 3,100, stopped by patience``; for
     a mixture each expert's steps summed over its stages (the epochs and best steps stage by
-    stage); ``not trained yet`` without a manifest."""
+    stage). Without a manifest: ``training, not finished`` with the iteration each expert
+    logged in ``bundle`` (its directory, where given), else ``not trained yet``."""
     if manifest is None:
+        logged = logged_iterations(bundle) if bundle is not None else {}
+        if logged:
+            where = ", ".join(("" if expert == "baseline" else f"{expert} ") + f"{it:,}"
+                              for expert, it in logged.items())
+            return f"{name}: training, not finished (logged to iteration {where})"
         return f"{name}: not trained yet"
     runs = convergence(manifest)
     if not runs:
@@ -845,7 +869,7 @@ def _converged_tests(converged: Path, experts: Path) -> list[_Test]:
             claim = (f"{method} beats regular when both are trained until their validation "
                      f"loss stops improving ({first} vs {second}; the paper: "
                      f"+{PAPER_TABLE2[method]:.0f} Elo at fixed epochs, Table 2)")
-        note = "; ".join(convergence_text(b, read_manifest(experts / b))
+        note = "; ".join(convergence_text(b, read_manifest(experts / b), experts / b)
                          for b in (first, second) if b.endswith(CONVERGED_SUFFIX))
         test = _arm_claim("trained to convergence", claim, e, +1, note, POST_HOC)
         tests.append(_registered(test, records, 2 * planned.get(name, CONVERGED_PAIRS)))

@@ -271,7 +271,7 @@ def _opt_in_notes(runs: ExpertRuns) -> list[str]:
             command = train_command(bundle, runs.profile)
             missing.setdefault(command, []).append(bundle)
     if missing:
-        notes.append("Not trained yet (their rows join this table once evaluated): "
+        notes.append("Not trained or not finished yet (their rows join this table once evaluated): "
                      + "; ".join(f"{', '.join(b)} ('{c}')" for c, b in missing.items()) + ".")
     converged = [converged_bundle(m) for m in CONVERGED_METHODS]
     if any(b in runs.manifests for b in converged):
