@@ -284,3 +284,28 @@ def test_a_tournament_with_no_trained_engine_says_so_in_one_line(
         assert "medium design has no match to play yet under" in err
         assert "make experts PROFILE=medium" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_tournament_run_from_a_changed_checkout_says_its_records_will_be_dirty() -> None:
+    """Before playing, a checkout whose tracked files differ from its commit is named in one
+    line (the first three files and the count), since every game it plays will say dirty;
+    a clean checkout, or none, gives no line."""
+    from chessmoe.cli.tournaments import dirty_note
+
+    changed = ["results/tournaments/settings/summary.json",
+               "results/tournaments/settings/a/games.pgn",
+               "results/tournaments/settings/b/games.pgn", "chessmoe/elo.py"]
+    note = dirty_note({"commit": "7cdb1d8a1783", "dirty": True, "changed": changed,
+                       "changed_count": 4})
+    assert note is not None and "\n" not in note
+    assert note.startswith("chessmoe tournament: note: the checkout differs from commit "
+                           "7cdb1d8 in 4 tracked files (results/tournaments/settings/"
+                           "summary.json, results/tournaments/settings/a/games.pgn, "
+                           "results/tournaments/settings/b/games.pgn, ...)")
+    assert "will say dirty" in note
+    one = dirty_note({"commit": "abc", "dirty": True, "changed": ["x"], "changed_count": 1})
+    assert one is not None and "in 1 tracked file (x)" in one
+    assert dirty_note({"commit": "abc", "dirty": False, "changed": [], "changed_count": 0}) \
+        is None
+    assert dirty_note({"commit": None, "dirty": None, "changed": None,
+                       "changed_count": None}) is None

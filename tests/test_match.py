@@ -724,7 +724,14 @@ def test_the_small_cutechess_replay_plays_the_committed_small_grid_under_cuteche
 
 @pytest.mark.slow
 def test_a_tiny_tournament_runs_locally_and_resumes(tmp_path: Path) -> None:
-    summary = run_local(_tiny_spec(), tmp_path, workers=2, progress=False)
+    seen: list[tuple[bool, int]] = []  # before the first game: the design recorded, no game
+
+    def before_play() -> None:
+        seen.append(((tmp_path / "spec.json").is_file(), len(list(tmp_path.rglob("games-*")))))
+
+    summary = run_local(_tiny_spec(), tmp_path, workers=2, progress=False,
+                        before_play=before_play)
+    assert seen == [(True, 0)]
     assert summary.complete and [m.summary.games for m in summary.matches] == [4, 4]
     first = summary.matches[0]
     assert first.summary.line.startswith("Elo difference:")

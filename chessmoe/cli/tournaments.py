@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from chessmoe.cli._common import DATA_DIR_HELP, FORCE_HELP, PROFILE_NAMES, QUIET_HELP, at_least
 
@@ -87,18 +88,41 @@ def _tournament(args: argparse.Namespace) -> int:
         print(f"chessmoe tournament: {_untrained_line(missing, config.experts_of(chosen))}",
               file=sys.stderr)
         return 2
+    def say_if_dirty() -> None:
+        from chessmoe._io.provenance import git_commit
+
+        note = dirty_note(git_commit())
+        if note:
+            print(note, file=sys.stderr)
+
     if args.dask is not None:
         client = tournament.dask_client(args.dask or None, workers=args.workers)
         summary = tournament.run_dask(spec, out, client, data_dir=args.data_dir,
-                                      force=args.force)
+                                      force=args.force, before_play=say_if_dirty)
     else:
         summary = tournament.run_local(spec, out, workers=args.workers,
                                        gpu_workers=args.gpu_workers, gpus=args.gpus,
                                        data_dir=args.data_dir, progress=not args.quiet,
-                                       force=args.force)
+                                       force=args.force, before_play=say_if_dirty)
     for match in summary.matches:
         print(f"{match.name:40s} {match.summary.games:5d} games  {match.summary.line}")
     return 0 if summary.complete else 1
+
+
+def dirty_note(git: Mapping[str, Any]) -> str | None:
+    """One line before a run plays, where the checkout's tracked files differ from its commit
+    (``git``: :func:`~chessmoe._io.provenance.git_commit`): every game it plays will say
+    dirty, often only because a finished run rewrote its own ``summary.json`` or
+    ``games.pgn``. ``None`` for a clean checkout or outside git."""
+    if not git.get("dirty"):
+        return None
+    changed = list(git.get("changed") or [])
+    count = int(git.get("changed_count") or len(changed))
+    shown = ", ".join(changed[:3]) + (", ..." if count > 3 else "")
+    return (f"chessmoe tournament: note: the checkout differs from commit "
+            f"{str(git.get('commit'))[:7]} in {count} tracked file{'s' if count != 1 else ''} "
+            f"({shown}), so the games this run plays will say dirty in their records; commit "
+            "or restore them first (git checkout -- FILE) for clean records")
 
 
 def _untrained_line(missing: list[str], profile: str) -> str:

@@ -20,7 +20,7 @@ import json
 import multiprocessing as mp
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -475,8 +475,11 @@ def _pin_worker(counter: Any, gpus: int) -> None:
 def run_local(spec: TournamentSpec, out_dir: str | os.PathLike[str], *, workers: int = 2,
               gpu_workers: int | None = None, gpus: int | None = None,
               data_dir: str | os.PathLike[str] | None = None,
-              progress: bool = True, force: bool = False) -> TournamentSummary:
-    """Run every unit in up to ``workers`` processes; then summarise.
+              progress: bool = True, force: bool = False,
+              before_play: Callable[[], None] | None = None) -> TournamentSummary:
+    """Run every unit in up to ``workers`` processes; then summarise. ``before_play`` is
+    called once the design is checked and recorded, before the first game (the CLI says
+    there whether the checkout's changes will mark the records dirty).
 
     On a machine with GPUs (``gpus``: default, all that are visible) every worker process is
     pinned to one GPU, round-robin (worker k sees GPU ``k % gpus`` as ``cuda:0``), so several
@@ -495,6 +498,8 @@ def run_local(spec: TournamentSpec, out_dir: str | os.PathLike[str], *, workers:
     out.mkdir(parents=True, exist_ok=True)
     _check_recorded_rules(spec, out)
     _write_spec(spec, out, data_dir, force=force)
+    if before_play is not None:
+        before_play()
     data = str(data_dir) if data_dir is not None else None
     if gpu_workers is None:
         gpu_workers = workers if gpus > 0 else 1
@@ -531,13 +536,17 @@ def run_local(spec: TournamentSpec, out_dir: str | os.PathLike[str], *, workers:
 
 def run_dask(spec: TournamentSpec, out_dir: str | os.PathLike[str], client: Any, *,
              data_dir: str | os.PathLike[str] | None = None,
-             force: bool = False) -> TournamentSummary:
+             force: bool = False,
+             before_play: Callable[[], None] | None = None) -> TournamentSummary:
     """Run every unit on a ``dask.distributed`` client (a shared file system holds
-    ``out_dir``); then summarise (a finished committed tournament: as :func:`run_local`)."""
+    ``out_dir``); then summarise (a finished committed tournament and ``before_play``: as
+    :func:`run_local`)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     _check_recorded_rules(spec, out)
     _write_spec(spec, out, data_dir, force=force)
+    if before_play is not None:
+        before_play()
     data = str(data_dir) if data_dir is not None else None
     # GPU units ask for one "GPU" resource: start each GPU worker pinned to its device with
     # CUDA_VISIBLE_DEVICES=k and --resources "GPU=1" (README: a Dask cluster of GPU machines)
