@@ -608,6 +608,33 @@ def _tiny_spec(pairs: int = 2) -> TournamentSpec:
                           adjudication=Adjudication(max_plies=16))
 
 
+def test_register_records_the_design_before_any_game_and_a_run_keeps_it(
+        tmp_path: Path) -> None:
+    """``chessmoe tournament --register``: the design is written as a run would write it and
+    no game is played; registering again (or running the same design) leaves the bytes as
+    they are, a new match is appended after the recorded ones, and a recorded match played
+    differently is refused as a run would refuse it."""
+    from dataclasses import replace
+
+    from chessmoe.play.tournament import register
+
+    first = TournamentSpec("tiny", _tiny_spec().matches[:1], pairs_per_shard=1,
+                           adjudication=Adjudication(max_plies=16))
+    assert register(first, tmp_path) == ["a-vs-b"]
+    record = (tmp_path / "spec.json").read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["spec.json"]  # no game, no log
+    assert register(first, tmp_path) == ["a-vs-b"]
+    assert (tmp_path / "spec.json").read_bytes() == record
+    assert register(_tiny_spec(), tmp_path) == ["a-vs-b", "b-vs-a"]  # the new match follows
+    grown = (tmp_path / "spec.json").read_bytes()
+    assert register(first, tmp_path) == ["a-vs-b", "b-vs-a"]  # a run of some keeps the others
+    assert (tmp_path / "spec.json").read_bytes() == grown
+    changed = replace(first, matches=(replace(first.matches[0], pairs=5),))
+    with pytest.raises(ValueError, match="played differently"):
+        register(changed, tmp_path)
+    assert (tmp_path / "spec.json").read_bytes() == grown
+
+
 def test_status_counts_finished_games_per_match_without_playing(tmp_path: Path) -> None:
     """Three finished games of a-vs-b plus an unfinished last line, none of b-vs-a: the
     status counts 3 of 4 and 0 of 4, writes nothing, and says what is left."""

@@ -95,6 +95,12 @@ def _tournament(args: argparse.Namespace) -> int:
         if note:
             print(note, file=sys.stderr)
 
+    if args.register:
+        recorded = tournament.register(spec, out, data_dir=args.data_dir, force=args.force)
+        print(f"recorded the {spec.name} design in {Path(out) / 'spec.json'} "
+              f"({len(recorded)} matches); commit it before the first "
+              "game so that the games' records name a clean checkout")
+        return 0
     if args.dask is not None:
         client = tournament.dask_client(args.dask or None, workers=args.workers)
         summary = tournament.run_dask(spec, out, client, data_dir=args.data_dir,
@@ -241,6 +247,11 @@ def add_tournament_commands(commands: Commands) -> None:
                             "games played so far, then exit (plays nothing): a partial "
                             "tournament, each match with its planned games, to commit "
                             "while it is still being played")
+    tourn.add_argument("--register", action="store_true",
+                       help="record the design (OUT/spec.json, with the matches a run of "
+                            "these options would add) and exit without playing, so it can be "
+                            "committed before the first game and the games' records stay "
+                            "clean")
     tourn.add_argument("--plan", action="store_true",
                        help="calibrate on this machine and print the projected wall time of "
                             "every part instead of playing")

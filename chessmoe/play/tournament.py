@@ -472,6 +472,24 @@ def _pin_worker(counter: Any, gpus: int) -> None:
         _WORKER_GPU.append(index % gpus)
 
 
+def register(spec: TournamentSpec, out_dir: str | os.PathLike[str], *,
+             data_dir: str | os.PathLike[str] | None = None,
+             force: bool = False) -> list[str]:
+    """Record ``spec`` in ``out_dir/spec.json`` as a run of it would before its first game
+    (the same checks: recorded matches unchanged, the same rules and openings, a finished
+    committed tournament extended only with ``force``), and play nothing: a design committed
+    this way is registered before its games, and the run that plays it from that commit
+    finds the record as it is and leaves the checkout clean. Returns the recorded match
+    names, in the record's order."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    _check_recorded_rules(spec, out)
+    _write_spec(spec, out, data_dir, force=force)
+    recorded: list[str] = [m["name"] for m in json.loads((out / "spec.json").read_text())
+                           ["matches"]]
+    return recorded
+
+
 def run_local(spec: TournamentSpec, out_dir: str | os.PathLike[str], *, workers: int = 2,
               gpu_workers: int | None = None, gpus: int | None = None,
               data_dir: str | os.PathLike[str] | None = None,
