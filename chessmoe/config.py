@@ -307,8 +307,9 @@ PROFILES: dict[str, Profile] = {
         f"use); the small network for {MEDIUM_EPOCHS} of an epoch (~8,200 steps, 4x the small "
         "profile's) trains regular, "
         "staged and weighted a = 10, and --controls regular-long at their total (about 5 h of "
-        "2 CPU cores in all at the small profile's 0.2 s a step; resumable); the medium "
-        "tournament plays them under cutechess rules (2,000 games)",
+        "2 CPU cores in all at the small profile's 0.2 s a step; resumable); --regime "
+        "separated adds the fourth method (each expert 0.13 of an epoch of its phase); the "
+        "medium tournament plays them under cutechess rules (400 games a match)",
         DataPlan((MEDIUM_RUN, "lichess-2013-01:5000"), (_MEDIUM_SOURCE,)),
         TrainingPlan(_MEDIUM_TRAIN, source=_MEDIUM_SOURCE, weighted_a=(10,),
                      regimes=("regular", "staged", "weighted"), controls=("regular-long",),
