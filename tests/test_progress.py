@@ -91,6 +91,19 @@ def test_an_sprt_match_its_games_decide_is_complete(tmp_path: Path, pairs_each: 
         assert row.seconds_left == pytest.approx((2000 - 40) * 10.0)
 
 
+def test_a_finished_design_with_a_new_match_says_only_what_is_not_begun(tmp_path: Path) -> None:
+    """Every begun match complete and a match added (none of its games played): nothing is
+    left at a measured rate, so the row names only the games not begun, not '0.0 h'."""
+    t = tmp_path / "tournaments" / "grown"
+    _spec(t, [("done", 1, False), ("added", 2, False)], lanes=2)
+    _shard(t / "done" / "games-000.jsonl", [7, 9])
+    [row] = progress.tournaments_in_progress(tmp_path)
+    assert row.seconds_left == 0 and row.untimed == 4
+    text = "\n".join(progress.progress_lines(tmp_path))
+    assert ("| tournament `grown` | 2 games (1 of 2 matches complete) | 6 games | no game yet | "
+            "4 games of matches not begun (no rate yet) |") in text
+
+
 def test_without_games_at_once_one_game_is_played_at_a_time(tmp_path: Path) -> None:
     t = tmp_path / "tournaments" / "serial"
     _spec(t, [("m", 2, False)], lanes=None)

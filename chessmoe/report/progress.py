@@ -226,7 +226,8 @@ def progress_lines(results: Path) -> list[str]:
         if t.open_sprt:
             left = f"at most {left} ({t.open_sprt} SPRT match stops at its decision)"
         if t.untimed:
-            left += f", and {t.untimed:,} games of matches not begun (no rate yet)"
+            not_begun = f"{t.untimed:,} games of matches not begun (no rate yet)"
+            left = f"{left}, and {not_begun}" if t.seconds_left > 0 else not_begun
         rate = (f"{t.seconds_per_game:.0f} s a game" if not math.isnan(t.seconds_per_game)
                 else "no game yet")
         lines.append(f"| tournament `{t.name}` | {t.games:,} games ({t.complete} of "
