@@ -20,6 +20,10 @@ A tournament's ``spec.json`` (what it plans: its matches, their players and its
 adjudication) is read by one loader, :meth:`TournamentPlan.read`, into frozen records; a
 missing or malformed spec raises :class:`SpecError`, one line naming the file.
 
+A training run's ``metrics.jsonl`` (one record per logged step) is read for how far the run
+got by one function, :func:`last_logged`, for the progress table and the notes on unfinished
+bundles alike.
+
 Game pairs (one opening, both colours) have one definition here (:func:`complete_pairs`):
 every pentanomial count and every pair score of the kit comes from it.
 """
@@ -43,6 +47,7 @@ __all__ = [
     "GamePair",
     "GameProvenance",
     "GameRecord",
+    "LoggedStep",
     "MatchSummary",
     "OtherRunError",
     "PlannedMatch",
@@ -55,6 +60,7 @@ __all__ = [
     "VersusSummary",
     "complete_pairs",
     "draw_rules_of",
+    "last_logged",
     "load_records",
     "mean_nodes",
     "pentanomial_counts",
@@ -722,3 +728,37 @@ class VersusSummary:
                    {str(k): int(v) for k, v in (data.get("terminations") or {}).items()},
                    optional("mean_nodes_first"), optional("mean_nodes_second"),
                    str(data.get("line", "")))
+
+
+# --- a training run's log ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LoggedStep:
+    """How far a training run got by its ``metrics.jsonl``: the largest ``iteration`` any
+    record names and the ``time`` (seconds of training) of the last record at it, ``None``
+    where that record has none."""
+
+    iteration: int
+    time: float | None
+
+
+def last_logged(path: str | os.PathLike[str]) -> LoggedStep | None:
+    """The furthest step of the metrics log ``path`` (:class:`LoggedStep`); ``None`` when
+    the file is missing or no record names an iteration above 0. A line cut short by a
+    stopped run, or a record whose ``iteration`` is not a number, is passed over: the
+    others still count."""
+    from chessmoe._io.jsonl import read_records
+
+    found: LoggedStep | None = None
+    for record in read_records(path).records:
+        iteration, time = record.get("iteration"), record.get("time")
+        if isinstance(iteration, bool) or not isinstance(iteration, (int, float)):
+            continue
+        if not math.isfinite(iteration) or iteration <= 0:
+            continue
+        if found is None or iteration >= found.iteration:
+            seconds = (float(time) if isinstance(time, (int, float))
+                       and not isinstance(time, bool) else None)
+            found = LoggedStep(int(iteration), seconds)
+    return found

@@ -14,11 +14,13 @@ from chessmoe._io.jsonl import read_records
 from chessmoe.records import (
     GamePair,
     GameRecord,
+    LoggedStep,
     MatchSummary,
     SprtRecord,
     TournamentSummary,
     VersusSummary,
     complete_pairs,
+    last_logged,
     pentanomial_counts,
     summarise,
 )
@@ -206,3 +208,31 @@ def test_the_summaries_pairs_are_the_claims_pairs_on_committed_games() -> None:
         for _, score in verdicts.pair_scores(records).values():
             counts[round(4 * score)] += 1
         assert tuple(counts) == summarise(records).pentanomial, name
+
+
+def test_last_logged_reads_the_furthest_step_and_its_time(tmp_path: Path) -> None:
+    """The furthest iteration of a metrics log with the time of the last record at it; a cut
+    last line, a record without a number for its iteration, a boolean and step 0 are passed
+    over, the others still count."""
+    log = tmp_path / "metrics.jsonl"
+    rows = [{"iteration": 0, "time": 0.0, "set": "val"},
+            {"iteration": 100, "time": 40.5, "set": "train"},
+            {"iteration": 200, "time": 81.0, "set": "train"},
+            {"iteration": 200, "time": 83.25, "set": "val"},  # the evaluation after it
+            {"iteration": "300", "time": 120.0},
+            {"iteration": True, "time": 1.0},
+            {"phase": "done"}]
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows)
+                   + '{"iteration": 900, "time": 999.0', encoding="utf-8")  # cut short
+    assert last_logged(log) == LoggedStep(200, 83.25)
+
+
+def test_last_logged_without_a_step_or_a_time(tmp_path: Path) -> None:
+    """No file, or no record past step 0: ``None``; a furthest record without a time keeps
+    its iteration with the time ``None`` (the progress table then has no rate to give)."""
+    assert last_logged(tmp_path / "absent.jsonl") is None
+    log = tmp_path / "metrics.jsonl"
+    log.write_text('{"iteration": 0, "time": 0.0}\n', encoding="utf-8")
+    assert last_logged(log) is None
+    log.write_text('{"iteration": 50, "time": 20.0}\n{"iteration": 75}\n', encoding="utf-8")
+    assert last_logged(log) == LoggedStep(75, None)

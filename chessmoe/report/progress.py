@@ -26,6 +26,7 @@ from chessmoe.records import (
     GameRecord,
     SpecError,
     TournamentPlan,
+    last_logged,
     load_records,
     pentanomial_counts,
 )
@@ -167,23 +168,14 @@ def _training(part: Path, name: str) -> TrainingProgress | None:
         config = json.loads((part / "config.json").read_text(encoding="utf-8"))
         fixed = config["train"]["iterations"]
         planned = int(fixed) if fixed is not None else _epoch_cap(part, config)
-        lines = (part / "metrics.jsonl").read_text(encoding="utf-8").splitlines()
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    last: dict[str, float] = {}
-    for line in lines:
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if (isinstance(record, dict) and "iteration" in record and "time" in record
-                and record["iteration"] >= last.get("iteration", -1)):
-            last = {"iteration": float(record["iteration"]), "time": float(record["time"])}
-    if not last or last["iteration"] <= 0 or last["iteration"] >= planned:
+    last = last_logged(part / "metrics.jsonl")
+    if last is None or last.time is None or last.iteration >= planned:
         return None
-    done = int(last["iteration"])
+    done = last.iteration
     stops = config["train"].get("patience") is not None  # may stop before what it plans
-    return TrainingProgress(name, done, planned, last["time"] / done, capped=stops)
+    return TrainingProgress(name, done, planned, last.time / done, capped=stops)
 
 
 def training_in_progress(results: Path) -> list[TrainingProgress]:

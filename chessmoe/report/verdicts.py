@@ -56,6 +56,7 @@ from chessmoe.records import (
     TournamentPlan,
     complete_pairs,
     draw_rules_of,
+    last_logged,
     load_records,
     mean_nodes,
     pentanomial_counts,
@@ -804,14 +805,9 @@ def logged_iterations(bundle: str | os.PathLike[str]) -> dict[str, int]:
     ``bundle/<expert>/``), by expert; empty where no expert has logged one."""
     done: dict[str, int] = {}
     for log in sorted(Path(bundle).glob("*/metrics.jsonl")):
-        last = 0
-        for line in log.read_text(encoding="utf-8").splitlines():
-            try:
-                last = max(last, int(json.loads(line).get("iteration", 0)))
-            except (ValueError, AttributeError):
-                continue  # a line cut short by a stopped run: the others still count
-        if last:
-            done[log.parent.name] = last
+        step = last_logged(log)
+        if step is not None:
+            done[log.parent.name] = step.iteration
     return done
 
 
