@@ -341,6 +341,39 @@ def test_every_bundle_trained_from_a_dirty_checkout_is_named_in_its_readme(profi
         for record in records:
             assert f"`{record.file}`" in row, (bundle, record)
             assert f"`{record.commit[:7]}`" in row, (bundle, record)
+        # a bundle whose records list only its own files as changed (a resumed run's state)
+        # ran the commit's code: its row says so
+        if not any(r.differs_outside(f"results/experts/{profile}/{bundle}") for r in records):
+            assert "own files" in row, bundle
+
+
+def test_a_record_differs_outside_its_bundle_only_where_it_lists_another_file(
+        tmp_path: Path) -> None:
+    """Provenance records of a bundle: clean, dirty in its own files only (a resumed run),
+    dirty in another file (a neighbour's name sharing its prefix counts as another), dirty
+    with the list cut short or absent (counts as differing: unknown)."""
+    from chessmoe.report.ledger import BundleRecord, bundle_records
+
+    where = "results/experts/small/regular-converged"
+    own = (f"{where}/baseline/state.pt", f"{where}/baseline/metrics.jsonl")
+    assert not BundleRecord("manifest.json", "abc", False).differs_outside(where)
+    assert not BundleRecord("manifest.json", "abc", True, own).differs_outside(where)
+    assert BundleRecord("manifest.json", "abc", True,
+                        (*own, "chessmoe/nets/training.py")).differs_outside(where)
+    assert BundleRecord("manifest.json", "abc", True,
+                        (f"{where}2/manifest.json",)).differs_outside(where)
+    assert BundleRecord("manifest.json", "abc", True, None).differs_outside(where)
+
+    bundle = tmp_path / "regular-converged"
+    (bundle / "baseline").mkdir(parents=True)
+    git = {"commit": "abc", "dirty": True, "changed": list(own), "changed_count": 2}
+    (bundle / "manifest.json").write_text(json.dumps({"provenance": {"git": git}}))
+    cut = {**git, "changed": list(own[:1]), "changed_count": 7}
+    (bundle / "evaluation.json").write_text(json.dumps({"provenance": {"git": cut}}))
+    records = bundle_records(bundle)
+    assert [(r.file, r.changed) for r in records] == [("manifest.json", own),
+                                                      ("evaluation.json", None)]
+    assert [r.differs_outside(where) for r in records] == [False, True]
 
 
 def test_settings_games_on_replicated_openings_repeat_the_replicated_games() -> None:

@@ -153,11 +153,26 @@ def ledger_lines(folders: Mapping[str, Sequence[str]], results: Path) -> list[st
 class BundleRecord:
     """One provenance record of a trained bundle: which file (``phase0/config.json``: the
     run's start; ``.../summary.json``: its end; ``manifest.json``, ``evaluation.json``), the
-    commit it names and whether the checkout's tracked files differed from it."""
+    commit it names, whether the checkout's tracked files differed from it, and which
+    (``changed``, repository paths; ``None`` where the record does not list them all)."""
 
     file: str
     commit: str
     dirty: bool
+    changed: tuple[str, ...] | None = None
+
+    def differs_outside(self, bundle: str) -> bool:
+        """Whether the checkout may have differed from the commit in anything but the files
+        of ``bundle`` (its repository path, ``results/experts/small/regular-converged``): a
+        run resumed from its own state, written after its commit, records those files as
+        changed and still ran the commit's code. A dirty record without the full list of
+        changed files counts as differing."""
+        if not self.dirty:
+            return False
+        if self.changed is None:
+            return True
+        inside = bundle.rstrip("/") + "/"
+        return any(not path.startswith(inside) for path in self.changed)
 
 
 def bundle_records(bundle: str | os.PathLike[str]) -> list[BundleRecord]:
@@ -172,14 +187,19 @@ def bundle_records(bundle: str | os.PathLike[str]) -> list[BundleRecord]:
             continue
         git = json.loads(path.read_text()).get("provenance", {}).get("git")
         if isinstance(git, dict) and "commit" in git:
+            listed = git.get("changed")
+            changed = (tuple(str(c) for c in listed) if isinstance(listed, list)
+                       and git.get("changed_count") == len(listed) else None)
             out.append(BundleRecord(str(path.relative_to(root)), str(git["commit"]),
-                                    bool(git.get("dirty"))))
+                                    bool(git.get("dirty")), changed))
     return out
 
 
 def dirty_bundles(experts: str | os.PathLike[str]) -> dict[str, list[BundleRecord]]:
     """The bundles under ``experts`` with a record written from a checkout whose tracked files
-    differed from its commit (training, its manifest or its evaluation), with those records."""
+    differed from its commit (training, its manifest or its evaluation), with those records;
+    :meth:`BundleRecord.differs_outside` tells a record whose checkout differed only in the
+    bundle's own files (a resumed run's state) from one that may have run other code."""
     out = {}
     for bundle in sorted(p for p in Path(experts).iterdir() if p.is_dir()):
         dirty = [r for r in bundle_records(bundle) if r.dirty]
