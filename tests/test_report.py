@@ -139,6 +139,29 @@ def test_the_answer_says_what_the_main_rows_do_not(tmp_path: Path) -> None:
             "(200 games, 100 openings): **supports**.") in body
 
 
+def test_the_answer_says_what_the_converged_rows_decide(tmp_path: Path) -> None:
+    """The converged design's rows, counted by state with each decided one copied verbatim,
+    after the settings rows; none without such rows; the committed claims table writes the
+    topic the answer reads."""
+    figures = _figures(tmp_path)
+    assert "converged" not in "\n".join(summary.answer_lines(figures))
+    with (figures / "claims.csv").open("a") as handle:
+        handle.write('trained to convergence,post-hoc control,"staged beats regular when both '
+                     'are trained until their validation loss stops improving",no complete '
+                     'game pair yet,,,not played yet (registered before its first game),\n'
+                     'trained to convergence,post-hoc control,"regular-converged beats '
+                     'regular","+342 Elo [+306, +385] (400 games, 200 openings)",<0.0001,'
+                     '<0.0001,supports,\n')
+    body = "\n".join(summary.answer_lines(figures))
+    assert ("the `converged` tournament plays the networks trained until their validation loss "
+            "stops improving (the data-limited regime); its 2 rows were registered before "
+            "their networks were trained: 1 decided, 0 in progress, 1 not played yet: "
+            "regular-converged beats regular +342 Elo [+306, +385] (400 games, 200 openings): "
+            "**supports**.") in body
+    committed = summary.read_claims(ROOT / "figures" / "claims.csv")
+    assert sum(r.topic == summary.CONVERGED_TOPIC for r in committed) == 3
+
+
 def test_the_answer_says_a_verdict_is_a_sign_and_what_other_seeds_decide(tmp_path: Path) -> None:
     """Each verdict row's note says whether the paper's size is inside the interval; the
     across-seeds rows add the pooled estimate and the random-seeds interval, read as

@@ -23,9 +23,9 @@ from pathlib import Path
 from chessmoe.report.blocks import Block
 from chessmoe.report.stems import COMPUTE_GAP
 
-__all__ = ["ACROSS_SEEDS_TOPIC", "BEGIN", "END", "MAIN_TOPICS", "MATCHED_TOPIC", "SETTINGS_TOPIC",
-           "TOPIC_TOURNAMENTS", "ClaimRow",
-           "answer_lines", "read_claims", "read_compute_gap", "refresh", "regime_line",
+__all__ = ["ACROSS_SEEDS_TOPIC", "BEGIN", "CONVERGED_TOPIC", "END", "MAIN_TOPICS",
+           "MATCHED_TOPIC", "SETTINGS_TOPIC", "TOPIC_TOURNAMENTS", "ClaimRow", "answer_lines",
+           "converged_line", "read_claims", "read_compute_gap", "refresh", "regime_line",
            "settings_line"]
 
 BLOCK = Block("answer", "chessmoe.report.summary", "figures/claims.csv")
@@ -46,6 +46,9 @@ TOPIC_TOURNAMENTS: dict[str, str] = {ACROSS_SEEDS_TOPIC: "seeds-long",
                                      MATCHED_TOPIC: "matched"}
 #: The claims table's topics of the settings design (other node limits and batch sizes).
 SETTINGS_TOPIC = "settings:"
+#: The claims table's topic of the converged design (every network trained until its
+#: validation loss stops improving).
+CONVERGED_TOPIC = "trained to convergence"
 #: How a claims row that rests on the one-seed regular-long starts its note's seed clause.
 _LONG_SEED = "regular-long is one training seed"
 
@@ -208,29 +211,49 @@ def regime_line() -> str:
             "(far from trained out); the paper's GPU scale is not run.")
 
 
-def settings_line(rows: Sequence[ClaimRow]) -> str:
-    """The settings design's rows (``settings:`` topics): how many are decided, in progress or
-    not played, and each decided one's claim, estimate and verdict verbatim ('' without
-    such rows)."""
-    mine = [r for r in rows if r.topic.startswith(SETTINGS_TOPIC)]
+def _registered_line(mine: Sequence[ClaimRow], opening: str, registered: str) -> str:
+    """A registered design's rows in one sentence: ``opening``, how many rows were registered
+    (``registered``: when), how many are decided, in progress or not played, and each decided
+    one's claim, estimate and verdict verbatim ('' without rows)."""
     if not mine:
         return ""
     waiting = [r for r in mine if r.verdict.startswith(("in progress", "not played"))]
     decided = [r for r in mine if r not in waiting]
     running = sum(r.verdict.startswith("in progress") for r in waiting)
-    text = (f"Beyond that setting, the `settings` tournament plays staged against the regular "
-            f"network and against regular-long at other node limits and batch sizes; its "
-            f"{len(mine)} rows were registered before its first game: {len(decided)} decided, "
-            f"{running} in progress, {len(waiting) - running} not played yet")
+    text = (f"{opening}; its {len(mine)} rows were registered {registered}: {len(decided)} "
+            f"decided, {running} in progress, {len(waiting) - running} not played yet")
     if decided:
         text += ": " + "; ".join(f"{r.claim} {r.measured}: **{r.verdict}**" for r in decided)
     return text + "."
 
 
+def settings_line(rows: Sequence[ClaimRow]) -> str:
+    """The settings design's rows (``settings:`` topics): how many are decided, in progress or
+    not played, and each decided one's claim, estimate and verdict verbatim ('' without
+    such rows)."""
+    return _registered_line(
+        [r for r in rows if r.topic.startswith(SETTINGS_TOPIC)],
+        "Beyond that setting, the `settings` tournament plays staged against the regular "
+        "network and against regular-long at other node limits and batch sizes",
+        "before its first game")
+
+
+def converged_line(rows: Sequence[ClaimRow]) -> str:
+    """The converged design's rows (:data:`CONVERGED_TOPIC`), worded as
+    :func:`settings_line` words the settings rows: the regime the main rows do not reach
+    ('' without such rows)."""
+    return _registered_line(
+        [r for r in rows if r.topic == CONVERGED_TOPIC],
+        "Out of the compute-limited regime, the `converged` tournament plays the networks "
+        "trained until their validation loss stops improving (the data-limited regime)",
+        "before their networks were trained")
+
+
 def answer_lines(figures: Path, *, image: str = f"figures/{COMPUTE_GAP}.png") -> list[str]:
     """The answer: a sentence chosen from the verdicts, the main claims rows verbatim (with
     what the replicated tournament is and regular-long's seed clause from their notes), the
-    medium profile's numbers, where it holds and the settings rows' state, and the figure
+    medium profile's numbers, where it holds, the settings and converged rows' state, and
+    the figure
     (``image``, a path from the page that shows it)."""
     every = read_claims(figures / "claims.csv")
     rows = [r for r in every if r.topic in MAIN_TOPICS]
@@ -265,9 +288,9 @@ def answer_lines(figures: Path, *, image: str = f"figures/{COMPUTE_GAP}.png") ->
                   + "; ".join(f"{g.arm} {_elo(g.elo)} [{_elo(g.low)}, {_elo(g.high)}] "
                               f"({g.games} games)" for g in gap) + "."]
     lines += ["", regime_line()]
-    settings = settings_line(read_claims(figures / "claims.csv"))
-    if settings:
-        lines[-1] += " " + settings
+    for clause in (settings_line(every), converged_line(every)):
+        if clause:
+            lines[-1] += " " + clause
     lines += ["",
               f"![Equal training compute: the mixtures beside one network trained as long]"
               f"({image})"]
