@@ -57,6 +57,7 @@ def test_the_answer_copies_the_main_claims_rows_and_words_their_verdicts(tmp_pat
     assert "single expert" not in text  # only the main topics
     assert "staged +2 [-29, +33] (400 games)" in text  # the second scale, rounded
     assert "batch 8 and 100 nodes" in text and "](figures/compute-gap.png)" in lines[-1]
+    assert "regular network trained for the profile's fixed length (compute-limited" in text
     # the sentence follows the verdicts, not a fixed text
     other = summary.answer_lines(_figures(tmp_path, separated="undecided at this scale",
                                           direct="undecided at this scale"))[0]

@@ -207,8 +207,9 @@ def seeds_clause(every: Sequence[ClaimRow]) -> str:
 def regime_line() -> str:
     """Where the answer holds (the design of the claims' tournament, not a result)."""
     return ("It holds in this regime: CPU scale (the `small` profile's networks on a Lichess "
-            "excerpt), every game at batch 8 and 100 nodes a move, networks compute-limited "
-            "(far from trained out); the paper's GPU scale is not run.")
+            "excerpt), every game at batch 8 and 100 nodes a move, the mixtures and the "
+            "regular network trained for the profile's fixed length (compute-limited, far from "
+            "trained out); the paper's GPU scale is not run.")
 
 
 def _registered_line(mine: Sequence[ClaimRow], opening: str, registered: str) -> str:
