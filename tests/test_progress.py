@@ -145,6 +145,23 @@ def test_a_training_run_without_a_manifest_reports_its_rate(tmp_path: Path) -> N
     assert not math.isnan(run.seconds_left)
 
 
+def test_a_staged_expert_reports_the_stage_it_is_training(tmp_path: Path) -> None:
+    """A staged expert trains stage by stage (``phase0/stages/stage2-endgame``): the stage in
+    progress is listed under its expert, a finished stage (its ``summary.json`` written) is
+    not, nor is a finished expert beside it."""
+    bundle = tmp_path / "experts" / "small" / "staged-converged"
+    stages = bundle / "phase0" / "stages"
+    _training(stages / "stage1-middlegame", 1000, [(600, 300.0)])  # stopped by its patience
+    (stages / "stage1-middlegame" / "summary.json").write_text("{}")
+    _training(stages / "stage2-endgame", 1000, [(100, 60.0), (200, 120.0)])
+    _training(bundle / "phase1", 1000, [(900, 450.0)])
+    (bundle / "phase1" / "summary.json").write_text("{}")
+    [run] = progress.training_in_progress(tmp_path)
+    assert (run.name, run.iterations, run.planned) == (
+        "small/staged-converged/phase0/stage2-endgame", 200, 1000)
+    assert run.seconds_per_iteration == pytest.approx(0.6)
+
+
 @pytest.mark.parametrize("patience", [12, None])
 def test_a_run_of_epochs_plans_them_over_its_training_set(tmp_path: Path,
                                                          patience: int | None) -> None:

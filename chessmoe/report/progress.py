@@ -151,26 +151,26 @@ def tournaments_in_progress(results: Path) -> list[TournamentProgress]:
     return [t for t in found if t is not None]
 
 
-def _epoch_cap(part: Path, config: dict[str, Any]) -> int:
+def _epoch_cap(results: Path, config: dict[str, Any]) -> int:
     """The iterations a run without a fixed count plans (its epochs over its training set,
     whose size the dataset's committed manifest records: ``results/datasets/<name>``)."""
     from chessmoe.nets.training import epoch_iterations
 
     data, train = config["data"], config["train"]
-    manifest = json.loads((part.parents[3] / "datasets" / Path(data["dataset_dir"]).name
+    manifest = json.loads((results / "datasets" / Path(data["dataset_dir"]).name
                            / "manifest.json").read_text(encoding="utf-8"))
     positions = manifest["datasets"][data["definition"]]["train"][data["train"]]["positions"]
     return epoch_iterations(float(train["epochs"]), int(train["batch_size"]), int(positions))
 
 
-def _training(part: Path, name: str) -> TrainingProgress | None:
+def _training(results: Path, run: Path, name: str) -> TrainingProgress | None:
     try:
-        config = json.loads((part / "config.json").read_text(encoding="utf-8"))
+        config = json.loads((run / "config.json").read_text(encoding="utf-8"))
         fixed = config["train"]["iterations"]
-        planned = int(fixed) if fixed is not None else _epoch_cap(part, config)
+        planned = int(fixed) if fixed is not None else _epoch_cap(results, config)
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    last = last_logged(part / "metrics.jsonl")
+    last = last_logged(run / "metrics.jsonl")
     if last is None or last.time is None or last.iteration >= planned:
         return None
     done = last.iteration
@@ -178,10 +178,19 @@ def _training(part: Path, name: str) -> TrainingProgress | None:
     return TrainingProgress(name, done, planned, last.time / done, capped=stops)
 
 
+def _runs(bundle: Path) -> list[Path]:
+    """The training runs of an unfinished bundle: each expert's directory, and each stage's
+    of a staged expert (``<expert>/stages/stage2-endgame``), that has a ``config.json`` and
+    no ``summary.json`` (a finished run writes one)."""
+    found = [*bundle.glob("*/config.json"), *bundle.glob("*/stages/*/config.json")]
+    return sorted(c.parent for c in found if not (c.parent / "summary.json").exists())
+
+
 def training_in_progress(results: Path) -> list[TrainingProgress]:
-    """Every training run under ``results/experts/<profile>/<bundle>/<part>`` whose bundle has
-    no ``manifest.json`` yet (a finished bundle writes one) and whose log stops short of the
-    iterations its ``config.json`` plans."""
+    """Every training run under ``results/experts/<profile>/<bundle>/<expert>`` (or a stage of
+    a staged expert, ``<expert>/stages/<stage>``) whose bundle has no ``manifest.json`` yet (a
+    finished bundle writes one), that has not written its ``summary.json`` and whose log stops
+    short of the iterations its ``config.json`` plans."""
     out: list[TrainingProgress] = []
     root = results / "experts"
     if not root.is_dir():
@@ -189,8 +198,10 @@ def training_in_progress(results: Path) -> list[TrainingProgress]:
     for bundle in sorted(p for p in root.glob("*/*") if p.is_dir()):
         if (bundle / "manifest.json").exists():
             continue
-        for part in sorted(p for p in bundle.iterdir() if (p / "config.json").is_file()):
-            found = _training(part, f"{bundle.parent.name}/{bundle.name}/{part.name}")
+        for run in _runs(bundle):
+            parts = run.relative_to(bundle).parts
+            where = parts[0] if len(parts) == 1 else f"{parts[0]}/{parts[-1]}"
+            found = _training(results, run, f"{bundle.parent.name}/{bundle.name}/{where}")
             if found is not None:
                 out.append(found)
     return out
