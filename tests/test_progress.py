@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from chessmoe._io.jsonl import append_record
-from chessmoe.records import GameRecord
+from chessmoe.records import GameRecord, TournamentMatch, TournamentSummary, summarise
 from chessmoe.report import progress, summary
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,8 +66,11 @@ def test_a_tournament_in_progress_is_timed_by_its_shards_makespan(tmp_path: Path
     text = "\n".join(progress.progress_lines(tmp_path))
     assert "| tournament `grid` | 8 games (1 of 4 matches complete) | 22 games | 8 s a game |" \
         in text
+    # "done" (complete, makespan 9 s over 2 games on 2 lanes) times the 6 games not begun
+    assert row.finished_rate == pytest.approx(4.5)
     assert "at most 0.0 h of one worker (1 SPRT match stops at its decision), and 6 games " \
-           "of matches not begun (no rate yet)" in text
+           "of matches not begun (no rate of their own yet; about 0.0 h at its complete " \
+           "matches' 4.5 s a game)" in text
 
 
 @pytest.mark.parametrize(("pairs_each", "decided"), [(20, True), (10, False)])
@@ -93,15 +96,72 @@ def test_an_sprt_match_its_games_decide_is_complete(tmp_path: Path, pairs_each: 
 
 def test_a_finished_design_with_a_new_match_says_only_what_is_not_begun(tmp_path: Path) -> None:
     """Every begun match complete and a match added (none of its games played): nothing is
-    left at a measured rate, so the row names only the games not begun, not '0.0 h'."""
+    left at a measured rate, so the row names only the games not begun, not '0.0 h', timed
+    at the complete match's rate (one lane: 1,800 s over 2 games, so 4 games are 1.0 h);
+    without any game played there is no rate at all."""
     t = tmp_path / "tournaments" / "grown"
-    _spec(t, [("done", 1, False), ("added", 2, False)], lanes=2)
-    _shard(t / "done" / "games-000.jsonl", [7, 9])
+    _spec(t, [("done", 1, False), ("added", 2, False)], lanes=1)
+    _shard(t / "done" / "games-000.jsonl", [700, 1100])
     [row] = progress.tournaments_in_progress(tmp_path)
     assert row.seconds_left == 0 and row.untimed == 4
     text = "\n".join(progress.progress_lines(tmp_path))
-    assert ("| tournament `grown` | 2 games (1 of 2 matches complete) | 6 games | no game yet | "
-            "4 games of matches not begun (no rate yet) |") in text
+    assert ("| tournament `grown` | 2 games (1 of 2 matches complete) | 6 games | 900.0 s a "
+            "game (its complete matches) | 4 games of matches not begun (no rate of their own "
+            "yet; about 1.0 h at its complete matches' 900.0 s a game) |") in text
+    (t / "done" / "games-000.jsonl").unlink()
+    text = "\n".join(progress.progress_lines(tmp_path))
+    assert ("| tournament `grown` | 0 games (0 of 2 matches complete) | 6 games | no game yet | "
+            "6 games of matches not begun (no rate of their own yet) |") in text
+
+
+def test_matches_the_summary_lists_but_the_spec_does_not_yet_are_planned(
+        tmp_path: Path) -> None:
+    """A design that registers its matches one at a time (``converged``: a match joins
+    ``spec.json`` once its networks are trained) still plans the others, which its
+    ``summary.json`` lists: the tournament is not complete while they are unplayed, and the
+    figures' ledger counts them. The spec's own pairs win where both name a match."""
+    from chessmoe.report import ledger, verdicts
+
+    t = tmp_path / "tournaments" / "converged"
+    _spec(t, [("registered", 1, False)], lanes=1)
+    _shard(t / "registered" / "games-000.jsonl", [5, 5])
+    summary = TournamentSummary("converged", "embedded", None, 1, {}, tuple(
+        TournamentMatch(name, (), planned, summarise([]))
+        for name, planned in (("registered", 400), ("waiting", 400))), False)
+    (t / "summary.json").write_text(json.dumps(summary.to_json()))
+    assert verdicts.planned_pairs(t, 7) == {"registered": 1, "waiting": 200}
+    assert verdicts.planned_games(t) == 2 * (1 + 200)
+    assert ledger._planned_matches(t) == 2
+    [row] = progress.tournaments_in_progress(tmp_path)
+    assert (row.games, row.planned, row.matches, row.complete, row.untimed) == (
+        2, 402, 2, 1, 400)
+    (t / "summary.json").write_text("{not json")  # unreadable: the spec is the whole plan
+    assert verdicts.planned_pairs(t, 7) == {"registered": 1}
+    assert progress.tournaments_in_progress(tmp_path) == []
+
+
+def test_runs_a_begun_design_owes_are_listed_as_not_begun(tmp_path: Path) -> None:
+    """A mixture bundle in training lists its experts not started (the phases its dataset's
+    manifest has), and a profile that began the converged design lists its bundles not
+    started; a finished bundle lists nothing."""
+    small = tmp_path / "experts" / "small"
+    config = {"train": {"iterations": 100},
+              "data": {"dataset_dir": "data/datasets/tiny", "definition": "lichess"}}
+    for expert in ("phase0", "phase1"):
+        (small / "staged-converged" / expert).mkdir(parents=True)
+        (small / "staged-converged" / expert / "config.json").write_text(json.dumps(config))
+    (small / "staged" / "phase0").mkdir(parents=True)
+    (small / "staged" / "phase0" / "config.json").write_text(json.dumps(config))
+    (small / "staged" / "manifest.json").write_text("{}")
+    (small / "regular-converged").mkdir()
+    manifest = tmp_path / "datasets" / "tiny" / "manifest.json"
+    manifest.parent.mkdir(parents=True)
+    manifest.write_text(json.dumps({"datasets": {"lichess": {"train": {
+        s: {} for s in ("endgame", "middlegame", "no-phases", "opening")}}}}))
+    assert progress.training_not_begun(tmp_path) == [
+        "small/staged-converged/phase2", "small/weighted-a10-converged"]
+    assert ("| training `small/weighted-a10-converged` | not begun | - | no rate yet | "
+            "not timed |") in progress.progress_lines(tmp_path)
 
 
 def test_without_games_at_once_one_game_is_played_at_a_time(tmp_path: Path) -> None:

@@ -299,11 +299,18 @@ def test_a_converged_network_still_training_is_named_as_training(tmp_path: Path)
     stage = tmp_path / "experts" / "staged-converged" / "phase1" / "metrics.jsonl"
     stage.parent.mkdir(parents=True)
     stage.write_text('{"iteration": 300}\n')
+    # a staged expert still in its stages: the latest stage that logged names where it is
+    stages = tmp_path / "experts" / "staged-converged" / "phase2" / "stages"
+    for name, last in (("stage1-opening", 900), ("stage2-middlegame", 40)):
+        (stages / name).mkdir(parents=True)
+        (stages / name / "metrics.jsonl").write_text(f'{{"iteration": {last}}}\n')
+    (stages / "stage3-endgame").mkdir()  # begun, nothing logged yet
     converged = [r for r in _claims(tmp_path, converged=tmp_path / "converged")
                  if r.topic == "trained to convergence"]
     assert converged[0].note == ("staged-converged: training, not finished (logged to "
-                                 "iteration phase1 300); regular-converged: training, not "
-                                 "finished (logged to iteration 2,100)")
+                                 "iteration phase1 300, phase2 stage2-middlegame 40); "
+                                 "regular-converged: training, not finished (logged to "
+                                 "iteration 2,100)")
     assert converged[1].note.startswith("weighted-a10-converged: not trained yet; ")
 
 

@@ -246,9 +246,9 @@ def test_the_related_tournament_fills_each_engines_baseline_cell(tmp_path: Path)
     cell = "Against its baseline (related tournament)"
     assert rows["n-tuple"][cell] == (
         "vs PeSTO, 400 nodes: 400-300-300, 55.0 % over 1000 games, +35 +/- 17 Elo "
-        "(target: interval above 50 %: met)")
+        "per game (target: interval above 50 %: met)")
     # the score's own interval (the trinomial ends), not the Elo margin converted back
-    assert rows["MAIS"][cell].endswith("44.0 % over 200 games, -42 +/- 47 Elo "
+    assert rows["MAIS"][cell].endswith("44.0 % over 200 games, -42 +/- 47 Elo per game "
                                        "(target 55 %: not met, decided (score interval "
                                        "37.4 %-50.6 %))")
     assert rows["DeepChess"]["Ours"] == "not trained"  # no run: its match is not shown
@@ -295,7 +295,7 @@ def test_a_match_still_being_played_shows_its_games_and_decides_nothing(
     rows = {r["Engine"].split(" ")[0]: r
             for r in related.related_rows(tmp_path, tmp_path / "tournaments" / "related")}
     assert rows["MAIS"]["Against its baseline (related tournament)"].endswith(
-        "75.0 % over 60 games, +191 +/- 90 Elo (target 55 %: undecided, 60 of 200 games "
+        "75.0 % over 60 games, +191 +/- 90 Elo per game (target 55 %: undecided, 60 of 200 games "
         "played so far)")
 
 
@@ -322,7 +322,7 @@ def test_a_score_target_is_read_against_the_score_interval_or_the_sprt(
         verdicts = related.match_verdicts(
             "mais", related.load_related_matches(tmp_path / "tournaments" / "related"))
         assert verdicts["mais-vs-mais-at-200"].endswith(
-            "54.2 % over 200 games, +30 +/- 37 Elo (target 55 %: not decided (score interval "
+            "54.2 % over 200 games, +30 +/- 37 Elo per game (target 55 %: not decided (score interval "
             "49.0 %-59.5 %))")
         assert verdicts["mais-vs-mais-at-200-sprt"].endswith(
             f"(target 55 %: {words}; SPRT H0 +0 Elo against H1 +35 Elo, alpha 0.05, beta "

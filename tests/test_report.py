@@ -46,10 +46,13 @@ def test_the_answer_copies_the_main_claims_rows_and_words_their_verdicts(tmp_pat
     lines = summary.answer_lines(_figures(tmp_path))
     text = "\n".join(lines)
     assert lines[0] == ("**Does a mixture of experts help?** Trained as the paper trains them, "
-                        "1 of the 2 mixtures beat the regular network (one training seed each) and "
-                        "separated loses to it "
+                        "at the `small` profile 1 of the 2 mixtures beat the regular network "
+                        "(one training seed each) and separated loses to it "
                         "(all decided); but one network trained for a mixture's total steps "
-                        "beats every mixture played against it (decided).")
+                        "beats every mixture played against it (decided). At the `medium` "
+                        "profile (more and other data, the same network), against its regular "
+                        "network: staged is level with it (each by its own 95 % interval, "
+                        "unadjusted).")
     assert ("| separated beats regular | +122 Elo | -90 Elo [-115, -66] (400 games, 200 "
             "openings) | **contradicts** |") in lines
     assert ("| staged beats regular-long played directly | no such control | -252 Elo "
@@ -136,8 +139,30 @@ def test_the_answer_says_what_the_main_rows_do_not(tmp_path: Path) -> None:
             "moves one mixture's score by up to 13.1 points a pair.") in body
     assert "not a larger model" in body and "per game pair" in body
     assert ("its 3 rows were registered before its first game: 1 decided, 1 in progress, 1 "
-            "not played yet: staged beats regular at batch 8, 400 nodes +50 Elo [+20, +80] "
-            "(200 games, 100 openings): **supports**.") in body
+            "not played yet (below: Elo per game pair") in body
+    # one line a setting: the paper's mean at that batch size, each opponent's cell
+    lines = summary.answer_lines(figures)
+    assert ("| batch 8, 400 nodes | +121 Elo | +50 [+20, +80] **supports** | - |") in lines
+    assert ("| batch 1, 400 nodes | +112 Elo | in progress (40 of 200 games) | - |") in lines
+    assert ("| batch 8, 1600 nodes | - | - | not played yet |") in lines
+
+
+def test_the_headline_words_each_other_scale_by_its_own_intervals() -> None:
+    """An arm beats the regular network where its interval lies above 0, is level where the
+    interval holds 0 (the bound itself included), loses where it lies below; regular-long is
+    not a mixture; no arm, no clause."""
+    row = summary.GapRow
+    gap = [row("medium", "staged", 3.0, 400, 1.7, -29.1, 32.6),
+           row("medium", "edge", 3.0, 400, 40.0, 0.0, 80.0),
+           row("medium", "weighted-a10", 3.0, 400, -107.0, -140.0, -75.0),
+           row("medium", "separated", 3.0, 400, -321.0, -369.0, -281.0),
+           row("medium", "up", 3.0, 400, 50.0, 10.0, 90.0),
+           row("medium", "regular-long", 3.0, 400, 392.0, 348.0, 447.0)]
+    assert summary.medium_clause(gap) == (
+        " At the `medium` profile (more and other data, the same network), against its "
+        "regular network: up beats it; staged and edge are level with it; weighted-a10 and "
+        "separated lose to it (each by its own 95 % interval, unadjusted).")
+    assert summary.medium_clause(gap[-1:]) == ""
 
 
 def test_the_answer_says_what_the_converged_rows_decide(tmp_path: Path) -> None:
@@ -200,7 +225,8 @@ def test_the_readme_answer_is_what_the_committed_claims_table_says() -> None:
     expected = summary.refresh(readme, summary.answer_lines(ROOT / "figures"))
     assert readme == expected, "run: python -m chessmoe.report.summary README.md"
     top = readme.split(summary.END)[0]
-    assert top.count("\n") < 35 and "contradicts" in top and "supports" in top
+    # one screen: two tables (the main claims, the settings grid) and short paragraphs
+    assert top.count("\n") < 45 and "contradicts" in top and "supports" in top
 
 
 def test_the_readme_is_short_keeps_the_two_commands_and_reaches_every_docs_page() -> None:

@@ -197,6 +197,8 @@ def test_a_match_not_in_the_spec_is_planned_at_the_design_count(tmp_path: Path) 
     row = next(r for r in _rows(tmp_path, settings=settings)
                if r.paper.startswith("staged beats regular at batch 8, 400 nodes"))
     assert row.verdict == "in progress: 40 of 200 planned games of this match"
+    # its estimate so far is shown, but not read against the paper before it is complete
+    assert row.ours.startswith("+191 Elo") and row.note == ""
 
 
 #: Game scores giving each possible pair score.
@@ -374,6 +376,14 @@ def test_a_record_differs_outside_its_bundle_only_where_it_lists_another_file(
     assert [(r.file, r.changed) for r in records] == [("manifest.json", own),
                                                       ("evaluation.json", None)]
     assert [r.differs_outside(where) for r in records] == [False, True]
+    # a staged expert's stage records and the bundle's dataset copy are records too
+    stage = bundle / "phase1" / "stages" / "stage2-endgame"
+    stage.mkdir(parents=True)
+    (stage / "config.json").write_text(json.dumps({"provenance": {"git": git}}))
+    (bundle / "dataset-manifest.json").write_text(json.dumps({"provenance": {"git": cut}}))
+    assert [r.file for r in bundle_records(bundle)] == [
+        "phase1/stages/stage2-endgame/config.json", "dataset-manifest.json", "manifest.json",
+        "evaluation.json"]
 
 
 def test_settings_games_on_replicated_openings_repeat_the_replicated_games() -> None:

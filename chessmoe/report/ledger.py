@@ -83,10 +83,13 @@ def tournament_ledger(tournament: str | os.PathLike[str]) -> tuple[MatchLedger, 
 
 
 def _planned_matches(tournament: Path) -> int | None:
+    """Matches the tournament plans (:func:`~chessmoe.report.verdicts.planned_pairs`: the
+    registered ones and the design's others); ``None`` without a readable spec."""
     try:
-        return len(TournamentPlan.read(tournament / "spec.json").matches)
+        TournamentPlan.read(tournament / "spec.json")
     except SpecError:
         return None
+    return len(verdicts.planned_pairs(tournament, 0))
 
 
 def _checkout(commit: str | None, dirty: bool | None) -> str:
@@ -177,10 +180,14 @@ class BundleRecord:
 
 def bundle_records(bundle: str | os.PathLike[str]) -> list[BundleRecord]:
     """Every provenance record of a bundle directory: each expert's ``config.json`` and
-    ``summary.json``, then the bundle's ``manifest.json`` and ``evaluation.json``."""
+    ``summary.json``, each stage's of a staged expert (``phase0/stages/stage1-middlegame/``),
+    then the bundle's ``dataset-manifest.json`` (the dataset copy it trained on),
+    ``manifest.json`` and ``evaluation.json``."""
     root = Path(bundle)
     files = [*sorted(root.glob("*/config.json")), *sorted(root.glob("*/summary.json")),
-             root / "manifest.json", root / "evaluation.json"]
+             *sorted(root.glob("*/stages/*/config.json")),
+             *sorted(root.glob("*/stages/*/summary.json")),
+             root / "dataset-manifest.json", root / "manifest.json", root / "evaluation.json"]
     out = []
     for path in files:
         if not path.is_file():

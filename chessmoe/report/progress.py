@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from chessmoe import elo
+from chessmoe.nets.names import CONVERGED_METHODS, converged_bundle
 from chessmoe.records import (
     GameRecord,
     SpecError,
@@ -34,7 +35,8 @@ from chessmoe.report.blocks import Block
 from chessmoe.report.verdicts import planned_pairs
 
 __all__ = ["BEGIN", "END", "TournamentProgress", "TrainingProgress", "makespan", "progress_lines",
-           "refresh", "sprt_decided", "tournaments_in_progress", "training_in_progress"]
+           "refresh", "sprt_decided", "tournaments_in_progress", "training_in_progress",
+           "training_not_begun"]
 
 BLOCK = Block("progress", "chessmoe.report.progress", "results/")
 BEGIN, END = BLOCK.begin, BLOCK.end
@@ -45,7 +47,9 @@ class TournamentProgress:
     """One unfinished tournament: games committed and planned, one worker's seconds a game
     over the unfinished matches' committed games (shard makespans over games), and the
     seconds left for one worker at each begun match's own rate (``untimed``: the games left
-    in matches with no game yet). An SPRT match plans its cap: it may stop long before."""
+    in matches with no game yet; ``finished_rate``: one worker's seconds a game over its
+    complete matches, the only rate those have). An SPRT match plans its cap: it may stop
+    long before."""
 
     name: str
     games: int
@@ -56,6 +60,7 @@ class TournamentProgress:
     seconds_left: float
     untimed: int
     open_sprt: int = 0  # unfinished matches that stop at their SPRT's decision
+    finished_rate: float = math.nan  # seconds a game over the complete matches
 
 
 @dataclass(frozen=True)
@@ -111,8 +116,8 @@ def _tournament(directory: Path) -> TournamentProgress | None:
         return None
     lanes, sequential = _spec(directory)
     total = 2 * sum(planned.values())
-    games = complete = untimed = open_sprt = timed = 0
-    seconds = left = 0.0
+    games = complete = untimed = open_sprt = timed = done_games = 0
+    seconds = left = done_seconds = 0.0
     for match, pairs in planned.items():
         played = 0
         spent = 0.0
@@ -130,6 +135,9 @@ def _tournament(directory: Path) -> TournamentProgress | None:
         if played < wanted:
             seconds += spent
             timed += played
+        else:
+            done_seconds += spent
+            done_games += played
         complete += played >= wanted
         missing = max(0, wanted - played)
         open_sprt += bool(missing) and match in sequential
@@ -141,7 +149,7 @@ def _tournament(directory: Path) -> TournamentProgress | None:
         return None
     return TournamentProgress(directory.name, games, total, len(planned), complete,
                               seconds / timed if timed else math.nan, left, untimed,
-                              open_sprt)
+                              open_sprt, done_seconds / done_games if done_games else math.nan)
 
 
 def tournaments_in_progress(results: Path) -> list[TournamentProgress]:
@@ -207,6 +215,47 @@ def training_in_progress(results: Path) -> list[TrainingProgress]:
     return out
 
 
+def _phase_count(results: Path, config: dict[str, Any]) -> int | None:
+    """The phases of the definition a run's ``config.json`` trains on (its dataset's committed
+    manifest: every split but ``no-phases``); ``None`` where that cannot be read."""
+    try:
+        data = config["data"]
+        manifest = json.loads((results / "datasets" / Path(data["dataset_dir"]).name
+                               / "manifest.json").read_text(encoding="utf-8"))
+        return sum(1 for s in manifest["datasets"][data["definition"]]["train"]
+                   if s != "no-phases")
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def training_not_begun(results: Path) -> list[str]:
+    """The training runs a begun design still owes that have not started (so no rate): each
+    ``converged`` bundle (:func:`~chessmoe.nets.names.converged_bundle`) missing from a
+    profile that has begun the design, and each expert (``phase<p>``) missing from a
+    mixture bundle that has begun but has no ``manifest.json``; as
+    ``<profile>/<bundle>[/<expert>]``."""
+    out: list[str] = []
+    root = results / "experts"
+    if not root.is_dir():
+        return out
+    for profile in sorted(p for p in root.iterdir() if p.is_dir()):
+        for bundle in sorted(p for p in profile.iterdir() if p.is_dir()):
+            begun = sorted(bundle.glob("phase*/config.json"))
+            if (bundle / "manifest.json").exists() or not begun:
+                continue
+            try:
+                config = json.loads(begun[0].read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            phases = _phase_count(results, config)
+            out += [f"{profile.name}/{bundle.name}/phase{p}" for p in range(phases or 0)
+                    if not (bundle / f"phase{p}").is_dir()]
+        bundles = [converged_bundle(m) for m in CONVERGED_METHODS]
+        if any((profile / b).is_dir() for b in bundles):
+            out += [f"{profile.name}/{b}" for b in bundles if not (profile / b).is_dir()]
+    return out
+
+
 def _hours(seconds: float) -> str:
     hours = seconds / 3600
     return f"{hours:.1f} h" if hours < 10 else f"{hours:.0f} h"
@@ -216,7 +265,8 @@ def progress_lines(results: Path) -> list[str]:
     """The README's table of runs in progress (one line saying there is none otherwise)."""
     tournaments = tournaments_in_progress(results)
     training = training_in_progress(results)
-    if not tournaments and not training:
+    waiting = training_not_begun(results)
+    if not tournaments and not training and not waiting:
         return ["No run is in progress: every tournament has its planned games and every "
                 "training run its manifest."]
     lines = ["Runs that need more sessions (`make results` and `chessmoe tournament` resume "
@@ -229,10 +279,15 @@ def progress_lines(results: Path) -> list[str]:
         if t.open_sprt:
             left = f"at most {left} ({t.open_sprt} SPRT match stops at its decision)"
         if t.untimed:
-            not_begun = f"{t.untimed:,} games of matches not begun (no rate yet)"
+            not_begun = f"{t.untimed:,} games of matches not begun (no rate of their own yet"
+            if not math.isnan(t.finished_rate):
+                not_begun += (f"; about {_hours(t.untimed * t.finished_rate)} at its complete "
+                              f"matches' {t.finished_rate:.1f} s a game")
+            not_begun += ")"
             left = f"{left}, and {not_begun}" if t.seconds_left > 0 else not_begun
         rate = (f"{t.seconds_per_game:.0f} s a game" if not math.isnan(t.seconds_per_game)
-                else "no game yet")
+                else f"{t.finished_rate:.1f} s a game (its complete matches)"
+                if not math.isnan(t.finished_rate) else "no game yet")
         lines.append(f"| tournament `{t.name}` | {t.games:,} games ({t.complete} of "
                      f"{t.matches} matches complete) | {t.planned:,} games | {rate} | {left} |")
     for r in training:
@@ -242,6 +297,8 @@ def progress_lines(results: Path) -> list[str]:
             left = f"at most {left}"
         lines.append(f"| training `{r.name}` | {r.iterations:,} iterations logged | "
                      f"{planned} | {r.seconds_per_iteration:.2f} s an iteration | {left} |")
+    lines += [f"| training `{name}` | not begun | - | no rate yet | not timed |"
+              for name in waiting]
     return lines
 
 

@@ -150,8 +150,8 @@ def _headline(versus: Sequence[ClaimRow], direct: Sequence[ClaimRow]) -> str:
     beat = [r for r in versus if r.verdict == "supports"]
     lose = [r for r in versus if r.verdict == "contradicts"]
     open_ = len(versus) - len(beat) - len(lose)
-    first = f"Trained as the paper trains them, {len(beat)} of the {len(versus)} mixtures beat " \
-            "the regular network (one training seed each)"
+    first = f"Trained as the paper trains them, at the `small` profile {len(beat)} of the " \
+            f"{len(versus)} mixtures beat the regular network (one training seed each)"
     if lose:
         first += f" and {_names(lose)} {'loses' if len(lose) == 1 else 'lose'} to it"
     first += f" ({open_} undecided)" if open_ else " (all decided)"
@@ -162,6 +162,34 @@ def _headline(versus: Sequence[ClaimRow], direct: Sequence[ClaimRow]) -> str:
            else f"{len(lost)} of the {len(direct)} mixtures")
     return (f"{first}; but one network trained for a mixture's total steps beats {who} "
             "played against it (decided).")
+
+
+def medium_clause(gap: Sequence[GapRow]) -> str:
+    """What the other scales' mixture arms say against their regular network, each by its
+    own 95 % pair interval (unadjusted): which beat it, which are level with it, which lose
+    to it ('' without such arms; the arm trained for the mixtures' total steps,
+    regular-long, is not a mixture)."""
+    parts = []
+    for scale in sorted({g.scale for g in gap}):
+        arms = [g for g in gap if g.scale == scale and g.arm != "regular-long"]
+        groups = [(verb, [g.arm for g in arms if test(g)]) for verb, test in (
+            ("beats", lambda g: g.low > 0), ("is level with", lambda g: g.low <= 0 <= g.high),
+            ("loses to", lambda g: g.high < 0))]
+        said = []
+        for verb, names in groups:
+            if names:
+                plural = {"beats": "beat", "is level with": "are level with",
+                          "loses to": "lose to"}[verb]
+                joined = names[0] if len(names) == 1 else (
+                    ", ".join(names[:-1]) + " and " + names[-1])
+                said.append(f"{joined} {verb if len(names) == 1 else plural} it")
+        if said:
+            parts.append(f"at the `{scale}` profile (more and other data, the same network), "
+                         "against its regular network: " + "; ".join(said))
+    if not parts:
+        return ""
+    return " " + "; ".join(p[0].upper() + p[1:] for p in parts) + \
+        " (each by its own 95 % interval, unadjusted)."
 
 
 def size_clause(versus: Sequence[ClaimRow]) -> str:
@@ -229,14 +257,57 @@ def _registered_line(mine: Sequence[ClaimRow], opening: str, registered: str) ->
 
 
 def settings_line(rows: Sequence[ClaimRow]) -> str:
-    """The settings design's rows (``settings:`` topics): how many are decided, in progress or
-    not played, and each decided one's claim, estimate and verdict verbatim ('' without
-    such rows)."""
-    return _registered_line(
-        [r for r in rows if r.topic.startswith(SETTINGS_TOPIC)],
-        "Beyond that setting, the `settings` tournament plays staged against the regular "
-        "network and against regular-long at other node limits and batch sizes",
-        "before its first game")
+    """The settings design's rows (``settings:`` topics) counted: how many are decided, in
+    progress or not played; :func:`settings_table` gives each ('' without such rows)."""
+    mine = [r for r in rows if r.topic.startswith(SETTINGS_TOPIC)]
+    if not mine:
+        return ""
+    waiting = [r for r in mine if r.verdict.startswith(("in progress", "not played"))]
+    running = sum(r.verdict.startswith("in progress") for r in waiting)
+    return ("Beyond that setting, the `settings` tournament plays staged against the regular "
+            "network and against regular-long at other node limits and batch sizes; its "
+            f"{len(mine)} rows were registered before its first game: "
+            f"{len(mine) - len(waiting)} decided, {running} in progress, "
+            f"{len(waiting) - running} not played yet (below: Elo per game pair, 95 %, "
+            "verdicts Holm-adjusted with the claims table).")
+
+
+_SETTING = re.compile(r" at (batch \d+, \d+ nodes)")
+
+
+def _settings_cell(row: ClaimRow | None) -> str:
+    if row is None:
+        return "-"
+    if row.verdict.startswith("not played"):
+        return "not played yet"
+    running = re.match(r"in progress: ([\d,]+) of ([\d,]+) planned games", row.verdict)
+    if running:
+        return f"in progress ({running.group(1)} of {running.group(2)} games)"
+    estimate = row.measured.split(" (", 1)[0].replace(" Elo", "")
+    return f"{estimate} **{row.verdict}**"
+
+
+def settings_table(rows: Sequence[ClaimRow]) -> list[str]:
+    """The settings rows as a table, one line a setting (batch and nodes, as registered):
+    staged against the regular network beside the paper's Table 2 mean at that batch size,
+    and against regular-long; each cell the estimate and verdict, or the match's state
+    (empty without such rows)."""
+    cells: dict[str, dict[str, ClaimRow]] = {}
+    for row in rows:
+        found = _SETTING.search(row.claim)
+        if not row.topic.startswith(SETTINGS_TOPIC) or found is None:
+            continue
+        side = "long" if " beats regular-long " in f"{row.claim} " else "regular"
+        cells.setdefault(found.group(1), {})[side] = row
+    if not cells:
+        return []
+    lines = ["| setting | paper (its Table 2 mean at that batch size) | staged vs regular | "
+             "staged vs regular-long (equal training compute) |", "|---|---|---|---|"]
+    for setting, pair in cells.items():
+        paper = pair["regular"].paper_value if "regular" in pair else "-"
+        lines.append(f"| {setting} | {_cell(paper)} | {_cell(_settings_cell(pair.get('regular')))}"
+                     f" | {_cell(_settings_cell(pair.get('long')))} |")
+    return lines
 
 
 def converged_line(rows: Sequence[ClaimRow]) -> str:
@@ -264,7 +335,9 @@ def answer_lines(figures: Path, *, image: str = f"figures/{COMPUTE_GAP}.png") ->
     direct = [r for r in rows if r.topic == MAIN_TOPICS[1]]
     rows += [r for topic in TOPIC_TOURNAMENTS for r in every if r.topic == topic
              and not r.verdict.startswith(("in progress", "not played"))]
-    lines = ["**Does a mixture of experts help?** " + _headline(versus, direct), "",
+    gap = [g for g in read_compute_gap(figures / f"{COMPUTE_GAP}.csv") if g.scale != "small"]
+    lines = ["**Does a mixture of experts help?** " + _headline(versus, direct)
+             + medium_clause(gap), "",
              "| claim (the `replicated` tournament unless named) | paper | kit: estimate "
              "[95 % interval] | verdict |", "|---|---|---|---|"]
     lines += [f"| {_cell(_sourced(r))} | {_cell(r.paper_value)} | {_cell(r.measured)} | "
@@ -279,7 +352,6 @@ def answer_lines(figures: Path, *, image: str = f"figures/{COMPUTE_GAP}.png") ->
     for clause in (size_clause(versus), seeds_clause(every)):
         if clause:
             lines[-1] += " " + clause
-    gap = [g for g in read_compute_gap(figures / f"{COMPUTE_GAP}.csv") if g.scale != "small"]
     if gap:
         scales = sorted({g.scale for g in gap})
         lines += ["", f"With more and other data ({', '.join(f'`{s}`' for s in scales)}: "
@@ -289,9 +361,13 @@ def answer_lines(figures: Path, *, image: str = f"figures/{COMPUTE_GAP}.png") ->
                   + "; ".join(f"{g.arm} {_elo(g.elo)} [{_elo(g.low)}, {_elo(g.high)}] "
                               f"({g.games} games)" for g in gap) + "."]
     lines += ["", regime_line()]
-    for clause in (settings_line(every), converged_line(every)):
-        if clause:
-            lines[-1] += " " + clause
+    settings = settings_line(every)
+    if settings:
+        lines[-1] += " " + settings
+    lines += ["", *settings_table(every)] if settings else []
+    converged = converged_line(every)
+    if converged:
+        lines += ["", converged]
     lines += ["",
               f"![Equal training compute: the mixtures beside one network trained as long]"
               f"({image})"]

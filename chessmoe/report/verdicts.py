@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from chessmoe._io.errors import KitError
 from chessmoe.elo import elo_from_score, pair_standard_error
 from chessmoe.nets.names import (
     CONVERGED_PAIRS,
@@ -54,6 +55,7 @@ from chessmoe.records import (
     GameRecord,
     SpecError,
     TournamentPlan,
+    TournamentSummary,
     complete_pairs,
     draw_rules_of,
     last_logged,
@@ -356,10 +358,10 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 
 
 def planned_games(tournament: str | os.PathLike[str]) -> int | None:
-    """Games the tournament's ``spec.json`` plans (two per pair of every match); ``None``
-    without a readable spec."""
+    """Games the tournament plans (two per pair of every match of :func:`planned_pairs`);
+    ``None`` without a readable ``spec.json``."""
     plan = _plan(tournament)
-    return None if plan is None else plan.planned_games
+    return None if plan is None else 2 * sum(planned_pairs(Path(tournament), 0).values())
 
 
 def _plan(tournament: str | os.PathLike[str]) -> TournamentPlan | None:
@@ -602,10 +604,24 @@ def settings_arms(settings: str | os.PathLike[str]
 
 
 def planned_pairs(tournament: Path, default: int) -> dict[str, int]:
-    """Pairs per match name that ``tournament``'s ``spec.json`` plans (``default`` for a
-    match it does not list: the design's own count, registered before the match began)."""
+    """Pairs per match name that ``tournament`` plans: every match of its ``spec.json``, then
+    every match its ``summary.json`` lists that the spec does not list yet (a design whose
+    matches are registered one at a time, as their networks are trained: ``converged``),
+    at half the summary's planned games, or ``default`` pairs where that is no even count.
+    Empty without a readable spec (a tournament not begun)."""
     plan = _plan(tournament)
-    return {} if plan is None else {m.name: m.pairs for m in plan.matches}
+    if plan is None:
+        return {}
+    pairs = {m.name: m.pairs for m in plan.matches}
+    try:
+        summary = TournamentSummary.read(tournament)
+    except (OSError, KitError):
+        return pairs  # no summary yet (or none readable): the spec is the whole plan
+    for match in summary.matches:
+        if match.name not in pairs:
+            even = match.planned_games > 0 and match.planned_games % 2 == 0
+            pairs[match.name] = match.planned_games // 2 if even else default
+    return pairs
 
 
 def _seed_note(grid: Mapping[tuple[str, str], Sequence[GameRecord]], method: str,
@@ -703,7 +719,9 @@ def _settings_tests(settings: Path, long_seeds: str) -> list[_Test]:
                 paper = TABLE2_ELO["staged"][BATCH_SIZES.index(batch)]
                 claim = f"staged beats regular at batch {batch}, {nodes} nodes (paper: " \
                         f"+{paper:.0f} Elo, Table 2's mean over batch {batch}'s 11 limits)"
-                note = ("" if math.isnan(e.elo) else
+                # compared with the paper only once complete: an interim interval is no
+                # reading (a match is read at its fixed size)
+                note = ("" if math.isnan(e.elo) or len(records) < games else
                         f"the paper's batch-{batch} mean +{paper:.0f} is "
                         f"{'inside' if e.low <= paper <= e.high else 'outside'} our interval")
                 test = _arm_claim("settings: MoE vs regular", claim, e, +1, note)
@@ -801,13 +819,22 @@ def read_manifest(bundle: str | os.PathLike[str]) -> dict[str, Any] | None:
 
 
 def logged_iterations(bundle: str | os.PathLike[str]) -> dict[str, int]:
-    """The last iteration each expert of an unfinished bundle logged (``metrics.jsonl`` of
-    ``bundle/<expert>/``), by expert; empty where no expert has logged one."""
+    """The last iteration each expert of an unfinished bundle logged, by expert: its own
+    ``metrics.jsonl`` (``bundle/<expert>/``), or, for a staged expert that has not reached
+    its final run, its latest stage's (``<expert> <stage>``: ``phase1 stage1-opening``);
+    empty where no expert has logged one."""
     done: dict[str, int] = {}
-    for log in sorted(Path(bundle).glob("*/metrics.jsonl")):
-        step = last_logged(log)
+    for expert in sorted(p for p in Path(bundle).iterdir() if p.is_dir()) \
+            if Path(bundle).is_dir() else ():
+        step = last_logged(expert / "metrics.jsonl")
         if step is not None:
-            done[log.parent.name] = step.iteration
+            done[expert.name] = step.iteration
+            continue
+        for stage in sorted((expert / "stages").glob("*/metrics.jsonl"), reverse=True):
+            step = last_logged(stage)
+            if step is not None:  # the latest stage (they are numbered) that logged
+                done[f"{expert.name} {stage.parent.name}"] = step.iteration
+                break
     return done
 
 

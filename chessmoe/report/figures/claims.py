@@ -312,6 +312,15 @@ def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.P
              "stopped improving; that network against the regular one) were registered "
              "likewise, before their networks were trained; each joins the family "
              "once its own match has played its planned games.",
+             "Regime: every network behind these rows was trained for its profile's fixed "
+             "length (compute-limited: the small profile's 2 epochs, regular-long 3 times the "
+             "steps), except the trained-to-convergence rows' networks, each trained until "
+             "its validation loss stopped improving (the data-limited regime); at the small "
+             "profile regular-long is itself near converged (Table 1's test losses: "
+             "`table1-expert-losses.md`).",
+             "The seeds-long source counts the games played in its own folder; its rows also "
+             "count their ninth pairing (staged and regular-long under seed 9), which is the "
+             "replicated tournament's head-to-head arm.",
              "Table 1 rows compare ranges over training seeds (min to max), not confidence "
              "intervals: their words (below / overlaps / above the seed range) describe, they "
              "do not test, and they are not in the Holm family."]

@@ -741,7 +741,7 @@ def match_verdicts(kind: str, matches: dict[str, RelatedMatch]) -> dict[str, str
                        f"undecided, {m.games} of {m.planned} games played so far")
         test = f"; {m.sprt_words}" if m.sprt_words else ""
         cells[name] = (f"vs {opponent}: {m.wins}-{m.draws}-{m.losses}, {_pct(m.score)} over "
-                       f"{m.games} games, {m.elo:+.0f} +/- {m.margin:.0f} Elo ({goal}: "
+                       f"{m.games} games, {m.elo:+.0f} +/- {m.margin:.0f} Elo per game ({goal}: "
                        f"{verdict}{test})")
     return cells
 

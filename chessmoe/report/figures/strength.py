@@ -230,8 +230,8 @@ def fig06_ablation(summary: TournamentSummary, out_dir: str | os.PathLike[str], 
     _elo_panel(ax, rows, x, "expert", colors, "only the {} expert", profile,
                f"The single-expert ablation by {'nodes' if x == 'nodes' else 'move time'}")
     batch = int(rows["batch_size"].iloc[0]) if len(rows) else 64
-    ax.set_title(f"Fig. {number} — One phase expert, the regular network elsewhere "
-                 f"(batch {batch}, '{profile}' tournament)", fontsize=10)
+    ax.set_title(f"Fig. {number} — One separated-learning expert, the regular network "
+                 f"elsewhere\n(batch {batch}, '{profile}' tournament)", fontsize=10)
     stem = stems.FIG06_SINGLE_EXPERT_NODES if number == 6 else stems.FIG29_SINGLE_EXPERT_MOVETIME
     return Artefact(stem, save_figure(fig, out_dir, stem, plotted(rows[rows[x].notna()])),
                     figure=fig)

@@ -276,7 +276,8 @@ def _opt_in_notes(runs: ExpertRuns) -> list[str]:
     converged = [converged_bundle(m) for m in CONVERGED_METHODS]
     if any(b in runs.manifests for b in converged):
         notes.append("Trained until the validation loss stopped improving: "
-                     + "; ".join(verdicts.convergence_text(b, runs.manifests.get(b))
+                     + "; ".join(verdicts.convergence_text(b, runs.manifests.get(b),
+                                                           runs.directory / b)
                                  for b in converged) + ".")
     regular = converged_bundle("regular")
     if regular in runs.evaluations:
