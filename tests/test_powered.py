@@ -193,6 +193,17 @@ def test_compute_points_put_each_bundle_at_its_training_steps(tmp_path: Path) ->
                                   ("medium", tmp_path / "absent", tmp_path / "experts")],
                                  tmp_path / "out")
     assert all(p.is_file() and p.stat().st_size > 0 for p in fig.paths)
+    # each panel names how long its regular network trained, from its config (the small
+    # profile's 2 epochs); a fixed-iteration run or a missing config names nothing
+    titles = [ax.get_title() for ax in fig.figure.axes]
+    assert titles[0] == "small: 'powered' tournament\nthe regular network: 2 epochs of its data"
+    assert titles[1] == "medium: 'absent' tournament"
+    config = tmp_path / "experts" / "regular" / "baseline" / "config.json"
+    config.parent.mkdir()
+    config.write_text(json.dumps({"train": {"epochs": 0.13, "iterations": None}}))
+    assert claims._regular_epochs(tmp_path / "experts") == 0.13
+    config.write_text(json.dumps({"train": {"epochs": 0.13, "iterations": 500}}))
+    assert claims._regular_epochs(tmp_path / "experts") is None
     # the medium scale's staged experts ran 8,201 steps against regular-long's 8,199: one tick
     assert claims.compute_ticks([1.0, 3 * 8201 / 8199, 3.0, 3.0]) == [1.0, 3.0]
     assert claims.compute_ticks([1.0, 1.5, 3.0]) == [1.0, 1.5, 3.0]

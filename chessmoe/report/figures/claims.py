@@ -179,6 +179,17 @@ def compute_ticks(computes: Sequence[float]) -> list[float]:
     return sorted({round(c, 2) for c in computes})
 
 
+def _regular_epochs(experts: Path) -> float | None:
+    """The epochs the profile's regular network trained (its ``config.json``); ``None``
+    where that is not recorded (a run of fixed iterations, or none)."""
+    try:
+        config = json.loads((experts / "regular" / "baseline" / "config.json").read_text())
+        epochs = config["train"]["epochs"]
+        return None if config["train"].get("iterations") is not None else float(epochs)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def fig_compute_gap(scales: Sequence[tuple[str, str | os.PathLike[str],
                                            str | os.PathLike[str]]],
                     out_dir: str | os.PathLike[str]) -> Artefact:
@@ -195,7 +206,10 @@ def fig_compute_gap(scales: Sequence[tuple[str, str | os.PathLike[str],
     for ax, (label, tournament, experts) in zip(axes, scales, strict=False):
         points = compute_points(label, tournament, experts)
         drawn += points if len(points) >= 2 else []
-        ax.set_title(f"{label}: '{Path(tournament).name}' tournament", fontsize=9)
+        epochs = _regular_epochs(Path(experts))
+        ax.set_title(f"{label}: '{Path(tournament).name}' tournament"
+                     + (f"\nthe regular network: {epochs:g} epochs of its data"
+                        if epochs is not None else ""), fontsize=9)
         if len(points) < 2:
             ax.text(0.5, 0.5, "not played yet", ha="center", va="center",
                     transform=ax.transAxes, color="#666666")
