@@ -133,8 +133,11 @@ def test_matches_the_summary_lists_but_the_spec_does_not_yet_are_planned(
     assert verdicts.planned_games(t) == 2 * (1 + 200)
     assert ledger._planned_matches(t) == 2
     [row] = progress.tournaments_in_progress(tmp_path)
-    assert (row.games, row.planned, row.matches, row.complete, row.untimed) == (
-        2, 402, 2, 1, 400)
+    assert (row.games, row.planned, row.matches, row.complete, row.untimed,
+            row.unregistered) == (2, 402, 2, 1, 400, 400)
+    assert ("400 games of matches not begun (400 of them in matches not registered yet: each "
+            "waits for its networks; no rate of their own yet; then about 0.6 h at its "
+            "complete matches' 5.0 s a game)") in "\n".join(progress.progress_lines(tmp_path))
     (t / "summary.json").write_text("{not json")  # unreadable: the spec is the whole plan
     assert verdicts.planned_pairs(t, 7) == {"registered": 1}
     assert progress.tournaments_in_progress(tmp_path) == []
@@ -159,7 +162,12 @@ def test_runs_a_begun_design_owes_are_listed_as_not_begun(tmp_path: Path) -> Non
     manifest.write_text(json.dumps({"datasets": {"lichess": {"train": {
         s: {} for s in ("endgame", "middlegame", "no-phases", "opening")}}}}))
     assert progress.training_not_begun(tmp_path) == [
-        "small/staged-converged/phase2", "small/weighted-a10-converged"]
+        ("small/staged-converged/phase2", "not begun"),
+        ("small/weighted-a10-converged", "not begun")]
+    # a staged expert in its first of three stages has two more to train
+    (small / "staged-converged" / "phase1" / "stages" / "stage1-opening").mkdir(parents=True)
+    assert progress.training_not_begun(tmp_path)[0] == (
+        "small/staged-converged/phase1", "2 more stages not begun")
     assert ("| training `small/weighted-a10-converged` | not begun | - | no rate yet | "
             "not timed |") in progress.progress_lines(tmp_path)
 

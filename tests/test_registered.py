@@ -7,6 +7,7 @@ nets.names, cli.tournaments)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -305,12 +306,16 @@ def test_a_converged_network_still_training_is_named_as_training(tmp_path: Path)
         (stages / name).mkdir(parents=True)
         (stages / name / "metrics.jsonl").write_text(f'{{"iteration": {last}}}\n')
     (stages / "stage3-endgame").mkdir()  # begun, nothing logged yet
+    finished = tmp_path / "experts" / "staged-converged" / "phase0"
+    finished.mkdir()
+    (finished / "metrics.jsonl").write_text('{"iteration": 9400}\n')
+    (finished / "summary.json").write_text("{}")  # a finished expert says so
     converged = [r for r in _claims(tmp_path, converged=tmp_path / "converged")
                  if r.topic == "trained to convergence"]
-    assert converged[0].note == ("staged-converged: training, not finished (logged to "
-                                 "iteration phase1 300, phase2 stage2-middlegame 40); "
-                                 "regular-converged: training, not finished (logged to "
-                                 "iteration 2,100)")
+    assert converged[0].note == ("staged-converged: training, not finished (phase0 finished "
+                                 "at 9,400 steps; logged to iteration phase1 300, phase2 "
+                                 "stage2-middlegame 40); regular-converged: training, not "
+                                 "finished (logged to iteration 2,100)")
     assert converged[1].note.startswith("weighted-a10-converged: not trained yet; ")
 
 
@@ -398,3 +403,23 @@ def test_the_claims_table_renders_the_unplayed_rows_and_names_their_tournaments(
     assert "matched tournament (0 games) for the parameter-matched rows" in text
     assert "converged tournament (0 games) for the trained-to-convergence rows" in text
     assert "registered likewise, before their networks were trained" in text
+
+
+def test_the_claims_regime_note_names_the_converged_networks_and_reads_their_losses(
+        tmp_path: Path) -> None:
+    """The claims table's regime note names the converged bundles as the only ones not
+    trained for a fixed length and, once regular, regular-long and regular-converged are
+    evaluated, says how much of the regular network's loss gap to the converged one
+    regular-long closes: (2.40 - 2.22) / (2.40 - 2.20) = 90 %."""
+    from chessmoe.report.figures import claims
+
+    note = claims._regime_note(tmp_path)
+    assert "except regular-converged, staged-converged and weighted-a10-converged" in note
+    assert "Table 1" not in note  # nothing evaluated: no losses quoted
+    for bundle, loss in (("regular", 2.40), ("regular-long", 2.22), ("regular-converged", 2.20)):
+        (tmp_path / bundle).mkdir()
+        (tmp_path / bundle / "evaluation.json").write_text(json.dumps(
+            {"results": {"baseline": {"no-phases": {"loss": loss, "n": 10}}}}))
+    assert claims._regime_note(tmp_path).endswith(
+        "Table 1's no-phases test loss: regular 2.4000, regular-long 2.2200, regular-converged "
+        "2.2000: regular-long closes 90 % of the regular network's gap to the converged one.")

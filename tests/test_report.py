@@ -51,8 +51,8 @@ def test_the_answer_copies_the_main_claims_rows_and_words_their_verdicts(tmp_pat
                         "(all decided); but one network trained for a mixture's total steps "
                         "beats every mixture played against it (decided). At the `medium` "
                         "profile (more and other data, the same network), against its regular "
-                        "network: staged is level with it (each by its own 95 % interval, "
-                        "unadjusted).")
+                        "network: staged is not distinguishable from it (each by its own 95 % "
+                        "interval, unadjusted).")
     assert ("| separated beats regular | +122 Elo | -90 Elo [-115, -66] (400 games, 200 "
             "openings) | **contradicts** |") in lines
     assert ("| staged beats regular-long played directly | no such control | -252 Elo "
@@ -148,9 +148,9 @@ def test_the_answer_says_what_the_main_rows_do_not(tmp_path: Path) -> None:
 
 
 def test_the_headline_words_each_other_scale_by_its_own_intervals() -> None:
-    """An arm beats the regular network where its interval lies above 0, is level where the
-    interval holds 0 (the bound itself included), loses where it lies below; regular-long is
-    not a mixture; no arm, no clause."""
+    """An arm beats the regular network where its interval lies above 0, cannot be told from
+    it where the interval holds 0 (the bound itself included), loses where it lies below;
+    regular-long, the one network trained longer, is named first; no arm, no clause."""
     row = summary.GapRow
     gap = [row("medium", "staged", 3.0, 400, 1.7, -29.1, 32.6),
            row("medium", "edge", 3.0, 400, 40.0, 0.0, 80.0),
@@ -160,9 +160,14 @@ def test_the_headline_words_each_other_scale_by_its_own_intervals() -> None:
            row("medium", "regular-long", 3.0, 400, 392.0, 348.0, 447.0)]
     assert summary.medium_clause(gap) == (
         " At the `medium` profile (more and other data, the same network), against its "
-        "regular network: up beats it; staged and edge are level with it; weighted-a10 and "
-        "separated lose to it (each by its own 95 % interval, unadjusted).")
-    assert summary.medium_clause(gap[-1:]) == ""
+        "regular network: regular-long and up beat it; staged and edge are not "
+        "distinguishable from it; weighted-a10 and separated lose to it (each by its own 95 % "
+        "interval, unadjusted).")
+    assert summary.medium_clause(gap[:1]) == (
+        " At the `medium` profile (more and other data, the same network), against its "
+        "regular network: staged is not distinguishable from it (each by its own 95 % "
+        "interval, unadjusted).")
+    assert summary.medium_clause([]) == ""
 
 
 def test_the_answer_says_what_the_converged_rows_decide(tmp_path: Path) -> None:

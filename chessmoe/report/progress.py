@@ -61,6 +61,7 @@ class TournamentProgress:
     untimed: int
     open_sprt: int = 0  # unfinished matches that stop at their SPRT's decision
     finished_rate: float = math.nan  # seconds a game over the complete matches
+    unregistered: int = 0  # games of the design's matches its spec.json does not list yet
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,15 @@ def _spec(directory: Path) -> tuple[int, dict[str, dict[str, Any]]]:
     return max(1, plan.games_at_once), {m.name: dict(m.sprt) for m in plan.matches if m.sprt}
 
 
+def _registered(directory: Path) -> set[str]:
+    """The matches the tournament's ``spec.json`` lists (registered before their first
+    game); empty without a readable spec."""
+    try:
+        return {m.name for m in TournamentPlan.read(directory / "spec.json").matches}
+    except SpecError:
+        return set()
+
+
 def sprt_decided(test: dict[str, Any], records: Sequence[GameRecord]) -> bool:
     """Whether ``records`` decide a match's sequential test (the spec's fields: bounds,
     error rates, model; the exact pentanomial LLR unless the spec says otherwise), as the
@@ -115,6 +125,8 @@ def _tournament(directory: Path) -> TournamentProgress | None:
     if not planned:
         return None
     lanes, sequential = _spec(directory)
+    registered = _registered(directory)
+    unregistered = 2 * sum(p for m, p in planned.items() if m not in registered)
     total = 2 * sum(planned.values())
     games = complete = untimed = open_sprt = timed = done_games = 0
     seconds = left = done_seconds = 0.0
@@ -149,7 +161,8 @@ def _tournament(directory: Path) -> TournamentProgress | None:
         return None
     return TournamentProgress(directory.name, games, total, len(planned), complete,
                               seconds / timed if timed else math.nan, left, untimed,
-                              open_sprt, done_seconds / done_games if done_games else math.nan)
+                              open_sprt, done_seconds / done_games if done_games else math.nan,
+                              unregistered)
 
 
 def tournaments_in_progress(results: Path) -> list[TournamentProgress]:
@@ -228,13 +241,14 @@ def _phase_count(results: Path, config: dict[str, Any]) -> int | None:
         return None
 
 
-def training_not_begun(results: Path) -> list[str]:
+def training_not_begun(results: Path) -> list[tuple[str, str]]:
     """The training runs a begun design still owes that have not started (so no rate): each
     ``converged`` bundle (:func:`~chessmoe.nets.names.converged_bundle`) missing from a
     profile that has begun the design, and each expert (``phase<p>``) missing from a
-    mixture bundle that has begun but has no ``manifest.json``; as
-    ``<profile>/<bundle>[/<expert>]``."""
-    out: list[str] = []
+    mixture bundle that has begun but has no ``manifest.json``, and the stages a begun staged
+    expert has not started (one a phase); as ``(<profile>/<bundle>[/<expert>], what is
+    left)``."""
+    out: list[tuple[str, str]] = []
     root = results / "experts"
     if not root.is_dir():
         return out
@@ -247,12 +261,21 @@ def training_not_begun(results: Path) -> list[str]:
                 config = json.loads(begun[0].read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 continue
-            phases = _phase_count(results, config)
-            out += [f"{profile.name}/{bundle.name}/phase{p}" for p in range(phases or 0)
-                    if not (bundle / f"phase{p}").is_dir()]
+            phases = _phase_count(results, config) or 0
+            for p in range(phases):
+                expert = bundle / f"phase{p}"
+                if not expert.is_dir():
+                    out.append((f"{profile.name}/{bundle.name}/phase{p}", "not begun"))
+                    continue
+                stages = [s for s in (expert / "stages").glob("*") if s.is_dir()]
+                if stages and len(stages) < phases:  # staged: one stage a phase
+                    left = phases - len(stages)
+                    out.append((f"{profile.name}/{bundle.name}/phase{p}",
+                                f"{left} more stage{'s' if left > 1 else ''} not begun"))
         bundles = [converged_bundle(m) for m in CONVERGED_METHODS]
         if any((profile / b).is_dir() for b in bundles):
-            out += [f"{profile.name}/{b}" for b in bundles if not (profile / b).is_dir()]
+            out += [(f"{profile.name}/{b}", "not begun") for b in bundles
+                    if not (profile / b).is_dir()]
     return out
 
 
@@ -280,8 +303,13 @@ def progress_lines(results: Path) -> list[str]:
             left = f"at most {left} ({t.open_sprt} SPRT match stops at its decision)"
         if t.untimed:
             not_begun = f"{t.untimed:,} games of matches not begun (no rate of their own yet"
+            if t.unregistered:
+                not_begun = (f"{t.untimed:,} games of matches not begun ({t.unregistered:,} of "
+                             "them in matches not registered yet: each waits for its "
+                             "networks; no rate of their own yet")
             if not math.isnan(t.finished_rate):
-                not_begun += (f"; about {_hours(t.untimed * t.finished_rate)} at its complete "
+                not_begun += (f"; {'then ' if t.unregistered else ''}about "
+                              f"{_hours(t.untimed * t.finished_rate)} at its complete "
                               f"matches' {t.finished_rate:.1f} s a game")
             not_begun += ")"
             left = f"{left}, and {not_begun}" if t.seconds_left > 0 else not_begun
@@ -297,8 +325,8 @@ def progress_lines(results: Path) -> list[str]:
             left = f"at most {left}"
         lines.append(f"| training `{r.name}` | {r.iterations:,} iterations logged | "
                      f"{planned} | {r.seconds_per_iteration:.2f} s an iteration | {left} |")
-    lines += [f"| training `{name}` | not begun | - | no rate yet | not timed |"
-              for name in waiting]
+    lines += [f"| training `{name}` | {left} | - | no rate yet | not timed |"
+              for name, left in waiting]
     return lines
 
 

@@ -164,22 +164,28 @@ def _headline(versus: Sequence[ClaimRow], direct: Sequence[ClaimRow]) -> str:
             "played against it (decided).")
 
 
+_VERBS = ("beats", "is not distinguishable from", "loses to")
+
+
+def _verb(arm: GapRow) -> str:
+    """How an arm stands against its regular network by its own interval (:data:`_VERBS`)."""
+    return _VERBS[0] if arm.low > 0 else _VERBS[2] if arm.high < 0 else _VERBS[1]
+
+
 def medium_clause(gap: Sequence[GapRow]) -> str:
-    """What the other scales' mixture arms say against their regular network, each by its
-    own 95 % pair interval (unadjusted): which beat it, which are level with it, which lose
-    to it ('' without such arms; the arm trained for the mixtures' total steps,
-    regular-long, is not a mixture)."""
+    """What the other scales' arms say against their regular network, each by its own 95 %
+    pair interval (unadjusted): which beat it, which it cannot tell from it, which lose to
+    it; regular-long (one network trained for the mixtures' total steps) first ('' without
+    such arms)."""
     parts = []
     for scale in sorted({g.scale for g in gap}):
-        arms = [g for g in gap if g.scale == scale and g.arm != "regular-long"]
-        groups = [(verb, [g.arm for g in arms if test(g)]) for verb, test in (
-            ("beats", lambda g: g.low > 0), ("is level with", lambda g: g.low <= 0 <= g.high),
-            ("loses to", lambda g: g.high < 0))]
+        arms = sorted((g for g in gap if g.scale == scale), key=lambda g: g.arm != "regular-long")
         said = []
-        for verb, names in groups:
+        for verb in _VERBS:
+            names = [g.arm for g in arms if _verb(g) == verb]
             if names:
-                plural = {"beats": "beat", "is level with": "are level with",
-                          "loses to": "lose to"}[verb]
+                plural = {"beats": "beat", "loses to": "lose to",
+                          "is not distinguishable from": "are not distinguishable from"}[verb]
                 joined = names[0] if len(names) == 1 else (
                     ", ".join(names[:-1]) + " and " + names[-1])
                 said.append(f"{joined} {verb if len(names) == 1 else plural} it")
@@ -234,8 +240,8 @@ def seeds_clause(every: Sequence[ClaimRow]) -> str:
 
 def regime_line() -> str:
     """Where the answer holds (the design of the claims' tournament, not a result)."""
-    return ("It holds in this regime: CPU scale (the `small` profile's networks on a Lichess "
-            "excerpt), every game at batch 8 and 100 nodes a move, the mixtures and the "
+    return ("The `small` profile's answer holds in this regime: CPU scale (its networks on a "
+            "Lichess excerpt), every game at batch 8 and 100 nodes a move, the mixtures and the "
             "regular network trained for the profile's fixed length (compute-limited, far from "
             "trained out); the paper's GPU scale is not run.")
 
@@ -302,7 +308,8 @@ def settings_table(rows: Sequence[ClaimRow]) -> list[str]:
     if not cells:
         return []
     lines = ["| setting | paper (its Table 2 mean at that batch size) | staged vs regular | "
-             "staged vs regular-long (equal training compute) |", "|---|---|---|---|"]
+             "staged vs regular-long (equal training compute; the paper has no such control) |",
+             "|---|---|---|---|"]
     for setting, pair in cells.items():
         paper = pair["regular"].paper_value if "regular" in pair else "-"
         lines.append(f"| {setting} | {_cell(paper)} | {_cell(_settings_cell(pair.get('regular')))}"
@@ -352,14 +359,6 @@ def answer_lines(figures: Path, *, image: str = f"figures/{COMPUTE_GAP}.png") ->
     for clause in (size_clause(versus), seeds_clause(every)):
         if clause:
             lines[-1] += " " + clause
-    if gap:
-        scales = sorted({g.scale for g in gap})
-        lines += ["", f"With more and other data ({', '.join(f'`{s}`' for s in scales)}: "
-                  "the same small network on Stockfish self-play and the Lichess excerpt, a "
-                  "fraction of an epoch; not a larger model), against the regular network, "
-                  "Elo [95 %, per game pair]: "
-                  + "; ".join(f"{g.arm} {_elo(g.elo)} [{_elo(g.low)}, {_elo(g.high)}] "
-                              f"({g.games} games)" for g in gap) + "."]
     lines += ["", regime_line()]
     settings = settings_line(every)
     if settings:
@@ -368,6 +367,14 @@ def answer_lines(figures: Path, *, image: str = f"figures/{COMPUTE_GAP}.png") ->
     converged = converged_line(every)
     if converged:
         lines += ["", converged]
+    if gap:
+        scales = sorted({g.scale for g in gap})
+        lines += ["", f"With more and other data ({', '.join(f'`{s}`' for s in scales)}: "
+                  "the same small network on Stockfish self-play and the Lichess excerpt, a "
+                  "fraction of an epoch; not a larger model), against the regular network, "
+                  "Elo [95 %, per game pair]: "
+                  + "; ".join(f"{g.arm} {_elo(g.elo)} [{_elo(g.low)}, {_elo(g.high)}] "
+                              f"({g.games} games)" for g in gap) + "."]
     lines += ["",
               f"![Equal training compute: the mixtures beside one network trained as long]"
               f"({image})"]

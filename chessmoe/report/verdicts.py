@@ -848,9 +848,14 @@ def convergence_text(name: str, manifest: Mapping[str, Any] | None,
     if manifest is None:
         logged = logged_iterations(bundle) if bundle is not None else {}
         if logged:
+            done = {e for e in logged
+                    if bundle is not None and (Path(bundle) / e / "summary.json").is_file()}
+            finished = ", ".join(f"{e} finished at {logged[e]:,} steps" for e in logged
+                                 if e in done)
             where = ", ".join(("" if expert == "baseline" else f"{expert} ") + f"{it:,}"
-                              for expert, it in logged.items())
-            return f"{name}: training, not finished (logged to iteration {where})"
+                              for expert, it in logged.items() if expert not in done)
+            said = "; ".join(filter(None, (finished, where and f"logged to iteration {where}")))
+            return f"{name}: training, not finished ({said})"
         return f"{name}: not trained yet"
     runs = convergence(manifest)
     if not runs:

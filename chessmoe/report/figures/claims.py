@@ -21,10 +21,12 @@ import pandas as pd
 from chessmoe import paper
 from chessmoe.nets.names import (
     BALANCED_SUFFIX,
+    CONVERGED_METHODS,
     REGULAR_LONG,
     SETTINGS,
     SETTINGS_OPPONENTS,
     SETTINGS_PAIRS,
+    converged_bundle,
     settings_match,
 )
 from chessmoe.paper import BATCH_SIZES
@@ -255,6 +257,32 @@ def _played(tournament_dir: Path) -> str:
     return f"{played}{f', {rules} draw rules' if rules else ''}"
 
 
+def _regime_note(experts: Path) -> str:
+    """The regime every row's networks were trained in: the profile's fixed length, except
+    the converged bundles (:data:`~chessmoe.nets.names.CONVERGED_METHODS`, each trained
+    until its validation loss stopped improving); with regular-long's and the converged
+    regular network's no-phases test losses where both are evaluated (Table 1)."""
+    converged = [converged_bundle(m) for m in CONVERGED_METHODS]
+    note = ("Regime: every network behind these rows was trained for its profile's fixed "
+            "length (compute-limited: regular-long for 3 times the regular network's steps), "
+            "except " + ", ".join(converged[:-1]) + " and " + converged[-1]
+            + " (the trained-to-convergence rows' "
+            "networks, each trained until its validation loss stopped improving: the "
+            "data-limited regime; the row against `regular` plays one of them against the "
+            "fixed-length network).")
+    losses = {b: verdicts.bundle_losses(experts / b) for b in (REGULAR_LONG, converged[0],
+                                                                  "regular")}
+    found = {b: v["no-phases"].loss for b, v in losses.items() if v and "no-phases" in v}
+    if len(found) == 3 and found["regular"] > found[converged[0]]:
+        closed = ((found["regular"] - found[REGULAR_LONG])
+                  / (found["regular"] - found[converged[0]]))
+        note += (f" Table 1's no-phases test loss: regular {found['regular']:.4f}, "
+                 f"{REGULAR_LONG} {found[REGULAR_LONG]:.4f}, {converged[0]} "
+                 f"{found[converged[0]]:.4f}: regular-long closes {100 * closed:.0f} % of the "
+                 "regular network's gap to the converged one.")
+    return note
+
+
 def _p(x: float) -> str:
     return "" if math.isnan(x) else "<0.0001" if x < 1e-4 else f"{x:.4f}"
 
@@ -301,9 +329,9 @@ def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.P
              "contradicts where the adjusted p is below 0.05 on the side the 'paper says' "
              "column states / the other side (for post-hoc and exploratory rows that column "
              "states the hypothesis tested); undecided at this scale otherwise. Intervals are "
-             "unadjusted 95 %. Rows from a tournament still being played say 'in progress', "
-             "carry no p and are not in the family until it has played its planned games "
-             "(deciding as the sample grows would inflate the error).",
+             "unadjusted 95 %. A row whose match is still being played says 'in progress', "
+             "carries no p and is not in the family until its own match has played its "
+             "planned games (deciding as the sample grows would inflate the error).",
              "Every interval takes a game pair (one opening, both colours) as its unit "
              "(pentanomial); a per-game (trinomial, cutechess) interval of the same games "
              "would differ.",
@@ -326,12 +354,7 @@ def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.P
              "stopped improving; that network against the regular one) were registered "
              "likewise, before their networks were trained; each joins the family "
              "once its own match has played its planned games.",
-             "Regime: every network behind these rows was trained for its profile's fixed "
-             "length (compute-limited: the small profile's 2 epochs, regular-long 3 times the "
-             "steps), except the trained-to-convergence rows' networks, each trained until "
-             "its validation loss stopped improving (the data-limited regime); at the small "
-             "profile regular-long is itself near converged (Table 1's test losses: "
-             "`table1-expert-losses.md`).",
+             _regime_note(Path(experts_dir)),
              "The seeds-long source counts the games played in its own folder; its rows also "
              "count their ninth pairing (staged and regular-long under seed 9), which is the "
              "replicated tournament's head-to-head arm.",
