@@ -322,8 +322,8 @@ def test_a_score_target_is_read_against_the_score_interval_or_the_sprt(
         verdicts = related.match_verdicts(
             "mais", related.load_related_matches(tmp_path / "tournaments" / "related"))
         assert verdicts["mais-vs-mais-at-200"].endswith(
-            "54.2 % over 200 games, +30 +/- 37 Elo per game (target 55 %: not decided (score interval "
-            "49.0 %-59.5 %))")
+            "54.2 % over 200 games, +30 +/- 37 Elo per game (target 55 %: not decided (score "
+            "interval 49.0 %-59.5 %))")
         assert verdicts["mais-vs-mais-at-200-sprt"].endswith(
             f"(target 55 %: {words}; SPRT H0 +0 Elo against H1 +35 Elo, alpha 0.05, beta "
             f"0.05, LLR {llr:.2f} in [-2.94, 2.94])")
