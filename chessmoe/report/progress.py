@@ -89,23 +89,16 @@ def makespan(durations: Sequence[float], lanes: int) -> float:
     return max(free) if durations else 0.0
 
 
-def _spec(directory: Path) -> tuple[int, dict[str, dict[str, Any]]]:
-    """``games_at_once`` (1 when the spec names none) and each SPRT match's test (its
-    fields as the spec records them)."""
+def _spec(directory: Path) -> tuple[int, dict[str, dict[str, Any]], set[str]]:
+    """``games_at_once`` (1 when the spec names none), each SPRT match's test (its fields as
+    the spec records them) and the matches the spec lists (registered before their first
+    game)."""
     try:
         plan = TournamentPlan.read(directory / "spec.json")
     except SpecError:
-        return 1, {}
-    return max(1, plan.games_at_once), {m.name: dict(m.sprt) for m in plan.matches if m.sprt}
-
-
-def _registered(directory: Path) -> set[str]:
-    """The matches the tournament's ``spec.json`` lists (registered before their first
-    game); empty without a readable spec."""
-    try:
-        return {m.name for m in TournamentPlan.read(directory / "spec.json").matches}
-    except SpecError:
-        return set()
+        return 1, {}, set()
+    return (max(1, plan.games_at_once), {m.name: dict(m.sprt) for m in plan.matches if m.sprt},
+            {m.name for m in plan.matches})
 
 
 def sprt_decided(test: dict[str, Any], records: Sequence[GameRecord]) -> bool:
@@ -124,8 +117,7 @@ def _tournament(directory: Path) -> TournamentProgress | None:
     planned = planned_pairs(directory, 0)
     if not planned:
         return None
-    lanes, sequential = _spec(directory)
-    registered = _registered(directory)
+    lanes, sequential, registered = _spec(directory)
     unregistered = 2 * sum(p for m, p in planned.items() if m not in registered)
     total = 2 * sum(planned.values())
     games = complete = untimed = open_sprt = timed = done_games = 0
