@@ -246,10 +246,12 @@ def regime_line() -> str:
             "trained out); the paper's GPU scale is not run.")
 
 
-def _registered_line(mine: Sequence[ClaimRow], opening: str, registered: str) -> str:
+def _registered_line(mine: Sequence[ClaimRow], opening: str, registered: str,
+                     after: str = "") -> str:
     """A registered design's rows in one sentence: ``opening``, how many rows were registered
-    (``registered``: when), how many are decided, in progress or not played, and each decided
-    one's claim, estimate and verdict verbatim ('' without rows)."""
+    (``registered``: when), how many are decided, in progress or not played, then ``after``
+    where given, else each decided one's claim, estimate and verdict verbatim ('' without
+    rows)."""
     if not mine:
         return ""
     waiting = [r for r in mine if r.verdict.startswith(("in progress", "not played"))]
@@ -257,7 +259,9 @@ def _registered_line(mine: Sequence[ClaimRow], opening: str, registered: str) ->
     running = sum(r.verdict.startswith("in progress") for r in waiting)
     text = (f"{opening}; its {len(mine)} rows were registered {registered}: {len(decided)} "
             f"decided, {running} in progress, {len(waiting) - running} not played yet")
-    if decided:
+    if after:
+        text += f" ({after})"
+    elif decided:
         text += ": " + "; ".join(f"{r.claim} {r.measured}: **{r.verdict}**" for r in decided)
     return text + "."
 
@@ -265,17 +269,12 @@ def _registered_line(mine: Sequence[ClaimRow], opening: str, registered: str) ->
 def settings_line(rows: Sequence[ClaimRow]) -> str:
     """The settings design's rows (``settings:`` topics) counted: how many are decided, in
     progress or not played; :func:`settings_table` gives each ('' without such rows)."""
-    mine = [r for r in rows if r.topic.startswith(SETTINGS_TOPIC)]
-    if not mine:
-        return ""
-    waiting = [r for r in mine if r.verdict.startswith(("in progress", "not played"))]
-    running = sum(r.verdict.startswith("in progress") for r in waiting)
-    return ("Beyond that setting, the `settings` tournament plays staged against the regular "
-            "network and against regular-long at other node limits and batch sizes; its "
-            f"{len(mine)} rows were registered before its first game: "
-            f"{len(mine) - len(waiting)} decided, {running} in progress, "
-            f"{len(waiting) - running} not played yet (below: Elo per game pair, 95 %, "
-            "verdicts Holm-adjusted with the claims table).")
+    return _registered_line(
+        [r for r in rows if r.topic.startswith(SETTINGS_TOPIC)],
+        "Beyond that setting, the `settings` tournament plays staged against the regular "
+        "network and against regular-long at other node limits and batch sizes",
+        "before its first game",
+        "below: Elo per game pair, 95 %, verdicts Holm-adjusted with the claims table")
 
 
 _SETTING = re.compile(r" at (batch \d+, \d+ nodes)")
