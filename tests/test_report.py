@@ -437,7 +437,7 @@ def test_the_site_sources_have_a_page_per_artefact_with_its_numbers_and_provenan
     assert "![Fig. 6: single experts (nodes)](../figures/fig06-single-expert-nodes.png)" in fig06
     assert "REPRODUCING.md (Fig. 6 single experts (nodes)): partly resolved" in fig06
     assert ("| single expert (Fig. 6) | only the middlegame expert: clear gain | -61 Elo "
-            "[-90, -34] (200 games, 100 openings) | <0.0001 | **contradicts** |") in fig06
+            "[-90, -34] (200 games, 100 openings) | 0.0001 | **contradicts** |") in fig06
     assert "| `results/tournaments/small-cutechess` | 35 of 35 | 420 of 420 planned | " \
            "cutechess: 420 |" in fig06
     assert "| `results/tournaments/small-cutechess` | small-cutechess | `629f7e12` clean (1)" \
