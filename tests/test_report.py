@@ -187,8 +187,19 @@ def test_the_answer_says_what_the_converged_rows_decide(tmp_path: Path) -> None:
     assert ("the `converged` tournament plays the networks trained until their validation loss "
             "stops improving (the data-limited regime); its 2 rows were registered before "
             "their networks were trained: 1 decided, 0 in progress, 1 not played yet: "
-            "regular-converged beats regular +342 Elo [+306, +385] (400 games, 200 openings): "
+            "regular-converged beats regular: +342 Elo [+306, +385] (400 games, 200 openings), "
             "**supports**.") in body
+    # a played row whose interval holds zero is counted as played, not as decided
+    with (figures / "claims.csv").open("a") as handle:
+        handle.write('trained to convergence,post-hoc control,"weighted beats regular when '
+                     'both are trained out","+30 Elo [-1, +61] (400 games, 200 openings)",'
+                     '0.0574,0.4020,undecided at this scale,\n')
+    body = "\n".join(summary.answer_lines(figures))
+    assert ("its 3 rows were registered before their networks were trained: 2 played (1 "
+            "decided, 1 undecided at this scale), 0 in progress, 1 not played yet: "
+            "regular-converged beats regular: +342 Elo [+306, +385] (400 games, 200 openings), "
+            "**supports**; weighted beats regular when both are trained out: +30 Elo [-1, +61] "
+            "(400 games, 200 openings), **undecided at this scale**.") in body
     committed = summary.read_claims(ROOT / "figures" / "claims.csv")
     assert sum(r.topic == summary.CONVERGED_TOPIC for r in committed) == 3
 

@@ -249,20 +249,23 @@ def regime_line() -> str:
 def _registered_line(mine: Sequence[ClaimRow], opening: str, registered: str,
                      after: str = "") -> str:
     """A registered design's rows in one sentence: ``opening``, how many rows were registered
-    (``registered``: when), how many are decided, in progress or not played, then ``after``
-    where given, else each decided one's claim, estimate and verdict verbatim ('' without
-    rows)."""
+    (``registered``: when), how many are played (and of those how many are undecided, where
+    any is), in progress or not played, then ``after`` where given, else each played one's
+    claim, estimate and verdict verbatim ('' without rows)."""
     if not mine:
         return ""
     waiting = [r for r in mine if r.verdict.startswith(("in progress", "not played"))]
-    decided = [r for r in mine if r not in waiting]
+    played = [r for r in mine if r not in waiting]
     running = sum(r.verdict.startswith("in progress") for r in waiting)
-    text = (f"{opening}; its {len(mine)} rows were registered {registered}: {len(decided)} "
-            f"decided, {running} in progress, {len(waiting) - running} not played yet")
+    undecided = sum(r.verdict.startswith("undecided") for r in played)
+    count = (f"{len(played)} played ({len(played) - undecided} decided, {undecided} "
+             "undecided at this scale)" if undecided else f"{len(played)} decided")
+    text = (f"{opening}; its {len(mine)} rows were registered {registered}: {count}, "
+            f"{running} in progress, {len(waiting) - running} not played yet")
     if after:
         text += f" ({after})"
-    elif decided:
-        text += ": " + "; ".join(f"{r.claim} {r.measured}: **{r.verdict}**" for r in decided)
+    elif played:
+        text += ": " + "; ".join(f"{r.claim}: {r.measured}, **{r.verdict}**" for r in played)
     return text + "."
 
 
