@@ -94,7 +94,7 @@ test: lint typecheck layers nbcheck unit ## Lint, type-check, notebook hygiene a
 # shared_data (pyproject.toml lists the marks), after lint and the import contracts.
 FAST_TESTS := not slow and not browser and not stockfish and not tools and not shared_data
 
-test-fast: lint layers ## Lint, import contracts and the fast tests (under 2 min on 2 cores)
+test-fast: lint layers ## Lint, import contracts and the fast tests (about 2 min of tests on 2 cores)
 	$(PY) -m pytest -q $(PYTEST_JOBS) -m "$(FAST_TESTS)"
 
 figures: $(STAMP) ## Regenerate every paper figure/table from committed results/ (papermill)
