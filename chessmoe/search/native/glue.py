@@ -226,14 +226,21 @@ def _legal_logits(logits: np.ndarray, policy: np.ndarray, offsets: np.ndarray,
 
 
 @compiled
+def segment_sum(values: np.ndarray, lo: int, hi: int) -> float:
+    """``values[lo:hi]`` summed as numpy's ``add.reduceat`` sums a segment: the first term,
+    plus the pairwise sum of the rest (not ``values[lo:hi].sum()``, which differs in the
+    last bit)."""
+    return values[lo] + pairwise_sum(values, lo + 1, hi - lo - 1)
+
+
+@compiled
 def _normalise(exps: np.ndarray, offsets: np.ndarray, out: np.ndarray) -> None:
-    """Each row's ``exps`` over their sum (numpy's ``add.reduceat``: the first term, then
-    the pairwise sum of the rest), rounded to float32."""
+    """Each row's ``exps`` over their sum, rounded to float32."""
     for i in range(offsets.shape[0] - 1):
         lo, hi = offsets[i], offsets[i + 1]
         if hi == lo:
             continue
-        total = exps[lo] + pairwise_sum(exps, lo + 1, hi - lo - 1)
+        total = segment_sum(exps, lo, hi)
         for k in range(lo, hi):
             out[k] = np.float32(exps[k] / total)
 
