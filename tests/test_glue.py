@@ -4,6 +4,8 @@ input; and whole searches, batched or not, are the same with either."""
 
 from __future__ import annotations
 
+import itertools
+
 import chess
 import numpy as np
 import pytest
@@ -104,7 +106,7 @@ def test_row_sums_are_numpys_reduceat_bit_for_bit() -> None:
                                                                   size=int(offsets[-1]))
     expected = np.add.reduceat(values, offsets[:-1])
     ours = np.array([glue.segment_sum(values, lo, hi)
-                     for lo, hi in zip(offsets[:-1], offsets[1:], strict=True)])
+                     for lo, hi in itertools.pairwise(offsets.tolist())])
     np.testing.assert_array_equal(ours.view(np.uint64), expected.view(np.uint64))
 
 
