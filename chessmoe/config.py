@@ -367,6 +367,8 @@ TRAIN_DOCS = {
     "seed": "seed of data order and init",
     "device": "auto, cpu, cuda, cuda:N",
     "amp": "autocast dtype on GPU: bf16, fp16, off",
+    "cpu_amp": "autocast dtype on CPU: off (fp32, every committed network) or bf16 (needs "
+               "AVX512_BF16 or AMX)",
     "channels_last": "channels-last memory format",
     "threads": "torch CPU threads",
     "expand_on_device": "expand planes on the GPU",

@@ -25,6 +25,9 @@
   and trained for ``regular-long``'s steps (the same schedule, batch and seed) separates the
   mixture's gain from its size. It is slower per node than one expert, so it is played at
   equal nodes and at equal move time.
+* **Mixed-precision training** (``regular-bf16``): the regular network with its seed and
+  steps, its forward pass under bf16 autocast (``cpu_amp=bf16``); its test losses and a match
+  against ``regular`` say whether bf16 training may replace fp32 for new designs.
 * **Trained to convergence** (``regular-converged``, ``staged-converged``,
   ``weighted-a10-converged``): the data-limited regime. Each run trains until its validation
   loss has not improved (by more than :data:`CONVERGED_MIN_DELTA`) for
@@ -54,6 +57,7 @@ from chessmoe.nets.names import (
     BALANCED_SUFFIX,
     CONTROL_SEEDS,
     CONVERGED_METHODS,
+    REGULAR_BF16,
     REGULAR_LONG,
     REGULAR_WIDE,
     SEEDED_METHODS,
@@ -171,6 +175,7 @@ class ControlPlan:
     regular_long_seeds: tuple[int, ...] = CONTROL_SEEDS
     regular_wide: bool = False
     converged: tuple[BundleSpec, ...] = ()
+    bf16: bool = False
 
     @classmethod
     def of(cls, spec: TrainingPlan) -> ControlPlan:
@@ -185,7 +190,8 @@ class ControlPlan:
                    methods=METHOD_SEEDS if seeds else (),
                    regular_long_seeds=CONTROL_SEEDS if seeds and long else (),
                    regular_wide="regular-wide" in spec.controls,
-                   converged=CONVERGED if "converged" in spec.controls else ())
+                   converged=CONVERGED if "converged" in spec.controls else (),
+                   bf16="bf16" in spec.controls)
 
 
 def _regular_iterations(regular: Path) -> int:
@@ -259,6 +265,8 @@ def train_controls(spec: TrainingPlan, profile: str, *,
     jobs += [(converged_bundle(method.name(spec.definition)), method.regime, method.a, converged,
               None if method.regime == "regular" else reference)
              for method in plan.converged]
+    if plan.bf16:  # the regular network's seed and steps, its forward pass in bf16
+        jobs.append((REGULAR_BF16, "regular", None, replace(base, cpu_amp="bf16"), None))
     todo = [job for job in jobs if not _finished(out / job[0])]
     dataset_dir = profile_dataset(spec, data_dir=data_dir, progress=progress) if todo else None
     for name, regime, a, config, baseline in todo:

@@ -74,10 +74,12 @@ REGIMES: tuple[Regime, ...] = ("regular", "separated", "staged", "weighted")
 #: The controls of :mod:`chessmoe.nets.controls`: the regular network and the seeded
 #: mixtures under other seeds, the equal-iteration separated experts, the regular network
 #: trained for the mixtures' total steps, the regular network with the mixture's parameters
-#: (``regular-wide``) and the methods trained until convergence (``converged``).
-Control = Literal["seeds", "separated-long", "regular-long", "regular-wide", "converged"]
+#: (``regular-wide``), the methods trained until convergence (``converged``) and the regular
+#: network trained under bf16 autocast (``bf16``: the validation of mixed-precision training).
+Control = Literal["seeds", "separated-long", "regular-long", "regular-wide", "converged",
+                  "bf16"]
 CONTROLS: tuple[Control, ...] = ("seeds", "separated-long", "regular-long", "regular-wide",
-                                 "converged")
+                                 "converged", "bf16")
 #: The controls a profile trains unless it names others: the last two are opt-in (hours of
 #: CPU each; ``chessmoe train --controls --control NAME``).
 DEFAULT_CONTROLS: tuple[Control, ...] = ("seeds", "separated-long", "regular-long")
@@ -267,6 +269,7 @@ def _train_job(args: _JobArgs) -> dict[str, Any]:
             **final, "stages": [
                 {"train": s.train, "iterations": int(m["iterations"]),
                  "best_val_loss": m["best_val_loss"],
+                 **({"precision": m["precision"]} if "precision" in m else {}),
                  **({"convergence": m["convergence"]} if "convergence" in m else {})}
                 for s, m in zip(job.stages, summaries, strict=True)],
             "iterations": offset})
@@ -437,6 +440,18 @@ def _balance(jobs: Sequence[ExpertJob], shares: Sequence[float] | None
                     "positions' phase shares (not the paper's recipe)"}
 
 
+def _precision(summary: dict[str, Any]) -> dict[str, Any]:
+    """The precision an expert trained in (every stage's, for a staged expert), where its
+    summary names one: runs made before it was recorded trained in fp32 on the CPU."""
+    stages = summary.get("stages") or [summary]
+    named = {stage["precision"] for stage in stages if "precision" in stage}
+    if not named:
+        return {}
+    if len(named) > 1:
+        raise ValueError(f"an expert's stages trained in different precisions: {sorted(named)}")
+    return {"precision": named.pop()}
+
+
 def _convergence(summary: dict[str, Any]) -> dict[str, Any]:
     """What a manifest records of how an expert trained until convergence ended: its runs'
     convergence records, one per stage (``train`` names the stage's data), under
@@ -462,7 +477,8 @@ def write_manifest(bundle: Path, regime: str, definition: str,
                          "sha256": summary["checkpoint"]["sha256"],
                          "best_val_loss": summary["best_val_loss"],
                          "iterations": summary["iterations"], "seconds": summary["seconds"],
-                         "spikes": summary["spikes"], **_convergence(summary)}
+                         "spikes": summary["spikes"], **_precision(summary),
+                         **_convergence(summary)}
     dataset_manifest = Path(dataset_dir) / "manifest.json"
     data = json.loads(dataset_manifest.read_text())
     manifest = {
