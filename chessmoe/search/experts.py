@@ -39,6 +39,7 @@ from chessmoe.nets.checkpoints import load_model, resolve_device
 from chessmoe.nets.model import RiseNet
 from chessmoe.phases import BoardBatch, PhaseDefinition, phase_definition, tapered_alpha_batch
 from chessmoe.search.inference import (
+    BACKEND_PRECISION,
     BackendName,
     EvalPlan,
     NetCall,
@@ -335,7 +336,7 @@ def network_evaluator(path: str | os.PathLike[str], *, device: str = "auto",
 @lru_cache(maxsize=32)
 def _shared_backend(path: str, backend: BackendName, device: str, threads: int,
                     name: str) -> NetworkBackend:
-    precision = "bf16" if backend == "cuda" else "fp32"
+    precision = BACKEND_PRECISION[backend]
     return make_backend(path, backend, device="cuda" if device == "auto" else device,
                         precision=precision, threads=threads, name=name)
 
