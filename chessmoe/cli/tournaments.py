@@ -10,7 +10,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chessmoe.cli._common import DATA_DIR_HELP, FORCE_HELP, PROFILE_NAMES, QUIET_HELP, at_least
+from chessmoe.cli._common import (
+    DATA_DIR_HELP,
+    FORCE_HELP,
+    PROFILE_NAMES,
+    QUIET_HELP,
+    RESULTS_HELP,
+    at_least,
+)
 
 if TYPE_CHECKING:
     from chessmoe.cli._common import Commands
@@ -211,7 +218,7 @@ def _ratings(args: argparse.Namespace) -> int:
 
 
 def add_tournament_commands(commands: Commands) -> None:
-    """``tournament``, ``parity``, ``openings``, ``elo`` and ``ratings``."""
+    """``tournament``, ``parity``, ``openings``, ``elo``, ``ratings`` and ``precision``."""
     tourn = commands.add_parser(
         "tournament", help="run a tournament profile (small, powered, replicated, related, "
                            "ratings-cutechess, paper, ...; 'chessmoe config show' lists them), "
@@ -325,3 +332,49 @@ def add_tournament_commands(commands: Commands) -> None:
     ratings.add_argument("--level", type=float, default=0.95,
                          help="confidence level of the intervals (default 0.95)")
     ratings.set_defaults(handler=_ratings)
+
+    precision = commands.add_parser(
+        "precision", help="measure a low-precision backend's gates against fp32 and commit "
+                          "them (results/tournaments/precision/gates.json)",
+        description="The gates a low-precision evaluator passes before claims read its games: "
+                    "best-move agreement and value error with fp32 on 1,000 held-out positions "
+                    "of the small profile's test split, and the precision design's match "
+                    "(play it first: chessmoe tournament --profile precision).")
+    precision.add_argument("--backend", default="openvino-bf16",
+                           help="the low-precision backend (default openvino-bf16)")
+    precision.add_argument("--results", type=Path, default=Path("results"), help=RESULTS_HELP)
+    precision.add_argument("--data-dir", type=Path, default=None, help=DATA_DIR_HELP)
+    precision.set_defaults(handler=_precision)
+
+
+def _precision(args: argparse.Namespace) -> int:
+    from chessmoe import config
+    from chessmoe.nets.regimes import profile_dataset
+    from chessmoe.play.designs import PRECISION_GATE_BUNDLE, build_design
+    from chessmoe.play.precision import gates
+    from chessmoe.search.experts import load_bundle
+    from chessmoe.search.inference import LOW_PRECISION
+
+    if args.backend not in LOW_PRECISION:
+        print(f"chessmoe precision: {args.backend!r} is not a low-precision backend; known: "
+              f"{', '.join(LOW_PRECISION)}", file=sys.stderr)
+        return 2
+    experts = Path(args.results) / "experts" / "small"
+    bundle = load_bundle(experts / PRECISION_GATE_BUNDLE)
+    networks = {f"{PRECISION_GATE_BUNDLE}/phase{i}": str(path)
+                for i, path in enumerate(bundle.expert_paths())}
+    networks["regular"] = str(experts / "regular" / "baseline" / "model.pt")
+    gate_match = build_design("precision", str(experts)).matches[-1].name
+    dataset = profile_dataset(config.profile("small").training, data_dir=args.data_dir,
+                              progress=False)
+    entry = gates(args.results, dataset, backend=args.backend, networks=networks,
+                  match=gate_match)
+    for row in entry["agreement"]:
+        print(f"{row['network']}: best move agrees on {row['agreement']:.1%} of "
+              f"{row['positions']} positions, value error mean {row['value_mean_error']:.4f} "
+              f"max {row['value_max_error']:.4f}: {'passed' if row['passed'] else 'FAILED'}")
+    match = entry["match"]
+    print(f"{match['match']}: {match['elo']:+.1f} [{match['low']:+.1f}, {match['high']:+.1f}] "
+          f"over {match['games']} games: {'passed' if match['passed'] else 'FAILED'}")
+    print(f"{args.backend}: {'passed' if entry['passed'] else 'FAILED'}")
+    return 0

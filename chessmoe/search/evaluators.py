@@ -29,6 +29,7 @@ The defaults live here, once, for two contexts:
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -41,19 +42,40 @@ from chessmoe.search.inference import choose_backend
 from chessmoe.search.mcts import Evaluator, UniformEvaluator
 from chessmoe.search.routing import ROUTINGS, Routing
 
-__all__ = ["BACKENDS", "DEFAULT_BACKEND", "DEFAULT_DEVICE", "RECORDED_BACKEND", "RECORDED_DEVICE",
-           "ROUTINGS", "Backend", "EvaluatorSpec", "NoNetworkError", "Routing",
-           "committed_bundles", "committed_results"]
+__all__ = ["BACKENDS", "DEFAULT_BACKEND", "DEFAULT_DEVICE", "GATES_FILE", "RECORDED_BACKEND",
+           "RECORDED_DEVICE", "ROUTINGS", "Backend", "EvaluatorSpec", "NoNetworkError", "Routing",
+           "committed_bundles", "committed_results", "passed_backends"]
 
 DEFAULT_DEVICE = "auto"
 """A user's engine: ``cuda`` when a GPU is present, else the CPU."""
 DEFAULT_BACKEND: Backend = "auto"
-"""A user's engine: ``cuda`` on a GPU, ONNX Runtime on a CPU (:func:`choose_backend`)."""
+"""A user's engine: ``cuda`` on a GPU; on a CPU the fastest low-precision backend whose gates
+are committed as passed (:data:`GATES_FILE`) where the machine runs it, else ONNX Runtime
+(:func:`choose_backend`)."""
 RECORDED_DEVICE = "cpu"
 """A tournament player that names no device (what the committed tournaments record)."""
 RECORDED_BACKEND: Backend = "torch"
 """A tournament player that names no backend: eager fp32 torch, the reference, which the
 committed tournaments record for such players (resuming them must not change their moves)."""
+
+
+#: Where the low-precision backends' gates are committed, under the results directory
+#: (written by :func:`chessmoe.play.precision.gates`).
+GATES_FILE = Path("tournaments") / "precision" / "gates.json"
+
+
+def passed_backends(results_dir: str | os.PathLike[str] | None) -> tuple[str, ...]:
+    """The low-precision backends whose committed gates passed (none without the file)."""
+    if results_dir is None:
+        return ()
+    try:
+        data = json.loads((Path(results_dir) / GATES_FILE).read_text())
+    except (OSError, ValueError):
+        return ()
+    if not isinstance(data, dict):
+        return ()
+    return tuple(name for name, entry in data.items()
+                 if isinstance(entry, dict) and entry.get("passed") is True)
 
 
 class NoNetworkError(KitError):
@@ -166,7 +188,8 @@ class EvaluatorSpec:
                     "search without one (--uniform, UCI Uniform)")
             network = str(experts)
             baseline = baseline or (str(regular) if regular else None)
-        backend = choose_backend(self.backend, self.device)
+        backend = choose_backend(self.backend, self.device,
+                                 gated=passed_backends(committed_results()))
         path = Path(network)
         if not path.exists():
             raise FileNotFoundError(f"{path} does not exist (expected an expert bundle, a run "
