@@ -1415,6 +1415,17 @@ BENCHMARKS: dict[str, Callable[[int], BenchResult]] = {
     "native-games": bench_native_games, "deepchess": bench_deepchess, "mais": bench_mais}
 
 
+def _faster_paths() -> None:
+    """The faster paths' benchmarks (``benchmarks/precision.py``), beside the others."""
+    from precision import bench_low_precision, bench_mixed_precision  # type: ignore[import-not-found]
+
+    BENCHMARKS["mixed-precision"] = bench_mixed_precision
+    BENCHMARKS["low-precision"] = bench_low_precision
+
+
+_faster_paths()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m chessmoe.bench", description=__doc__)
     parser.add_argument("--only", nargs="*", choices=sorted(BENCHMARKS), default=None)
