@@ -169,13 +169,9 @@ class EvaluatorSpec:
         :class:`NoNetworkError` (a :class:`~chessmoe._io.errors.KitError`, one line) when no
         network is named and the kit's committed experts are not found, unless ``uniform``;
         :class:`FileNotFoundError` when the named network does not exist."""
-        import torch
-
-        # imported here, not above: the experts need torch, which the UCI front end must not
-        # load before it answers 'uci'
+        # imported here, not above: the UCI front end answers 'uci' before anything loads
         from chessmoe.search.experts import load_bundle, mixture_from_bundle, network_from_dir
 
-        torch.set_num_threads(self.threads)  # small search batches: more threads contend
         if self.uniform:
             return UniformEvaluator(), "evaluator: uniform (no network: value 0, uniform priors)"
         network, baseline = self.network, self.baseline
@@ -190,6 +186,10 @@ class EvaluatorSpec:
             baseline = baseline or (str(regular) if regular else None)
         backend = choose_backend(self.backend, self.device,
                                  gated=passed_backends(committed_results()))
+        if backend in ("torch", "cuda"):  # the other backends run without torch
+            import torch
+
+            torch.set_num_threads(self.threads)  # small search batches: more threads contend
         path = Path(network)
         if not path.exists():
             raise FileNotFoundError(f"{path} does not exist (expected an expert bundle, a run "

@@ -28,15 +28,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import torch
 
 from chessmoe.encoding import records_to_planes
-from chessmoe.nets.checkpoints import load_model, resolve_device
-from chessmoe.nets.model import RiseNet
 from chessmoe.phases import BoardBatch, PhaseDefinition, phase_definition, tapered_alpha_batch
 from chessmoe.search.inference import (
     BACKEND_PRECISION,
@@ -51,6 +48,11 @@ from chessmoe.search.inference import (
 from chessmoe.search.mcts import Evaluation, LeafBatch
 from chessmoe.search.routing import ROUTINGS
 
+if TYPE_CHECKING:  # torch is imported only by the eager path: an ONNX Runtime or OpenVINO
+    import torch  # engine answers its first 'go' without it (about 1.3 s of start-up)
+
+    from chessmoe.nets.model import RiseNet
+
 __all__ = [
     "Bundle",
     "GateDecision",
@@ -58,7 +60,7 @@ __all__ = [
     "NetworkEvaluator",
     "legal_softmax",
     "load_bundle",
-    "load_model",  # re-exported from chessmoe.nets.checkpoints (its home)
+    "load_model",  # noqa: F822  (re-exported lazily from chessmoe.nets.checkpoints, its home)
     "mixture_from_bundle",
     "network_evaluator",
     "network_from_dir",
@@ -92,11 +94,14 @@ class NetworkEvaluator:
                  backend: NetworkBackend | None = None) -> None:
         if (model is None) == (backend is None):
             raise ValueError("a network evaluator needs a model or a backend (not both)")
-        self.device = resolve_device(device)
-        self.half = half and self.device.type == "cuda"
         self.backend = backend
         self.model = model
+        self.half = False
         if model is not None:
+            from chessmoe.nets.checkpoints import resolve_device
+
+            self.device: torch.device = resolve_device(device)
+            self.half = half and self.device.type == "cuda"
             self.model = model.to(self.device).eval()
             if self.half:
                 self.model = self.model.half()
@@ -112,6 +117,8 @@ class NetworkEvaluator:
         if self.backend is not None:
             return self.backend.forward(records)
         assert self.model is not None
+        import torch
+
         planes = torch.from_numpy(records_to_planes(records)).to(self.device)
         if self.half:
             planes = planes.half()
@@ -326,6 +333,8 @@ def network_evaluator(path: str | os.PathLike[str], *, device: str = "auto",
     ``cuda``: bf16 with CUDA graphs). Backends are shared per checkpoint, device and
     thread count, so every player of a worker feeds one network object."""
     if backend == "torch":
+        from chessmoe.nets.checkpoints import load_model
+
         return NetworkEvaluator(load_model(path, device, half), device=device, half=half,
                                 name=name)
     return NetworkEvaluator(backend=_shared_backend(str(Path(path).resolve()), backend,
@@ -375,3 +384,12 @@ def network_from_dir(directory: str | os.PathLike[str], device: str = "auto",
             raise FileNotFoundError(f"no model.pt in {directory} (or its baseline/)")
     return network_evaluator(path, device=device, half=half, backend=backend,
                              threads=threads, name=path.parent.name)
+
+
+def __getattr__(name: str) -> Any:
+    """``load_model`` from its home, imported on first use (it needs torch)."""
+    if name == "load_model":
+        from chessmoe.nets.checkpoints import load_model
+
+        return load_model
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

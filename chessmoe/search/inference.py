@@ -260,6 +260,9 @@ class OpenVinoBackend:
         if precision not in ("bf16", "f32"):
             raise ValueError(f"precision {precision!r}: the openvino backend takes bf16 or f32")
         core = ov.Core()
+        # compiled networks are cached beside the ONNX exports: a later engine start loads
+        # the blob instead of compiling again
+        core.set_property({"CACHE_DIR": str(onnx_cache_dir().parent / "openvino")})
         self.compiled = core.compile_model(core.read_model(str(onnx_path)), "CPU", {
             "INFERENCE_PRECISION_HINT": precision, "INFERENCE_NUM_THREADS": threads,
             "NUM_STREAMS": 1, "PERFORMANCE_HINT": "LATENCY"})
@@ -369,9 +372,10 @@ def make_backend(checkpoint: str | os.PathLike[str], backend: BackendName = "tor
     """The backend ``backend`` for the network in ``checkpoint`` (loaded with
     ``weights_only=True`` through :func:`chessmoe.nets.checkpoints.load_model`)."""
     from chessmoe._io.fsutil import sha256_file
-    from chessmoe.nets.checkpoints import load_model
 
     path = Path(checkpoint)
+    if backend in ("cuda", "torch"):  # the others read the cached export without torch
+        from chessmoe.nets.checkpoints import load_model
     if backend == "onnx":
         return OnnxBackend(_exported(path, sha256_file(path)), threads=threads, name=name)
     if backend == "openvino-bf16":
