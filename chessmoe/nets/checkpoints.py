@@ -26,7 +26,7 @@ import torch
 
 from chessmoe._io.errors import KitError
 from chessmoe._io.fsutil import atomic_path, atomic_write_json, sha256_file
-from chessmoe.nets.model import ModelConfig, RiseNet
+from chessmoe.nets.model import ModelConfig, RiseNet, build_model
 
 __all__ = ["CheckpointError", "export_onnx", "load_checkpoint", "load_model", "load_optimizer",
            "resolve_device", "save_checkpoint", "save_optimizer", "weights_sha256"]
@@ -123,7 +123,7 @@ def load_checkpoint(path: str | os.PathLike[str], map_location: str | torch.devi
         meta = json.loads(payload.get("meta") or "{}")
         atomic_write_json(sidecar, {"file": path.name, "sha256": actual, **meta})
     try:
-        model = RiseNet(ModelConfig.from_dict(payload["model_config"]))
+        model = build_model(ModelConfig.from_dict(payload["model_config"]))
         model.load_state_dict(payload["state_dict"])
     except Exception as error:  # missing keys, shape mismatch
         raise CheckpointError(f"checkpoint {path} cannot be loaded "

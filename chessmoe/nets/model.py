@@ -64,6 +64,8 @@ class ModelConfig:
     input_planes: int = N_PLANES
     policy_planes: int = POLICY_PLANES
     value_from: str = "probabilities"  # "probabilities" (P(win)-P(loss)) or "logits"
+    policy_kernel2: int = 3  # kernel of the policy head's output convolution (3 or 1)
+    phase_heads: int = 1  # > 1: a shared trunk with a head per phase (nets.trunk)
 
     def __post_init__(self) -> None:
         if self.attention not in ("dense", "eca", "none"):
@@ -71,6 +73,8 @@ class ModelConfig:
                              f"{self.attention!r}")
         if self.value_from not in ("probabilities", "logits"):
             raise ValueError("value_from must be 'probabilities' or 'logits'")
+        if self.policy_kernel2 not in (1, 3) or self.phase_heads < 1:
+            raise ValueError("policy_kernel2 must be 1 or 3 and phase_heads at least 1")
         if not 0 <= self.stochastic_depth < 1:
             raise ValueError("stochastic_depth must lie in [0, 1)")
         for name in ("kernel5_blocks", "attention_blocks"):
@@ -92,6 +96,9 @@ class ModelConfig:
         data = asdict(self)
         data["kernel5_blocks"] = list(self.kernel5_blocks)
         data["attention_blocks"] = list(self.attention_blocks)
+        for key, default in _RECORDED_IF_SET.items():  # absent from records made before them
+            if data[key] == default:
+                del data[key]
         return data
 
     @classmethod
@@ -102,6 +109,9 @@ class ModelConfig:
                 data[key] = tuple(data[key])
         return cls(**data)
 
+
+#: Fields recorded only where they differ from their default (the shared-trunk network's).
+_RECORDED_IF_SET = {"policy_kernel2": 3, "phase_heads": 1}
 
 PRESETS: dict[str, ModelConfig] = {
     "paper": ModelConfig(),
@@ -226,7 +236,8 @@ class RiseNet(nn.Module):
         p = config.policy_channels
         self.policy_head = nn.Sequential(
             nn.Conv2d(c, p, 3, padding=1, bias=False), nn.BatchNorm2d(p), nn.ReLU(inplace=True),
-            nn.Conv2d(p, config.policy_planes, 3, padding=1, bias=False), nn.Flatten())
+            nn.Conv2d(p, config.policy_planes, config.policy_kernel2,
+                      padding=config.policy_kernel2 // 2, bias=False), nn.Flatten())
 
     def forward(self, planes: torch.Tensor) -> NetOutput:
         x = self.blocks(self.stem(planes))
@@ -247,6 +258,10 @@ def build_model(config: ModelConfig | str = "paper", **overrides: Any) -> RiseNe
         config = preset(config, **overrides)
     elif overrides:
         config = replace(config, **overrides)
+    if config.phase_heads > 1:
+        from chessmoe.nets.trunk import PhaseHeadNet
+
+        return PhaseHeadNet(config)
     return RiseNet(config)
 
 
