@@ -17,10 +17,11 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -29,8 +30,14 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from chessmoe.play.designs import smoke_spec  # noqa: E402
+from chessmoe.play.match import Adjudication, PlayerSpec  # noqa: E402
 from chessmoe.play.placement import PlacementError  # noqa: E402
-from chessmoe.play.tournament import only_matches, run_dask  # noqa: E402
+from chessmoe.play.tournament import (  # noqa: E402
+    MatchSpec,
+    TournamentSpec,
+    only_matches,
+    run_dask,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -126,6 +133,38 @@ def test_a_worker_that_cannot_see_the_clients_files_stops_the_run_before_it_writ
     finally:
         shutil.rmtree(copy, ignore_errors=True)
     assert not (client_dir / "out").exists()
+
+
+def test_a_run_no_worker_can_serve_stops_after_its_patience_and_cancels_its_units(
+        cluster: Cluster, tmp_path: Path) -> None:
+    """Shards that ask for a GPU, on workers that declare none, would wait forever: the run
+    stops once no worker could run them for ``patience`` seconds, and leaves no task behind."""
+    from chessmoe._io.errors import KitError
+
+    gpu = PlayerSpec(name="gpu", uniform=True, nodes=4, batch_size=1, device="cuda")
+    spec = TournamentSpec("gpu", (MatchSpec("m", gpu, replace(gpu, name="other"), 1),),
+                          pairs_per_shard=1, adjudication=Adjudication(max_plies=4))
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            run_dask(spec, tmp_path / "out", cluster.client, patience=2)
+        except BaseException as error:
+            failed.append(error)
+
+    thread = threading.Thread(target=run, daemon=True)  # a run that hangs fails the test
+    thread.start()
+    thread.join(START_S)
+    assert not thread.is_alive(), f"run_dask still waits after {START_S:g} s"
+    assert len(failed) == 1 and isinstance(failed[0], KitError)
+    assert str(failed[0]) == ("no Dask worker could run the 1 shard left for 2 s (no worker "
+                              "connected, or none declares --resources GPU=1 for the 1 shard "
+                              "on a GPU); rerun to resume")
+    deadline = time.monotonic() + START_S
+    while cluster.client.who_has():  # the cancelled shard leaves the scheduler
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    assert not list((tmp_path / "out").glob("m/games-*.jsonl"))
 
 
 def _kill_mid_unit(cluster: Cluster, match_dir: Path, run: subprocess.Popen[str]

@@ -168,14 +168,19 @@ def gather(client: Any, futures: Sequence[Any], *, gpu: Sequence[bool],
                 stuck_since = time.monotonic()
             elif time.monotonic() - stuck_since > patience:
                 gpus = sum(pending.values())
-                raise KitError(f"no Dask worker could run the {len(pending)} shards left for "
-                               f"{patience:g} s (no worker connected"
-                               + (f", or none declares --resources GPU=1 for the {gpus} "
-                                  "that run on a GPU" if gpus else "") + "); rerun to resume")
+                raise KitError(f"no Dask worker could run the {_shards(len(pending))} left "
+                               f"for {patience:g} s (no worker connected"
+                               + (f", or none declares --resources GPU=1 for the "
+                                  f"{_shards(gpus)} on a GPU" if gpus else "")
+                               + "); rerun to resume")
     finally:
         if pending:
             client.cancel(list(pending))
     return [results[f] for f in futures]
+
+
+def _shards(count: int) -> str:
+    return f"{count} shard{'s' * (count != 1)}"
 
 
 def _raise(future: Any, distributed: Any) -> None:
