@@ -23,6 +23,7 @@ from chessmoe.play.placement import (
     code_version,
     place_openings,
     place_player,
+    same_kit,
 )
 from chessmoe.play.tournament import MatchSpec, TournamentSpec, placed_units, run_unit
 from chessmoe.search.evaluators import EvaluatorSpec
@@ -119,6 +120,11 @@ def test_a_worker_reading_another_copy_of_a_network_is_refused(tmp_path: Path) -
 def test_another_kit_version_or_suite_or_an_unwritable_out_is_refused(tmp_path: Path) -> None:
     assert "runs chessmoe " + code_version() + ", the client 0.0.1" in str(
         Placement(version="0.0.1").problem())
+    assert Placement(version=code_version()).problem() is None
+    assert same_kit("0.1.0 (commit 0123456789ab)", "0.1.0 (commit 0123456789ab)")
+    assert not same_kit("0.1.0 (commit 0123456789ab)", "0.1.0 (commit 123456789abc)")
+    assert same_kit("0.1.0 (commit 0123456789ab)", "0.1.0")  # a worker without git
+    assert not same_kit("0.1.0", "0.2.0 (commit 0123456789ab)")
     openings, digest, needs = place_openings("embedded", None)
     assert (openings, digest, needs) == ("embedded", sha256_file(embedded_suite_path()), ())
     Placement(suite_sha256=digest).check_suite(embedded_suite_path())

@@ -27,7 +27,7 @@ from chessmoe._io.fsutil import sha256_file
 from chessmoe.play.match import PlayerSpec
 
 __all__ = ["Need", "Placement", "PlacementError", "absolute", "code_version", "place_openings",
-           "place_player", "placement", "where"]
+           "place_player", "placement", "same_kit", "where"]
 
 DOCS = "docs/playing-at-scale.md"
 
@@ -64,7 +64,7 @@ class Placement:
         (``worker``: its name, default :func:`where`'s); ``None`` when every need is met (run
         on the worker)."""
         here = where(worker)
-        if self.version is not None and code_version() != self.version:
+        if self.version is not None and not same_kit(self.version, code_version()):
             return (f"{here} runs chessmoe {code_version()}, the client {self.version}: "
                     f"every worker must run the client's version of the kit ({DOCS})")
         for need in self.needs:
@@ -125,12 +125,25 @@ def where(name: str | None = None) -> str:
 @lru_cache(maxsize=1)
 def code_version() -> str:
     """This process's kit: its version, and its git commit when it runs from a checkout
-    (two checkouts of one commit at different paths are the same kit)."""
+    (two checkouts of one commit at different paths are the same kit): ``0.1.0 (commit
+    0123456789ab)``, or ``0.1.0`` outside git."""
     from chessmoe import __version__
     from chessmoe._io.provenance import git_commit
 
     commit = git_commit().get("commit")
     return __version__ + (f" (commit {str(commit)[:12]})" if commit else "")
+
+
+def same_kit(client: str, worker: str) -> bool:
+    """Whether two :func:`code_version` lines name one kit: the same version, and the same
+    commit where both name one (a worker installed without git is judged by its version)."""
+    def parts(line: str) -> tuple[str, str | None]:
+        version, _, commit = line.partition(" (commit ")
+        return version, commit.rstrip(")") or None
+
+    (version, commit), (theirs, their_commit) = parts(client), parts(worker)
+    return version == theirs and (commit is None or their_commit is None
+                                  or commit == their_commit)
 
 
 _SHA256: dict[tuple[str, int, int], str] = {}
