@@ -178,9 +178,9 @@ def _kill_mid_unit(cluster: Cluster, match_dir: Path, run: subprocess.Popen[str]
             lines = log.read_text().splitlines(keepends=True)
             if len(lines) != 1 or not lines[0].endswith("\n"):
                 continue
-            key = f"chessmoe-smoke-{match_dir.name}/{log.stem.removeprefix('games-')}"
+            key = f"chessmoe-smoke-{match_dir.name}/{log.stem.removeprefix('games-')}-"
             for address, keys in cluster.client.processing().items():
-                if key in keys:
+                if any(str(k).startswith(key) for k in keys):
                     pid = _pids(cluster)[address]
                     os.kill(pid, signal.SIGKILL)
                     return pid, log, lines[0]

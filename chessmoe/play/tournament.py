@@ -24,6 +24,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import suppress
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -598,7 +599,8 @@ def run_dask(spec: TournamentSpec, out_dir: str | os.PathLike[str], client: Any,
     wait_for_workers(client)
     created = _created_dirs(out)
     out.mkdir(parents=True, exist_ok=True)
-    probe = out / f".dask-check-{secrets.token_hex(8)}"
+    run = secrets.token_hex(4)  # this run's task keys: never another run's on the cluster
+    probe = out / f".dask-check-{run}"
     try:
         token = secrets.token_hex(16)
         probe.write_text(token)
@@ -609,7 +611,8 @@ def run_dask(spec: TournamentSpec, out_dir: str | os.PathLike[str], client: Any,
     except BaseException:
         probe.unlink(missing_ok=True)
         for directory in created:  # nothing half-written: the run leaves no empty directory
-            directory.rmdir()
+            with suppress(OSError):
+                directory.rmdir()
         raise
     probe.unlink(missing_ok=True)
     _check_recorded_rules(spec, out)
@@ -619,7 +622,7 @@ def run_dask(spec: TournamentSpec, out_dir: str | os.PathLike[str], client: Any,
     # GPU units ask for one "GPU" resource: start each GPU worker pinned to its device with
     # CUDA_VISIBLE_DEVICES=k and --resources "GPU=1" (docs/playing-at-scale.md)
     futures = [client.submit(run_unit, unit, str(out), str(data) if data else None,
-                             key=f"chessmoe-{spec.name}-{unit.id}", pure=False,
+                             key=f"chessmoe-{spec.name}-{unit.id}-{run}", pure=False,
                              resources={"GPU": 1} if unit.gpu else None)
                for unit in todo]
     bar = tqdm(total=len(todo), desc=spec.name, unit="shard", disable=not progress)
