@@ -109,9 +109,10 @@ def _tournament(args: argparse.Namespace) -> int:
               "game so that the games' records name a clean checkout")
         return 0
     if args.dask is not None:
-        client = tournament.dask_client(args.dask or None, workers=args.workers)
-        summary = tournament.run_dask(spec, out, client, data_dir=args.data_dir,
-                                      force=args.force, before_play=say_if_dirty)
+        with tournament.dask_client(args.dask or None, workers=args.workers) as client:
+            summary = tournament.run_dask(spec, out, client, data_dir=args.data_dir,
+                                          force=args.force, before_play=say_if_dirty,
+                                          progress=not args.quiet)
     else:
         summary = tournament.run_local(spec, out, workers=args.workers,
                                        gpu_workers=args.gpu_workers, gpus=args.gpus,
@@ -266,7 +267,10 @@ def add_tournament_commands(commands: Commands) -> None:
                        help="with --plan: calibrate by playing random networks of the "
                             "profile's size through the real runner at these node limits")
     tourn.add_argument("--dask", nargs="?", const="", default=None, metavar="ADDRESS",
-                       help="run on Dask (a scheduler address; none: a LocalCluster)")
+                       help="run on Dask: a scheduler's address (its workers may start in any "
+                            "directory, but must see --experts and --out at the paths this "
+                            "command gives them: docs/playing-at-scale.md), or none for a "
+                            "local cluster of --workers processes")
     tourn.add_argument("--data-dir", type=Path, default=None, help=DATA_DIR_HELP)
     tourn.add_argument("--force", action="store_true", help=FORCE_HELP)
     tourn.add_argument("--quiet", action="store_true", help=QUIET_HELP)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import replace
+from typing import cast
 
 import torch
 from torch import nn
@@ -72,9 +73,10 @@ class _Head(nn.Module):
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
         net = RiseNet(replace(config, phase_heads=1))
-        self.value_body, self.wdl_head, self.plies_head = (net.value_body, net.wdl_head,
-                                                           net.plies_head)
-        self.policy_out = net.policy_head[3]
+        self.value_body: nn.Sequential = net.value_body
+        self.wdl_head: nn.Linear = net.wdl_head
+        self.plies_head: nn.Linear = net.plies_head
+        self.policy_out = cast(nn.Conv2d, net.policy_head[3])
 
 
 class PhaseHeadNet(RiseNet):
@@ -108,7 +110,7 @@ class PhaseHeadNet(RiseNet):
         return NetOutput(pick(0), pick(1), pick(2), pick(3))
 
     def _head(self, k: int, x: torch.Tensor, hidden: torch.Tensor) -> NetOutput:
-        head = self.heads[k]
+        head = cast(_Head, self.heads[k])
         features = head.value_body(x)
         wdl = head.wdl_head(features)
         value, plies = self._value_and_plies(wdl, head.plies_head(features))
@@ -127,7 +129,7 @@ class PhaseHeadNet(RiseNet):
         """Phase ``k``'s network on its own: the trunk, the shared convolution and head ``k``
         as a plain :class:`RiseNet` (weights copied)."""
         net = RiseNet(replace(self.config, phase_heads=1))
-        head = self.heads[k]
+        head = cast(_Head, self.heads[k])
         net.stem, net.blocks = copy.deepcopy(self.stem), copy.deepcopy(self.blocks)
         net.value_body = copy.deepcopy(head.value_body)
         net.wdl_head, net.plies_head = (copy.deepcopy(head.wdl_head),

@@ -4,7 +4,7 @@ The UCI engine, in-process players, the CLI (``chessmoe analyse``), the pipeline
 notebooks all describe the evaluator they want with an :class:`EvaluatorSpec` -- a bundle (a
 mixture of experts, or the regular bundle's single network) or a run directory or checkpoint,
 the routing and gate, the single-expert ablation, the backend and device -- and call
-:meth:`EvaluatorSpec.build`. Bundles are read through :class:`~chessmoe.search.experts.Bundle`
+:meth:`EvaluatorSpec.build`. Bundles are read through :class:`~chessmoe.search.bundles.Bundle`
 (their manifest), never by hand.
 
 When no network is named, the kit's committed small experts are used if they can be found
@@ -164,16 +164,9 @@ class EvaluatorSpec:
             raise ValueError(f"unknown evaluator field(s) {unknown}; known: {sorted(known)}")
         return cls(**data)
 
-    def build(self) -> tuple[Evaluator, str]:
-        """The evaluator, and one line saying what was loaded. Raises
-        :class:`NoNetworkError` (a :class:`~chessmoe._io.errors.KitError`, one line) when no
-        network is named and the kit's committed experts are not found, unless ``uniform``;
-        :class:`FileNotFoundError` when the named network does not exist."""
-        # imported here, not above: the UCI front end answers 'uci' before anything loads
-        from chessmoe.search.experts import load_bundle, mixture_from_bundle, network_from_dir
-
-        if self.uniform:
-            return UniformEvaluator(), "evaluator: uniform (no network: value 0, uniform priors)"
+    def named_networks(self) -> tuple[str, str | None]:
+        """The network and baseline this spec reads: as named, or the kit's committed small
+        experts and their regular bundle (:class:`NoNetworkError` when they are not found)."""
         network, baseline = self.network, self.baseline
         if network is None:
             experts, regular = committed_bundles()
@@ -184,6 +177,48 @@ class EvaluatorSpec:
                     "search without one (--uniform, UCI Uniform)")
             network = str(experts)
             baseline = baseline or (str(regular) if regular else None)
+        path = Path(network)
+        if not path.exists():
+            raise FileNotFoundError(f"{path} does not exist (expected an expert bundle, a run "
+                                    "directory or a model.pt)")
+        return network, baseline
+
+    @staticmethod
+    def _single(path: Path) -> bool:
+        """Whether ``path`` gives one network (a regular bundle, a run directory or a
+        checkpoint) rather than a mixture of experts."""
+        from chessmoe.search.bundles import load_bundle
+
+        return (not (path / "manifest.json").exists()
+                or load_bundle(path).regime == "regular")
+
+    def weight_files(self) -> tuple[Path, ...]:
+        """The checkpoint files :meth:`build` reads, without reading them (and without
+        torch): a single network's ``model.pt``, or a mixture's experts and, when present, its
+        baseline; none for ``uniform``. Raises as :meth:`build` does for a missing network."""
+        from chessmoe.search.bundles import load_bundle, mixture_baseline, network_file
+
+        if self.uniform:
+            return ()
+        network, baseline = self.named_networks()
+        path = Path(network)
+        if self._single(path):
+            return (network_file(path),)
+        bundle = load_bundle(path)
+        base = mixture_baseline(bundle, baseline)
+        return (*bundle.expert_paths(), *([base] if base is not None else []))
+
+    def build(self) -> tuple[Evaluator, str]:
+        """The evaluator, and one line saying what was loaded. Raises
+        :class:`NoNetworkError` (a :class:`~chessmoe._io.errors.KitError`, one line) when no
+        network is named and the kit's committed experts are not found, unless ``uniform``;
+        :class:`FileNotFoundError` when the named network does not exist."""
+        # imported here, not above: the UCI front end answers 'uci' before anything loads
+        from chessmoe.search.experts import mixture_from_bundle, network_from_dir
+
+        if self.uniform:
+            return UniformEvaluator(), "evaluator: uniform (no network: value 0, uniform priors)"
+        network, baseline = self.named_networks()
         backend = choose_backend(self.backend, self.device,
                                  gated=passed_backends(committed_results()))
         if backend in ("torch", "cuda"):  # the other backends run without torch
@@ -191,14 +226,7 @@ class EvaluatorSpec:
 
             torch.set_num_threads(self.threads)  # small search batches: more threads contend
         path = Path(network)
-        if not path.exists():
-            raise FileNotFoundError(f"{path} does not exist (expected an expert bundle, a run "
-                                    "directory or a model.pt)")
-        if (path / "manifest.json").exists() and load_bundle(path).regime == "regular":
-            net = network_from_dir(path, device=self.device, backend=backend,
-                                   threads=self.threads)
-            return net, f"evaluator: single network {path} ({backend})"
-        if not (path / "manifest.json").exists():  # a run directory or a checkpoint
+        if self._single(path):  # a regular bundle, a run directory or a checkpoint
             net = network_from_dir(path, device=self.device, backend=backend,
                                    threads=self.threads)
             return net, f"evaluator: single network {path} ({backend})"

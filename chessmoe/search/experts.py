@@ -22,7 +22,6 @@ phase counts, the expert(s) used), from which the kit draws Fig. 3 and batch pur
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ import numpy.typing as npt
 
 from chessmoe.encoding import records_to_planes
 from chessmoe.phases import BoardBatch, PhaseDefinition, phase_definition, tapered_alpha_batch
+from chessmoe.search.bundles import Bundle, load_bundle, mixture_baseline, network_file
 from chessmoe.search.inference import (
     BACKEND_PRECISION,
     BackendName,
@@ -54,7 +54,7 @@ if TYPE_CHECKING:  # torch is imported only by the eager path: an ONNX Runtime o
     from chessmoe.nets.model import RiseNet
 
 __all__ = [
-    "Bundle",
+    "Bundle",  # re-exported from chessmoe.search.bundles (its home), as load_bundle
     "GateDecision",
     "MixtureEvaluator",
     "NetworkEvaluator",
@@ -276,53 +276,7 @@ class MixtureEvaluator:
                 "pure_batches": float(np.mean([p == 1.0 for p in purity]))}
 
 
-# --- bundles on disk -----------------------------------------------------------------------
-
-
-@dataclass
-class Bundle:
-    """A trained bundle: its manifest and network paths."""
-
-    directory: Path
-    manifest: dict[str, Any]
-
-    @property
-    def definition(self) -> str:
-        return str(self.manifest["definition"])
-
-    @property
-    def regime(self) -> str:
-        return str(self.manifest["regime"])
-
-    def expert_paths(self) -> list[Path]:
-        n = len(self.manifest["phase_names"])
-        paths = [self.directory / f"phase{p}" / "model.pt" for p in range(n)]
-        missing = [str(p) for p in paths if not p.exists()]
-        if missing:
-            raise FileNotFoundError(f"the bundle {self.directory} lacks experts: "
-                                    + ", ".join(missing))
-        return paths
-
-    def baseline_path(self) -> Path | None:
-        own = self.directory / "baseline" / "model.pt"
-        if own.exists():
-            return own
-        ref = self.manifest.get("baseline")
-        if ref:
-            path: Path = (self.directory / str(ref) / "baseline" / "model.pt").resolve()
-            if path.exists():
-                return path
-        return None
-
-
-def load_bundle(directory: str | os.PathLike[str]) -> Bundle:
-    """Read a bundle directory written by :mod:`chessmoe.nets.regimes`."""
-    directory = Path(directory)
-    path = directory / "manifest.json"
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: not an expert bundle (train one with "
-                                "'chessmoe train')")
-    return Bundle(directory, json.loads(path.read_text()))
+# --- networks from bundles on disk (which files: chessmoe.search.bundles) -----------------
 
 
 def network_evaluator(path: str | os.PathLike[str], *, device: str = "auto",
@@ -361,10 +315,10 @@ def mixture_from_bundle(directory: str | os.PathLike[str], *, routing: str = "ma
     experts = [network_evaluator(p, device=device, half=half, backend=backend,
                                  threads=threads, name=f"phase{i}")
                for i, p in enumerate(bundle.expert_paths())]
-    base_path = Path(baseline) / "baseline" / "model.pt" if baseline else bundle.baseline_path()
+    base_path = mixture_baseline(bundle, baseline)
     base = (network_evaluator(base_path, device=device, half=half, backend=backend,
                               threads=threads, name="baseline")
-            if base_path is not None and base_path.exists() else None)
+            if base_path is not None else None)
     return MixtureEvaluator(experts, definition, routing=routing, baseline=base,
                             single_expert=single_expert)
 
@@ -374,14 +328,7 @@ def network_from_dir(directory: str | os.PathLike[str], device: str = "auto",
                      threads: int = 1) -> NetworkEvaluator:
     """A single-network evaluator from a run directory, a bundle with a baseline, or a
     checkpoint file."""
-    path = Path(directory)
-    if path.is_dir():
-        for candidate in (path / "model.pt", path / "baseline" / "model.pt"):
-            if candidate.exists():
-                path = candidate
-                break
-        else:
-            raise FileNotFoundError(f"no model.pt in {directory} (or its baseline/)")
+    path = network_file(directory)
     return network_evaluator(path, device=device, half=half, backend=backend,
                              threads=threads, name=path.parent.name)
 
