@@ -10,245 +10,64 @@ from pathlib import Path
 
 import pytest
 
-from chessmoe.report import benchlog, site, stems, summary
+from chessmoe.report import answer, benchlog, site, stems, summary
 
 ROOT = Path(__file__).resolve().parents[1]
 
 # --- the README's answer ----------------------------------------------------------------------
 
-CLAIMS_HEADER = ("Topic,Kind,The paper says,We measure (95 % interval unless stated),p,"
-                 "p (Holm),Verdict,Note\n")
-GAP = ("scale,bundle,compute,arm,games,pairs,openings,score,elo,low,high,p,interval\n"
-       "small,regular,1.0,regular,0,0,0,0.5,0.0,0.0,0.0,,x\n"
-       "medium,staged,3.0,staged,400,200,200,0.5,1.7,-29.1,32.6,0.9,x\n")
-
-
-def _figures(tmp_path: Path, separated: str = "contradicts", direct: str = "contradicts"
-             ) -> Path:
-    rows = [
-        f'MoE vs regular,paper claim,"separated beats regular: +122 Elo (Table 2, mean of 55 '
-        f'settings)","-90 Elo [-115, -66] (400 games, 200 openings)",<0.0001,<0.0001,'
-        f'{separated},note',
-        'MoE vs regular,paper claim,"staged beats regular: +121 Elo (Table 2)",'
-        '"+95 Elo [+67, +124] (400 games, 200 openings)",<0.0001,<0.0001,supports,',
-        '"equal training compute, head to head",post-hoc control,"staged beats regular-long '
-        'played directly (equal total training; the paper has no such control)",'
-        f'"-252 Elo [-308, -205] (200 games, 100 openings)",<0.0001,<0.0001,{direct},',
-        'single expert (Fig. 6),paper claim,only the opening expert: no gain,'
-        '"+26 Elo [-5, +58] (200 games, 100 openings)",0.1,0.6,undecided at this scale,',
-    ]
-    (tmp_path / "claims.csv").write_text(CLAIMS_HEADER + "\n".join(rows) + "\n")
-    (tmp_path / "compute-gap.csv").write_text(GAP)
-    return tmp_path
-
-
-def test_the_answer_copies_the_main_claims_rows_and_words_their_verdicts(tmp_path: Path) -> None:
-    lines = summary.answer_lines(_figures(tmp_path))
-    text = "\n".join(lines)
-    assert lines[0] == ("**Does a mixture of experts help?** Trained as the paper trains them, "
-                        "at the `small` profile 1 of the 2 mixtures beat the regular network "
-                        "(one training seed each) and separated loses to it "
-                        "(all decided); but one network trained for a mixture's total steps "
-                        "beats every mixture played against it (decided). At the `medium` "
-                        "profile (more and other data, the same network), against its regular "
-                        "network: staged is not distinguishable from it (each by its own 95 % "
-                        "interval, unadjusted).")
-    assert ("| separated beats regular | +122 Elo | -90 Elo [-115, -66] (400 games, 200 "
-            "openings) | **contradicts** |") in lines
-    assert ("| staged beats regular-long played directly | no such control | -252 Elo "
-            "[-308, -205] (200 games, 100 openings) | **contradicts** |") in lines
-    assert "single expert" not in text  # only the main topics
-    assert "staged +2 [-29, +33] (400 games)" in text  # the second scale, rounded
-    assert "batch 8 and 100 nodes" in text and "](figures/compute-gap.png)" in lines[-1]
-    assert "regular network trained for the profile's fixed length (compute-limited" in text
-    # the sentence follows the verdicts, not a fixed text
-    other = summary.answer_lines(_figures(tmp_path, separated="undecided at this scale",
-                                          direct="undecided at this scale"))[0]
-    assert ("1 of the 2 mixtures beat the regular network (one training seed each) "
-            "(1 undecided)") in other
-    assert "beats 0 of the 1 mixtures" in other
-
-
-@pytest.mark.parametrize(("verdict", "shown"), [
-    ("contradicts", True), ("in progress: 720 of 1,600 planned games", False),
-    ("not played yet", False)])
-def test_the_answer_shows_the_across_seeds_row_once_it_is_decided(
-        tmp_path: Path, verdict: str, shown: bool) -> None:
-    figures = _figures(tmp_path)
-    with (figures / "claims.csv").open("a") as handle:
-        handle.write('"equal training compute, across seeds",post-hoc control,"staged beats '
-                     'regular-long over the training seeds of both (pooled: these seeds; the '
-                     'paper has no such control)","-273 Elo [-294, -253] (1800 games, 100 '
-                     f'openings)",<0.0001,<0.0001,{verdict},note\n')
-    row = ("| staged beats regular-long over the training seeds of both (`seeds-long`) | "
-           "no such control | "
-           "-273 Elo [-294, -253] (1800 games, 100 openings) | **contradicts** |")
-    lines = summary.answer_lines(figures)
-    assert (row in lines) is shown
-    assert "beats every mixture played against it (decided)" in lines[0]  # head to head only
-
-
-@pytest.mark.parametrize(("verdict", "shown"), [
-    ("contradicts", True), ("supports", True), ("in progress: 48 of 200 planned games", False),
-    ("not played yet (registered before its first game)", False)])
-def test_the_answer_shows_each_parameter_matched_row_once_it_is_decided(
-        tmp_path: Path, verdict: str, shown: bool) -> None:
-    figures = _figures(tmp_path)
-    with (figures / "claims.csv").open("a") as handle:
-        for claim, measured in (
-                ("at equal nodes, batch 8, 100 nodes", "-400 Elo [-500, -330]"),
-                ("at equal move time, batch 8, 100 ms a move", "-110 Elo [-160, -60]")):
-            handle.write('parameter-matched network,post-hoc control,"staged beats regular-wide '
-                         "(one network with the mixture's parameters, regular-long's steps) "
-                         f'{claim} (the paper has no such control)","{measured} (200 games, '
-                         f'100 openings)",<0.0001,<0.0001,{verdict},note\n')
-    lines = summary.answer_lines(figures)
-    # the text after the aside tells the rows apart; the tournament is named
-    for row in ("| staged beats regular-wide at equal nodes, batch 8, 100 nodes (`matched`) | "
-                "no such control | -400 Elo [-500, -330] (200 games, 100 openings) | "
-                f"**{verdict}** |",
-                "| staged beats regular-wide at equal move time, batch 8, 100 ms a move "
-                "(`matched`) | no such control | -110 Elo [-160, -60] (200 games, 100 "
-                f"openings) | **{verdict}** |"):
-        assert (row in lines) is shown
-    assert "(`replicated`" not in "\n".join(lines)  # the main rows name no tournament
-
-
-def test_the_answer_says_what_the_main_rows_do_not(tmp_path: Path) -> None:
-    """The replicated tournament named as a re-adjudication, regular-long's seed clause copied
-    from its row's note, the medium profile called what it is (per game pair), and the
-    settings rows counted by state with a decided one copied verbatim."""
-    figures = _figures(tmp_path)
-    text = (figures / "claims.csv").read_text().replace(
-        "contradicts,\n",
-        'contradicts,"equal total training; regular-long is one training seed (seed 9); the '
-        'regular network\'s seed alone moves one mixture\'s score by up to 13.1 points a pair"\n')
-    text += ('"settings: MoE vs regular",paper claim,"staged beats regular at batch 8, 400 '
-             'nodes (paper: +121 Elo)","+50 Elo [+20, +80] (200 games, 100 openings)",0.001,'
-             '0.002,supports,\n'
-             '"settings: MoE vs regular",paper claim,"staged beats regular at batch 1, 400 '
-             'nodes (paper: +112 Elo)","+10 Elo [-50, +70] (40 games, 20 openings)",,,'
-             '"in progress: 40 of 200 planned games of this match",\n'
-             '"settings: equal compute, head to head",post-hoc control,"staged beats '
-             'regular-long at batch 8, 1600 nodes (equal total training)",no complete game '
-             'pair yet,,,not played yet (registered before its first game),\n')
-    (figures / "claims.csv").write_text(text)
-    body = "\n".join(summary.answer_lines(figures))
-    assert "re-adjudicates the powered tournament's deterministic games" in body
-    assert ("Regular-long is one training seed (seed 9); the regular network's seed alone "
-            "moves one mixture's score by up to 13.1 points a pair.") in body
-    assert "not a larger model" in body and "per game pair" in body
-    assert ("its 3 rows were registered before its first game: 1 decided, 1 in progress, 1 "
-            "not played yet (below: Elo per game pair") in body
-    # one line a setting: the paper's mean at that batch size, each opponent's cell
-    lines = summary.answer_lines(figures)
-    assert ("| batch 8, 400 nodes | +121 Elo | +50 [+20, +80] **supports** | - |") in lines
-    assert ("| batch 1, 400 nodes | +112 Elo | in progress (40 of 200 games) | - |") in lines
-    assert ("| batch 8, 1600 nodes | - | - | not played yet |") in lines
-
-
-def test_the_headline_words_each_other_scale_by_its_own_intervals() -> None:
-    """An arm beats the regular network where its interval lies above 0, cannot be told from
-    it where the interval holds 0 (the bound itself included), loses where it lies below;
-    regular-long, the one network trained longer, is named first; no arm, no clause."""
-    row = summary.GapRow
-    gap = [row("medium", "staged", 3.0, 400, 1.7, -29.1, 32.6),
-           row("medium", "edge", 3.0, 400, 40.0, 0.0, 80.0),
-           row("medium", "weighted-a10", 3.0, 400, -107.0, -140.0, -75.0),
-           row("medium", "separated", 3.0, 400, -321.0, -369.0, -281.0),
-           row("medium", "up", 3.0, 400, 50.0, 10.0, 90.0),
-           row("medium", "regular-long", 3.0, 400, 392.0, 348.0, 447.0)]
-    assert summary.medium_clause(gap) == (
-        " At the `medium` profile (more and other data, the same network), against its "
-        "regular network: regular-long and up beat it; staged and edge are not "
-        "distinguishable from it; weighted-a10 and separated lose to it (each by its own 95 % "
-        "interval, unadjusted).")
-    assert summary.medium_clause(gap[:1]) == (
-        " At the `medium` profile (more and other data, the same network), against its "
-        "regular network: staged is not distinguishable from it (each by its own 95 % "
-        "interval, unadjusted).")
-    assert summary.medium_clause([]) == ""
-
-
-def test_the_answer_says_what_the_converged_rows_decide(tmp_path: Path) -> None:
-    """The converged design's rows, counted by state with each decided one copied verbatim,
-    after the settings rows; none without such rows; the committed claims table writes the
-    topic the answer reads."""
-    figures = _figures(tmp_path)
-    assert "converged" not in "\n".join(summary.answer_lines(figures))
-    with (figures / "claims.csv").open("a") as handle:
-        handle.write('trained to convergence,post-hoc control,"staged beats regular when both '
-                     'are trained until their validation loss stops improving",no complete '
-                     'game pair yet,,,not played yet (registered before its first game),\n'
-                     'trained to convergence,post-hoc control,"regular-converged beats '
-                     'regular","+342 Elo [+306, +385] (400 games, 200 openings)",<0.0001,'
-                     '<0.0001,supports,\n')
-    body = "\n".join(summary.answer_lines(figures))
-    assert ("the `converged` tournament plays the networks trained until their validation loss "
-            "stops improving (the data-limited regime); its 2 rows were registered before "
-            "their networks were trained: 1 decided, 0 in progress, 1 not played yet: "
-            "regular-converged beats regular: +342 Elo [+306, +385] (400 games, 200 openings), "
-            "**supports**.") in body
-    # a played row whose interval holds zero is counted as played, not as decided
-    with (figures / "claims.csv").open("a") as handle:
-        handle.write('trained to convergence,post-hoc control,"weighted beats regular when '
-                     'both are trained out","+30 Elo [-1, +61] (400 games, 200 openings)",'
-                     '0.0574,0.4020,undecided at this scale,\n')
-    body = "\n".join(summary.answer_lines(figures))
-    assert ("its 3 rows were registered before their networks were trained: 2 played (1 "
-            "decided, 1 undecided at this scale), 0 in progress, 1 not played yet: "
-            "regular-converged beats regular: +342 Elo [+306, +385] (400 games, 200 openings), "
-            "**supports**; weighted beats regular when both are trained out: +30 Elo [-1, +61] "
-            "(400 games, 200 openings), **undecided at this scale**.") in body
-    committed = summary.read_claims(ROOT / "figures" / "claims.csv")
-    assert sum(r.topic == summary.CONVERGED_TOPIC for r in committed) == 3
-
-
-def test_the_answer_says_a_verdict_is_a_sign_and_what_other_seeds_decide(tmp_path: Path) -> None:
-    """Each verdict row's note says whether the paper's size is inside the interval; the
-    across-seeds rows add the pooled estimate and the random-seeds interval, read as
-    undecided for seeds not played when it holds zero (and decided when it does not)."""
-    figures = _figures(tmp_path)
-    text = (figures / "claims.csv").read_text()
-    text = text.replace("contradicts,note\n", "contradicts,the paper's +122 is outside our "
-                        "interval\n", 1)
-    text = text.replace("<0.0001,<0.0001,supports,\n", "<0.0001,<0.0001,supports,the "
-                        "paper's +121 is inside our interval\n", 1)
-    for method, random in (("staged", "+66 [-14, +153]"), ("weighted-a10", "+40 [+5, +80]")):
-        text += (f'"MoE vs regular, across seeds",paper claim,"{method} beats regular over the '
-                 'training seeds played of both (pooled: these seeds)","+50 Elo [+40, +60] '
-                 '(3600 games, 200 openings)",<0.0001,<0.0001,supports,"9 seed pairings; with '
-                 f'the seeds of both sides random (two-way random effects, 2.0 df): {random}"\n')
-    (figures / "claims.csv").write_text(text)
-    body = "\n".join(summary.answer_lines(figures))
-    assert ("A verdict reads the sign of the effect; the paper's size lies inside our interval "
-            "for staged; outside our interval for separated.") in body
-    assert ("staged +50 Elo [+40, +60] pooled (supports, these seeds), +66 [-14, +153] with "
-            "both sides' seeds random (undecided for seeds not played)") in body
-    assert ("weighted-a10 +50 Elo [+40, +60] pooled (supports, these seeds), +40 [+5, +80] "
-            "with both sides' seeds random (decided for seeds not played)") in body
-
-
-def test_the_answer_names_make_figures_when_the_claims_table_is_missing(tmp_path: Path) -> None:
-    with pytest.raises(summary.ClaimsMissing, match="run `make figures` first"):
-        summary.answer_lines(tmp_path)
-
-
 def test_the_readme_answer_is_what_the_committed_claims_table_says() -> None:
     """The README's first screen is generated: python -m chessmoe.report.summary README.md
     rewrites it; this fails while the block differs from figures/claims.csv."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    expected = summary.refresh(readme, summary.answer_lines(ROOT / "figures"))
+    expected = summary.refresh(readme, answer.answer_lines(ROOT / "figures"))
     assert readme == expected, "run: python -m chessmoe.report.summary README.md"
-    top = readme.split(summary.END)[0]
-    # one screen: two tables (the main claims, the settings grid) and short paragraphs
-    assert top.count("\n") < 45 and "contradicts" in top and "supports" in top
+
+
+#: A reviewer reads the answer in two minutes: the README's limits.
+README_LINES, README_WORDS_BEFORE_HEADING, FIGURE_BY_LINE = 150, 700, 30
+
+
+def readme_limits(text: str) -> list[str]:
+    """What breaks the README's limits: its length, the words before its first heading
+    (whitespace-separated, as ``wc -w`` counts them), where the compute-gap figure is, and
+    the two tables and glossary the answer needs."""
+    problems = []
+    lines = text.splitlines()
+    if len(lines) > README_LINES:
+        problems.append(f"{len(lines)} lines (at most {README_LINES})")
+    heading = next((i for i, line in enumerate(lines) if line.startswith("## ")), len(lines))
+    words = len("\n".join(lines[:heading]).split())
+    if words > README_WORDS_BEFORE_HEADING:
+        problems.append(f"{words} words before the first heading (at most "
+                        f"{README_WORDS_BEFORE_HEADING})")
+    figure = next((i + 1 for i, line in enumerate(lines)
+                   if line.startswith("![") and "figures/compute-gap.png" in line), None)
+    if figure is None or figure > FIGURE_BY_LINE:
+        problems.append(f"figures/compute-gap.png at line {figure} (by line {FIGURE_BY_LINE})")
+    before = "\n".join(lines[:heading])
+    for needed in ("| the paper's claim | paper | kit [95 % interval] | verdict |",
+                   "| control (tournament) | kit [95 % interval] | found |", "**Terms.**"):
+        if needed not in before:
+            problems.append(f"no {needed!r} before the first heading")
+    return problems
+
+
+def test_the_readme_limits_catch_a_long_readme_and_a_late_figure() -> None:
+    good = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert readme_limits(good) == []
+    late = good.replace("![Equal training compute", "\n" * 30 + "![Equal training compute", 1)
+    assert [p.split(" at line")[0] for p in readme_limits(late)] == ["figures/compute-gap.png"]
+    wordy = good.replace("**Terms.**", "**Terms.** " + "word " * 200, 1)
+    assert readme_limits(wordy)[0].endswith("words before the first heading (at most 700)")
+    assert readme_limits(good + "\n" * 150)[0].endswith("lines (at most 150)")
 
 
 def test_the_readme_is_short_keeps_the_two_commands_and_reaches_every_docs_page() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert len(readme.splitlines()) <= 250
+    assert readme_limits(readme) == []
     assert "make figures" in readme and "make test" in readme and "make test-fast" in readme
+    assert readme.index("**Terms.**") < readme.index("## Two commands")
     linked = set(re.findall(r"\]\(docs/([\w.-]+\.md)\)", readme))
     pages = {p.name for p in (ROOT / "docs").glob("*.md")}
     assert pages <= linked, f"docs pages the README does not link: {sorted(pages - linked)}"
