@@ -193,8 +193,9 @@ def test_reproducings_seed_table_keeps_the_pooled_tests_p_off_the_random_interva
                         "verdict (pooled) |")
     assert lines[1] == "|---|---|---|---|---|---|"
     assert lines[2] == ("| staged beats regular-long over the training seeds played of both | "
-                        "no such control | -273 Elo [-294, -253] (1800 games, 100 openings) | "
-                        "<0.0001 | -273 [-338, -220] | **contradicts** |")
+                        "(not in the paper) | -273 Elo [-294, -253] (1800 games, 100 openings) "
+                        "| <0.0001 | -273 [-338, -220] | **regular-long wins** (its hypothesis: "
+                        "contradicts) |")
     assert answer.section_lines(rows, "matched") == [
         "(no rows of this topic in the claims table yet)"]
 

@@ -150,21 +150,39 @@ def test_the_latest_table_takes_each_benchmarks_newest_section_from_the_log() ->
     assert rows[0].machine == "lent GPU machine, 16 cores, NVIDIA H200"
     text = benchlog.refresh(LOG)
     table = text[text.index(benchlog.BEGIN):text.index(benchlog.END)]
-    assert ("| MCTS search (issues 5 and 12) | uniform evaluator, batch 8: 40 simulations/s | "
-            "2026-02-01 | `bbbbbbbbbbbb` (dirty) | lent GPU machine, 16 cores, NVIDIA H200 | "
-            "uniform >= 50 simulations/s | NOT met |") in table
-    assert "| Tournament games (issue 6) | scaling 1 -> 2 workers: 1.5x |" in table
-    assert "no target | - |" in table and "100 simulations/s" not in table
+    # one short row a benchmark: no tracker number, no date or commit (the log keeps them)
+    assert "| measure | headline ratio | target | met | machine |" in table
+    assert ("| MCTS search | uniform: 40 simulations/s | >= 0.5x / 0.10x move generation | "
+            "not met | lent GPU machine, 16 cores, NVIDIA H200 |") in table
+    assert "| Tournament games | 1 -> 2 workers: 1.5x | - | - | AMD EPYC, 2 cores |" in table
+    assert "issue" not in table and "100 simulations/s" not in table
     assert text.index(benchlog.END) < text.index("## 2026-01-01")  # it opens the file
     assert benchlog.refresh(text) == text  # the table is not read back as a log entry
     # a new run appended below replaces the benchmark's row
     newer = text + ("\n## 2026-03-01T00:00:00+00:00 — commit cccccccccccc\n\nMachine: AMD EPYC, "
                     "2 cores\n\n### MCTS search (issues 5 and 39)\n\n| measure | value |\n"
-                    "|---|---|\n| uniform evaluator, batch 8 | 90 simulations/s |\n\nTarget: "
-                    "uniform >= 50 simulations/s — **met**.\n")
+                    "|---|---|\n| uniform evaluator, batch 8 | 90 simulations/s (0.55 per "
+                    "generated position) |\n\nTarget: uniform >= 50 simulations/s — **met**.\n"
+                    "\n### Something new (issue 77)\n\n| measure | value |\n|---|---|\n"
+                    "| setup | 3.2 s |\n| ours / theirs | 1.40x faster (12 runs) |\n\nTarget: "
+                    "ours >= 1.2x theirs; setup under 5 s — **inference met, the setup NOT "
+                    "met**.\n")
     table = benchlog.refresh(newer).split(benchlog.END)[0]
-    assert "90 simulations/s | 2026-03-01 | `cccccccccccc` | AMD EPYC, 2 cores" in table
+    assert ("| MCTS search | uniform: 0.55x | >= 0.5x / 0.10x move generation "
+            "| met | AMD EPYC, 2 cores |") in table
     assert "40 simulations/s" not in table
+    # a benchmark the table does not know: its first ratio, its target's first clause
+    assert ("| Something new | 1.40x | ours >= 1.2x theirs | partly | AMD EPYC, 2 cores |"
+            in table)
+
+
+def test_a_headline_value_is_its_ratio_or_its_first_clause() -> None:
+    assert benchlog.headline_value("native 171,156 simulations/s, Python 1,997: 85.7x; "
+                                   "14.34x move generation") == "85.7x"
+    assert benchlog.headline_value("736,628 positions/s") == "736,628 positions/s"
+    assert benchlog.headline_value("0.6 h projected (the calibration took 60 s)") == \
+        "0.6 h projected"
+    assert benchlog.headline_value("b8-n100x: 3 games") == "b8-n100x"  # no ratio in a name
 
 
 def test_the_committed_benchmarks_open_with_the_table_their_log_gives() -> None:
@@ -173,6 +191,11 @@ def test_the_committed_benchmarks_open_with_the_table_their_log_gives() -> None:
     assert text.index(benchlog.BEGIN) < text.index("\n## 20")
     latest = benchlog.latest(benchlog.parse_log(text))
     assert {s.benchmark for s in latest} >= {"MCTS search", "Paper scale on a GPU"}
+    table = text[text.index(benchlog.BEGIN):text.index(benchlog.END)]
+    cells = [c.strip() for line in table.splitlines() if line.startswith("| ")
+             for c in line.strip("|").split(" | ")]
+    assert max(len(c) for c in cells) <= 60, max(cells, key=len)
+    assert "issue" not in table.lower()
 
 
 # --- the site's sources ------------------------------------------------------------------------
@@ -241,7 +264,8 @@ def test_reproducings_comparisons_and_the_index_are_read_back() -> None:
     compared = site.comparisons((ROOT / "REPRODUCING.md").read_text(encoding="utf-8"))
     assert compared[("Fig.", 6)].label == "Fig. 6 single experts (nodes)"
     assert compared[("Fig.", 18)].label == compared[("Fig.", 17)].label  # "Fig. 17–19"
-    assert compared[("Table", 2)].text.startswith("pooled over 36 pairs")
+    assert compared[("Table", 2)].text.startswith("Drawn from the small tournament")
+    assert compared[("Fig.", 25)].label == "Fig. 23–25 weighted experts"
     index = site.read_index(ROOT / "figures" / "INDEX.md")
     assert index.results_read[stems.FIG06_SINGLE_EXPERT_NODES] == [
         "tournaments/small-cutechess"]
@@ -265,9 +289,17 @@ def test_the_site_sources_have_a_page_per_artefact_with_its_numbers_and_provenan
     fig06 = (src / "artefacts" / "fig06-single-expert-nodes.md").read_text()
     assert fig06.startswith("# Fig. 6: single experts (nodes)\n")
     assert "![Fig. 6: single experts (nodes)](../figures/fig06-single-expert-nodes.png)" in fig06
-    assert "REPRODUCING.md (Fig. 6 single experts (nodes)): partly resolved" in fig06
-    assert ("| single expert (Fig. 6) | only the middlegame expert: clear gain | -61 Elo "
-            "[-90, -34] (200 games, 100 openings) | 0.0001 | **contradicts** |") in fig06
+    assert ("**Answer** (REPRODUCING.md, Fig. 6 single experts (nodes)): The separated "
+            "middlegame and endgame experts alone") in fig06
+    # one aligned table: paper | kit | interval | games | verdict
+    assert "| claim | paper | kit | interval | games | verdict |" in fig06
+    assert ("| only the middlegame expert | clear gain | -61 | [-90, -34] | 200 | "
+            "**contradicts** |") in fig06
+    # the figure draws the small tournament, and the page says so
+    assert "**A small tournament.** This page draws `small-cutechess`" in fig06
+    assert "12 games a match" in fig06
+    # the detail moved out of REPRODUCING.md is on the page, its links pointed at the site
+    assert "## Detail" in fig06 and "### Single experts (Fig. 6 and 29)" in fig06
     assert "| `results/tournaments/small-cutechess` | 35 of 35 | 420 of 420 planned | " \
            "cutechess: 420 |" in fig06
     assert "| `results/tournaments/small-cutechess` | small-cutechess | `629f7e12` clean (1)" \
@@ -275,6 +307,11 @@ def test_the_site_sources_have_a_page_per_artefact_with_its_numbers_and_provenan
     assert "[`notebooks/06_playing_strength.ipynb`](../notebooks/06_playing_strength.ipynb)" \
         in fig06
 
+    fig05 = (src / "artefacts" / "fig05-moe-vs-single.md").read_text()
+    # the small tournament's pooled number beside the decisive tournament's
+    assert ("| separated beats regular | +122 Elo | -178.2 [-247.4, -120.1] | 72 | -90 | "
+            "[-115, -66] | 400 | **contradicts** |") in fig05
+    assert "**A small tournament.**" in fig05
     table2 = (src / "artefacts" / "table2-elo-gains.md").read_text()
     separated = paper.TABLE2_ELO["separated"]
     assert "| separated | " + " | ".join(f"{v:+.2f}" for v in separated) + " |" in table2
@@ -286,7 +323,14 @@ def test_the_site_sources_have_a_page_per_artefact_with_its_numbers_and_provenan
     assert "positions_opening_pct" not in fig13  # only the rows this figure is about
 
     landing = (src / "index.md").read_text()
-    assert "\n".join(summary.answer_lines(ROOT / "figures")) in landing
+    assert "\n".join(answer.answer_lines(ROOT / "figures")) in landing
+    # REPRODUCING's links to the detail open the figure's page; own evidence is its own page
+    reproducing = (src / "REPRODUCING.md").read_text()
+    assert "[Detail](artefacts/fig26-elo-separated.md)" in reproducing
+    assert "[Detail](evidence/matched.md)" in reproducing
+    assert {"README.md", "evidence/index.md", "evidence/matched.md"} <= set(pages)
+    assert "(claims.md)" not in (src / "evidence" / "matched.md").read_text()
+    assert "position: sticky" in (src / "_static" / "report.css").read_text()
     assert (ROOT / "figures" / "claims.md").read_text().splitlines()[2] in landing
     moved = (src / "docs" / "who-it-is-for.md").read_text()
     assert "[REPRODUCING.md](../REPRODUCING.md)" in moved  # a site page: kept as a link
@@ -304,3 +348,31 @@ def test_external_fetches_names_every_resource_a_page_would_load_from_the_networ
     found = site.external_fetches(tmp_path)
     assert [f.split(":", 1)[0] for f in found] == ["a.html", "a.html", "b.css"]
     assert all("x.org" not in f for f in found)  # a link is not a fetch
+
+
+# --- the report's screenshots ------------------------------------------------------------------
+
+
+def test_the_committed_screenshots_show_the_answer_the_claims_table_gives() -> None:
+    """make report retakes docs/report-*.png where Chromium is installed and records the
+    answer they show; this fails while they show an older one."""
+    from chessmoe.report import screens
+
+    assert screens.stale(ROOT) is None
+
+
+def test_screenshots_of_another_answer_are_named_stale(tmp_path: Path) -> None:
+    from chessmoe.report import screens
+
+    (tmp_path / "docs").mkdir()
+    shutil.copytree(ROOT / "figures", tmp_path / "figures")
+    assert "is missing: run `make report`" in str(screens.stale(tmp_path))
+    for _, name in screens.SHOTS:
+        (tmp_path / "docs" / name).write_bytes(b"png")
+    stamp = tmp_path / "docs" / screens.STAMP
+    stamp.write_text(json.dumps({"answer_sha256": screens.answer_fingerprint(
+        tmp_path / "figures")}))
+    assert screens.stale(tmp_path) is None
+    claims = tmp_path / "figures" / "claims.csv"  # the answer moves: the shots are stale
+    claims.write_text(claims.read_text().replace("+95 Elo [+67, +124]", "+96 Elo [+67, +124]"))
+    assert "show an older answer" in str(screens.stale(tmp_path))

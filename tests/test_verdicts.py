@@ -455,12 +455,13 @@ def test_rows_of_an_unfinished_tournament_stay_out_of_the_holm_family(tmp_path: 
 
 
 def test_reproducing_counts_the_holm_family_the_committed_claims_table_adjusts() -> None:
-    """REPRODUCING's "Multiplicity" paragraph names the family's size; it said 27 while the
+    """The "Multiplicity" paragraph (moved from REPRODUCING to docs/evidence/) names the
+    family's size; it said 27 while the
     table adjusted 31 (the across-seeds and matched rows had joined). The committed claims
     table's note is the count."""
     root = Path(__file__).resolve().parents[1]
     claims = " ".join((root / "figures" / "claims.md").read_text().split())
-    text = " ".join((root / "REPRODUCING.md").read_text().split())
+    text = " ".join((root / "docs" / "evidence" / "reading-verdicts.md").read_text().split())
     table = re.search(r"over the (\d+) game-decided rows", claims)
     said = re.findall(r"makes (\d+) game-decided tests|the (\d+) are adjusted together|"
                       r"among those (\d+) rows", text)

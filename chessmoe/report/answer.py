@@ -39,11 +39,11 @@ from chessmoe.report.summary import (
     read_claims,
     read_compute_gap,
 )
-from chessmoe.report.verdicts import SIGN_AGREES, SIZE_DIFFERS
+from chessmoe.report.verdicts import SIGN_AGREES, SIZE_DIFFERS, UNDECIDED
 
 __all__ = ["SECTIONS", "ControlRow", "answer_lines", "bottom_line", "control_rows",
            "controls_table", "finding", "paper_table", "refresh_sections", "section_block",
-           "section_lines", "seeds_random", "sides", "split_measured"]
+           "section_lines", "seeds_random", "sides", "split_measured", "verdict_cell"]
 
 #: The claims-table topic of the separated experts given the regular network's steps.
 ITERATIONS_TOPIC = "iterations per expert"
@@ -114,22 +114,37 @@ def sides(row: ClaimRow) -> tuple[str, str, str]:
 def finding(row: ClaimRow) -> str:
     """What a decided control row found: the winner ("regular-long wins"), or "no
     difference shown"; a row over seeds whose interval with random seeds holds zero wins
-    only "for these seeds". A row still being played says so."""
+    only "for these seeds". A row still being played says so; a verdict of another kind
+    (a description, a difference without a side) is returned as it is."""
     if row.verdict.startswith(_WAITING):
         return row.verdict.split(":", 1)[0]
+    if row.verdict == UNDECIDED:
+        return "no difference shown"
     first, second, _ = sides(row)
-    if row.verdict in SIGN_AGREES:
+    if row.verdict in SIGN_AGREES and second:
         winner = first
-    elif row.verdict == "contradicts":
+    elif row.verdict == "contradicts" and second:
         winner = second
     else:
-        return "no difference shown"
+        return row.verdict
     level = seeds_random(row)
     if level is not None:
         low, high = _bounds(level[1])
         if low <= 0 <= high:
             return f"{winner} wins for these seeds only"
     return f"{winner} wins"
+
+
+def verdict_cell(row: ClaimRow) -> str:
+    """A row's verdict as the documents' tables show it: a paper claim's verdict (sign and
+    size); for a control the kit added, what the games found, its hypothesis's verdict
+    beside it."""
+    if row.kind == "paper claim" or row.verdict.startswith(_WAITING):
+        return f"**{row.verdict}**"
+    found = finding(row)
+    if found == row.verdict:
+        return f"**{found}**"
+    return f"**{found}** (its hypothesis: {row.verdict})"
 
 
 @dataclass(frozen=True)
@@ -353,7 +368,8 @@ def section_block(name: str) -> Block:
 
 def section_lines(every: Sequence[ClaimRow], name: str) -> list[str]:
     """The rows of the topics :data:`SECTIONS` gives ``name``, as a table: the claim, the
-    paper's size, the kit's measurement, the Holm-adjusted p and the verdict; a pooled
+    paper's size, the kit's measurement, the Holm-adjusted p and the verdict (for a control,
+    what was found: :func:`verdict_cell`); a pooled
     row over seeds shows its interval with both sides' seeds random beside it, and the p
     belongs to the pooled test only."""
     rows = [r for r in every if r.topic in SECTIONS[name]]
@@ -365,12 +381,12 @@ def section_lines(every: Sequence[ClaimRow], name: str) -> list[str]:
               "pooled test) | kit, both sides' seeds random (95 %; no test) | verdict (pooled) |")
     lines = [header, "|---" * header.count(" | ") + "|---|"]
     for row in rows:
-        paper = row.paper_value if row.kind == "paper claim" else "no such control"
+        paper = row.paper_value if row.kind == "paper claim" else "(not in the paper)"
         cells = [row.claim, paper, row.measured, row.p_holm or "-"]
         if seeded:
             level = seeds_random(row)
             cells.append(" ".join(level) if level else "-")
-        cells.append(f"**{row.verdict}**")
+        cells.append(verdict_cell(row))
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return lines
 
