@@ -142,16 +142,15 @@ def test_the_bottom_line_is_three_sentences_chosen_from_the_verdicts(tmp_path: P
                                    v="contradicts")])
     gap = summary.read_compute_gap(tmp_path / "compute-gap.csv")
     assert answer.bottom_line(rows, gap) == (
-        "Trained as the paper trains them, 2 of the 3 mixtures beat the regular network "
-        "(staged by the paper's margin, within the kit's interval; weighted-a4 by more than "
-        "the paper's +23) and separated loses to it, with small networks at CPU scale, one "
-        "training seed each. But one network trained for the mixtures' total steps "
-        "(regular-long) beats every mixture played against it, staged also under three "
-        "training seeds a side and with more data (`medium`); one network with the "
-        "mixture's parameters (regular-wide) beats staged too, at equal nodes and at equal "
-        "move time. With every network trained until its validation loss stops improving "
-        "(`converged`), staged cannot be told from the regular network and weighted-a10 "
-        "loses to it; nothing here runs at the paper's GPU scale.")
+        "Trained as the paper trains them (small networks at CPU scale, one training seed "
+        "each), 2 of the 3 mixtures beat the regular network (staged by the paper's margin, "
+        "weighted-a4 by more) and separated loses to it. But one network trained for the "
+        "mixtures' total steps (regular-long) beats every mixture head to head, staged also "
+        "over three training seeds a side and with more data (`medium`); so does one network "
+        "with the mixture's parameters (regular-wide), against staged. With every network "
+        "trained until its validation loss stops improving (`converged`), staged cannot be "
+        "told from the regular network and weighted-a10 loses to it; nothing here runs at the "
+        "paper's GPU scale.")
     # other verdicts, other words: an undecided claim, a mixture that holds regular-long off
     other = _rows(tmp_path, [*_paper_rows(a4="undecided at this scale",
                                 separated="undecided at this scale"),
@@ -159,10 +158,10 @@ def test_the_bottom_line_is_three_sentences_chosen_from_the_verdicts(tmp_path: P
                    DIRECT.format(m="weighted-a4", ours="-5", ci="[-40, +30]",
                                  v="undecided at this scale")])
     text = answer.bottom_line(other, [])
-    assert text.startswith("Trained as the paper trains them, 1 of the 3 mixtures beat the "
-                           "regular network (staged by the paper's margin, within the kit's "
-                           "interval) (2 undecided), ")
-    assert "beats 1 of the 2 mixtures played against it." in text
+    assert text.startswith("Trained as the paper trains them (small networks at CPU scale, one "
+                           "training seed each), 1 of the 3 mixtures beat the regular network "
+                           "(staged by the paper's margin) (2 undecided). ")
+    assert "beats 1 of the 2 mixtures head to head." in text
     assert text.endswith(" Nothing here runs at the paper's GPU scale.")
 
 

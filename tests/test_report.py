@@ -293,8 +293,8 @@ def test_the_site_sources_have_a_page_per_artefact_with_its_numbers_and_provenan
             "middlegame and endgame experts alone") in fig06
     # one aligned table: paper | kit | interval | games | verdict
     assert "| claim | paper | kit | interval | games | verdict |" in fig06
-    assert ("| only the middlegame expert | clear gain | -61 | [-90, -34] | 200 | "
-            "**contradicts** |") in fig06
+    assert ("| only the middlegame expert | clear gain | -61 | [-90,\u00a0-34] | 200 | "
+            "**contradicts** |") in fig06  # an interval's ends kept on one line
     # the figure draws the small tournament, and the page says so
     assert "**A small tournament.** This page draws `small-cutechess`" in fig06
     assert "12 games a match" in fig06
@@ -309,8 +309,8 @@ def test_the_site_sources_have_a_page_per_artefact_with_its_numbers_and_provenan
 
     fig05 = (src / "artefacts" / "fig05-moe-vs-single.md").read_text()
     # the small tournament's pooled number beside the decisive tournament's
-    assert ("| separated beats regular | +122 Elo | -178.2 [-247.4, -120.1] | 72 | -90 | "
-            "[-115, -66] | 400 | **contradicts** |") in fig05
+    assert ("| separated beats regular | +122 Elo | -178.2 [-247.4,\u00a0-120.1] | 72 | -90 | "
+            "[-115,\u00a0-66] | 400 | **contradicts** |") in fig05
     assert "**A small tournament.**" in fig05
     table2 = (src / "artefacts" / "table2-elo-gains.md").read_text()
     separated = paper.TABLE2_ELO["separated"]

@@ -228,27 +228,27 @@ def _claims_sentence(versus: Sequence[ClaimRow]) -> str:
     name = {r: r.claim.split(" beats ", 1)[0] for r in versus}
     beat = [r for r in versus if r.verdict in SIGN_AGREES]
     lose = [r for r in versus if r.verdict == "contradicts"]
-    text = (f"Trained as the paper trains them, {len(beat)} of the {len(versus)} mixtures "
-            "beat the regular network")
+    text = (f"Trained as the paper trains them (small networks at CPU scale, one training seed "
+            f"each), {len(beat)} of the {len(versus)} mixtures beat the regular network")
     how: list[str] = []
     sized = [name[r] for r in beat if r.verdict == "supports"]
     if sized:
-        how.append(f"{_names(sized)} by the paper's margin, within the kit's interval")
+        how.append(f"{_names(sized)} by the paper's margin")
     for r in beat:
         if r.verdict != SIZE_DIFFERS:
             continue
         ours, paper = _first_number(r.measured), _first_number(r.paper_value)
         more = "more" if ours is not None and paper is not None and ours > paper else "less"
-        how.append(f"{name[r]} by {more} than the paper's {r.paper_value.replace(' Elo', '')}")
+        how.append(f"{name[r]} by {more}")
     if how:
-        text += f" ({'; '.join(how)})"
+        text += f" ({', '.join(how)})"
     if lose:
         text += f" and {_names([name[r] for r in lose])} {'loses' if len(lose) == 1 else 'lose'}" \
                 " to it"
     undecided = len(versus) - len(beat) - len(lose)
     if undecided:
         text += f" ({undecided} undecided)"
-    return text + ", with small networks at CPU scale, one training seed each."
+    return text + "."
 
 
 def _controls_sentence(every: Sequence[ClaimRow], gap: Sequence[GapRow]) -> str:
@@ -263,19 +263,19 @@ def _controls_sentence(every: Sequence[ClaimRow], gap: Sequence[GapRow]) -> str:
     who = "every mixture" if len(lost) == len(direct) else \
         f"{len(lost)} of the {len(direct)} mixtures"
     text = (f"But one network trained for the mixtures' total steps (regular-long) beats "
-            f"{who} played against it")
+            f"{who} head to head")
     where: list[str] = []  # what holds for staged, the mixture every design plays
     for row in every:
         if row.topic == ACROSS_SEEDS_TOPIC and row.verdict == "contradicts" \
                 and finding(row).endswith(" wins"):
-            where.append("under three training seeds a side")
+            where.append("over three training seeds a side")
     settings = [r for r in every if r.topic.startswith(SETTINGS_TOPIC)
                 and " beats regular-long " in f"{r.claim} "
                 and not r.verdict.startswith(_WAITING)]
     if settings:
         won = sum(r.verdict == "contradicts" for r in settings)
         where.append(f"at all {won} search settings tried" if won == len(settings)
-                     else f"at {won} of {len(settings)} search settings tried")
+                     else f"at {won} of {len(settings)} search settings")
     for scale in sorted({g.scale for g in gap if g.scale != "small"}):
         arms = [g for g in gap if g.scale == scale]
         long = [g for g in arms if g.arm == "regular-long"]
@@ -287,10 +287,8 @@ def _controls_sentence(every: Sequence[ClaimRow], gap: Sequence[GapRow]) -> str:
     matched = [r for r in every if r.topic == MATCHED_TOPIC and sides(r)[1] == "regular-wide"
                and not r.verdict.startswith(_WAITING)]
     if matched and all(r.verdict == "contradicts" for r in matched):
-        how = [sides(r)[2] for r in matched if sides(r)[2]]
-        text += (f"; one network with the mixture's parameters (regular-wide) beats "
-                 f"{_names(sorted({sides(r)[0] for r in matched}))} too"
-                 + (f", {_names(how)}" if how else ""))
+        text += (f"; so does one network with the mixture's parameters (regular-wide), against "
+                 f"{_names(sorted({sides(r)[0] for r in matched}))}")
     return text + "."
 
 

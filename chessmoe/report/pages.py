@@ -180,6 +180,8 @@ def _games(sample: str) -> str:
 
 
 def _cell(text: str) -> str:
+    """A table cell; an interval's ends kept on one line (a no-break space after its comma)."""
+    text = re.sub(r"\[([+\-]?[\d.]+), ([+\-]?[\d.]+)\]", "[\\1,\u00a0\\2]", text)
     return text.replace("|", "\\|").replace("\n", " ")
 
 
@@ -232,10 +234,11 @@ def aligned_table(stem: str, rows: Sequence[ClaimRow], every: Sequence[ClaimRow]
     return _table(("claim", "paper", "kit", "interval", "games", "verdict"), body)
 
 
-def small_note(read: Sequence[str], per_match: int | None) -> list[str]:
+def small_note(read: Sequence[str], per_match: int | None, claims: str = "claims.md"
+               ) -> list[str]:
     """Where a page draws the small tournament (its results ``read`` include it): say so,
     with its games a match (``per_match``, from the games ledger), and where the decisive
-    numbers are ([] otherwise)."""
+    numbers are (``claims``: the link to the claims page from the page; [] otherwise)."""
     if not any(r.endswith(SMALL_TOURNAMENT) for r in read):
         return []
     games = f", {per_match} games a match" if per_match else ""
@@ -243,7 +246,7 @@ def small_note(read: Sequence[str], per_match: int | None) -> list[str]:
             f"replayed under cutechess's rules{games}): its single intervals are wide and "
             "decide little. The decisive numbers are the `replicated` tournament's (400 "
             "games a method, 200 an arm), in the table below beside the small one where "
-            "the page shows a method, and on the [claims page](claims.md).", ""]
+            f"the page shows a method, and on the [claims page]({claims}).", ""]
 
 
 def games_per_match(matches: str, games: str) -> int | None:

@@ -294,7 +294,8 @@ def comparisons(reproducing: str) -> dict[tuple[str, int], Comparison]:
             continue
         kind, first, last = match.group(1), int(match.group(2)), match.group(3)
         label = heading.strip().replace(":", "", 1)
-        text = " ".join(said.group(1).split())
+        # the link to the detail is left out: the artefact's page holds the detail
+        text = re.sub(r"\s*\[Detail\]\([^)]*\)\.?", "", " ".join(said.group(1).split()))
         for number in range(first, (int(last) if last else first) + 1):
             out.setdefault((kind, number), Comparison(label, text))
     return out
@@ -553,6 +554,30 @@ def artefact_page(artefact: Artefact, context: _Context) -> str:
                       for name in artefact.files if not name.endswith(".md"))
     lines += [f"Files: {files}.", ""]
 
+    # the paper beside the kit, in one table, and the detail behind it
+    read = context.index.results_read.get(artefact.stem, [])
+    small = next((g for g in context.index.games if g["tournament"].strip("`").rstrip("/")
+                  .endswith(report_pages.SMALL_TOURNAMENT)), None)
+    per_match = (report_pages.games_per_match(small["matches played"], small["games"])
+                 if small else None)
+    lines += ["## The paper beside the kit", ""]
+    lines += report_pages.small_note(read, per_match,
+                                     posixpath.relpath(page_name(stems.CLAIMS),
+                                                       posixpath.dirname(page)))
+    comparison = context.compared.get(artefact.paper_number) if artefact.paper_number else None
+    if comparison is not None:
+        said = rewrite_links(comparison.text, "REPRODUCING.md", context.target, page)
+        lines += [f"**Answer** (REPRODUCING.md, {comparison.label}): {said}", ""]
+    rows = _claim_rows(artefact, context.claims)
+    table = report_pages.aligned_table(artefact.stem, rows, context.claims, figures)
+    if table:
+        lines += [f"Each row of the [claims table]({up}{page_name(stems.CLAIMS)}) this page "
+                  "speaks to (Elo or score points; 95 % interval, a game pair the unit; "
+                  "verdicts Holm-adjusted):", "", *table, ""]
+    if comparison is None and not table:
+        lines += ["No claim of the paper is decided by this artefact alone; see "
+                  f"[REPRODUCING.md]({up}REPRODUCING.md) and the [claims table]"
+                  f"({up}{page_name(stems.CLAIMS)}).", ""]
     # the numbers: the paper's, the kit's side by side, the kit's own
     paper_lines = _paper_values(artefact.stem)
     beside = _BESIDE.get(artefact.stem)
@@ -576,27 +601,6 @@ def artefact_page(artefact: Artefact, context: _Context) -> str:
         lines += ["The numbers the kit's figure draws (its CSV, rounded for reading):", "",
                   *_csv_table(own_csv), ""]
 
-    # the paper beside the kit, in one table, and the detail behind it
-    read = context.index.results_read.get(artefact.stem, [])
-    small = next((g for g in context.index.games if g["tournament"].strip("`").rstrip("/")
-                  .endswith(report_pages.SMALL_TOURNAMENT)), None)
-    per_match = (report_pages.games_per_match(small["matches played"], small["games"])
-                 if small else None)
-    lines += ["## The paper beside the kit", ""]
-    lines += report_pages.small_note(read, per_match)
-    comparison = context.compared.get(artefact.paper_number) if artefact.paper_number else None
-    if comparison is not None:
-        lines += [f"**Answer** (REPRODUCING.md, {comparison.label}): {comparison.text}", ""]
-    rows = _claim_rows(artefact, context.claims)
-    table = report_pages.aligned_table(artefact.stem, rows, context.claims, figures)
-    if table:
-        lines += [f"Each row of the [claims table]({up}{page_name(stems.CLAIMS)}) this page "
-                  "speaks to (Elo or score points; 95 % interval, a game pair the unit; "
-                  "verdicts Holm-adjusted):", "", *table, ""]
-    if comparison is None and not table:
-        lines += ["No claim of the paper is decided by this artefact alone; see "
-                  f"[REPRODUCING.md]({up}REPRODUCING.md) and the [claims table]"
-                  f"({up}{page_name(stems.CLAIMS)}).", ""]
     detail = report_pages.detail_lines(
         artefact.stem, context.evidence,
         lambda text, source: rewrite_links(report_pages.point_links(text, source, context.evidence),
@@ -657,10 +661,9 @@ def _landing(context: _Context, commit: str) -> str:
     claims = (figures / "claims.md").read_text(encoding="utf-8").splitlines()
     related = page_name(stems.RELATED_ENGINES)
     lines = ["# chessmoe: the reproduction report", "",
-             "A reproduction of \"Checkmating One, by Using Many: Combining Mixture of Experts "
-             "with MCTS to Improve in Chess\" (Helfenstein, Blüml, Czech, Kersting, 2024), built "
-             f"by `make report` from the committed results at commit `{commit}`.", "",
-             "## The answer", "", *answer.answer_lines(figures), "",
+             "\"Checkmating One, by Using Many\" (Helfenstein, Blüml, Czech, Kersting, 2024), "
+             f"reproduced from the committed results at commit `{commit}`.", "",
+             *answer.answer_lines(figures), "",
              "## Where to go next", "",
              "* [The paper's figures](paper-figures.md) and [tables](paper-tables.md), one "
              "page each: the kit's version, the paper's values beside it, the verdict, the "
@@ -785,10 +788,10 @@ suppress_warnings = ["myst.header"]
 
 _CSS = """\
 div.body { max-width: none; }
-div.body img { max-width: 100%; height: auto; }
+div.body img { max-width: min(100%, 820px); height: auto; }
 /* a wide or long table scrolls inside its own box, its header row kept in view */
-div.body table { font-size: 0.85em; display: block; max-width: 100%; max-height: 85vh;
-  overflow: auto; border-collapse: collapse; }
+div.body table { font-size: 0.85em; display: block; width: fit-content; max-width: 100%;
+  max-height: 85vh; overflow: auto; border-collapse: collapse; }
 div.body table thead th { position: sticky; top: 0; z-index: 1; background: #eeeeee; }
 div.body table td, div.body table th { padding: 2px 6px; min-width: 4em; vertical-align: top;
   overflow-wrap: break-word; }
