@@ -101,7 +101,7 @@ figures: $(STAMP) ## Regenerate every paper figure/table from committed results/
 	$(PY) -m chessmoe notebooks figures --kernel $(KERNEL) --build $(BUILD)/notebooks \
 	  --results $(ROOT)/results --figures $(ROOT)/figures
 	# the README's answer block is read from the claims table just drawn
-	$(PY) -m chessmoe.report.summary $(ROOT)/README.md $(ROOT)/figures
+	$(PY) -m chessmoe.report.answer $(ROOT)/README.md $(ROOT)/figures
 
 $(REPORT_STAMP): $(STAMP) pyproject.toml
 	$(PY) -m pip install --quiet -e ".[report]"

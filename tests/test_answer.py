@@ -215,7 +215,7 @@ def test_the_summary_command_rewrites_the_readme_and_reproducing_beside_it(tmp_p
     readme.write_text(f"top\n{summary.BEGIN}\nOLD\n{summary.END}\n")
     block = answer.section_block("settings")
     reproducing.write_text(f"{block.begin}\nSTALE\n{block.end}\n")
-    assert summary.main([str(readme), str(ROOT / "figures")]) == 0
+    assert answer.main([str(readme), str(ROOT / "figures")]) == 0
     assert "OLD" not in readme.read_text() and "**The answer.**" in readme.read_text()
     assert "STALE" not in reproducing.read_text()
     assert "staged beats regular-long at batch 8, 1600 nodes" in reproducing.read_text()
@@ -224,6 +224,6 @@ def test_the_summary_command_rewrites_the_readme_and_reproducing_beside_it(tmp_p
 def test_the_committed_documents_hold_what_the_claims_table_says() -> None:
     text = (ROOT / "REPRODUCING.md").read_text(encoding="utf-8")
     assert answer.refresh_sections(text, ROOT / "figures") == text, (
-        "run: python -m chessmoe.report.summary README.md")
+        "run: python -m chessmoe.report.answer README.md")
     for name in answer.SECTIONS:
         assert answer.section_block(name).span(text) is not None, name

@@ -17,11 +17,11 @@ ROOT = Path(__file__).resolve().parents[1]
 # --- the README's answer ----------------------------------------------------------------------
 
 def test_the_readme_answer_is_what_the_committed_claims_table_says() -> None:
-    """The README's first screen is generated: python -m chessmoe.report.summary README.md
+    """The README's first screen is generated: python -m chessmoe.report.answer README.md
     rewrites it; this fails while the block differs from figures/claims.csv."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     expected = summary.refresh(readme, answer.answer_lines(ROOT / "figures"))
-    assert readme == expected, "run: python -m chessmoe.report.summary README.md"
+    assert readme == expected, "run: python -m chessmoe.report.answer README.md"
 
 
 #: A reviewer reads the answer in two minutes: the README's limits.

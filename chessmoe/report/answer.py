@@ -14,7 +14,8 @@ figures``:
   has it.
 
 The README's block (:data:`chessmoe.report.summary.BLOCK`) and the report's landing page hold
-:func:`answer_lines`; REPRODUCING.md's blocks are rewritten by :func:`refresh_sections`.
+:func:`answer_lines`; REPRODUCING.md's blocks are rewritten by :func:`refresh_sections`;
+``python -m chessmoe.report.answer README.md`` (``make figures``) rewrites both.
 Nothing here is typed by hand: every estimate and interval is copied from the two artefacts.
 """
 
@@ -38,6 +39,7 @@ from chessmoe.report.summary import (
     GapRow,
     read_claims,
     read_compute_gap,
+    refresh,
 )
 from chessmoe.report.verdicts import SIGN_AGREES, SIZE_DIFFERS, UNDECIDED
 
@@ -401,16 +403,30 @@ def refresh_sections(text: str, figures: Path) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m chessmoe.report.answer REPRODUCING.md [FIGURES]``: rewrite its blocks."""
+    """``python -m chessmoe.report.answer README.md [FIGURES [RESULTS]]``: rewrite the README's
+    answer block, where the README has its markers its runs-in-progress block
+    (:mod:`chessmoe.report.progress`, from RESULTS, default ``results`` beside the README),
+    and the claims blocks of the REPRODUCING.md beside it (:func:`refresh_sections`)."""
+    from chessmoe.report import progress
+
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
-        print("usage: python -m chessmoe.report.answer REPRODUCING.md [FIGURES]",
+        print("usage: python -m chessmoe.report.answer README.md [FIGURES [RESULTS]]",
               file=sys.stderr)
         return 2
-    path = Path(args[0])
-    figures = Path(args[1]) if len(args) > 1 else path.parent / "figures"
-    path.write_text(refresh_sections(path.read_text(encoding="utf-8"), figures),
-                    encoding="utf-8")
+    readme = Path(args[0])
+    figures = Path(args[1]) if len(args) > 1 else readme.parent / "figures"
+    results = Path(args[2]) if len(args) > 2 else readme.parent / "results"
+    text = refresh(readme.read_text(encoding="utf-8"), answer_lines(figures))
+    if progress.BLOCK.span(text) is not None:
+        text = progress.refresh(text, progress.progress_lines(results))
+    readme.write_text(text, encoding="utf-8")
+    reproducing = readme.parent / "REPRODUCING.md"
+    if reproducing.is_file():
+        before = reproducing.read_text(encoding="utf-8")
+        after = refresh_sections(before, figures)
+        if after != before:
+            reproducing.write_text(after, encoding="utf-8")
     return 0
 
 

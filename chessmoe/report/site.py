@@ -4,7 +4,7 @@ executed notebooks ``make figures`` leaves in ``build/notebooks/``, the artefact
 
 Every page is generated, none is written by hand:
 
-* the landing page: the answer (:mod:`chessmoe.report.summary`) and the claims table;
+* the landing page: the answer (:mod:`chessmoe.report.answer`) and the claims table;
 * one page per artefact of the job table (:mod:`chessmoe.report.artefacts`): the figure or
   table, the paper's values as :mod:`chessmoe.paper` records them beside the kit's, the
   comparison REPRODUCING.md gives and the claims rows that decide it, the games behind it

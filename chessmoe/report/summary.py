@@ -5,7 +5,7 @@ and the claims-table topics the answer names.
 
 The answer itself (:func:`chessmoe.report.answer.answer_lines`) is set out by
 :mod:`chessmoe.report.answer`. The README keeps it between :data:`BEGIN` and :data:`END`;
-``python -m chessmoe.report.summary README.md`` rewrites it (and the runs-in-progress block,
+``python -m chessmoe.report.answer README.md`` rewrites it (and the runs-in-progress block,
 and REPRODUCING.md's claims blocks beside the README) and a test fails while it differs from
 what the artefacts say.
 """
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import csv
 import re
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,7 @@ __all__ = ["ACROSS_SEEDS_TOPIC", "BEGIN", "CONVERGED_TOPIC", "END", "MAIN_TOPICS
            "MATCHED_TOPIC", "SETTINGS_TOPIC", "TOPIC_TOURNAMENTS", "ClaimRow", "GapRow",
            "read_claims", "read_compute_gap", "refresh"]
 
-BLOCK = Block("answer", "chessmoe.report.summary", "figures/claims.csv")
+BLOCK = Block("answer", "chessmoe.report.answer", "figures/claims.csv")
 BEGIN, END = BLOCK.begin, BLOCK.end
 
 #: The claims table's topics the answer shows: each mixture against the regular network, and
@@ -122,35 +121,3 @@ def read_compute_gap(path: Path) -> list[GapRow]:
 def refresh(text: str, lines: Sequence[str]) -> str:
     """``text`` with the answer block replaced by ``lines``."""
     return BLOCK.replace(text, lines)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m chessmoe.report.summary README.md [FIGURES [RESULTS]]``: rewrite the answer
-    block, where the README has its markers the runs-in-progress block
-    (:mod:`chessmoe.report.progress`, from RESULTS, default ``results`` beside the README),
-    and the claims blocks of the REPRODUCING.md beside it (:mod:`chessmoe.report.answer`)."""
-    from chessmoe.report import answer, progress
-
-    args = list(sys.argv[1:] if argv is None else argv)
-    if not args:
-        print("usage: python -m chessmoe.report.summary README.md [FIGURES [RESULTS]]",
-              file=sys.stderr)
-        return 2
-    readme = Path(args[0])
-    figures = Path(args[1]) if len(args) > 1 else readme.parent / "figures"
-    results = Path(args[2]) if len(args) > 2 else readme.parent / "results"
-    text = refresh(readme.read_text(encoding="utf-8"), answer.answer_lines(figures))
-    if progress.BLOCK.span(text) is not None:
-        text = progress.refresh(text, progress.progress_lines(results))
-    readme.write_text(text, encoding="utf-8")
-    reproducing = readme.parent / "REPRODUCING.md"
-    if reproducing.is_file():
-        before = reproducing.read_text(encoding="utf-8")
-        after = answer.refresh_sections(before, figures)
-        if after != before:
-            reproducing.write_text(after, encoding="utf-8")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
