@@ -1,6 +1,5 @@
 """The answer a reviewer reads first, generated from the claims table (``figures/claims.csv``)
-and the equal-compute figure's numbers (``figures/compute-gap.csv``), both written by ``make
-figures``:
+and the equal-compute figure's numbers (its CSV), both written by ``make figures``:
 
 * :func:`bottom_line`: three sentences chosen from the verdicts (the paper's claims, the kit's
   controls, the regime the answer holds in);

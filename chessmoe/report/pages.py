@@ -6,7 +6,7 @@ detail moved out of REPRODUCING.md into ``docs/evidence/``.
 An evidence file names the artefact pages it belongs on in its first line,
 ``<!-- pages: stem, stem -->``; the report shows its text on each of them, and a link to it
 (``docs/evidence/NAME.md``) opens the first of them, or with an anchor naming one of them
-(``docs/evidence/NAME.md#fig26-elo-separated``, a ``/`` written ``-``) that one. An evidence
+(``docs/evidence/NAME.md#`` and the stem, a ``/`` written ``-``) that one. An evidence
 file that names no page is a page of its own (``evidence/NAME.md``). On GitHub the same links
 open the evidence file.
 """
@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from chessmoe.report import answer
+from chessmoe.report import answer, stems
 from chessmoe.report.summary import MAIN_TOPICS, ClaimRow
 
 __all__ = ["SMALL_TOURNAMENT", "Evidence", "aligned_table", "detail_lines", "evidence_page",
@@ -38,11 +38,11 @@ _TABLE2_NAMES = {"Separated Learning": "separated", "Staged Learning": "staged",
 #: Pages whose figure draws each method against the regular network by setting, and the
 #: methods they show.
 METHOD_PAGES: dict[str, tuple[str, ...]] = {
-    "fig05-moe-vs-single": ("separated", "staged", "weighted-a4", "weighted-a10"),
-    "table2-elo-gains": ("separated", "staged", "weighted-a4", "weighted-a10"),
-    "fig26-elo-separated": ("separated",),
-    "fig27-elo-staged": ("staged",),
-    "fig28-elo-weighted": ("weighted-a4", "weighted-a10"),
+    stems.FIG05_MOE_VS_SINGLE: ("separated", "staged", "weighted-a4", "weighted-a10"),
+    stems.TABLE2_ELO_GAINS: ("separated", "staged", "weighted-a4", "weighted-a10"),
+    stems.FIG26_ELO_SEPARATED: ("separated",),
+    stems.FIG27_ELO_STAGED: ("staged",),
+    stems.FIG28_ELO_WEIGHTED: ("weighted-a4", "weighted-a10"),
 }
 
 
@@ -160,7 +160,7 @@ def detail_lines(stem: str, evidence: Sequence[Evidence],
 def small_pooled(figures: Path) -> dict[str, tuple[str, str, str]]:
     """Each method's pooled estimate in the small tournament (Table 2's last column):
     method -> (estimate, interval, games)."""
-    path = figures / "table2-elo-gains.csv"
+    path = figures / f"{stems.TABLE2_ELO_GAINS}.csv"
     if not path.is_file():
         return {}
     out: dict[str, tuple[str, str, str]] = {}

@@ -23,7 +23,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from chessmoe.report import answer
+from chessmoe.report import answer, stems
 
 __all__ = ["CHROMEDRIVER", "CHROMIUM", "SHOTS", "STAMP", "answer_fingerprint", "chromium",
            "missing_browser", "save_small_png", "serve", "stale", "take"]
@@ -33,7 +33,7 @@ CHROMEDRIVER = Path("/usr/bin/chromedriver")
 #: The report's pages the screenshots show, and their files under ``docs/``.
 SHOTS: tuple[tuple[str, str], ...] = (
     ("index.html", "report-landing.png"),
-    ("artefacts/fig06-single-expert-nodes.html", "report-figure.png"))
+    (f"artefacts/{stems.FIG06_SINGLE_EXPERT_NODES}.html", "report-figure.png"))
 #: The record of what the screenshots show, under ``docs/``.
 STAMP = "report-screenshots.json"
 
