@@ -17,6 +17,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from chessmoe.report.screens import chromium, save_small_png, serve, take
+
+__all__ = ["chromium", "save_small_png", "serve"]  # the report's helpers, used here too
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -137,50 +141,6 @@ def lab_run_all(driver: Any, timeout: float = 60) -> None:
             time.sleep(1)
 
 
-@contextmanager
-def serve(directory: Path) -> Iterator[str]:
-    """Serve ``directory`` over HTTP on a free localhost port (a thread); yields its URL."""
-    import functools
-    import threading
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    handler = functools.partial(Quiet, directory=str(directory))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
-
-
-@contextmanager
-def chromium(width: int = 1250, height: int = 1500, console: bool = False) -> Iterator[Any]:
-    """A headless Chromium driven by chromedriver (``console``: keep the pages' console
-    messages for ``driver.get_log("browser")``)."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                 "--disable-gpu", f"--window-size={width},{height}"):
-        options.add_argument(flag)
-    if console:
-        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
 def set_text_input(driver: Any, label: str, value: str) -> None:
     """Type ``value`` into the ipywidgets text box labelled ``label`` and commit it."""
     from selenium.webdriver.common.by import By
@@ -246,29 +206,10 @@ def page_problems(driver: Any, url: str, timeout: float = 30) -> tuple[list[str]
     return problems, [str(link) for link in links]
 
 
-def save_small_png(data: bytes, path: Path, colors: int = 64) -> None:
-    """Save a screenshot with a ``colors``-colour palette (small enough to commit)."""
-    import io
-
-    from PIL import Image
-
-    image = Image.open(io.BytesIO(data)).convert("RGB")
-    image.quantize(colors=colors).save(path, optimize=True)
-
-
 def report_screenshots(site: Path) -> list[Path]:
-    """Screenshots of the built report's landing page and Fig. 6's page into docs/."""
-    saved = []
-    with serve(site) as url, chromium(width=1300, height=1250) as driver:
-        for page, name in (("index.html", "report-landing.png"),
-                           ("artefacts/fig06-single-expert-nodes.html", "report-figure.png")):
-            driver.get(url + page)
-            wait_for(driver, "div.body")
-            time.sleep(1)
-            # 256 colours: with fewer the figures' coloured points turn grey
-            save_small_png(bytes(driver.get_screenshot_as_png()), ROOT / "docs" / name, 256)
-            saved.append(ROOT / "docs" / name)
-    return saved
+    """Screenshots of the built report's landing page and Fig. 6's page into docs/ (what
+    ``make report`` does itself where Chromium is installed)."""
+    return take(site, ROOT / "docs", ROOT / "figures")
 
 
 def _explorer_screenshots() -> None:
