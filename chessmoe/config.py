@@ -274,7 +274,7 @@ PROFILES: dict[str, Profile] = {
         "faster paths checked against fp32: regular trained under bf16 autocast against regular "
         "(200 games; train it first: chessmoe train --profile small --control bf16) and the "
         "staged mixture evaluated by OpenVINO in bf16 against ONNX Runtime in fp32 (400 games), "
-        "batch 8 and 100 nodes, cutechess rules (gates: chessmoe precision gate)",
+        "batch 8 and 100 nodes, cutechess rules (gates: chessmoe precision)",
         _SMALL_DATA,
         _SMALL_TRAINING,
         TournamentPlan("precision", experts="small"),
