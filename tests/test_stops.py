@@ -211,3 +211,18 @@ def test_best_first_depth_and_mates() -> None:
     for fen in MATES_IN_2:
         found = search.search(chess.Board(fen), Limits(mate=2, nodes=200_000))
         assert found.mate == 3, fen
+
+
+@pytest.mark.parametrize("kind", ["python", "native"])
+def test_go_mate_stops_the_tree_search_once_the_mate_is_proven(kind: str) -> None:
+    cases = [(MATE_IN_1, 1), (MATED_IN_1, 1)] + ([(MATES_IN_2[2], 2)] if kind == "native" else [])
+    for fen, moves in cases:
+        unbounded = make_search(UniformEvaluator(), SearchConfig(), kind).search(
+            chess.Board(fen), Limits(nodes=6000))
+        stopped = make_search(UniformEvaluator(), SearchConfig(), kind).search(
+            chess.Board(fen), Limits(mate=moves, nodes=6000))
+        assert mate_reached(stopped.mate, moves) and stopped.nodes < unbounded.nodes, fen
+        if stopped.nodes > 9:  # the batch before had not proven it
+            shorter = make_search(UniformEvaluator(), SearchConfig(), kind).search(
+                chess.Board(fen), Limits(nodes=stopped.nodes - 8))
+            assert not mate_reached(shorter.mate, moves), fen

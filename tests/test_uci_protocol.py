@@ -354,25 +354,22 @@ def test_an_unloadable_weights_file_gives_one_line_naming_it(
 
 
 def _fake_numba(tmp_path: Path, how: str) -> dict[str, str]:
-    """An environment where numba is absent, or cannot cache (a numba whose ``njit(cache=
-    True)`` raises as numba does with no writable cache directory), or is told not to
-    compile."""
+    """An environment where numba is told not to compile, is absent (a module that fails to
+    import in its place), or finds no cache directory it may write (numba's own cache
+    locators removed at start-up, so ``njit(cache=True)`` raises numba's own error)."""
     if how == "disabled":
         return environment(NUMBA_DISABLE_JIT="1")
-    fake = tmp_path / "fake" / "numba"
-    fake.mkdir(parents=True)
+    site = tmp_path / "site"
+    site.mkdir()
     if how == "absent":
-        body = "raise ModuleNotFoundError(\"No module named 'numba'\", name='numba')\n"
+        (site / "numba").mkdir()
+        (site / "numba" / "__init__.py").write_text(
+            "raise ModuleNotFoundError(\"No module named 'numba'\", name='numba')\n")
     else:
-        body = ("class config:\n    DISABLE_JIT = False\n"
-                "def njit(*args, **kwargs):\n"
-                "    def decorate(fn):\n"
-                "        raise RuntimeError(f'cannot cache function {fn.__name__!r}: no '\n"
-                "                           'locator available for file \"tree.py\"')\n"
-                "    return decorate\n")
-    (fake / "__init__.py").write_text(body)
+        (site / "sitecustomize.py").write_text(
+            "from numba.core import caching\ncaching.CacheImpl._locator_classes = []\n")
     env = environment()
-    env["PYTHONPATH"] = os.pathsep.join([str(fake.parent), env["PYTHONPATH"]])
+    env["PYTHONPATH"] = os.pathsep.join([str(site), env["PYTHONPATH"]])
     return env
 
 
