@@ -23,7 +23,14 @@ import pytest
 
 from chessmoe.play import uci as uci_module
 from chessmoe.play.engine import Player, Searcher
-from chessmoe.play.uci import DEPTH_ONLY_NODES, EngineOptions, UciEngine, uci_mate, wait_for
+from chessmoe.play.uci import (
+    DEPTH_ONLY_NODES,
+    EngineOptions,
+    UciEngine,
+    pv_in_game,
+    uci_mate,
+    wait_for,
+)
 from chessmoe.search.mcts import (
     MCTS,
     Evaluator,
@@ -527,3 +534,37 @@ def test_a_search_that_cannot_run_ends_the_engine_without_a_move() -> None:
     assert "bestmove" not in out.getvalue() and engine.exit_code == 1
     assert "the search broke" in err.getvalue() and "no move is played" in err.getvalue()
     assert engine.handle("isready") is False and "readyok" not in out.getvalue()
+
+
+def test_the_pv_ends_where_the_game_would() -> None:
+    board = chess.Board()
+    for uci in ("g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"):
+        board.push_uci(uci)
+    shuffle = [chess.Move.from_uci(m) for m in ("f6g8", "g1f3", "g8f6")]
+    assert pv_in_game(board, shuffle) == shuffle[:1]  # f6g8: the start position a third time
+    mate = chess.Board(MATE_IN_1)
+    line = [chess.Move.from_uci(m) for m in ("a1a8", "g8h7")]
+    assert pv_in_game(mate, line) == line[:1]  # nothing after the mate
+    wrong = [chess.Move.from_uci(m) for m in ("e2e4", "e2e4", "e7e5")]
+    assert pv_in_game(chess.Board(), wrong) == wrong[:1]  # nor after a move that is illegal
+
+
+def test_a_clock_search_that_overran_takes_the_overrun_off_the_next_budget() -> None:
+    class Late(Recording):
+        def play(self, board: chess.Board, limits: Limits, stop: object = None,
+                 on_progress: object = None) -> SearchResult:
+            assert limits.movetime_ms is not None
+            time.sleep(limits.movetime_ms / 1000 + 0.3)  # 300 ms past its move time
+            return super().play(board, limits)
+
+    engine = UciEngine(EngineOptions(), out=io.StringIO())
+    engine.player = player = Late()
+    engine.handle("position startpos")
+    for _ in range(2):
+        engine.handle("go wtime 3000 btime 3000 winc 0 binc 0")  # a share: 100 ms
+        engine._wait()
+    first, second = (limits.movetime_ms for limits in player.limits)
+    assert first == 100 and second == 1  # 100 - 300: the least there is
+    engine.handle("go movetime 500")  # asked for: kept
+    engine._wait()
+    assert player.limits[-1].movetime_ms == 500

@@ -10,37 +10,24 @@ n-tuple ``Evaluation`` and ``Depth``, MAIS ``Delta_Percent``), and says what it 
 ``info string <engine> weights <path> sha256 <first 12 hex>``. Malformed commands and illegal
 moves produce an ``info string`` and never stop the engine.
 
-Loading: ``uci`` is answered before anything is loaded (the options are declared
-without importing an engine's module or torch), so every engine answers it at once; then the
-player starts loading in the background with the options of that moment, so that a ``go``
-that comes without ``isready`` (as some managers send it) finds it loaded rather than paying
-the load on its clock. ``isready`` and ``go`` wait for that load, or load again when an option
-that changes the player was set since (the background load is then discarded). A player
-whose weights or network cannot be loaded never plays with a stand-in: the error (one line
-naming the file and the cause) goes to an ``info string`` and to stderr, and the engine exits
-with status 1 at that ``isready`` or ``go`` (no ``readyok``, no ``bestmove``), as Stockfish
-does when its network file cannot be loaded. ``Uniform`` (the paper's engine only) stays the
-explicit way to play without a network. Any other bad option value is refused when it is set
-(``info string error: ...`` naming the option; the option keeps its previous value): a value
-out of range or missing, not one of a combo's choices, a check that is not true or false, an
-unknown device or phase definition, or an option the engine does not list.
+Loading: ``uci`` is answered before anything is loaded (no engine module, no torch); then the
+player loads in the background, so that a ``go`` sent without ``isready`` finds it loaded;
+``isready`` and ``go`` wait for that load, or load anew after an option that changes the
+player. Weights or a network that cannot be loaded end the engine (status 1, no ``readyok``,
+no ``bestmove``; one line naming the file and the cause on the ``info string`` and stderr), as
+Stockfish does; ``Uniform`` (the paper's engine) is the explicit way to play without a network.
+A bad option value (out of range, missing, not a choice, an unknown device or phase definition
+or option) is refused when set, naming the option, which keeps its value. Where the compiled
+search cannot run (:func:`~chessmoe.search.kinds.native_problem`) the Python reference plays,
+and a search that fails is run again with it; one that still fails ends the engine: no move is
+sent that no search chose.
 
-The compiled search (``Search`` ``native``) is checked when the player loads
-(:func:`~chessmoe.search.kinds.native_problem`); where it cannot run (numba missing,
-``NUMBA_DISABLE_JIT``, no writable cache) an ``info string`` says why and the Python
-reference search plays (the same moves, slower). A search that fails while playing is
-repeated once with the Python reference; a search that still fails ends the engine (status
-1): no move is ever played that no search chose.
-
-``go``: ``depth N`` and ``mate N`` mean what :mod:`chessmoe.search.stops` says for each search
-(MCTS: the mean depth of the leaves; alpha-beta: the iteration; best-first: the mean depth of
-the expansions); given without ``nodes``, ``movetime`` or a clock they are bounded by
-:data:`DEPTH_ONLY_NODES`. ``info depth``/``seldepth`` report the same quantities, and a mate
-the search has proven is ``score mate N`` (negative when the engine is mated). ``infinite``
-and ``ponder`` answer only after ``stop`` (``ponderhit`` answers at once), also where the game
-is over. ``position``, as Stockfish: the moves are played up to the first illegal or malformed
-one, which an ``info string`` names; a FEN that cannot be read leaves the previous position.
-Tokens are separated by any whitespace.
+``go depth``/``go mate`` mean what :mod:`chessmoe.search.stops` says for each search (alone,
+bounded by :data:`DEPTH_ONLY_NODES`), ``info depth`` reports the same, a proven mate is ``score
+mate N``; ``infinite``/``ponder`` answer after ``stop``, also on a finished game; ``position``
+plays the moves before the first illegal one (an ``info string`` names it) and keeps the
+previous position for a FEN it cannot read; any whitespace separates tokens. docs/playing.md
+tells it per player.
 """
 
 from __future__ import annotations
@@ -66,7 +53,7 @@ from chessmoe.search.mcts import Evaluator, Limits, SearchConfig, SearchResult
 from chessmoe.search.stops import reported_depth
 
 __all__ = ["DEPTH_ONLY_NODES", "RELATED_COMMON", "EngineOptions", "LoadError", "UciEngine",
-           "UciError", "run_uci", "uci_mate", "wait_for"]
+           "UciError", "pv_in_game", "run_uci", "uci_mate", "wait_for"]
 
 DEPTH_ONLY_NODES = 250_000
 """The nodes (as the player's ``info nodes`` counts them) a search may use when ``go`` bounds
@@ -224,6 +211,7 @@ class UciEngine:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._infinite = False  # "go infinite": bestmove only after stop (UCI)
+        self._lag = 0.0  # ms a clock search ran past its move time lately (taken off the next)
         self._lock = threading.Lock()
         self.engine_settings: dict[str, Any] = {}  # a related engine's own options, as set
 
@@ -483,8 +471,9 @@ class UciEngine:
         waited = time.monotonic() - received  # a load still running when go came
         if go.clock and limits.movetime_ms is not None and waited > 0.001:
             limits = replace(limits, movetime_ms=max(1.0, limits.movetime_ms - 1000 * waited))
-        self._thread = threading.Thread(target=self._search,
-                                        args=(player, board, limits, go.allowed), daemon=True)
+        clock = received + waited if go.clock else None
+        self._thread = threading.Thread(target=self._search, daemon=True,
+                                        args=(player, board, limits, go.allowed, clock))
         self._thread.start()
 
     def _answer_none(self) -> None:
@@ -558,7 +547,7 @@ class UciEngine:
             increment = args.get("winc" if self.board.turn else "binc", 0)
             moves_left = args.get("movestogo", 30)
             budget = side_time / max(moves_left, 1) + 0.75 * increment
-            movetime = int(max(10, min(budget, side_time / 2 - 50)))
+            movetime = int(max(1, min(budget, side_time / 2 - 50) - self._lag))
         if nodes is None and movetime is None:
             if depth is None and mate is None:
                 return _Go(self._default_limits(), allowed)
@@ -664,7 +653,9 @@ class UciEngine:
 
     # -- searching --
     def _search(self, player: Searcher, board: chess.Board, limits: Limits,
-                allowed: list[chess.Move] | None = None) -> None:
+                allowed: list[chess.Move] | None = None, clock: float | None = None) -> None:
+        """Search and answer; ``clock``: when a clock search's move time began (its overrun
+        is measured against it for the next budgets)."""
         # torch's thread count is the calling thread's own (OpenMP's), and this thread is
         # new: unset, torch would use every core here whatever Threads says, which on a
         # loaded machine made a torch search many times slower than in the main thread
@@ -674,7 +665,8 @@ class UciEngine:
         calibrated = bool(getattr(player, "scores_calibrated", True))
         try:
             result = player.play(board, limits, stop=self._stop,
-                                 on_progress=lambda r: self.send(self._info_line(r, calibrated)))
+                                 on_progress=lambda r: self.send(
+                                     self._info_line(r, board, calibrated)))
         except Exception as error:
             reference = self._reference(player)
             if reference is None:
@@ -684,18 +676,22 @@ class UciEngine:
             self.player = player = reference
             try:
                 result = player.play(board, limits, stop=self._stop,
-                                     on_progress=lambda r: self.send(self._info_line(r)))
+                                     on_progress=lambda r: self.send(
+                                         self._info_line(r, board)))
             except Exception as again:
                 return self._fail(f"the Python reference search failed too "
                                   f"({error_cause(again)})")
         while self._infinite and not self._stop.is_set():  # wait for stop (UCI)
             self._stop.wait(0.05)
-        self.send(self._info_line(result, calibrated))
+        self.send(self._info_line(result, board, calibrated))
         move = result.move
         if allowed:
             by_visits = {c.move: c.visits for c in result.children}
             move = max(allowed, key=lambda m: by_visits.get(m, -1))
         self.send(f"bestmove {move.uci() if move else '(none)'}")
+        if clock is not None and limits.movetime_ms is not None:  # decays, never below 0
+            overrun = 1000 * (time.monotonic() - clock) - limits.movetime_ms
+            self._lag = max(overrun, 0.8 * self._lag, 0.0)
 
     @staticmethod
     def _reference(player: Searcher) -> Player | None:
@@ -715,11 +711,12 @@ class UciEngine:
             os._exit(1)
 
     @staticmethod
-    def _info_line(result: SearchResult, calibrated: bool = True) -> str:
+    def _info_line(result: SearchResult, board: chess.Board, calibrated: bool = True) -> str:
         """The search's UCI info: ``score mate`` for a proven mate, else centipawns; an
         engine whose values are no calibrated evaluation (DeepChess) gives a score only for
-        a mate, so a tournament manager never adjudicates on its comparator's confidence."""
-        pv = " ".join(m.uci() for m in result.pv)
+        a mate, so a tournament manager never adjudicates on its comparator's confidence.
+        The PV ends where the game would (:func:`pv_in_game`)."""
+        pv = " ".join(m.uci() for m in pv_in_game(board, result.pv))
         if result.mate is not None:
             score = f"score mate {uci_mate(result.mate)} "
         elif calibrated:
@@ -735,6 +732,24 @@ class UciEngine:
         if thread is not None and thread is not threading.current_thread():
             thread.join()
         self._thread = None
+
+
+def pv_in_game(board: chess.Board, pv: list[chess.Move]) -> list[chess.Move]:
+    """``pv`` up to the move that ends the game from ``board`` (with its history): a mate,
+    stalemate, insufficient material, a threefold repetition or the fifty-move rule -- a
+    search that does not know the game's history (best-first) may see past them, and a
+    manager flags such a PV -- or up to the first move that is not legal."""
+    work = board.copy()
+    kept: list[chess.Move] = []
+    for move in pv:
+        if move not in work.legal_moves:
+            break
+        work.push(move)
+        kept.append(move)
+        if (not any(work.legal_moves) or work.is_insufficient_material()
+                or work.halfmove_clock >= 100 or work.is_repetition(3)):
+            break
+    return kept
 
 
 def run_uci(options: EngineOptions | None = None, stream: IO[str] | None = None, *,
