@@ -350,7 +350,8 @@ class UciEngine:
         if key in _REBUILD:
             self._invalidate()
         torch = sys.modules.get("torch")
-        if key == "Threads" and torch is not None:  # else the next build sets it
+        # else the next build sets it (torch may still be importing in the background load)
+        if key == "Threads" and torch is not None and hasattr(torch, "set_num_threads"):
             torch.set_num_threads(parsed)
 
     @staticmethod
