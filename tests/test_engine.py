@@ -84,9 +84,9 @@ def test_bad_input_never_stops_the_engine() -> None:
         lines = d.say(command)
         assert lines and lines[-1].startswith("info string error") and message in lines[-1], \
             (command, lines)
-    # An illegal move leaves the previous position in place.
-    d.say("position startpos moves d2d4", "position startpos moves d2d4 d2d4")
-    assert d.engine.board.move_stack == [chess.Move.from_uci("d2d4")]
+    # An illegal move ends the moves, as Stockfish: the legal ones before it stand (issue 56).
+    d.say("position startpos moves d2d4", "position startpos moves e2e4 d2d4 e7e5")
+    assert d.engine.board.move_stack == [chess.Move.from_uci("e2e4")]
     assert d.say("isready")[-1] == "readyok"
 
 

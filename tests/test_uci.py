@@ -278,17 +278,23 @@ def test_every_player_answers_uci_within_the_bound(player: str) -> None:
 @pytest.mark.parametrize("player", PLAYERS)
 def test_uci_is_answered_before_the_engine_or_torch_is_imported(player: str) -> None:
     """What keeps the answer fast on a loaded machine: the option list comes from
-    chessmoe.play.players, and neither the engine's module nor torch is imported until
-    isready or go loads the weights."""
+    chessmoe.play.players, and neither the engine's module nor torch is imported before
+    uciok is written (the weights load after it, in the background, issue 56)."""
     module = ("chessmoe.search.experts" if player == "moe"
               else f"chessmoe.play.players.{player}")
     script = (
         "import io, sys\n"
         "from chessmoe.play.uci import UciEngine\n"
-        f"engine = UciEngine(engine={player!r}, out=io.StringIO())\n"
+        "seen = []\n"
+        "class Out(io.StringIO):\n"
+        "    def write(self, text):\n"
+        "        if text.startswith('uciok'):\n"
+        f"            seen.append(sorted(m for m in ('torch', {module!r}) if m in sys.modules))\n"
+        "        return super().write(text)\n"
+        f"engine = UciEngine(engine={player!r}, out=Out())\n"
         "engine.handle('uci')\n"
         "assert engine.out.getvalue().splitlines()[-1] == 'uciok'\n"
-        f"print(sorted(m for m in ('torch', {module!r}) if m in sys.modules))\n")
+        "print(seen[0])\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=120, env=_environment())
     assert done.returncode == 0, done.stderr[-800:]

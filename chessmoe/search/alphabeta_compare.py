@@ -31,7 +31,9 @@ comparison, so the search is minimax rather than negamax):
   hook receives them all at once (the network embeds them in one batch);
 * limits: :class:`~chessmoe.search.mcts.Limits` ``nodes`` counts *leaves* (horizon positions
   and terminal results: what the evaluation is asked about), ``movetime_ms`` and a ``stop``
-  event are checked at every node; at least one move is always returned when one is legal.
+  event are checked at every node; ``depth`` is the last iteration (in place of
+  ``max_depth``), ``mate`` allows iterations up to ``2 mate - 1``
+  (:mod:`chessmoe.search.stops`); at least one move is always returned when one is legal.
 
 :class:`~chessmoe.search.mcts.SearchResult` fields: ``nodes`` = leaves, ``simulations`` = calls
 of ``better`` made by the search, ``tree_nodes`` = every node visited, ``depth`` = the deepest
@@ -54,6 +56,7 @@ import chess
 
 from chessmoe.search.alphabeta import MAX_CHECK_PLIES, noisy_moves, ordered_moves
 from chessmoe.search.mcts import Limits, RootChild, SearchResult
+from chessmoe.search.stops import last_iteration
 
 __all__ = [
     "Better",
@@ -304,8 +307,10 @@ class CompareAlphaBeta:
             terminal = self._terminal(work, 0) or Outcome("draw", 0)
             return self._result(work, None, terminal, [], 0, ranking, start)
         best_move, best_value, best_pv, done = ranking[0], None, [ranking[0]], 0
+        complete = True  # whether best_value weighs every root move (a loss is proven then)
         try:
-            for depth in range(1, self.max_depth + 1):
+            for depth in range(1, last_iteration(self.max_depth, limits) + 1):
+                complete = False
                 bound: Outcome | None = None
                 line: list[chess.Move] = []
                 searched: list[chess.Move] = []
@@ -330,7 +335,7 @@ class CompareAlphaBeta:
                         bound, line = value, [move, *pv]
                         best_value, best_move, best_pv = bound, move, line
                 ranking = [line[0]] + [m for m in ranking if m != line[0]]
-                done = depth
+                done, complete = depth, True
                 if on_progress is not None and best_value is not None:
                     on_progress(self._result(work, best_move, best_value, best_pv, done,
                                              ranking, start))
@@ -343,7 +348,8 @@ class CompareAlphaBeta:
             after = work.copy(stack=False)
             after.push(best_move)
             best_value = Outcome("position", 1, after)
-        return self._result(work, best_move, best_value, best_pv, done, ranking, start)
+        return self._result(work, best_move, best_value, best_pv, done, ranking, start,
+                            complete)
 
     # -- the answer --
 
@@ -366,7 +372,13 @@ class CompareAlphaBeta:
 
     def _result(self, board: chess.Board, move: chess.Move | None, outcome: Outcome,
                 pv: list[chess.Move], depth: int, ranking: list[chess.Move],
-                start: float) -> SearchResult:
+                start: float, complete: bool = True) -> SearchResult:
+        mate = None
+        if outcome.kind in ("white_mates", "black_mates"):
+            mine = outcome.kind == ("white_mates" if board.turn == chess.WHITE
+                                    else "black_mates")
+            if mine or complete:  # a loss is proven only when every move was weighed
+                mate = outcome.ply if mine else -outcome.ply
         n = len(ranking)
         children = [RootChild(move=m, visits=n - k, q=None, prior=0.0)
                     for k, m in enumerate(ranking)]
@@ -378,4 +390,4 @@ class CompareAlphaBeta:
                             nodes=self.leaves, simulations=self.comparisons,
                             tree_nodes=self.visited, seconds=time.monotonic() - start,
                             depth=float(depth), seldepth=self.seldepth, batches=0,
-                            collisions=0, children=children, reused=False)
+                            collisions=0, children=children, reused=False, mate=mate)

@@ -26,6 +26,7 @@ import torch
 from torch import nn
 
 from chessmoe._io.fsutil import atomic_path
+from chessmoe.nets.related import load_state
 
 __all__ = [
     "CASTLING_BITS",
@@ -673,6 +674,6 @@ def load_weights(path: str | os.PathLike[str], shape: Shape = FULL) -> DeepChess
     """A :class:`DeepChessNet` of ``shape`` with the weights at ``path``
     (``torch.load(weights_only=True)``)."""
     net = DeepChessNet(shape)
-    net.load_state_dict(torch.load(Path(path), map_location="cpu", weights_only=True))
+    load_state(Path(path), net, "DeepChess")  # one line naming the file when it cannot
     net.eval()
     return net

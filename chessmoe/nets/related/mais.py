@@ -37,6 +37,7 @@ import torch
 from torch import nn
 
 from chessmoe._io.fsutil import atomic_path
+from chessmoe.nets.related import load_state
 
 __all__ = [
     "CHECK_BONUS",
@@ -303,7 +304,6 @@ def save_weights(model: MaisNet, path: str | os.PathLike[str]) -> None:
 def load_weights(path: str | os.PathLike[str]) -> MaisNet:
     """A :class:`MaisNet` with the weights at ``path`` (``torch.load(weights_only=True)``)."""
     model = MaisNet()
-    state = torch.load(Path(path), map_location="cpu", weights_only=True)
-    model.load_state_dict(state)
+    load_state(Path(path), model, "MAIS")  # one line naming the file when it cannot
     model.eval()
     return model

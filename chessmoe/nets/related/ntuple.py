@@ -28,10 +28,10 @@ import chess
 import numpy as np
 import numpy.typing as npt
 
-from chessmoe._io.errors import KitError
+from chessmoe._io.errors import KitError, error_cause
 from chessmoe._io.fsutil import atomic_path, atomic_write_json
 from chessmoe._io.jsonl import JsonlLog
-from chessmoe.nets.related import pesto
+from chessmoe.nets.related import pesto, read_config
 from chessmoe.phases import tapered_alpha
 
 __all__ = [
@@ -399,12 +399,19 @@ def load_weights(run_dir: Path) -> tuple[NtupleWeights, dict[str, object]]:
     if not path.is_file() or not (run_dir / "config.json").is_file():
         raise KitError(f"{run_dir}: no n-tuple weights (weights.npz and config.json); train "
                        "with 'chessmoe related train ntuple'")
-    config = json.loads((run_dir / "config.json").read_text())
-    with np.load(path, allow_pickle=False) as data:
-        names = tuple(str(x) for x in data["linear_features"])
-        if names != LINEAR_FEATURES:
-            raise KitError(f"{path}: features {names} differ from this kit's {LINEAR_FEATURES}")
-        arrays = [np.asarray(data[key], dtype=np.float64) for key in _WEIGHT_KEYS]
+    config = read_config(run_dir / "config.json")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            names = tuple(str(x) for x in data["linear_features"])
+            if names != LINEAR_FEATURES:
+                raise KitError(f"{path}: features {names} differ from this kit's "
+                               f"{LINEAR_FEATURES}")
+            arrays = [np.asarray(data[key], dtype=np.float64) for key in _WEIGHT_KEYS]
+    except KitError:
+        raise
+    except Exception as error:  # not an npz, cut short, object arrays, a missing array
+        raise KitError(f"{path} cannot be loaded as n-tuple weights "
+                       f"({error_cause(error)})") from None
     for key, array, size in zip(_WEIGHT_KEYS, arrays, (N_LINEAR, N_LINEAR, TUPLE_SIZE,
                                                        TUPLE_SIZE), strict=True):
         if array.shape != (size,) or not np.all(np.isfinite(array)):
