@@ -1,4 +1,5 @@
-"""Test helpers: seeded random games (legal, varied, cheap) and a deterministic fake network."""
+"""Test helpers: seeded random games (legal, varied, cheap), positions at the edges of the
+rules, and a deterministic fake network."""
 
 from __future__ import annotations
 
@@ -38,6 +39,51 @@ def random_positions(n: int, seed: int = 7, max_plies: int = 160) -> tuple[chess
             board.push(rng.choice(moves))
         boards.append(board)
     return tuple(boards)
+
+
+# (name, FEN, moves played from it): each sits where a rule of the game ends play inside a
+# search -- the fifty-move limit, bare kings and minor pieces, promotions (under-promotions
+# that leave bare material), and game histories that make a position's third occurrence
+RULE_EDGES: tuple[tuple[str, str, str], ...] = (
+    ("fifty: every move draws", "8/8/4k3/8/8/3K4/8/6R1 w - - 99 80", ""),
+    ("fifty: only the capture plays on", "8/8/4k3/8/2n5/3K4/8/6R1 w - - 99 80", ""),
+    ("fifty: a mate on the hundredth half-move", "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 99 80", ""),
+    ("fifty: three plies to go, a pawn resets", "8/5k2/8/8/8/2K5/4P3/6R1 w - - 97 80", ""),
+    ("fifty: rooks, black to move", "r5k1/8/8/8/8/8/8/R5K1 b - - 98 80", ""),
+    ("bare: K v K+N, every move draws", "8/8/4k3/8/3n4/3K4/8/8 w - - 0 1", ""),
+    ("bare: K+N v K in the corner", "8/8/8/8/8/2k5/8/K1N5 w - - 0 1", ""),
+    ("bare: a single move, and it draws", "8/8/8/8/8/8/1n6/K1k5 w - - 0 1", ""),
+    ("bare: bishops on one colour", "8/8/4k3/3b4/8/3K4/8/5B2 w - - 0 1", ""),
+    ("bare: bishops on both colours", "8/8/4k3/4b3/8/3K4/8/5B2 w - - 0 1", ""),
+    ("bare: two knights", "8/8/4k3/8/8/3K4/8/4NN2 w - - 0 1", ""),
+    ("bare: the knight takes the last pawn", "8/8/4k3/4p3/8/3K1N2/8/8 w - - 0 1", ""),
+    ("promotion: under-promotions leave bare material", "8/1P6/8/8/8/8/5k2/K7 w - - 0 1", ""),
+    ("promotion: capturing onto the back rank", "1r6/P7/8/8/8/2k5/8/K7 w - - 0 1", ""),
+    ("promotion: black, out of check by a capture", "8/8/8/8/8/k7/p7/1N1K4 b - - 0 1", ""),
+    ("promotion: beside castling rights", "r3k3/1P6/8/8/8/8/8/4K3 w q - 0 1", ""),
+    ("repetition: the root seen once before", chess.STARTING_FEN,
+     "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1"),
+    ("repetition: the root seen twice before", chess.STARTING_FEN,
+     "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8"),
+    ("repetition: a pawn move between", chess.STARTING_FEN,
+     "g1f3 g8f6 f3g1 f6g8 e2e4 g8f6 g1f3 f6g8 f3g1 g8f6 g1f3 f6g8"),
+    ("repetition: near the fifty-move limit", "8/8/4k3/8/8/3K4/8/6R1 w - - 90 80",
+     "d3d2 e6e7 d2d3 e7e6 d3d2 e6e7 d2d3"),
+)
+
+
+def rule_edge_board(name: str) -> chess.Board:
+    """The :data:`RULE_EDGES` position ``name``, with its moves on the move stack."""
+    _, fen, moves = next(edge for edge in RULE_EDGES if edge[0] == name)
+    board = chess.Board(fen)
+    for uci in moves.split():
+        board.push_uci(uci)
+    return board
+
+
+def rule_edge_boards() -> list[chess.Board]:
+    """Every :data:`RULE_EDGES` position (fresh boards)."""
+    return [rule_edge_board(name) for name, _, _ in RULE_EDGES]
 
 
 def random_games_pgn(path: Path, n: int, seed: int = 4) -> Path:
