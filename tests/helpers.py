@@ -1,11 +1,15 @@
 """Test helpers: seeded random games (legal, varied, cheap), positions at the edges of the
-rules, and a deterministic fake network."""
+rules, a deterministic fake network, and waits on state scaled for a loaded machine."""
 
 from __future__ import annotations
 
 import functools
+import os
 import random
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import chess
 import chess.pgn
@@ -153,25 +157,30 @@ def uci_script(engine: str, model_dir: Path) -> tuple[str, list[str]]:
     import io
     import time
 
-    from chessmoe.play.uci import EngineOptions, UciEngine, wait_for
+    from chessmoe.play.uci import EngineOptions, UciEngine
 
     out = io.StringIO()
     uci = UciEngine(EngineOptions(Model_Directory=str(model_dir)), out=out, engine=engine)
     for line in ("uci", "isready", "ucinewgame", "position startpos moves e2e4",
                  "go nodes 150"):
         uci.handle(line)
-    assert wait_for(lambda: len(bestmoves(out.getvalue())) == 1, 20)
+    def answered(count: int, what: str) -> None:
+        wait_until(lambda: len(bestmoves(out.getvalue())) == count,
+                   f"bestmove number {count} ({what})", 20,
+                   context=lambda: out.getvalue()[-400:])
+
+    answered(1, "go nodes 150")
     uci.handle("position startpos moves e2e4 e7e5")
     uci.handle("go movetime 100")
-    assert wait_for(lambda: len(bestmoves(out.getvalue())) == 2, 20)
+    answered(2, "go movetime 100")
     uci.handle("go infinite")
     time.sleep(0.3)
     assert len(bestmoves(out.getvalue())) == 2  # infinite: no answer before stop
     uci.handle("stop")
-    assert wait_for(lambda: len(bestmoves(out.getvalue())) == 3, 20)
+    answered(3, "stop after go infinite")
     uci.handle("position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
     uci.handle("go nodes 300")
-    assert wait_for(lambda: len(bestmoves(out.getvalue())) == 4, 20)
+    answered(4, "go nodes 300 on a mate in one")
     uci._wait()
     moves = bestmoves(out.getvalue())
     assert len(moves) == 4 and moves[-1] == "bestmove d1d8"
@@ -222,3 +231,66 @@ def tournament_summary(matches: list[dict[str, object]], *, name: str = "t",
     return TournamentSummary(
         name, "embedded", None, 2024, adjudication or {}, typed,
         all(m.complete for m in typed) if complete is None else complete).to_json()
+
+
+# --- waiting on state ----------------------------------------------------------------------
+
+TIMEOUT_SCALE_VARIABLE = "CHESSMOE_TEST_TIMEOUT_SCALE"
+_MAX_LOAD_SCALE = 10.0
+_T = TypeVar("_T")
+
+
+def timeout_scale() -> float:
+    """How many times longer than on a quiet machine a test may wait for something:
+    ``$CHESSMOE_TEST_TIMEOUT_SCALE`` when set (a number >= 1), else the machine's load per
+    core (the one-minute load average over the cores), at least 1 and at most 10."""
+    given = os.environ.get(TIMEOUT_SCALE_VARIABLE)
+    if given:
+        try:
+            scale = float(given)
+        except ValueError:
+            raise ValueError(f"{TIMEOUT_SCALE_VARIABLE} must be a number >= 1, got "
+                             f"{given!r}") from None
+        if not scale >= 1:
+            raise ValueError(f"{TIMEOUT_SCALE_VARIABLE} must be a number >= 1, got {given!r}")
+        return scale
+    try:
+        load = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:  # no load average on this system
+        return 1.0
+    return min(max(1.0, load), _MAX_LOAD_SCALE)
+
+
+def scaled(seconds: float) -> float:
+    """``seconds`` (what a wait needs on a quiet 2-core machine) times :func:`timeout_scale`."""
+    return seconds * timeout_scale()
+
+
+def wait_until(check: Callable[[], _T], what: str, timeout: float = 20.0, *,
+               ignore: tuple[type[BaseException], ...] = (),
+               context: Callable[[], str] | None = None, interval: float = 0.1) -> _T:
+    """Poll ``check`` until it returns something true and return that; give up after
+    ``scaled(timeout)`` seconds with an AssertionError that says what was awaited
+    (``what``), how long, and ``context()`` (the page's text, the engine's output).
+    Exceptions of the types in ``ignore`` (a page element being redrawn) count as not yet."""
+    scale = timeout_scale()
+    limit = timeout * scale
+    deadline = time.monotonic() + limit
+    while True:
+        try:
+            value = check()
+            if value:
+                return value
+        except ignore:
+            pass
+        if time.monotonic() >= deadline:
+            break
+        time.sleep(interval)
+    seen = ""
+    if context is not None:
+        try:
+            seen = f"; saw: {context()}"
+        except Exception as error:  # the context itself failed: say so, keep the message
+            seen = f"; (reading the context failed: {error!r})"
+    raise AssertionError(f"waited {limit:.0f} s ({timeout:g} s x load scale {scale:.1f}) for "
+                         f"{what}{seen}")

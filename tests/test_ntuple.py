@@ -404,7 +404,8 @@ def test_train_smoke_writes_a_loadable_run(smoke_run: Path) -> None:
 
 @pytest.mark.stockfish
 def test_uci_dialogue_with_the_ntuple_player(smoke_run: Path) -> None:
-    from chessmoe.play.uci import EngineOptions, UciEngine, wait_for
+    from chessmoe.play.uci import EngineOptions, UciEngine
+    from tests.helpers import wait_until
 
     out = io.StringIO()
     engine = UciEngine(EngineOptions(Model_Directory=str(smoke_run), Nodes=200), out=out,
@@ -422,11 +423,14 @@ def test_uci_dialogue_with_the_ntuple_player(smoke_run: Path) -> None:
         engine.handle("position startpos moves e2e4 e7e5")
         engine.handle(go)
         if go == "go infinite":
-            assert wait_for(lambda: "info depth" in out.getvalue(), 10.0)
+            wait_until(lambda: "info depth" in out.getvalue(),
+                       "the infinite search's first info line", 10.0,
+                       context=lambda: out.getvalue()[-300:])
             time.sleep(0.2)
             assert len(bestmoves()) == count - 1
             engine.handle("stop")
-        assert wait_for(lambda n=count: len(bestmoves()) >= n, 20.0), out.getvalue()[-300:]
+        wait_until(lambda n=count: len(bestmoves()) >= n, f"bestmove number {count} ({go})",
+                   20.0, context=lambda: out.getvalue()[-300:])
         engine._wait()
         assert len(bestmoves()) == count
     board = chess.Board()
