@@ -180,8 +180,8 @@ class GameRecord:
 def load_records(paths: Sequence[str | os.PathLike[str]]) -> list[GameRecord]:
     """Game records of several JSONL logs (one match's shards): one a slot.
 
-    A slot recorded twice (two processes appended the same game, as a stopped run's
-    orphaned workers once did beside its resumed run) counts once, its first record as
+    A slot recorded twice (two processes appended the same game, such as a stopped run's
+    orphaned workers beside its resumed run) counts once, its first record as
     :class:`~chessmoe._io.jsonl.JsonlLog` keeps it, and the extra lines are reported as a
     warning naming the log and their number, never counted as games."""
     from chessmoe._io.jsonl import read_records

@@ -709,8 +709,8 @@ class Trainer:
         with atomic_path(self.metrics_path) as tmp:
             tmp.write_text("".join(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n"
                                    for r in kept))
-        # a state saved before the patience was counted (the committed resume states of
-        # fixed-length runs) has no count: it starts from none
+        # a state without a patience count (a fixed-length run's resume state) starts
+        # from none
         return {k: state.get(k, fresh[k]) for k in fresh}
 
     def _finish(self, run: _Run, progress: _Progress, elapsed: float) -> dict[str, Any]:

@@ -6,7 +6,7 @@
 
     Machine: AMD EPYC, 2 cores, 23.5 GiB, GPU: none; Python 3.11.7, ...
 
-    ### MCTS search (issues 5 and 12)
+    ### MCTS search
 
     | measure | value |
     |---|---|
@@ -15,10 +15,9 @@
     Target: uniform search >= 0.5x ... — **NOT met**.
 
 :func:`latest` keeps each benchmark's newest section (a benchmark is a section title without
-its "(issue ...)" suffix, so "MCTS search (issue 5)" and "MCTS search (issues 5 and 12)" are
-one), and :func:`refresh` writes them as a table between :data:`BEGIN` and :data:`END` under
-the file's title, with each one's newest value, date, commit, machine, target and whether it
-was met, all copied from the log.
+the "(issue ...)" note older entries end with), and :func:`refresh` writes them as a table
+between :data:`BEGIN` and :data:`END` under the file's title, with each one's newest value,
+date, commit, machine, target and whether it was met, all copied from the log.
 """
 
 from __future__ import annotations
