@@ -1008,6 +1008,7 @@ def bench_ntuple(repeat: int) -> BenchResult:
     import numpy as np
 
     from chessmoe.nets.related import ntuple
+    from chessmoe.nets.related import ntuple_comparison as comparison
     from chessmoe.phases import tapered_alpha
     from chessmoe.search import alphabeta
 
@@ -1020,10 +1021,10 @@ def bench_ntuple(repeat: int) -> BenchResult:
 
     result = BenchResult("ntuple", "n-tuple comparison training")
     boards = [b for b in _positions_from_sample(120)[::2] if b.legal_moves.count() >= 2][:40]
-    positions = [ntuple.LabelledPosition(b.fen(), next(iter(b.legal_moves)).uci())
+    positions = [comparison.LabelledPosition(b.fen(), next(iter(b.legal_moves)).uci())
                  for b in boards]
     weights = ntuple.start_weights("pesto")
-    config = ntuple.TrainConfig(depth=1, start="pesto")
+    config = comparison.NtupleTrainConfig(depth=1, start="pesto")
 
     def reference_extract(board: chess.BaseBoard, *, tuples: bool = True) -> Any:
         index, sign = reference_tuples(board) if tuples else ([], [])
@@ -1031,17 +1032,18 @@ def bench_ntuple(repeat: int) -> BenchResult:
                                np.asarray(sign, dtype=np.float64), tapered_alpha(board))
 
     def run() -> list[tuple[float, Any, bool]]:
-        return [ntuple._compare(p, weights, config, alphabeta.principal_leaf)
+        return [comparison._compare(p, weights, config, alphabeta.principal_leaf)
                 for p in positions]
 
-    fast_extract, fast_noisy = ntuple.extract, alphabeta.noisy_moves
+    fast_extract, fast_noisy = comparison.extract, alphabeta.noisy_moves
 
     def run_reference() -> list[tuple[float, Any, bool]]:
-        ntuple.extract, alphabeta.noisy_moves = reference_extract, reference_noisy_moves
+        comparison.extract = reference_extract
+        alphabeta.noisy_moves = reference_noisy_moves
         try:
             return run()
         finally:
-            ntuple.extract, alphabeta.noisy_moves = fast_extract, fast_noisy
+            comparison.extract, alphabeta.noisy_moves = fast_extract, fast_noisy
 
     kit = reference = float("inf")
     for _ in range(repeat):  # interleaved: the machine's noise hits both alike
@@ -1053,20 +1055,20 @@ def bench_ntuple(repeat: int) -> BenchResult:
                and (a[1] is None or np.array_equal(a[1].open_tuple, b[1].open_tuple))
                for a, b in zip(ours, theirs, strict=True))
     with tempfile.TemporaryDirectory() as tmp:
-        state = ntuple._TrainState(averager=ntuple.Averager(weights), rng_state=None,
+        state = comparison._TrainState(averager=comparison.Averager(weights), rng_state=None,
                                    metrics=[], best=0.0, best_weights=weights,
                                    best_iteration=0, stale=0,
                                    order=list(range(50_000)))
         path = Path(tmp) / "checkpoint.npz"
-        save_seconds, _ = _best(lambda: ntuple._save_checkpoint(path, state, "x", 0.0),
+        save_seconds, _ = _best(lambda: comparison._save_checkpoint(path, state, "x", 0.0),
                                 repeat)
         size_mb = path.stat().st_size / 1e6
     per_kit, per_ref = kit / len(positions), reference / len(positions)
     few = positions[:10]  # d = 2 against d = 1 on the same positions (the kit's code)
-    deeper = ntuple.TrainConfig(depth=2, start="pesto")
-    one, _ = _best(lambda: [ntuple._compare(p, weights, config, alphabeta.principal_leaf)
+    deeper = comparison.NtupleTrainConfig(depth=2, start="pesto")
+    one, _ = _best(lambda: [comparison._compare(p, weights, config, alphabeta.principal_leaf)
                             for p in few], 1)
-    two, _ = _best(lambda: [ntuple._compare(p, weights, deeper, alphabeta.principal_leaf)
+    two, _ = _best(lambda: [comparison._compare(p, weights, deeper, alphabeta.principal_leaf)
                             for p in few], 1)
     result.rows = [
         ("positions", f"{len(positions)} from the embedded self-play sample, PeSTO weights, "

@@ -152,12 +152,8 @@ def test_each_related_engine_lists_its_own_options(engine: str, own: list[str]) 
 
 def test_ntuple_names_the_weights_it_loaded_and_plays_pesto(tmp_path: Path) -> None:
     from chessmoe._io.fsutil import sha256_file
-    from chessmoe.nets.related.ntuple import (
-        NtupleTrainConfig,
-        NtupleWeights,
-        config_record,
-        save_weights,
-    )
+    from chessmoe.nets.related.ntuple import NtupleWeights, save_weights
+    from chessmoe.nets.related.ntuple_comparison import NtupleTrainConfig, config_record
 
     save_weights(tmp_path, NtupleWeights.initial(), config_record(NtupleTrainConfig()))
     uci, out = _related("ntuple", Nodes=40)
