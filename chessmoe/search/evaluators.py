@@ -1,30 +1,10 @@
 """How a search scores its leaves, said once: :class:`EvaluatorSpec` and its one ``build()``.
 
-The UCI engine, in-process players, the CLI (``chessmoe analyse``), the pipeline and the
-notebooks all describe the evaluator they want with an :class:`EvaluatorSpec` -- a bundle (a
-mixture of experts, or the regular bundle's single network) or a run directory or checkpoint,
-the routing and gate, the single-expert ablation, the backend and device -- and call
-:meth:`EvaluatorSpec.build`. Bundles are read through :class:`~chessmoe.search.experts.Bundle`
-(their manifest), never by hand.
-
-When no network is named, the kit's committed small experts are used if they can be found
-(:func:`committed_results`): ``$CHESSMOE_RESULTS``, else ``./results`` when it holds them, else
-the source checkout's ``results/``. An installed wheel has none: then ``build()`` refuses with
-one line (:class:`~chessmoe._io.errors.KitError`) instead of searching without a network;
-``uniform=True`` is the explicit way to search without one.
-
-The defaults live here, once, for two contexts:
-
-* :class:`EvaluatorSpec`'s own defaults (:data:`DEFAULT_DEVICE`, :data:`DEFAULT_BACKEND`: both
-  ``auto``) are those of a user's engine: the UCI engine's options
-  (:class:`~chessmoe.play.uci.EngineOptions`), the ``chessmoe uci`` and ``chessmoe analyse``
-  arguments and library code. ``auto`` runs on the fastest exact backend of the machine.
-* :meth:`EvaluatorSpec.recorded` (:data:`RECORDED_DEVICE` ``cpu``, :data:`RECORDED_BACKEND`
-  ``torch``) is the default of the kit's tournament players
-  (:class:`~chessmoe.play.match.PlayerSpec`): the committed tournaments record these values
-  (and games played with a backend other than the one recorded could differ move for move), so
-  a player that names no backend plays, and is recorded, with eager fp32 torch on the CPU,
-  whatever machine resumes it.
+The UCI engine, in-process players, the CLI, the pipeline and the notebooks all describe the
+evaluator they want with an :class:`EvaluatorSpec` (a bundle, run directory or checkpoint,
+the routing and gate, the single-expert ablation, the backend and device) and build it here;
+bundles are read through :class:`~chessmoe.search.experts.Bundle`. The defaults live here
+too, once for a user's engine and once for the kit's recorded tournament players.
 """
 
 from __future__ import annotations
@@ -45,6 +25,14 @@ __all__ = ["BACKENDS", "DEFAULT_BACKEND", "DEFAULT_DEVICE", "RECORDED_BACKEND", 
            "ROUTINGS", "Backend", "EvaluatorSpec", "NoNetworkError", "Routing",
            "committed_bundles", "committed_results"]
 
+# The defaults, for two contexts. EvaluatorSpec's own (DEFAULT_*: both ``auto``, the fastest
+# exact backend of the machine) are those of a user's engine: the UCI engine's options, the
+# ``chessmoe uci`` and ``chessmoe analyse`` arguments and library code. EvaluatorSpec.recorded
+# (RECORDED_*: eager fp32 torch on the CPU) is the default of the kit's tournament players
+# (chessmoe.play.match.PlayerSpec): the committed tournaments record these values, and games
+# played with another backend could differ move for move, so a player that names no backend
+# plays, and is recorded, with them whatever machine resumes it.
+
 DEFAULT_DEVICE = "auto"
 """A user's engine: ``cuda`` when a GPU is present, else the CPU."""
 DEFAULT_BACKEND: Backend = "auto"
@@ -62,7 +50,11 @@ class NoNetworkError(KitError):
 
 
 def committed_results() -> Path | None:
-    """The kit's committed ``results/`` directory, if it can be found (see the module doc)."""
+    """The kit's committed ``results/`` directory, if it can be found: ``$CHESSMOE_RESULTS``,
+    else ``./results`` when it holds experts, else the source checkout's ``results/``. An
+    installed wheel has none: a spec that names no network then refuses to build
+    (:class:`NoNetworkError`, one line) instead of searching without a network;
+    ``uniform=True`` is the explicit way to search without one."""
     candidates = []
     if os.environ.get("CHESSMOE_RESULTS"):
         candidates.append(Path(os.environ["CHESSMOE_RESULTS"]))
