@@ -1,18 +1,6 @@
-"""Training one network: loss, schedules, the trainer, checkpoints (paper sec. 3, Table 7).
-
-* :func:`compute_loss` -- ``0.01 value MSE + 0.988 policy CE + 0.01 WDL CE + 0.002 plies MSE``
-  per sample, weighted by per-sample weights and averaged (paper Eq. 2); the validation
-  loss that picks checkpoints is ``0.01 value + 0.99 policy`` (the authors' CrazyAra trainer).
-* :func:`learning_rate` / :func:`momentum` -- the one-cycle schedules of Fig. 14, pure
-  functions of the iteration.
-* :class:`Trainer` -- SGD with (Nesterov) momentum and weight decay, evaluation every N
-  iterations on the validation set and the four test sets, best-checkpoint saving, spike
-  recovery, exact resume after an interruption, bf16 autocast and channels-last on GPU.
-
-A run directory holds ``config.json`` (the resolved config), ``metrics.jsonl`` (one row
-per evaluation per set, and training-loss rows), ``model.pt`` (best checkpoint, loaded
-with ``weights_only=True`` and checked against ``model.pt.json``), ``model.onnx``,
-``state.pt`` while running (for resume) and ``summary.json`` when done.
+"""Training one network (paper sec. 3, Table 7): the loss (:func:`compute_loss`, paper Eq. 2)
+and the trainer (:class:`Trainer`: SGD with momentum on the one-cycle schedules of
+:mod:`chessmoe.nets.recipes`, evaluation, best checkpoints, exact resume).
 """
 
 from __future__ import annotations
@@ -246,7 +234,8 @@ def loss_terms(output: Any, batch: Batch, plies_clip: float = 100.0) -> LossTerm
 
 
 def compute_loss(output: Any, batch: Batch, config: TrainConfig) -> torch.Tensor:
-    """The training loss of a batch: per-sample weighted mean (paper Eq. 2)."""
+    """The training loss of a batch: ``0.01 value MSE + 0.988 policy CE + 0.01 WDL CE + 0.002
+    plies MSE`` per sample, weighted by per-sample weights and averaged (paper Eq. 2)."""
     terms = loss_terms(output, batch, config.plies_clip)
     return (batch.weight * terms.train_loss(config)).mean()
 
@@ -410,7 +399,17 @@ def _comparable(resolved: dict[str, Any]) -> dict[str, Any]:
 
 
 class Trainer:
-    """One training run in ``run_dir``; call :meth:`run` (again, to resume)."""
+    """One training run in ``run_dir``; call :meth:`run` (again, to resume).
+
+    SGD with (Nesterov) momentum and weight decay, evaluation every N iterations on the
+    validation set and the four test sets, best-checkpoint saving, spike recovery, exact
+    resume after an interruption, bf16 autocast and channels-last on GPU. The validation loss
+    that picks checkpoints is ``0.01 value + 0.99 policy`` (the authors' CrazyAra trainer).
+
+    ``run_dir`` holds ``config.json`` (the resolved config), ``metrics.jsonl`` (one row per
+    evaluation per set, and training-loss rows), ``model.pt`` (best checkpoint, loaded with
+    ``weights_only=True`` and checked against ``model.pt.json``), ``model.onnx``,
+    ``state.pt`` while running (for resume) and ``summary.json`` when done."""
 
     def __init__(self, run_dir: str | os.PathLike[str], config: TrainConfig, data: DataSpec,
                  *, init_from: str | os.PathLike[str] | None = None, progress: bool = True,
