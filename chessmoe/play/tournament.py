@@ -1,17 +1,10 @@
 """Tournaments: matches sharded into game pairs, run locally or on Dask, and summarised.
 
-A :class:`TournamentSpec` lists matches (two :class:`~chessmoe.play.match.PlayerSpec` s, a number
-of game pairs, labels for the figures) and an opening suite. Each match is cut into shards
-of whole game pairs; a shard is a unit of work that appends to its own
-``<out>/<match>/games-<shard>.jsonl``, so any interruption resumes where it stopped and
-several processes or machines never write the same file. The designs the kit plays (the
-paper's grids, the small, powered, replicated ... profiles) are built in
-:mod:`chessmoe.play.designs`.
-
-Executors: :func:`run_local` (processes, with a separate limit for GPU-bound units so GPU
-engines do not oversubscribe a device) and :func:`run_dask` (a ``dask.distributed``
-client: ``pip install chessmoe[dask]``). :func:`summarise_tournament` writes the
-tournament's ``summary.json`` (:class:`chessmoe.records.TournamentSummary`).
+A :class:`TournamentSpec` lists matches and an opening suite; each match is cut into shards
+of whole game pairs, each appending to its own ``<out>/<match>/games-<shard>.jsonl``, so an
+interruption resumes where it stopped and no two processes write the same file. Executors:
+:func:`run_local` and :func:`run_dask`; :func:`summarise_tournament` writes ``summary.json``.
+The designs the kit plays are built in :mod:`chessmoe.play.designs`.
 """
 
 from __future__ import annotations
@@ -556,9 +549,9 @@ def run_dask(spec: TournamentSpec, out_dir: str | os.PathLike[str], client: Any,
              data_dir: str | os.PathLike[str] | None = None,
              force: bool = False,
              before_play: Callable[[], None] | None = None) -> TournamentSummary:
-    """Run every unit on a ``dask.distributed`` client (a shared file system holds
-    ``out_dir``); then summarise (a finished committed tournament and ``before_play``: as
-    :func:`run_local`)."""
+    """Run every unit on a ``dask.distributed`` client (``pip install chessmoe[dask]``; a
+    shared file system holds ``out_dir``); then summarise (a finished committed tournament
+    and ``before_play``: as :func:`run_local`)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     _check_recorded_rules(spec, out)
