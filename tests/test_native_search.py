@@ -361,6 +361,7 @@ def test_every_node_ends_exactly_where_the_rules_end_play(name: str) -> None:
     assert ended > 0, name  # the rule at this edge was met inside the tree
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("batch_size", [1, 8])
 def test_positions_at_the_edges_of_the_rules_search_alike(batch_size: int) -> None:
     boards = rule_edge_boards()
