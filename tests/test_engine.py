@@ -12,7 +12,8 @@ import pytest
 
 import chessmoe
 from chessmoe.play.engine import cp_to_value, value_to_cp
-from chessmoe.play.uci import EngineOptions, UciEngine, wait_for
+from chessmoe.play.uci import EngineOptions, UciEngine
+from tests.helpers import wait_until
 
 
 def test_value_to_centipawns() -> None:
@@ -41,8 +42,8 @@ class Dialogue:
         return self.out.getvalue()[start:].splitlines()
 
     def best(self, timeout: float = 20.0) -> str:
-        assert wait_for(lambda: "bestmove" in self.out.getvalue().split("\n")[-2:][0]
-                        or "bestmove" in self.out.getvalue(), timeout)
+        wait_until(lambda: "bestmove" in self.out.getvalue(), "a bestmove line", timeout,
+                   context=lambda: self.out.getvalue()[-400:])
         self.engine._wait()
         lines = [ln for ln in self.out.getvalue().splitlines() if ln.startswith("bestmove")]
         return lines[-1].split()[1]
@@ -97,7 +98,8 @@ def test_go_variants_and_stop() -> None:
     d.say("position startpos", "go wtime 3000 btime 3000 winc 0 binc 0")
     assert chess.Move.from_uci(d.best()) in chess.Board().legal_moves
     d.say("position startpos", "go infinite")
-    assert wait_for(lambda: "info depth" in d.out.getvalue(), 5)
+    wait_until(lambda: "info depth" in d.out.getvalue(), "the infinite search's first info line",
+               5, context=lambda: d.out.getvalue()[-400:])
     d.say("stop")
     assert d.out.getvalue().splitlines()[-1].startswith("bestmove")
     d.say("setoption name Nodes value 40", "position startpos", "go")

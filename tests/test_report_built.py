@@ -20,6 +20,7 @@ import pytest
 from chessmoe.report import site
 from tests import browser
 from tests.conftest import FigureBuild, build_figures
+from tests.helpers import scaled
 
 needs_chromium = pytest.mark.skipif(browser.missing_chromium() is not None,
                                     reason=str(browser.missing_chromium()))
@@ -61,7 +62,7 @@ def _broken_links(links: list[str], base: str, cache: dict[str, str | None]) -> 
         address, _, anchor = link.partition("#")
         if address not in cache:
             try:
-                with urllib.request.urlopen(address, timeout=10) as response:
+                with urllib.request.urlopen(address, timeout=scaled(10)) as response:
                     cache[address] = response.read().decode("utf-8", errors="replace")
             except urllib.error.URLError:
                 cache[address] = None

@@ -1,25 +1,7 @@
-"""RISEv3.3, the network of the paper (App. E.2), with every size knob configurable.
-
-Structure (paper App. E.2): a 3x3 convolution stem, then mobile inverted-bottleneck
-residual blocks (1x1 expand, depthwise k x k, 1x1 project; batch norm after each, ReLU
-after the first two, no activation after the residual add), some with channel
-attention applied to the block input, stochastic depth rising linearly over the
-blocks; a value head (1x1 conv to 8 planes, then WDL logits and plies-to-end) and a
-policy head (two 3x3 convolutions to 76 planes = 4864 logits).
-
-Channel attention comes in two forms:
-
-* ``"dense"`` -- what the authors' PyTorch code computes: a ``Conv1d`` with 256 input
-  and 256 output channels over the pooled vector (length 1), i.e. a dense 256 x 256
-  map, with a hard-sigmoid gate. It is what gives RISEv3.3 its ~5.8 M parameters, so
-  the ``paper`` preset uses it;
-* ``"eca"`` -- Efficient Channel Attention as Wang et al. define it: a 1-D convolution
-  *along* the pooled channel vector (kernel 5 for 256 channels, 5 weights). The
-  ``paper-eca`` preset is RISEv3.3 with it (~4.1 M parameters).
-
-Outputs (:class:`NetOutput`): ``value`` = P(win) - P(loss) from the WDL softmax (in
-[-1, 1]), ``wdl`` logits (loss, draw, win), ``plies`` (sigmoid, plies-to-end / 100),
-``policy`` logits (4864).
+"""RISEv3.3, the network of the paper (App. E.2), with every size knob configurable
+(:class:`ModelConfig`, :data:`PRESETS`): a 3x3 convolution stem, mobile inverted-bottleneck
+residual blocks (some with channel attention, stochastic depth rising over the blocks), a
+value head (WDL logits and plies-to-end) and a policy head (4864 logits): :class:`RiseNet`.
 """
 
 from __future__ import annotations
@@ -141,7 +123,15 @@ def preset(name: str, **overrides: Any) -> ModelConfig:
 
 
 class _ChannelAttention(nn.Module):
-    """Channel gate on a block's input: ``x * hardsigmoid(f(avgpool(x)))``."""
+    """Channel gate on a block's input: ``x * hardsigmoid(f(avgpool(x)))``, ``f`` of one of
+    two kinds:
+
+    * ``"dense"`` -- what the authors' PyTorch code computes: a ``Conv1d`` with 256 input
+      and 256 output channels over the pooled vector (length 1), i.e. a dense 256 x 256
+      map. It is what gives RISEv3.3 its ~5.8 M parameters, so the ``paper`` preset uses it;
+    * ``"eca"`` -- Efficient Channel Attention as Wang et al. define it: a 1-D convolution
+      *along* the pooled channel vector (kernel 5 for 256 channels, 5 weights). The
+      ``paper-eca`` preset is RISEv3.3 with it (~4.1 M parameters)."""
 
     def __init__(self, channels: int, kind: str) -> None:
         super().__init__()
@@ -212,7 +202,13 @@ class NetOutput(NamedTuple):
 
 
 class RiseNet(nn.Module):
-    """RISEv3.3 built from a :class:`ModelConfig`."""
+    """RISEv3.3 built from a :class:`ModelConfig` (paper App. E.2): a 3x3 convolution stem,
+    then mobile inverted-bottleneck residual blocks (1x1 expand, depthwise k x k, 1x1
+    project; batch norm after each, ReLU after the first two, no activation after the
+    residual add), some with channel attention applied to the block input, stochastic depth
+    rising linearly over the blocks; a value head (1x1 conv to 8 planes, then WDL logits and
+    plies-to-end) and a policy head (two 3x3 convolutions to 76 planes = 4864 logits). The
+    outputs: :class:`NetOutput`."""
 
     def __init__(self, config: ModelConfig | None = None) -> None:
         super().__init__()
@@ -258,10 +254,6 @@ def build_model(config: ModelConfig | str = "paper", **overrides: Any) -> RiseNe
         config = preset(config, **overrides)
     elif overrides:
         config = replace(config, **overrides)
-    if config.phase_heads > 1:
-        from chessmoe.nets.trunk import PhaseHeadNet
-
-        return PhaseHeadNet(config)
     return RiseNet(config)
 
 

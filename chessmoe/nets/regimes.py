@@ -1,21 +1,7 @@
-"""The four training regimes of the paper (sec. 2.2) and the expert bundles they produce.
-
-* ``regular`` -- one network on all positions (the baseline);
-* ``separated`` -- one expert per phase, trained on that phase's positions only;
-* ``staged`` -- each expert is trained on the other phases first and on its own phase
-  last, a fresh optimiser per stage, weights carried from the previous stage's best
-  checkpoint;
-* ``weighted`` -- each expert sees all positions, its own phase weighted ``a`` times the
-  others, weights normalised to mean 1 (:func:`phase_weights`, paper Table 5); a *balanced*
-  bundle (``weighted-a<a>-balanced``, not the paper's) rescales them to mean 1 over the
-  training data's phase shares (:func:`balanced_phase_weights`).
-
-A bundle directory holds ``phase0/``, ``phase1/``, ... (one run directory per expert, see
-:mod:`chessmoe.nets.training`), or ``baseline/`` for the regular regime, and a
-``manifest.json`` naming the regime, definition, dataset, profile and each expert's
-checkpoint and metrics. :func:`evaluate_bundle` scores every expert and the mixture
-(each test position evaluated by its own phase's expert) on the four test sets: the
-numbers of Table 1.
+"""The four training regimes of the paper (sec. 2.2) -- regular, separated, staged and
+weighted (:data:`REGIMES`) -- and the expert bundles they produce: :func:`train_bundle` trains
+(or resumes) one into a bundle directory with its manifest, and :func:`evaluate_bundle`
+scores every expert and the mixture on the four test sets (the numbers of Table 1).
 """
 
 from __future__ import annotations
@@ -71,6 +57,15 @@ __all__ = [
 
 Regime = Literal["regular", "separated", "staged", "weighted"]
 REGIMES: tuple[Regime, ...] = ("regular", "separated", "staged", "weighted")
+"""* ``regular`` -- one network on all positions (the baseline);
+* ``separated`` -- one expert per phase, trained on that phase's positions only;
+* ``staged`` -- each expert is trained on the other phases first and on its own phase
+  last, a fresh optimiser per stage, weights carried from the previous stage's best
+  checkpoint;
+* ``weighted`` -- each expert sees all positions, its own phase weighted ``a`` times the
+  others, weights normalised to mean 1 (:func:`phase_weights`, paper Table 5); a *balanced*
+  bundle (``weighted-a<a>-balanced``, not the paper's) rescales them to mean 1 over the
+  training data's phase shares (:func:`balanced_phase_weights`)."""
 #: The controls of :mod:`chessmoe.nets.controls`: the regular network and the seeded
 #: mixtures under other seeds, the equal-iteration separated experts, the regular network
 #: trained for the mixtures' total steps, the regular network with the mixture's parameters
@@ -370,7 +365,10 @@ def train_bundle(regime: str, out_dir: str | os.PathLike[str], dataset_dir: str 
                  progress: bool = True, baseline: str | os.PathLike[str] | None = None,
                  name: str | None = None, balanced: bool = False,
                  force: bool = False) -> dict[str, Any]:
-    """Train (or resume) every expert of a regime into ``out_dir/<bundle name>/``.
+    """Train (or resume) every expert of a regime into ``out_dir/<bundle name>/``: one run
+    directory per expert, ``phase0/``, ``phase1/``, ... (see :mod:`chessmoe.nets.training`),
+    or ``baseline/`` for the regular regime, and a ``manifest.json`` naming the regime,
+    definition, dataset, profile and each expert's checkpoint and metrics.
 
     ``phases`` limits the experts trained (e.g. one separated expert); ``workers``
     trains independent experts in parallel processes; ``baseline`` names the regular

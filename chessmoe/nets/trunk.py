@@ -25,7 +25,7 @@ from torch import nn
 
 from chessmoe.nets.model import ModelConfig, NetOutput, RiseNet, count_parameters
 
-__all__ = ["TOLERANCE", "PhaseHeadNet", "multiply_adds", "trunk_config"]
+__all__ = ["TOLERANCE", "PhaseHeadNet", "build_network", "multiply_adds", "trunk_config"]
 
 #: How far the shared-trunk mixture's parameters and cost per position may lie from the
 #: regular network's (a fraction of it).
@@ -137,3 +137,9 @@ class PhaseHeadNet(RiseNet):
         net.policy_head = nn.Sequential(*copy.deepcopy(list(self.policy_shared)),
                                         copy.deepcopy(head.policy_out), nn.Flatten())
         return net.eval()
+
+
+def build_network(config: ModelConfig) -> RiseNet:
+    """A freshly initialised network of ``config``: a shared-trunk network when it has phase
+    heads, else a plain :class:`RiseNet` (what checkpoints and the trainer build)."""
+    return PhaseHeadNet(config) if config.phase_heads > 1 else RiseNet(config)

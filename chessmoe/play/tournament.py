@@ -450,8 +450,8 @@ def _check_recorded_rules(spec: TournamentSpec, out: Path,
                           records: dict[str, list[GameRecord]] | None = None) -> None:
     """Refuse a tournament directory holding a game whose own record names other draw rules
     than the spec's (a log copied in from another run): its summary names one adjudication
-    for every game. Records from before the kit recorded rules name none and are accepted
-    (the spec's own rules were checked against spec.json when the run resumed)."""
+    for every game. Records that name no rules are accepted (the spec's own rules were
+    checked against spec.json when the run resumed)."""
     for match in spec.matches:
         games = records[match.name] if records is not None else load_records(
             sorted((out / match.name).glob("games-*.jsonl")))

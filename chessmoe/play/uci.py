@@ -185,7 +185,29 @@ class _Loader:
 
 
 class UciEngine:
-    """A UCI engine over text streams (``run`` loops until ``quit`` or end of input)."""
+    """A UCI engine over text streams (``run`` loops until ``quit`` or end of input).
+
+    Its options carry the names of the
+    paper's cutechess command where they exist (``Batch_Size``, ``Nodes``, ``Simulations``,
+    ``Fixed_Movetime``, ``Model_Directory``) plus ``Baseline_Directory``, ``Phase_Definition`` (the
+    gate), ``Routing``, ``Single_Expert``, ``Threads`` and ``Device``. A related document's engine
+    (``--player deepchess|ntuple|mais``) lists only the common options that apply to it
+    (:data:`RELATED_COMMON`) and its own (its module's ``OPTIONS``, e.g. DeepChess ``Depth``,
+    n-tuple ``Evaluation`` and ``Depth``, MAIS ``Delta_Percent``), and says what it loaded:
+    ``info string <engine> weights <path> sha256 <first 12 hex>``. Malformed commands and illegal
+    moves produce an ``info string`` and never stop the engine.
+
+    Loading: ``uci`` is answered before anything is loaded (the options are declared
+    without importing an engine's module or torch), so every engine answers it at once; the
+    weights load on ``isready`` (or lazily before the first ``go``) and again after an option
+    that changes them. A player whose weights or network cannot be loaded never plays with a
+    stand-in: the error goes to an ``info string`` and to stderr, and the engine exits with
+    status 1 at that ``isready`` or ``go`` (no ``readyok``, no ``bestmove``), as Stockfish does
+    when its network file cannot be loaded. ``Uniform`` (the paper's engine only) stays the
+    explicit way to play without a network. Any other bad option value is refused when it is set
+    (``info string error: ...`` naming the option; the option keeps its previous value): a value
+    out of range, not one of a combo's choices, a check that is not true or false, an unknown
+    device or phase definition, or an option the engine does not list."""
 
     def __init__(self, options: EngineOptions | None = None, *,
                  out: IO[str] | None = None,

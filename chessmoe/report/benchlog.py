@@ -6,7 +6,7 @@
 
     Machine: AMD EPYC, 2 cores, 23.5 GiB, GPU: none; Python 3.11.7, ...
 
-    ### MCTS search (issues 5 and 12)
+    ### MCTS search
 
     | measure | value |
     |---|---|

@@ -151,6 +151,22 @@ class AlphaBeta:
     """One search at a time over ``evaluate``; ``quiescence=False`` scores depth-0 nodes
     with the static evaluation directly (tests compare it with plain minimax).
 
+    * negamax alpha-beta (fail-soft) to a nominal depth, then a quiescence search: stand pat
+      on the static evaluation, then captures and promotions only; a side in check may not
+      stand pat and searches every evasion (at most :data:`MAX_CHECK_PLIES` such plies deep);
+    * iterative deepening with the previous iteration's principal variation searched first,
+      other moves ordered by MVV-LVA (captures, most valuable victim / least valuable
+      attacker), promotions, then quiet moves;
+    * terminal scores: mate ``-(MATE_SCORE - ply)`` for the side to move, draws 0 for
+      stalemate, insufficient material, the fifty-move rule and a repetition inside the game
+      or the search line;
+    * limits: :class:`~chessmoe.search.mcts.Limits` ``nodes`` (every visited node counts,
+      the quiescence ones included), ``movetime_ms`` and a ``stop`` event, checked at every
+      node; the answer is the best move of the deepest iteration finished (or of the
+      unfinished one when it already improved on it). Values are mapped to the kit's
+      [-1, 1] scale with :func:`cp_to_value` (the arctan mapping of
+      :mod:`chessmoe.play.engine`, repeated here so the search layer does not import play).
+
     ``delta_margin`` (centipawns; ``None``: off) is delta pruning in the quiescence search:
     a capture is skipped when the stand-pat score plus the captured piece's nominal value
     (100/300/300/500/900; a promotion adds the new piece less a pawn) plus the margin

@@ -101,7 +101,7 @@ class BestFirstConfig:
     """The search's constants (the document's delta; the value mapping's scale)."""
 
     delta: float = 0.3
-    cp_per_unit: float = 0.1  # centipawns per network unit (1 - gamma, see module doc)
+    cp_per_unit: float = 0.1  # centipawns per network unit (1 - gamma, see BestFirst)
     mate_value: float = 1e9  # a checkmate in the tree, above any network estimate
 
 
@@ -122,7 +122,37 @@ class _Node:
 
 
 class BestFirst:
-    """The document's best-first search with minimax over a batched value function."""
+    """The document's best-first search with minimax over a batched value function.
+
+    A position's priority is ``P = f(y * (-1)**w) * delta**d`` (:func:`priority`):
+
+    * ``y``: the value function's estimate of the position (White's point of view, the
+      document's convention; for the MAIS network, Q in centipawns).
+    * ``w``: 1 when White is to move in the position where the move into the node is chosen
+      (the node's parent), else 0. So White's candidate moves are ranked by ``-y`` (the best
+      for White first) and Black's by ``y`` -- the document's "moves that are good for itself
+      when it is its turn to play, and the opponent's best moves when it is not".
+    * ``d``: the node's depth in the tree (the root is 0, its children 1), ``delta`` 0.3:
+      deeper nodes get a priority nearer 0, i.e. later in the min-heap.
+    * ``f(x) = -exp(h(-x))`` with ``h(x) = ln(x + 1)`` for ``x >= 0``, ``-ln(-x + 1)``
+      below: an increasing map of the reals onto the negative reals, ``f(x) = x - 1`` for
+      ``x <= 0`` and ``-1 / (x + 1)`` above (:func:`priority_f`).
+
+    The move: minimax over the expanded tree (leaves keep their estimate, finished games
+    their exact score), choosing only among root children that were themselves expanded --
+    the document plays no move it did not look into -- or that checkmate. A mate in 1 is
+    played at once. With a budget too small to expand any root child, every child is a
+    candidate.
+
+    Budget: ``Limits.nodes`` counts positions evaluated (children created); an expansion
+    that would pass it is not started, except the root's. ``movetime_ms`` and the ``stop``
+    event are checked between expansions.
+
+    The reported value maps the network's scale onto [-1, 1] for the side to move: the Q of
+    a steady advantage of ``c`` centipawns is about ``c / (1 - gamma)``, so ``cp =
+    cp_per_unit * y_stm`` (``cp_per_unit`` = 1 - gamma = 0.1) and ``v = atan(cp / 111.7146)
+    / 1.5620688`` (the inverse of the kit's centipawn mapping, so UCI scores read as the
+    naive evaluation's centipawns). A forced mate found in the tree is exactly +-1."""
 
     def __init__(self, value_fn: ValueFn, config: BestFirstConfig | None = None) -> None:
         self.value_fn = value_fn

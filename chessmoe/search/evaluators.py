@@ -46,6 +46,14 @@ __all__ = ["BACKENDS", "DEFAULT_BACKEND", "DEFAULT_DEVICE", "GATES_FILE", "RECOR
            "RECORDED_DEVICE", "ROUTINGS", "Backend", "EvaluatorSpec", "NoNetworkError", "Routing",
            "committed_bundles", "committed_results", "passed_backends"]
 
+# The defaults, for two contexts. EvaluatorSpec's own (DEFAULT_*: both ``auto``, the fastest
+# exact backend of the machine) are those of a user's engine: the UCI engine's options, the
+# ``chessmoe uci`` and ``chessmoe analyse`` arguments and library code. EvaluatorSpec.recorded
+# (RECORDED_*: eager fp32 torch on the CPU) is the default of the kit's tournament players
+# (chessmoe.play.match.PlayerSpec): the committed tournaments record these values, and games
+# played with another backend could differ move for move, so a player that names no backend
+# plays, and is recorded, with them whatever machine resumes it.
+
 DEFAULT_DEVICE = "auto"
 """A user's engine: ``cuda`` when a GPU is present, else the CPU."""
 DEFAULT_BACKEND: Backend = "auto"
@@ -84,7 +92,11 @@ class NoNetworkError(KitError):
 
 
 def committed_results() -> Path | None:
-    """The kit's committed ``results/`` directory, if it can be found (see the module doc)."""
+    """The kit's committed ``results/`` directory, if it can be found: ``$CHESSMOE_RESULTS``,
+    else ``./results`` when it holds experts, else the source checkout's ``results/``. An
+    installed wheel has none: a spec that names no network then refuses to build
+    (:class:`NoNetworkError`, one line) instead of searching without a network;
+    ``uniform=True`` is the explicit way to search without one."""
     candidates = []
     if os.environ.get("CHESSMOE_RESULTS"):
         candidates.append(Path(os.environ["CHESSMOE_RESULTS"]))

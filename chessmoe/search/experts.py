@@ -1,23 +1,6 @@
-"""Evaluators for the search: one network, or a mixture of phase experts (paper sec. 2.3-2.4).
-
-:class:`NetworkEvaluator` runs one network on a mini-batch of leaves (planes expanded from
-the leaves' records, ``torch.inference_mode``, one call per batch, optional half precision
-on GPU) and returns values and priors over each leaf's legal moves.
-
-:class:`MixtureEvaluator` gates a mini-batch by a phase definition from the registry:
-
-* ``routing="majority"`` (the paper): the phase with the most leaves in the mini-batch
-  (ties: the lowest phase id) picks the expert that evaluates the *whole* batch; the root,
-  a batch of one, gets its own phase's expert;
-* ``routing="split"``: each phase's leaves go to their own expert (the paper's Limitations);
-* ``routing="soft"``: every expert evaluates the batch and outputs are mixed with phase
-  memberships from the tapered phase (the left form of the paper's Eq. 1; 3 phases);
-* ``single_expert=k``: only phase k's expert is used, the baseline network stands in for
-  the other phases (the ablation of Fig. 6 and 29).
-
-The gate's definition (e.g. the ``engine`` mixedness table) is independent of the labels the
-experts were trained with. Every call is logged (:attr:`MixtureEvaluator.log`: batch size,
-phase counts, the expert(s) used), from which the kit draws Fig. 3 and batch purity.
+"""Evaluators for the search: one network (:class:`NetworkEvaluator`), or a mixture of phase
+experts gated by a phase definition (:class:`MixtureEvaluator`, paper sec. 2.3-2.4), and the
+expert bundles they are read from (:class:`Bundle`).
 """
 
 from __future__ import annotations
@@ -168,7 +151,21 @@ class GateDecision:
 
 @dataclass
 class MixtureEvaluator:
-    """Phase experts gated by a phase definition (see the module docstring)."""
+    """Phase experts gated by a phase definition from the registry:
+
+    * ``routing="majority"`` (the paper): the phase with the most leaves in the mini-batch
+      (ties: the lowest phase id) picks the expert that evaluates the *whole* batch; the
+      root, a batch of one, gets its own phase's expert;
+    * ``routing="split"``: each phase's leaves go to their own expert (the paper's
+      Limitations);
+    * ``routing="soft"``: every expert evaluates the batch and outputs are mixed with phase
+      memberships from the tapered phase (the left form of the paper's Eq. 1; 3 phases);
+    * ``single_expert=k``: only phase k's expert is used, the baseline network stands in for
+      the other phases (the ablation of Fig. 6 and 29).
+
+    The gate's definition (e.g. the ``engine`` mixedness table) is independent of the labels
+    the experts were trained with. Every call is logged (:attr:`log`: batch size, phase
+    counts, the expert(s) used), from which the kit draws Fig. 3 and batch purity."""
 
     experts: Sequence[NetworkEvaluator]
     definition: PhaseDefinition

@@ -589,7 +589,7 @@ class Comparator:
     layers in numpy (float32, within 1e-6 of :meth:`DeepChessNet.compare`), without a torch
     call. The network's weights are read when the comparator is made.
 
-    The engine's player now searches with
+    The engine's player searches with
     :class:`~chessmoe.nets.related.deepchess_fast.FastComparator` (no batches, no torch
     call, the same decisions); this one is the reference its tests and benchmark compare
     it with."""
