@@ -31,7 +31,8 @@ from __future__ import annotations
 __all__ = ["BALANCED_SUFFIX", "CONTROL_SEEDS", "CONVERGED_GROUP", "CONVERGED_METHODS",
            "CONVERGED_PAIRS", "CONVERGED_SUFFIX", "MATCHED", "MATCHED_GROUP",
            "MATCHED_MOVETIME", "MATCHED_PAIRS", "RATING_ANCHOR", "RATING_CHECK",
-           "REGULAR_LONG", "REGULAR_WIDE", "SEEDED_METHODS", "SEPARATED_LONG", "SETTINGS",
+           "REGULAR_BF16", "REGULAR_LONG", "REGULAR_WIDE", "SEEDED_METHODS", "SEPARATED_LONG",
+           "SETTINGS",
            "SETTINGS_GROUP", "SETTINGS_OPPONENTS", "SETTINGS_PAIRS", "control_of",
            "converged_bundle", "converged_grid", "converged_match", "matched_match",
            "method_seed_bundle", "regular_long_seed_bundle", "seed_bundle", "seeds_long_grid",
@@ -43,6 +44,9 @@ BALANCED_SUFFIX = "-balanced"
 REGULAR_LONG = "regular-long"
 #: The parameter-matched single network: as many parameters as the mixture's experts together.
 REGULAR_WIDE = "regular-wide"
+#: The regular network trained under bf16 autocast, with the seed and steps of ``regular``:
+#: what mixed-precision training is validated on (test losses and a match against ``regular``).
+REGULAR_BF16 = "regular-bf16"
 #: The suffix of a bundle trained until its validation loss stopped improving.
 CONVERGED_SUFFIX = "-converged"
 #: The methods trained until convergence: the regular network and the two mixtures whose gains
@@ -169,6 +173,8 @@ def control_of(bundle: str) -> str | None:
     that trains ``bundle``; ``None`` for a bundle of the profile's own regimes."""
     if bundle.endswith(CONVERGED_SUFFIX):
         return "converged"
+    if bundle == REGULAR_BF16:
+        return "bf16"
     if bundle in (REGULAR_WIDE, SEPARATED_LONG, REGULAR_LONG):
         return bundle
     if "-seed" in bundle:

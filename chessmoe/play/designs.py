@@ -36,6 +36,7 @@ from chessmoe.nets.names import (
     MATCHED_PAIRS,
     RATING_ANCHOR,
     RATING_CHECK,
+    REGULAR_BF16,
     REGULAR_LONG,
     SEEDED_METHODS,
     SEPARATED_LONG,
@@ -252,9 +253,9 @@ def small_cutechess_spec(experts_root: str, **kwargs: Any) -> TournamentSpec:
 
 POWERED_SETTING = (8, 100)  # batch size, nodes per move of every powered arm
 
-#: The draw rules the small, powered and ratings tournaments committed before the kit
-#: followed cutechess were played under (a game ends once a draw *could* be claimed); kept
-#: so those designs still resume and reproduce. New designs use ``Adjudication()``.
+#: The claim reading of the draw rules (a game ends once a draw *could* be claimed): the
+#: small, powered and ratings tournaments are played under it, so their designs resume and
+#: reproduce their committed games; the other designs use ``Adjudication()`` (cutechess's).
 CLAIM_RULES = Adjudication(draw_rules="claim")
 
 
@@ -481,6 +482,55 @@ def converged_spec(experts_root: str, *, pairs: int = CONVERGED_PAIRS, backend: 
                        backend=backend, name=converged_match(first, second))
                for first, second in converged_grid()]
     return TournamentSpec("converged", tuple(matches), openings="embedded", pairs_per_shard=10,
+                          games_at_once=20, adjudication=Adjudication())
+
+
+#: Game pairs of the precision design's matches: the mixed-precision training check (200
+#: games) and the low-precision evaluator's gate (400 games).
+PRECISION_TRAINING_PAIRS = 100
+PRECISION_GATE_PAIRS = 200
+#: The low-precision backend the gate plays against fp32, and the network it plays with.
+PRECISION_BACKEND = "openvino-bf16"
+PRECISION_GATE_BUNDLE = "staged"
+
+
+def precision_spec(experts_root: str, *, pairs: int | None = None, backend: str = "onnx"
+                   ) -> TournamentSpec:
+    """Faster paths checked against fp32 before any claim uses them, at the powered setting
+    (batch 8, 100 nodes) under cutechess's draw rules, on their own opening draw
+    (``precision``):
+
+    * ``regular-bf16-vs-regular-b8-n100``: the regular network trained under bf16 autocast
+      against the one trained in fp32 with the same seed and steps, both evaluated in fp32
+      (``backend``), :data:`PRECISION_TRAINING_PAIRS` pairs;
+    * ``staged-openvino-bf16-vs-onnx-b8-n100``: the same staged mixture evaluated by
+      :data:`PRECISION_BACKEND` and by ONNX Runtime in fp32, :data:`PRECISION_GATE_PAIRS` pairs
+      (the match gate of :mod:`chessmoe.play.precision`).
+
+    ``pairs`` replaces both counts (tests)."""
+    batch, nodes = POWERED_SETTING
+    label = (("batch_size", batch), ("nodes", nodes), ("movetime", None))
+    staged = _experts(experts_root, PRECISION_GATE_BUNDLE)
+    matches = (
+        MatchSpec(name=f"{REGULAR_BF16}-vs-regular-b{batch}-n{nodes}",
+                  first=_mcts(REGULAR_BF16, _experts(experts_root, REGULAR_BF16), batch,
+                              nodes, None, backend=backend),
+                  second=_mcts("regular", _experts(experts_root, "regular"), batch, nodes,
+                               None, backend=backend),
+                  pairs=pairs or PRECISION_TRAINING_PAIRS, openings_group="precision",
+                  labels=(("kind", "precision-training"), ("first", REGULAR_BF16),
+                          ("second", "regular"), *label)),
+        MatchSpec(name=f"{PRECISION_GATE_BUNDLE}-{PRECISION_BACKEND}-vs-{backend}"
+                       f"-b{batch}-n{nodes}",
+                  first=_mcts(f"{PRECISION_GATE_BUNDLE}-{PRECISION_BACKEND}", staged, batch,
+                              nodes, None, backend=PRECISION_BACKEND),
+                  second=_mcts(f"{PRECISION_GATE_BUNDLE}-{backend}", staged, batch, nodes,
+                               None, backend=backend),
+                  pairs=pairs or PRECISION_GATE_PAIRS, openings_group="precision",
+                  labels=(("kind", "precision-gate"), ("first", PRECISION_BACKEND),
+                          ("second", backend), *label)),
+    )
+    return TournamentSpec("precision", matches, openings="embedded", pairs_per_shard=10,
                           games_at_once=20, adjudication=Adjudication())
 
 
@@ -806,6 +856,7 @@ DESIGNS: dict[str, Callable[..., TournamentSpec]] = {"smoke": smoke_spec,
                                                        "seeds-long": seeds_long_spec,
                                                        "matched": matched_spec,
                                                        "converged": converged_spec,
+                                                       "precision": precision_spec,
                                                        "paper": paper_spec}
 
 

@@ -4,7 +4,7 @@ executed notebooks ``make figures`` leaves in ``build/notebooks/``, the artefact
 
 Every page is generated, none is written by hand:
 
-* the landing page: the answer (:mod:`chessmoe.report.summary`) and the claims table;
+* the landing page: the answer (:mod:`chessmoe.report.answer`) and the claims table;
 * one page per artefact of the job table (:mod:`chessmoe.report.artefacts`): the figure or
   table, the paper's values as :mod:`chessmoe.paper` records them beside the kit's, the
   comparison REPRODUCING.md gives and the claims rows that decide it, the games behind it
@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from chessmoe import paper
-from chessmoe.report import stems, summary
+from chessmoe.report import answer, stems, summary
+from chessmoe.report import pages as report_pages
 from chessmoe.report.artefacts import NOTEBOOK_JOBS, NotebookJob
 
 __all__ = [
@@ -279,18 +280,24 @@ class Comparison:
 
 
 def comparisons(reproducing: str) -> dict[tuple[str, int], Comparison]:
-    """REPRODUCING.md's one-line comparisons, keyed by ("Fig."|"Table", number); a row for
-    a range of figures ("Fig. 17–19") holds for each of them."""
+    """REPRODUCING.md's one-line answers, keyed by ("Fig."|"Table", number): each section
+    ``### Fig. 17–19: separated experts`` and the ``**Answer.**`` paragraph under it; a
+    section for a range of figures holds for each of them."""
     out: dict[tuple[str, int], Comparison] = {}
-    for line in reproducing.splitlines():
-        match = re.match(r"\|\s*(Fig\.|Table)\s+(\d+)(?:\s*[\u2013-]\s*(\d+))?\s+([^|]*)"
-                         r"\|(.*)\|\s*$", line)
-        if match is None:
+    sections = re.split(r"^### ", reproducing, flags=re.M)[1:]
+    for section in sections:
+        heading, _, body = section.partition("\n")
+        match = re.match(r"(Fig\.|Table)\s+(\d+)(?:\s*[\u2013-]\s*(\d+))?:\s*(.*)$",
+                         heading.strip())
+        said = re.search(r"^\*\*Answer\.\*\*\s*(.*?)(?:\n\s*\n|\Z)", body, re.M | re.S)
+        if match is None or said is None:
             continue
         kind, first, last = match.group(1), int(match.group(2)), match.group(3)
-        label = line.split("|")[1].strip()
+        label = heading.strip().replace(":", "", 1)
+        # the link to the detail is left out: the artefact's page holds the detail
+        text = re.sub(r"\s*\[Detail\]\([^)]*\)\.?", "", " ".join(said.group(1).split()))
         for number in range(first, (int(last) if last else first) + 1):
-            out.setdefault((kind, number), Comparison(label, match.group(5).strip()))
+            out.setdefault((kind, number), Comparison(label, text))
     return out
 
 
@@ -519,6 +526,8 @@ class _Context:
     compared: dict[tuple[str, int], Comparison]
     claims: list[summary.ClaimRow]
     provenance: dict[str, FolderProvenance] = field(default_factory=dict)
+    evidence: list[report_pages.Evidence] = field(default_factory=list)
+    target: Callable[[str], str | None] = lambda path: None
 
     def folder(self, folder: str) -> FolderProvenance:
         if folder not in self.provenance:
@@ -545,6 +554,30 @@ def artefact_page(artefact: Artefact, context: _Context) -> str:
                       for name in artefact.files if not name.endswith(".md"))
     lines += [f"Files: {files}.", ""]
 
+    # the paper beside the kit, in one table, and the detail behind it
+    read = context.index.results_read.get(artefact.stem, [])
+    small = next((g for g in context.index.games if g["tournament"].strip("`").rstrip("/")
+                  .endswith(report_pages.SMALL_TOURNAMENT)), None)
+    per_match = (report_pages.games_per_match(small["matches played"], small["games"])
+                 if small else None)
+    lines += ["## The paper beside the kit", ""]
+    lines += report_pages.small_note(read, per_match,
+                                     posixpath.relpath(page_name(stems.CLAIMS),
+                                                       posixpath.dirname(page)))
+    comparison = context.compared.get(artefact.paper_number) if artefact.paper_number else None
+    if comparison is not None:
+        said = rewrite_links(comparison.text, "REPRODUCING.md", context.target, page)
+        lines += [f"**Answer** (REPRODUCING.md, {comparison.label}): {said}", ""]
+    rows = _claim_rows(artefact, context.claims)
+    table = report_pages.aligned_table(artefact.stem, rows, context.claims, figures)
+    if table:
+        lines += [f"Each row of the [claims table]({up}{page_name(stems.CLAIMS)}) this page "
+                  "speaks to (Elo or score points; 95 % interval, a game pair the unit; "
+                  "verdicts Holm-adjusted):", "", *table, ""]
+    if comparison is None and not table:
+        lines += ["No claim of the paper is decided by this artefact alone; see "
+                  f"[REPRODUCING.md]({up}REPRODUCING.md) and the [claims table]"
+                  f"({up}{page_name(stems.CLAIMS)}).", ""]
     # the numbers: the paper's, the kit's side by side, the kit's own
     paper_lines = _paper_values(artefact.stem)
     beside = _BESIDE.get(artefact.stem)
@@ -568,26 +601,15 @@ def artefact_page(artefact: Artefact, context: _Context) -> str:
         lines += ["The numbers the kit's figure draws (its CSV, rounded for reading):", "",
                   *_csv_table(own_csv), ""]
 
-    # the verdict
-    lines += ["## Verdict", ""]
-    comparison = context.compared.get(artefact.paper_number) if artefact.paper_number else None
-    if comparison is not None:
-        lines += [f"REPRODUCING.md ({comparison.label}): {comparison.text}", ""]
-    rows = _claim_rows(artefact, context.claims)
-    if rows:
-        lines += ["Decided by the claims table ([all claims]"
-                  f"({up}{page_name(stems.CLAIMS)})):", "",
-                  *_md_table(("topic", "the paper says", "we measure (95 %)", "p (Holm)",
-                              "verdict"),
-                             ((r.topic, r.paper_says, r.measured, r.p_holm or "-",
-                               f"**{r.verdict}**") for r in rows)), ""]
-    if comparison is None and not rows:
-        lines += ["No claim of the paper is decided by this artefact alone; see "
-                  f"[REPRODUCING.md]({up}REPRODUCING.md) and the [claims table]"
-                  f"({up}{page_name(stems.CLAIMS)}).", ""]
+    detail = report_pages.detail_lines(
+        artefact.stem, context.evidence,
+        lambda text, source: rewrite_links(report_pages.point_links(text, source, context.evidence),
+                                           source, context.target, page))
+    if detail:
+        lines += ["## Detail", "", "Moved from REPRODUCING.md into `docs/evidence/`:", "",
+                  *detail]
 
     # games and provenance
-    read = context.index.results_read.get(artefact.stem, [])
     games = [g for g in context.index.games if f"`{artefact.notebook}`" in g["read by"]]
     lines += ["## Games", ""]
     if games:
@@ -639,10 +661,9 @@ def _landing(context: _Context, commit: str) -> str:
     claims = (figures / "claims.md").read_text(encoding="utf-8").splitlines()
     related = page_name(stems.RELATED_ENGINES)
     lines = ["# chessmoe: the reproduction report", "",
-             "A reproduction of \"Checkmating One, by Using Many: Combining Mixture of Experts "
-             "with MCTS to Improve in Chess\" (Helfenstein, Blüml, Czech, Kersting, 2024), built "
-             f"by `make report` from the committed results at commit `{commit}`.", "",
-             "## The answer", "", *summary.answer_lines(figures), "",
+             "\"Checkmating One, by Using Many\" (Helfenstein, Blüml, Czech, Kersting, 2024), "
+             f"reproduced from the committed results at commit `{commit}`.", "",
+             *answer.answer_lines(figures), "",
              "## Where to go next", "",
              "* [The paper's figures](paper-figures.md) and [tables](paper-tables.md), one "
              "page each: the kit's version, the paper's values beside it, the verdict, the "
@@ -652,14 +673,15 @@ def _landing(context: _Context, commit: str) -> str:
              f"({related}), [the rating list]({page_name(stems.RATING_LIST_TABLE)});",
              "* [the benchmarks](benchmarks.md), [the explorers](explorers.md) (and how to "
              "start them), [the executed notebooks](notebooks/index.md), [every figure with "
-             "its provenance](figures-index.md), [REPRODUCING.md](REPRODUCING.md) and [the "
+             "its provenance](figures-index.md), [REPRODUCING.md](REPRODUCING.md), [the "
+             "evidence in detail](evidence/index.md), [the README](README.md) and [the "
              "documentation](docs/index.md).", "",
              "## The claims table", "",
              f"Every claim the kit tests, as `figures/claims.md` holds it ([its page]"
              f"({page_name(stems.CLAIMS)})).", "", *claims, "",
              *_toctree(["paper-figures", "paper-tables", "kit", "extras", "explorers",
                         "benchmarks", "figures-index", "notebooks/index", "REPRODUCING",
-                        "docs/index"], hidden=True)]
+                        "evidence/index", "README", "docs/index"], hidden=True)]
     return "\n".join(lines) + "\n"
 
 
@@ -766,9 +788,14 @@ suppress_warnings = ["myst.header"]
 
 _CSS = """\
 div.body { max-width: none; }
-div.body img { max-width: 100%; height: auto; }
-table.docutils { font-size: 0.85em; display: block; overflow-x: auto; }
-table.docutils td, table.docutils th { padding: 2px 6px; min-width: 4em; }
+div.body img { max-width: min(100%, 820px); height: auto; }
+/* a wide or long table scrolls inside its own box, its header row kept in view */
+div.body table { font-size: 0.85em; display: block; width: fit-content; max-width: 100%;
+  max-height: 85vh; overflow: auto; border-collapse: collapse; }
+div.body table thead th { position: sticky; top: 0; z-index: 1; background: #eeeeee; }
+div.body table td, div.body table th { padding: 2px 6px; min-width: 4em; vertical-align: top;
+  overflow-wrap: break-word; }
+div.body table td { max-width: 38em; }
 div.cell_output img { max-width: 100%; }
 """
 
@@ -815,9 +842,10 @@ def write_sources(inputs: SiteInputs, src: Path,
     shutil.copytree(inputs.figures, src / "figures")
     artefact_list = artefacts(jobs)
     reproducing = (root / "REPRODUCING.md").read_text(encoding="utf-8")
+    evidence = report_pages.read_evidence(root)
     context = _Context(inputs, read_index(inputs.figures / "INDEX.md"),
                        comparisons(reproducing),
-                       summary.read_claims(inputs.figures / "claims.csv"))
+                       summary.read_claims(inputs.figures / "claims.csv"), evidence=evidence)
     stale = [a.stem for a in artefact_list if a.stem not in context.index.results_read]
     if stale:
         raise ReportInputsMissing(f"{inputs.figures / 'INDEX.md'} does not list "
@@ -825,10 +853,11 @@ def write_sources(inputs: SiteInputs, src: Path,
 
     pages: dict[str, str] = {}
     docs = sorted(p for p in (root / "docs").glob("*.md")) if (root / "docs").is_dir() else []
-    known = ({f"docs/{p.name}" for p in docs} | {"REPRODUCING.md"}
+    known = ({f"docs/{p.name}" for p in docs} | {"REPRODUCING.md", "README.md"}
              | {f"notebooks/{job.notebook}" for job in jobs}
              | {page_name(a.stem) for a in artefact_list})
-    target = _site_target(known)
+    target = report_pages.wrap_target(_site_target(known), evidence, known)
+    context.target = target
 
     for artefact in artefact_list:
         pages[page_name(artefact.stem)] = artefact_page(artefact, context)
@@ -837,7 +866,21 @@ def write_sources(inputs: SiteInputs, src: Path,
         pages[f"{group}.md"] = _group_page(group, members, context.compared)
     pages["index.md"] = _landing(context, _commit(root))
     pages["explorers.md"] = _explorers_page()
-    pages["REPRODUCING.md"] = rewrite_links(reproducing, "REPRODUCING.md", target)
+    pages["REPRODUCING.md"] = rewrite_links(
+        report_pages.point_links(reproducing, "REPRODUCING.md", evidence), "REPRODUCING.md", target)
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    pages["README.md"] = rewrite_links(readme, "README.md", target)
+    own = [e for e in evidence if e.site_page(known).startswith("evidence/")]
+    for item in own:
+        name = item.site_page(known)
+        text = report_pages.point_links(report_pages.evidence_page(item), item.source, evidence)
+        pages[name] = rewrite_links(text, item.source, target, name)
+    pages["evidence/index.md"] = "\n".join([
+        "# The evidence in detail", "",
+        "What REPRODUCING.md keeps to one line, in full (`docs/evidence/`). Most of it is on "
+        "the pages of the figures it belongs to:", "",
+        *(f"* [{e.title}](../{e.site_page(known)})" for e in evidence), "",
+        *_toctree([e.site_page(known)[len("evidence/"):-3] for e in own], hidden=True)]) + "\n"
     index_text = (inputs.figures / "INDEX.md").read_text(encoding="utf-8")
     pages["figures-index.md"] = rewrite_links(
         index_text.replace("# Figures and tables", "# Every figure and table, with its "
@@ -938,14 +981,28 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the executed notebooks (default: ROOT/build/notebooks)")
     parser.add_argument("--out", type=Path, default=None,
                         help="the site (default: ROOT/build/report)")
+    parser.add_argument("--screenshots", type=Path, default=None, metavar="DOCS",
+                        help="retake the report's screenshots into DOCS (make report: docs/) "
+                             "where Chromium is installed")
     args = parser.parse_args(argv)
     root = args.root.resolve()
     inputs = SiteInputs(root, (args.notebooks or root / "build" / "notebooks").resolve())
+    out = (args.out or root / "build" / "report").resolve()
     try:
-        build(inputs, (args.out or root / "build" / "report").resolve())
+        build(inputs, out)
     except (ReportInputsMissing, RuntimeError) as error:
         print(error, file=sys.stderr)
         return 2
+    if args.screenshots is not None:
+        from chessmoe.report import screens
+
+        reason = screens.missing_browser()
+        if reason is not None:
+            print(f"make report: the screenshots in {args.screenshots} were not retaken: "
+                  f"{reason}", file=sys.stderr)
+        else:
+            for path in screens.take(out, args.screenshots, inputs.figures):
+                print(f"make report: {path}")
     return 0
 
 

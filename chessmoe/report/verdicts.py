@@ -2,13 +2,15 @@
 its 95 % interval and a verdict computed from the results (never typed by hand).
 
 Verdicts: **supports** (the estimate lies on the paper's side of zero and the test of zero
-rejects after Holm's correction), **contradicts** (it rejects, on the other side), **undecided at
-this scale** (it does not reject). Every claim decided by games is one test in one family: its
+rejects after Holm's correction; where the paper gives a size, it lies inside our interval),
+**sign agrees, size differs** (the same, with the paper's size outside our interval),
+**contradicts** (it rejects, on the other side), **undecided at this scale** (it does not
+reject). Every claim decided by games is one test in one family: its
 two-sided p-value (a z-test on pair scores, the same standard error as the interval) is
 adjusted by Holm's step-down procedure over the whole table, so the table's family-wise error
 is at most 5 %, not 5 % per row. Intervals are shown unadjusted (95 %); a row whose interval
-excludes zero can still be undecided after the correction. Where the paper gives a size, we
-also say whether it lies inside our interval. Table 1 rows are decided by training seeds: they
+excludes zero can still be undecided after the correction. Where the paper gives a size, the
+note says whether it lies inside our interval. Table 1 rows are decided by training seeds: they
 compare seed ranges (min to max), which are not confidence intervals, and are not in the
 family.
 
@@ -65,6 +67,8 @@ from chessmoe.records import (
 )
 
 __all__ = [
+    "SIGN_AGREES",
+    "SIZE_DIFFERS",
     "ArmEstimate",
     "BundleLoss",
     "Claim",
@@ -137,7 +141,7 @@ class Claim:
     topic: str
     paper: str  # what the paper says, with its number
     ours: str  # our estimate with its interval and sample
-    verdict: str  # "supports", "contradicts" or "undecided at this scale"
+    verdict: str  # "supports", SIZE_DIFFERS, "contradicts" or "undecided at this scale"
     note: str = ""
     kind: str = "paper claim"  # or "post-hoc control" or "exploratory (no paper claim)"
     p: float = math.nan  # unadjusted two-sided p-value (nan: decided by seeds, not games)
@@ -488,6 +492,11 @@ PAPER_TABLE2 = {"separated": 122.20, "staged": 121.11, "weighted-a4": 23.18,
 POST_HOC = "post-hoc control"
 EXPLORATORY = "exploratory (no paper claim)"
 UNDECIDED = "undecided at this scale"
+#: The verdict of a paper claim whose sign the test decides on the paper's side while the
+#: paper's own size lies outside our interval: the direction agrees, the size does not.
+SIZE_DIFFERS = "sign agrees, size differs"
+#: Verdicts whose sign agrees with the claim (with or without its size).
+SIGN_AGREES: tuple[str, ...] = ("supports", SIZE_DIFFERS)
 
 
 @dataclass(frozen=True)
@@ -501,6 +510,7 @@ class _Test:
     high_elo: float = math.nan  # the "no gain" rule's upper bound
     in_progress: str = ""  # set: its tournament is still being played (not yet a test)
     cited: str = ""  # what other rows' notes quote of it once it is complete
+    size_inside: bool | None = None  # the paper's size inside our interval (None: no size)
 
 
 def _decide(test: _Test, p_holm: float, alpha: float) -> str:
@@ -514,7 +524,16 @@ def _decide(test: _Test, p_holm: float, alpha: float) -> str:
         return "supports (no gain above +50 Elo)" if test.high_elo < 50 else UNDECIDED
     if not rejected:
         return UNDECIDED
-    return "supports" if sign == test.paper_sign else "contradicts"
+    if sign != test.paper_sign:
+        return "contradicts"
+    return SIZE_DIFFERS if test.size_inside is False else "supports"
+
+
+def _size_note(paper: float, e: ArmEstimate, label: str = "") -> tuple[str, bool]:
+    """Whether the paper's size lies inside our interval, in words for the row's note."""
+    inside = e.low <= paper <= e.high
+    return (f"the paper's {label}+{paper:.0f} is {'inside' if inside else 'outside'} our "
+            "interval", inside)
 
 
 def _arm_claim(topic: str, paper: str, e: ArmEstimate, paper_sign: int | None, note: str = "",
@@ -721,10 +740,11 @@ def _settings_tests(settings: Path, long_seeds: str) -> list[_Test]:
                         f"+{paper:.0f} Elo, Table 2's mean over batch {batch}'s 11 limits)"
                 # compared with the paper only once complete: an interim interval is no
                 # reading (a match is read at its fixed size)
-                note = ("" if math.isnan(e.elo) or len(records) < games else
-                        f"the paper's batch-{batch} mean +{paper:.0f} is "
-                        f"{'inside' if e.low <= paper <= e.high else 'outside'} our interval")
-                test = _arm_claim("settings: MoE vs regular", claim, e, +1, note)
+                size, inside = _size_note(paper, e, f"batch-{batch} mean ")
+                complete = not math.isnan(e.elo) and len(records) >= games
+                test = replace(_arm_claim("settings: MoE vs regular", claim, e, +1,
+                                          size if complete else ""),
+                               size_inside=inside if complete else None)
             else:
                 claim = (f"staged beats regular-long at batch {batch}, {nodes} nodes (equal "
                          "total training; the paper has no such control)")
@@ -913,8 +933,8 @@ def _seeds_long_test(seeds_long: Path, replicated_arms: dict[str, list[GameRecor
     arms = load_arms(seeds_long) if seeds_long.is_dir() else {}
     grid = seeds_long_arms(arms, replicated_arms, setting)
     planned = planned_pairs(seeds_long, 100)
-    claim = ("staged beats regular-long over the training seeds of both (pooled: these "
-             "seeds; equal total training; the paper has no such control)")
+    claim = ("staged beats regular-long over the training seeds played of both (pooled: "
+             "these seeds; equal total training; the paper has no such control)")
     pooled = (pooled_estimate("staged", list(grid.values())) if len(grid) >= 2
               else ArmEstimate("staged", 0, 0, math.nan, math.nan, math.nan, math.nan))
     test = _arm_claim("equal training compute, across seeds", claim, pooled, +1,
@@ -971,21 +991,24 @@ def claims(tournament: str | os.PathLike[str], experts: str | os.PathLike[str],
         if not records:
             continue
         e = arm_estimate(method, records)
-        inside = e.low <= paper <= e.high
-        tests.append(_arm_claim("MoE vs regular", f"{method} beats regular: +{paper:.0f} Elo "
-                                "(Table 2, mean of 55 settings)", e, +1,
-                                f"the paper's +{paper:.0f} is "
-                                f"{'inside' if inside else 'outside'} our interval"))
+        note, inside = _size_note(paper, e)
+        tests.append(replace(_arm_claim("MoE vs regular", f"{method} beats regular: "
+                                        f"+{paper:.0f} Elo (Table 2, mean of 55 settings)", e,
+                                        +1, note), size_inside=inside))
     for method in ("staged", "weighted-a10"):
         grid = seed_arms(rep, method, setting)
         if len(grid) < 2:
             continue
         pooled = pooled_estimate(method, list(grid.values()))
+        paper = PAPER_TABLE2[method]
+        size, inside = _size_note(paper, pooled)
         tests.append(replace(_arm_claim("MoE vs regular, across seeds",
                                         f"{method} beats regular over the training seeds "
-                                        "played of both (pooled: these seeds)", pooled, +1,
-                                        _seed_note(grid, method, "regular")),
-                             in_progress=running))
+                                        f"played of both (pooled: these seeds): +{paper:.0f} "
+                                        "Elo (Table 2, mean of 55 settings)", pooled, +1,
+                                        f"{size} (these seeds); "
+                                        + _seed_note(grid, method, "regular")),
+                             in_progress=running, size_inside=inside))
     long_test = (_seeds_long_test(Path(seeds_long), rep, setting) if seeds_long is not None
                  else None)
     spread = regular_seed_spread(rep, setting)

@@ -30,7 +30,7 @@ from chessmoe.phases import (
     mixedness_tables,
     movecount_phase_length,
 )
-from chessmoe.search.native.board import _ctz, _popcount
+from chessmoe.search.native.bitboards import lsb, popcount
 from chessmoe.search.native.jit import compiled, inlined
 from chessmoe.search.native.tree import pairwise_sum
 
@@ -73,7 +73,7 @@ def _u64(rec: np.ndarray, offset: int) -> np.uint64:
 @inlined
 def _put_bits(plane: np.ndarray, bits: np.uint64, flip: int) -> None:
     while bits:
-        plane[np.int64(_ctz(bits)) ^ flip] = 1.0
+        plane[lsb(bits) ^ flip] = 1.0
         bits &= bits - np.uint64(1)
 
 
@@ -95,8 +95,8 @@ def _fill_planes(raw: np.ndarray, out: np.ndarray) -> None:
             _put_bits(p[kind], pieces & us, flip)
             _put_bits(p[6 + kind], pieces & them, flip)
             if kind < 5:
-                own[kind] = np.float32(_popcount(pieces & us))
-                theirs[kind] = np.float32(_popcount(pieces & them))
+                own[kind] = np.float32(popcount(pieces & us))
+                theirs[kind] = np.float32(popcount(pieces & them))
         _put_bits(p[37], us, flip)
         _put_bits(p[38], them, flip)
         _put_bits(p[46], _u64(rec, 64), flip)
@@ -113,7 +113,7 @@ def _fill_planes(raw: np.ndarray, out: np.ndarray) -> None:
         halfmove = np.float32(np.int64(rec[93]) | np.int64(rec[94]) << 8) / _HALFMOVE_SCALE
         bishops_us = _u64(rec, 32) & us
         bishops_them = _u64(rec, 32) & them
-        opposite = (_popcount(bishops_us) == 1 and _popcount(bishops_them) == 1
+        opposite = (popcount(bishops_us) == 1 and popcount(bishops_them) == 1
                     and ((bishops_us & _LIGHT) != 0) != ((bishops_them & _LIGHT) != 0))
         for sq in range(64):
             p[12, sq] = 1.0 if repetition >= 1 else 0.0
@@ -161,17 +161,17 @@ def _fill_phases(raw: np.ndarray, rule: int, masks: np.ndarray, lut: np.ndarray,
             phase = min(completed // length, counts.shape[0] - 1)
         else:
             white, black = _u64(rec, 0), _u64(rec, 8)
-            majors_minors = _popcount(_u64(rec, 24) | _u64(rec, 32) | _u64(rec, 40)
+            majors_minors = popcount(_u64(rec, 24) | _u64(rec, 32) | _u64(rec, 40)
                                       | _u64(rec, 48))
             if majors_minors <= ENDGAME_MAX_PIECES:
                 phase = 2
             else:
                 mix = 0
                 for k in range(masks.shape[0]):
-                    mix += lut[k * 25 + 5 * _popcount(white & masks[k])
-                               + _popcount(black & masks[k])]
-                sparse = (_popcount(white & _RANK_1) < BACKRANK_MIN_PIECES
-                          or _popcount(black & _RANK_8) < BACKRANK_MIN_PIECES)
+                    mix += lut[k * 25 + 5 * popcount(white & masks[k])
+                               + popcount(black & masks[k])]
+                sparse = (popcount(white & _RANK_1) < BACKRANK_MIN_PIECES
+                          or popcount(black & _RANK_8) < BACKRANK_MIN_PIECES)
                 phase = 1 if (majors_minors <= MIDDLEGAME_MAX_PIECES or sparse
                               or mix > MIXEDNESS_THRESHOLD) else 0
         phases[i] = phase
@@ -230,7 +230,7 @@ def segment_sum(values: np.ndarray, lo: int, hi: int) -> float:
     """``values[lo:hi]`` summed as numpy's ``add.reduceat`` sums a segment: the first term,
     plus the pairwise sum of the rest (not ``values[lo:hi].sum()``, which differs in the
     last bit)."""
-    return values[lo] + pairwise_sum(values, lo + 1, hi - lo - 1)
+    return float(values[lo]) + pairwise_sum(values, lo + 1, hi - lo - 1)
 
 
 @compiled
