@@ -1,12 +1,13 @@
 """The compiled PUCT search: :class:`NativeMCTS`, a drop-in for :class:`~chessmoe.search.mcts.MCTS`.
 
 Same constructor, ``search``/``search_steps``/``new_game`` and :class:`SearchResult`; the tree,
-move generation, terminal rules, selection, backup and the leaves' records and policy
-indices run in numba (:mod:`chessmoe.search.native.tree`), once per mini-batch. Python keeps
-what must match the reference bit for bit or talk to Python objects: sharpening and ordering
-each leaf's priors (numpy, exactly as the reference does), the evaluator call, limits, and
-the final move choice. With :class:`~chessmoe.search.mcts.UniformEvaluator` whole runs of
-mini-batches stay compiled (the tree-speed benchmark).
+move generation, terminal rules, selection, backup, the leaves' records and policy indices,
+and the sum and order of the sharpened priors run in numba
+(:mod:`chessmoe.search.native.tree`), two compiled calls a mini-batch, its leaves sent flat
+(:class:`~chessmoe.search.mcts.LeafBatch` ``policy``/``offsets``). Python keeps the evaluator
+call, numpy's power of the priors (the reference's own), limits and the final move choice.
+With :class:`~chessmoe.search.mcts.UniformEvaluator` whole runs of mini-batches stay compiled
+(the tree-speed benchmark).
 """
 
 from __future__ import annotations
