@@ -54,9 +54,9 @@ class _FreeNetwork:
         import numpy as np
 
         from chessmoe.encoding import POLICY_SIZE
-        from chessmoe.search.native.glue import planes
+        from chessmoe.search.inference import leaf_planes
 
-        planes(records)  # a backend's own first step
+        leaf_planes(records)  # a backend's own first step
         return (np.zeros(len(records), dtype=np.float32),
                 np.zeros((len(records), POLICY_SIZE), dtype=np.float32))
 

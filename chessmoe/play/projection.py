@@ -59,9 +59,9 @@ class _ZeroNetwork:
 
     def forward(self, records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         from chessmoe.encoding import POLICY_SIZE
-        from chessmoe.search.native.glue import planes
+        from chessmoe.search.inference import leaf_planes
 
-        planes(records)
+        leaf_planes(records)
         return (np.zeros(len(records), dtype=np.float32),
                 np.zeros((len(records), POLICY_SIZE), dtype=np.float32))
 

@@ -24,12 +24,13 @@ from chessmoe.search.inference import (
     EvalPlan,
     NetCall,
     NetworkBackend,
+    compiled_glue,
+    leaf_planes,
     legal_softmax,
     make_backend,
     run_plan,
 )
 from chessmoe.search.mcts import Evaluation, LeafBatch
-from chessmoe.search.native import glue
 from chessmoe.search.routing import ROUTINGS
 
 if TYPE_CHECKING:  # torch is imported only by the eager path: an ONNX Runtime or OpenVINO
@@ -89,7 +90,7 @@ class NetworkEvaluator:
         assert self.model is not None
         import torch
 
-        planes = torch.from_numpy(glue.planes(records)).to(self.device)
+        planes = torch.from_numpy(leaf_planes(records)).to(self.device)
         if self.half:
             planes = planes.half()
         with torch.inference_mode():
@@ -185,15 +186,23 @@ class MixtureEvaluator:
             return self.baseline, "baseline"
         return self.experts[phase], f"phase{phase}"
 
+    def gate(self, batch: LeafBatch) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
+        """The leaves' phase ids under the gate's definition, and the leaves in each phase."""
+        glue = compiled_glue()
+        if glue is not None:
+            return glue.gate(batch.records, self.definition)
+        found = self.definition.phases(BoardBatch.from_columns(batch.records))
+        return found, np.bincount(found, minlength=self.definition.n_phases)
+
     def phases(self, batch: LeafBatch) -> npt.NDArray[np.int8]:
-        return glue.gate(batch.records, self.definition)[0]
+        return self.gate(batch)[0]
 
     def plan(self, batch: LeafBatch) -> EvalPlan:
         """The gate decision for this mini-batch alone, as network calls (see
         :class:`~chessmoe.search.inference.EvalPlan`): majority -- one call, the whole batch to
         the expert of the most frequent phase; split -- one call per phase present; soft --
         every expert on every row, mixed by tapered memberships."""
-        phases, counts = glue.gate(batch.records, self.definition)
+        phases, counts = self.gate(batch)
         everything = np.arange(len(batch), dtype=np.int64)
         combine: Callable[[Sequence[CallResult]], Evaluation]
         if self.routing == "majority":

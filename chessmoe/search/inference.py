@@ -28,28 +28,30 @@ runs by itself -- into network calls (which network, which rows). The service th
 the rows bound for the same network across all searches, runs each network once, takes the
 softmax over every row's legal moves in one go, and hands every search its own rows back.
 Evaluators that cannot plan (a uniform evaluator, test stubs) are called directly. The planes,
-the gate's phases and the softmax run compiled (:mod:`chessmoe.search.native.glue`).
+the gate's phases and the softmax run compiled where numba can compile them
+(:func:`compiled_glue`), else as their numpy definitions; the numbers are the same.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
-from chessmoe.search.native.glue import chain_offsets, compiled_glue, legal_softmax_flat
-from chessmoe.search.native.glue import planes as leaf_planes
+from chessmoe.encoding import records_to_planes
 
 if TYPE_CHECKING:
     import torch
 
     from chessmoe.nets.model import RiseNet
+    from chessmoe.phases import PhaseDefinition
     from chessmoe.search.mcts import Evaluation, Evaluator, LeafBatch
 
 __all__ = [
@@ -60,6 +62,7 @@ __all__ = [
     "BackendChoice",
     "BackendName",
     "CallResult",
+    "CompiledGlue",
     "CudaBackend",
     "EvalPlan",
     "InferenceService",
@@ -71,8 +74,10 @@ __all__ = [
     "Plannable",
     "TorchBackend",
     "choose_backend",
+    "compiled_glue",
     "cpu_has_native_bf16",
     "export_onnx",
+    "leaf_planes",
     "legal_softmax",
     "make_backend",
     "onnx_cache_dir",
@@ -414,7 +419,53 @@ def make_backend(checkpoint: str | os.PathLike[str], backend: BackendName = "tor
     raise ValueError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
 
 
-# --- the softmax over legal moves --------------------------------------------------------------
+# --- the per-batch glue: compiled, or its numpy definitions ------------------------------------
+
+
+class CompiledGlue(Protocol):
+    """What :mod:`chessmoe.search.native.glue` gives (see there)."""
+
+    def planes(self, records: npt.NDArray[Any]) -> npt.NDArray[np.float32]: ...
+
+    def gate(self, records: npt.NDArray[Any], definition: PhaseDefinition
+             ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]: ...
+
+    def legal_softmax_flat(self, logits: npt.NDArray[np.float32],
+                           policy: npt.NDArray[np.int64],
+                           offsets: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]: ...
+
+    def chain_offsets(self, parts: npt.NDArray[np.int64], rows: npt.NDArray[np.int64]
+                      ) -> npt.NDArray[np.int64]: ...
+
+
+@functools.cache
+def _compiled_module() -> CompiledGlue | None:
+    try:
+        import numba
+
+        if getattr(numba.config, "DISABLE_JIT", False):
+            return None
+        from chessmoe.search.native import glue
+    except Exception:  # no numba, or no cache it may write ("no locator available")
+        return None
+    return cast("CompiledGlue", glue)
+
+
+def compiled_glue() -> CompiledGlue | None:
+    """:mod:`chessmoe.search.native.glue` where its compiled planes, gate and softmax run
+    (numba imports, compiles and caches here, and ``CHESSMOE_GLUE`` is not ``numpy``), else
+    None: the numpy definitions run instead, with the same results (the engine without numba,
+    the benchmark's baseline)."""
+    if os.environ.get("CHESSMOE_GLUE") == "numpy":
+        return None
+    return _compiled_module()
+
+
+def leaf_planes(records: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
+    """The ``(N, 52, 8, 8)`` input planes of N leaf records, what every CPU backend feeds its
+    network (:func:`~chessmoe.encoding.records_to_planes`, compiled where it can be)."""
+    glue = compiled_glue()
+    return records_to_planes(records) if glue is None else glue.planes(records)
 
 
 def legal_softmax(logits: npt.NDArray[np.float32], indices: Sequence[npt.NDArray[np.int64]]
@@ -435,11 +486,24 @@ def legal_softmax(logits: npt.NDArray[np.float32], indices: Sequence[npt.NDArray
 def _priors(logits: npt.NDArray[np.float32], policy: npt.NDArray[np.int64],
             offsets: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
     """Each row's softmax over its legal moves, flat (compiled, or the numpy definition)."""
-    if compiled_glue():
-        return legal_softmax_flat(logits, policy, offsets)
+    glue = compiled_glue()
+    if glue is not None:
+        return glue.legal_softmax_flat(logits, policy, offsets)
     from chessmoe.search.mcts import join_flat, split_flat
 
     return join_flat(legal_softmax(logits, split_flat(policy, offsets)), np.float32)[0]
+
+
+def _chained(parts: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:
+    """One offsets array for flat arrays laid end to end, from theirs (each from 0)."""
+    glue = compiled_glue()
+    if glue is not None:
+        return glue.chain_offsets(np.concatenate(parts),
+                                  np.array([len(p) - 1 for p in parts], dtype=np.int64))
+    counts = np.concatenate([np.diff(p) for p in parts])
+    out = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=out[1:])
+    return out
 
 
 # --- planning and the service ------------------------------------------------------------------
@@ -572,8 +636,7 @@ class InferenceService:
                 policy, offsets = flats[0]
             else:  # the parts' policy indices end to end: every row's softmax in one go
                 policy = np.concatenate([f[0] for f in flats])
-                offsets = chain_offsets(np.concatenate([f[1] for f in flats]),
-                                        np.array([len(c.rows) for c in calls]))
+                offsets = _chained([f[1] for f in flats])
             priors = _priors(logits, policy, offsets)
             row = start = 0
             for (k, c, call), (_, part_offsets) in zip(parts, flats, strict=True):

@@ -3,16 +3,15 @@ planes, the gate's phases and the softmax over each leaf's legal moves.
 
 Each is a compiled copy of a numpy definition that stays the reference, and equals it bit for
 bit (tests/test_glue.py): :func:`planes` of :func:`chessmoe.encoding.records_to_planes`,
-:func:`phases` of :meth:`chessmoe.phases.PhaseDefinition.phases`, and
-:func:`legal_softmax_flat` of :func:`chessmoe.search.experts.legal_softmax` (numpy's own
+:func:`gate` of :meth:`chessmoe.phases.PhaseDefinition.phases`, and
+:func:`legal_softmax_flat` of :func:`chessmoe.search.inference.legal_softmax` (numpy's own
 ``exp`` runs between the two compiled halves, once over the whole batch, so no last bit of
-a prior can differ). ``CHESSMOE_GLUE=numpy`` runs the references instead (same results;
-the benchmark's baseline).
+a prior can differ). :func:`chessmoe.search.inference.compiled_glue` says whether they run
+(numba can compile them here and ``CHESSMOE_GLUE`` is not ``numpy``).
 """
 
 from __future__ import annotations
 
-import os
 from typing import Any, Final
 
 import numpy as np
@@ -34,7 +33,7 @@ from chessmoe.search.native.bitboards import lsb, popcount
 from chessmoe.search.native.jit import compiled, inlined
 from chessmoe.search.native.tree import pairwise_sum
 
-__all__ = ["chain_offsets", "compiled_glue", "gate", "legal_softmax_flat", "planes"]
+__all__ = ["chain_offsets", "gate", "legal_softmax_flat", "planes", "segment_sum"]
 
 _RECORD_SIZE: Final = RECORD_DTYPE.itemsize
 _LIGHT: Final = np.uint64(0x55AA55AA55AA55AA)  # chess.BB_LIGHT_SQUARES
@@ -43,12 +42,6 @@ _RANK_8: Final = np.uint64(0xFF << 56)
 _HALFMOVE_SCALE: Final = np.float32(HALFMOVE_SCALE)
 _MATERIAL_SCALE: Final = np.float32(MATERIAL_SCALE)
 _LICHESS, _MOVECOUNT = 0, 1
-
-
-def compiled_glue() -> bool:
-    """Whether evaluations use the compiled glue (the default) or, with
-    ``CHESSMOE_GLUE=numpy``, the numpy references."""
-    return os.environ.get("CHESSMOE_GLUE", "compiled") != "numpy"
 
 
 def _raw(records: npt.NDArray[Any]) -> npt.NDArray[np.uint8] | None:
@@ -134,7 +127,7 @@ def _fill_planes(raw: np.ndarray, out: np.ndarray) -> None:
 def planes(records: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
     """``(N, 52, 8, 8)`` float32 planes of N records: what
     :func:`~chessmoe.encoding.records_to_planes` gives, compiled."""
-    raw = _raw(records) if compiled_glue() else None
+    raw = _raw(records)
     if raw is None:
         from chessmoe.encoding import records_to_planes
 
@@ -183,7 +176,7 @@ def gate(records: npt.NDArray[Any], definition: PhaseDefinition
     """The phase ids of N records under ``definition`` (its own
     :meth:`~chessmoe.phases.PhaseDefinition.phases`, compiled for the registered kinds) and
     the records in each phase (``[n_phases]``: what a mixture's gate votes with)."""
-    raw = _raw(records) if compiled_glue() else None
+    raw = _raw(records)
     if raw is None or not isinstance(definition, LichessPhases | MoveCountPhases):
         from chessmoe.phases import BoardBatch
 

@@ -384,7 +384,17 @@ class _WarmEvaluator:
 
 def warm_up() -> None:
     """Compile (or load from numba's cache) every function a search uses: a few tiny searches
-    through both paths, with a reused tree."""
+    through both paths, with a reused tree, and the per-batch glue of a network evaluation."""
+    from chessmoe.phases import phase_definition
+    from chessmoe.search.native import glue
+
+    records = np.zeros(2, dtype=RECORD_DTYPE)
+    glue.planes(records)
+    glue.gate(records, phase_definition("lichess"))
+    offsets = np.array([0, 1], dtype=np.int64)
+    glue.legal_softmax_flat(np.zeros((1, 4864), dtype=np.float32),
+                            np.zeros(1, dtype=np.int64), offsets)
+    glue.chain_offsets(np.concatenate([offsets, offsets]), np.ones(2, dtype=np.int64))
     board = chess.Board()
     for evaluator in (UniformEvaluator(), _WarmEvaluator()):
         search = NativeMCTS(evaluator, SearchConfig(batch_size=4))
