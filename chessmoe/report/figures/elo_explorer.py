@@ -4,8 +4,10 @@
 cutechess line, the interval, LOS, normalised Elo and an SPRT verdict; :func:`interval_curve`
 scales the same result to other numbers of games; :func:`explorer_figure` draws both for a
 notebook or a file. :class:`EloExplorerWidget` is the browser explorer (JupyterLab and the
-Voila page): it shows :func:`chessmoe.report.explore_elo.explore`'s record as text and the
-figure of :func:`result_figure` as a PNG image widget, which renders in any browser.
+Voila page): it shows :func:`chessmoe.report.explore_elo.explore`'s record as text, the
+figure of :func:`result_figure` as a PNG image widget, which renders in any browser, the SPRT
+planner (:mod:`chessmoe.report.figures.sprt_planner`) and the record as plain text to copy
+(:func:`result_block`).
 """
 
 from __future__ import annotations
@@ -24,10 +26,12 @@ from matplotlib.figure import Figure
 from chessmoe import elo
 from chessmoe.report import explore_elo, stems
 from chessmoe.report.explore_elo import EloExplorerResult
+from chessmoe.report.explore_elo import as_typed as _typed
+from chessmoe.report.figures.sprt_planner import SprtPlannerPanel
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure
 
 __all__ = ["EloExplorerWidget", "describe", "explorer_figure", "explorer_widget", "figure_png",
-           "interval_curve", "result_figure", "result_html"]
+           "interval_curve", "result_block", "result_figure", "result_html"]
 
 
 def _estimate(wins: int, draws: int, losses: int, pentanomial: Sequence[int] | None,
@@ -209,6 +213,15 @@ def result_html(result: EloExplorerResult) -> str:
               if result.games_needed < 1.0 else f"about {_games(result.games_needed)} games")
     ranged = any(e.los_range is not None for e in (result.trinomial, result.pentanomial)
                  if e is not None)
+    spread = _spread_html(result)
+    stopped = ""
+    if result.stopped is not None:
+        stopped = (f"<p class='sprt-stopped'>If the match was stopped by this test at its "
+                   f"decision, its {html.escape(result.stopped.unit)} read as stopped there is "
+                   f"<b>{html.escape(result.stopped.text())}</b>; the fixed-length "
+                   f"{html.escape(result.stopped.unit)} "
+                   f"{result.stopped.fixed_length:+.1f} and the intervals above are biased by "
+                   "the stop (a test stops early when its games ran lucky).</p>")
     los = ("<p>LOS (likelihood of superiority), the same model in both modes: the chance that "
            "the engine under test is the stronger from its wins and losses alone (draws say "
            "nothing about it), 1/2 + 1/2 erf((W - L) / sqrt(2 (W + L))) as cutechess prints it; "
@@ -217,13 +230,13 @@ def result_html(result: EloExplorerResult) -> str:
     return (f"<p><b>{html.escape(result.verdict)}</b></p>"
             "<table><tr><th>model</th><th>counts (in the order shown)</th><th>counts are</th>"
             f"<th>Elo (z = {result.z:.4f})</th><th>LOS</th></tr>{rows}</table>{los}"
-            f"<p>Normalised Elo of the match (fastchess): {html.escape(nelo)}.</p>"
+            f"<p>Normalised Elo of the match (fastchess): {html.escape(nelo)}.</p>{spread}"
             f"<ul>{notes}</ul>"
             f"<p>SPRT of H0 {unit} {sprt.elo0:g} against H1 {unit} {sprt.elo1:g} "
             f"(bounds in {'normalised Elo' if unit == 'nElo' else 'logistic Elo'}; alpha "
             f"{sprt.alpha:g}, beta {sprt.beta:g}): exact LLR {sprt.llr_now:.3f} in "
             f"[{sprt.lower:.3f}, {sprt.upper:.3f}] -> {html.escape(sprt.state)}; at the same "
-            f"proportions {html.escape(sprt.decision)}.</p>"
+            f"proportions {html.escape(sprt.decision)}.</p>{stopped}"
             "<table><tr><th>if the truth were</th><th>SPRT passes (Wald)</th>"
             f"<th>expected length (games)</th></tr>{outlook}</table>"
             f"<p>Games needed for +/- {result.precision:g} Elo at {result.level * 100:g} % "
@@ -233,21 +246,92 @@ def result_html(result: EloExplorerResult) -> str:
             f"{html.escape(what.estimate.text(result.level))}. {html.escape(what.verdict)}</p>")
 
 
+def _ratio(x: float, spec: str = ".3f") -> str:
+    return f"{x:{spec}}" if math.isfinite(x) else ("inf" if x == math.inf else "")
+
+
+def _spread_html(result: EloExplorerResult) -> str:
+    """Draw ratio, pair ratio and the pentanomial/trinomial variance ratio, where known."""
+    sp = result.spread
+    if sp is None:
+        return ""
+    parts = []
+    if math.isfinite(sp.draw_ratio):
+        parts.append(f"draw ratio {sp.draw_ratio:.3f} (draws over games)")
+    if _ratio(sp.pair_ratio):
+        parts.append(f"pair ratio {_ratio(sp.pair_ratio)} (pairs won, WW + WD, over pairs "
+                     "lost, LL + LD; fastchess's PairsRatio)")
+    if math.isfinite(sp.variance_ratio):
+        parts.append(f"variance per game {2 * sp.pair_variance:.4f} from the pairs against "
+                     f"{sp.game_variance:.4f} from W/D/L: ratio {sp.variance_ratio:.3f} "
+                     + ("(the pairs' interval is narrower by its square root, "
+                        f"{math.sqrt(sp.variance_ratio):.3f}: playing each opening with both "
+                        "colours cancels part of the openings' luck)"
+                        if sp.variance_ratio < 1 else
+                        "(the pairs' interval is no narrower: the colours did not cancel)"))
+    return (f"<p class='match-spread'>The match's spread: {html.escape('; '.join(parts))}.</p>"
+            if parts else "")
+
+
+def _fmt(x: float, spec: str = ".3f") -> str:
+    return f"{x:{spec}}" if math.isfinite(x) else ("inf" if x == math.inf else "n/a")
+
+
+def result_block(result: EloExplorerResult) -> str:
+    """The record as plain text to copy: the counts, each estimate, the spread, the SPRT (and
+    the Elo read as stopped, when it stopped), and the ``chessmoe elo`` command giving the
+    same Elo lines and LLR."""
+    lines = [f"Elo explorer ({'W/D/L' if result.mode == 'wdl' else 'game pairs'} mode), "
+             f"{result.level * 100:g} % intervals"]
+    for e in (result.trinomial, result.pentanomial):
+        if e is not None:
+            lines.append(f"{e.model}: {e.counts} ({e.source}): {e.text(result.level)}; "
+                         f"LOS {e.los_text()}")
+    lines.append(f"verdict: {result.verdict}")
+    if math.isfinite(result.nelo):
+        lines.append(f"nElo: {result.nelo:+.1f} +/- {result.nelo_margin:.1f}")
+    if result.spread is not None:
+        sp = result.spread
+        lines.append(f"draw ratio {_fmt(sp.draw_ratio)}, pair ratio {_fmt(sp.pair_ratio)}, "
+                     f"variance per game {_fmt(sp.game_variance, '.4f')} (W/D/L), "
+                     f"{_fmt(2 * sp.pair_variance, '.4f')} (pairs), ratio "
+                     f"{_fmt(sp.variance_ratio)}")
+    t = result.sprt
+    lines.append(f"SPRT H0 {t.unit} {_typed(t.elo0)}, H1 {t.unit} {_typed(t.elo1)}, alpha "
+                 f"{_typed(t.alpha)}, beta {_typed(t.beta)}: exact LLR {t.llr_now:.2f} in "
+                 f"[{t.lower:.2f}, {t.upper:.2f}]: {t.state}")
+    if result.stopped is not None:
+        lines.append(f"read as stopped at this decision: {result.stopped.text()}")
+    command = ["chessmoe elo"]
+    if result.wdl is not None:
+        w, d, l_ = result.wdl
+        command.append(f"--wins {w} --draws {d} --losses {l_}")
+    if result.pairs is not None and (result.mode == "pentanomial" or result.pentanomial):
+        command.append("--pentanomial " + " ".join(str(c) for c in result.pairs))
+    command.append(f"--sprt {_typed(t.elo0)} {_typed(t.elo1)} --alpha {_typed(t.alpha)} "
+                   f"--beta {_typed(t.beta)} --model {t.model}")
+    lines.append("same Elo lines and LLR: " + " ".join(command))
+    return "\n".join(lines)
+
+
 _WRAP = {"display": "flex", "flex_flow": "row wrap", "width": "100%"}
 #: The match menu's neutral entry: shown once a count is typed by hand.
 TYPED = "(counts typed by hand)"
 
 
 class EloExplorerWidget:
-    """The browser explorer: presets (a group, then one of its matches), mode, counts, level,
-    SPRT settings and 'what if' games in; the text (:attr:`text`) and the figure as PNG
-    (:attr:`image`) out.
+    """The browser explorer: a preset (the menu opens with the kit's examples and the decisive
+    matches; typing in :attr:`preset_search` finds any committed match), mode, counts, level,
+    SPRT settings and 'what if' games in; the text (:attr:`text`), the figure as PNG
+    (:attr:`image`), the SPRT planner (:attr:`planner`) and the record as text to copy
+    (:attr:`block`) out.
 
     Each mode owns its inputs: W/D/L mode shows and reads only W, D, L; pairs mode only the
-    five pair counts. A preset also records the other mode's counts of the same match, shown
-    beside the estimate until a count is edited; editing a count also sets the match menu to
-    :data:`TYPED`. Every number is a text field read exactly as typed -- counts by
-    :func:`chessmoe.report.explore_elo.parse_count`, settings by
+    five pair counts. A preset with pairs opens in pairs mode; it also records the other
+    mode's counts of the same match, shown beside the estimate until a count is edited, and
+    a match that ran to an SPRT sets the SPRT settings to its own. Editing a count sets the
+    match menu to :data:`TYPED`. Every number is a text field read exactly as typed -- counts
+    by :func:`chessmoe.report.explore_elo.parse_count`, settings by
     :func:`chessmoe.report.explore_elo.parse_number` -- and never rewritten: a value that cannot
     be read or lies out of range is refused with the field's name in one line of red text (the
     plot hidden). Every control is an attribute so tests can drive the callbacks headlessly;
@@ -265,17 +349,15 @@ class EloExplorerWidget:
         given = list(pairs) if len(pairs) == 5 else [0] * 5
         self.presets = explore_elo.presets(results_dir, mode=mode, wins=wins, draws=draws,
                                            losses=losses, pairs=given)
-        self.groups = dict(explore_elo.preset_groups(self.presets))
         first = self.presets[0]
-        self.preset_group = widgets.Dropdown(
-            options=[(g if g == explore_elo.EXAMPLES else
-                      f"tournament {g} ({len(members)} matches)", g)
-                     for g, members in self.groups.items()],
-            value=first.group, description="presets", layout={"width": "100%",
-                                                                "max_width": "420px"})
-        self.preset = widgets.Dropdown(options=self._match_options(first.group), value=0,
+        self.preset_search = widgets.Text(
+            value="", description="find a match", placeholder="a tournament or match name",
+            continuous_update=False, style={"description_width": "initial"},
+            layout={"width": "100%", "max_width": "420px"})
+        self.preset = widgets.Dropdown(options=self._options(""), value=0,
                                        description="match",
                                        layout={"width": "100%", "max_width": "640px"})
+        self.preset_note = widgets.HTML(self._note(""))
         self.mode = widgets.ToggleButtons(options=[("W/D/L (cutechess)", "wdl"),
                                                    ("game pairs (fastchess)", "pentanomial")],
                                           value=first.mode, description="counts from",
@@ -305,6 +387,11 @@ class EloExplorerWidget:
         self.beta = field(typed(beta), names["beta"], "190px")
         self.text = widgets.HTML()
         self.image = widgets.Image(format="png", layout={"width": "100%", "max_width": "800px"})
+        self.planner = SprtPlannerPanel()
+        self.block = widgets.Textarea(value="", description="copy",
+                                      layout={"width": "100%", "max_width": "1000px",
+                                              "height": "170px"})
+        self.block.add_class("result-block")
         self.result: EloExplorerResult | None = None
         self._loading = False
         # the other mode's counts of the same match (from a preset or the parameters cell)
@@ -313,7 +400,7 @@ class EloExplorerWidget:
             if sum(first.pairs) and sum((first.wins, first.draws, first.losses)) else None)
         self.wdl_box = widgets.HBox([self.wins, self.draws, self.losses], layout=_WRAP)
         self.pairs_box = widgets.HBox(self.pairs, layout=_WRAP)
-        self.preset_group.observe(self._new_group, names="value")
+        self.preset_search.observe(self._search, names="value")
         self.preset.observe(self._load_preset, names="value")
         for control in (self.wins, self.draws, self.losses, *self.pairs):
             control.observe(self._edited, names="value")
@@ -321,32 +408,57 @@ class EloExplorerWidget:
                         self.what_if, self.precision, self.sprt_model):
             control.observe(self.update, names="value")
         self.box = widgets.VBox([
-            widgets.HBox([self.preset_group, self.preset], layout=_WRAP),
+            widgets.HBox([self.preset_search, self.preset], layout=_WRAP), self.preset_note,
             self.mode, self.wdl_box, self.pairs_box,
             widgets.HBox([self.level, self.what_if, self.precision], layout=_WRAP),
             self.sprt_model,
             widgets.HBox([self.elo0, self.elo1, self.alpha, self.beta], layout=_WRAP),
-            self.text, self.image], layout={"width": "100%", "max_width": "1100px"})
+            self.text, self.image, self.planner.box,
+            widgets.HTML("<h4>The result as text to copy</h4>"), self.block],
+            layout={"width": "100%", "max_width": "1100px"})
         self.update()
 
-    def _match_options(self, group: str) -> list[tuple[str, int]]:
-        return [(TYPED, -1)] + [(self.presets[i].label, i) for i in self.groups[group]]
+    #: At most this many matches in the menu at once (a search narrows them).
+    SHOWN = 60
 
-    def choose_preset(self, index: int) -> None:
-        """Load preset ``index`` of :attr:`presets` (its group first, then the match)."""
-        self.preset_group.value = self.presets[index].group
-        self.preset.value = index
+    def _options(self, query: str) -> list[tuple[str, int]]:
+        found = explore_elo.find_presets(self.presets, query)[:self.SHOWN]
+        return [(TYPED, -1)] + [(self.presets[i].name, i) for i in found]
 
-    def _new_group(self, *_: Any) -> None:
-        """A group chosen: its matches fill the match menu and its first match is loaded."""
-        members = self.groups[self.preset_group.value]
+    def _note(self, query: str) -> str:
+        found = len(explore_elo.find_presets(self.presets, query))
+        if not query.strip():
+            committed = [p for p in self.presets if p.group != explore_elo.EXAMPLES]
+            return (f"<small>The menu holds the kit's examples and the "
+                    f"{sum(p.decisive for p in committed)} decisive matches of the "
+                    f"{len(committed)} committed; type a tournament or a match name (e.g. "
+                    "<i>small separated</i>) to find any other.</small>")
+        if not found:
+            return f"<small>No match holds every word of '{html.escape(query)}'.</small>"
+        shown = min(found, self.SHOWN)
+        return (f"<small>{found} matches hold '{html.escape(query)}'"
+                + (f", the first {shown} shown: add a word to narrow them" if found > shown
+                   else "") + ".</small>")
+
+    def _search(self, *_: Any) -> None:
+        """A search typed: the menu holds its matches (the current one kept if it fits)."""
+        query = self.preset_search.value
+        current = self.preset.value
         self._loading = True
         try:
-            self.preset.options = self._match_options(self.preset_group.value)
-            self.preset.value = -1
+            options = self._options(query)
+            self.preset.options = options
+            self.preset.value = current if any(v == current for _, v in options) else -1
         finally:
             self._loading = False
-        self.preset.value = members[0]
+        self.preset_note.value = self._note(query)
+
+    def choose_preset(self, index: int) -> None:
+        """Load preset ``index`` of :attr:`presets` (searching for it if the menu lacks it)."""
+        if not any(v == index for _, v in self.preset.options):
+            chosen = self.presets[index]
+            self.preset_search.value = chosen.name.split(" (")[0]
+        self.preset.value = index
 
     def _load_preset(self, *_: Any) -> None:
         if self._loading or self.preset.value is None or self.preset.value < 0:
@@ -361,6 +473,12 @@ class EloExplorerWidget:
                 control.value = str(value)
             wdl = (chosen.wins, chosen.draws, chosen.losses)
             self.recorded = (wdl, chosen.pairs) if sum(chosen.pairs) and sum(wdl) else None
+            if chosen.test is not None:  # the test the match ran to
+                t = chosen.test
+                self.sprt_model.value = t.model
+                typed = explore_elo.as_typed
+                self.elo0.value, self.elo1.value = typed(t.elo0), typed(t.elo1)
+                self.alpha.value, self.beta.value = typed(t.alpha), typed(t.beta)
         finally:
             self._loading = False
         self.update()
@@ -382,11 +500,35 @@ class EloExplorerWidget:
         self.result = None
         self.text.value = f"<p style='color:{colour}'>{html.escape(message)}</p>"
         self.image.layout.display = "none"
+        self.block.value = ""
+
+    def _settings(self) -> dict[str, Any]:
+        """The SPRT settings as read (``ValueError`` naming a bad one)."""
+        names = explore_elo.FIELDS
+        number = explore_elo.parse_number
+        return {"elo0": number(names["elo0"], self.elo0.value),
+                "elo1": number(names["elo1"], self.elo1.value),
+                "alpha": number(names["alpha"], self.alpha.value),
+                "beta": number(names["beta"], self.beta.value),
+                "model": self.sprt_model.value}
 
     def update(self, *_: Any) -> None:
-        """Recompute the record, the text and the PNG from the controls."""
+        """Recompute the record, the text, the PNG, the planner and the block."""
         if self._loading:
             return
+        self._update_match()
+        try:
+            settings: dict[str, Any] | None = self._settings()
+            assert settings is not None
+            explore_elo.check_sprt(elo0=settings["elo0"], elo1=settings["elo1"],
+                                   alpha=settings["alpha"], beta=settings["beta"],
+                                   unit=explore_elo.SPRT_UNITS[settings["model"]])
+            error = ""
+        except ValueError as problem:
+            settings, error = None, str(problem)
+        self.planner.update(settings, self.result, error)
+
+    def _update_match(self) -> None:
         mode = self.mode.value
         unit = explore_elo.SPRT_UNITS.get(self.sprt_model.value, "nElo")
         self.elo0.description = f"{explore_elo.FIELDS['elo0']}: {unit}"
@@ -406,10 +548,7 @@ class EloExplorerWidget:
             level = number(names["level"], self.level.value)
             what_if = explore_elo.parse_count(names["what_if_games"], self.what_if.value)
             precision = number(names["precision"], self.precision.value)
-            elo0 = number(names["elo0"], self.elo0.value)
-            elo1 = number(names["elo1"], self.elo1.value)
-            alpha = number(names["alpha"], self.alpha.value)
-            beta = number(names["beta"], self.beta.value)
+            settings = self._settings()
             if mode == "wdl" and w + d + l_ == 0:
                 self._show("No games yet: enter the match's W, D and L.", "#555")
                 return
@@ -418,9 +557,10 @@ class EloExplorerWidget:
                            "WW); they cannot be derived from W/D/L.", "#555")
                 return
             result = explore_elo.explore(
-                mode, wins=w, draws=d, losses=l_, pairs=pairs, level=level, elo0=elo0,
-                elo1=elo1, alpha=alpha, beta=beta, sprt_model=self.sprt_model.value,
-                what_if_games=what_if, precision=precision)
+                mode, wins=w, draws=d, losses=l_, pairs=pairs, level=level,
+                elo0=settings["elo0"], elo1=settings["elo1"], alpha=settings["alpha"],
+                beta=settings["beta"], sprt_model=settings["model"], what_if_games=what_if,
+                precision=precision)
         except ValueError as error:
             self._show(f"error: {error}", "#b00")
             return
@@ -428,6 +568,7 @@ class EloExplorerWidget:
         self.text.value = result_html(result)
         self.image.value = figure_png(result_figure(result))
         self.image.layout.display = ""
+        self.block.value = result_block(result)
 
 
 def explorer_widget(**initial: Any) -> Any:
