@@ -661,7 +661,7 @@ def test_a_preset_with_pairs_opens_in_pairs_mode_and_tests_the_pairs() -> None:
 def test_the_spread_shows_why_pairs_narrow_the_interval() -> None:
     """W/D/L 62/58/36 with pairs (5, 10, 26, 28, 9), the MAIS match: draw ratio 58/156,
     pair ratio (28 + 9)/(5 + 10) = 2.467, per-game variance 0.1501 from W/D/L and
-    2 * 0.06838 = 0.1368 from the pairs: ratio 0.911, the pairs' interval narrower by 0.955."""
+    2 * 0.06838 = 0.1368 from the pairs: ratio 0.911, the pairs' interval narrower by 0.954."""
     result = explore_elo.explore("pentanomial", pairs=[5, 10, 26, 28, 9], wins=62, draws=58,
                                  losses=36)
     sp = result.spread
@@ -680,7 +680,7 @@ def test_the_spread_shows_why_pairs_narrow_the_interval() -> None:
     import html
 
     html_text = html.unescape(ex.result_html(result))
-    assert "ratio 0.911 (the pairs' interval is narrower by its square root, 0.955" in html_text
+    assert "ratio 0.911 (the pairs' interval is narrower by its square root, 0.954" in html_text
     assert "pair ratio 2.467" in html_text and "draw ratio 0.372" in html_text
     # no pair lost: an infinite pair ratio; no pairs at all: none
     assert explore_elo.match_spread(None, (0, 0, 1, 2, 3)).pair_ratio == math.inf
