@@ -507,3 +507,20 @@ def test_a_score_interval_is_the_scores_own() -> None:
     half = 1.9571619316560245 * math.sqrt((139 * 0.265**2 + 16 * 0.235**2 + 45 * 0.735**2)
                                           / 200 / 200)
     assert low == pytest.approx(0.735 - half) and high == pytest.approx(0.735 + half)
+
+
+def test_a_match_stopped_by_its_sprt_reports_the_estimate_read_as_stopped() -> None:
+    """Issue 58: the MAIS SPRT (H1 accepted after 78 pairs) printed only its fixed-length
+    +58 +/- 44, which leans away from H0 after a stop at H1; its cell labels that and gives
+    the estimate read as stopped (chessmoe.sequential), +48 [+5, +91]. A fixed-length match
+    keeps its plain interval."""
+    matches = related.load_related_matches(RELATED.parent / "tournaments" / "related")
+    stopped = matches["mais-vs-mais-at-200-sprt"]
+    assert stopped.stopped is not None and stopped.stopped.accepted == "H1"
+    assert (round(stopped.stopped.elo), round(stopped.stopped.low),
+            round(stopped.stopped.high)) == (48, 5, 91)
+    cells = related.match_verdicts("mais", matches)
+    assert ("+58 +/- 44 Elo per game at fixed length, biased by the stop (read as stopped at "
+            "H1: +48 [+5, +91] Elo) (target 55 %") in cells["mais-vs-mais-at-200-sprt"]
+    assert matches["mais-vs-mais-at-200"].stopped is None
+    assert "biased by the stop" not in cells["mais-vs-mais-at-200"]

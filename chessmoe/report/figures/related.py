@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from chessmoe._io.errors import KitError
+from chessmoe import sequential
 from chessmoe._io.jsonl import read_records
 from chessmoe.elo import elo_from_score, score_from_elo
 from chessmoe.nets.related import RELATED_WEIGHTS
@@ -188,6 +189,9 @@ class RelatedMatch:
     # the per-game (trinomial, cutechess) 95 % interval in Elo, as the summary stores it
     low: float = math.nan
     high: float = math.nan
+    # a decided sequential test's Elo read as stopped there
+    # (:func:`chessmoe.sequential.match_estimate`, in the test's model); None otherwise
+    stopped: sequential.StoppedEstimate | None = None
 
     @property
     def partial(self) -> bool:
@@ -386,10 +390,16 @@ def load_related_matches(tournament_dir: str | os.PathLike[str]) -> dict[str, Re
             words = (f"SPRT H0 {test.elo0:+.0f} Elo against H1 {test.elo1:+.0f} Elo, alpha "
                      f"{test.alpha:g}, beta {test.beta:g}, LLR {test.llr:.2f} in "
                      f"[{test.lower:.2f}, {test.upper:.2f}]" if test is not None else "")
+            stopped = None
+            if test is not None and test.decided and test.model in ("logistic", "normalized"):
+                stopped = sequential.match_estimate(
+                    elo0=test.elo0, elo1=test.elo1, alpha=test.alpha, beta=test.beta,
+                    model=test.model, pentanomial=test.pentanomial)
             out[m.name] = RelatedMatch(m.name, result.games, result.wins, result.draws,
                                        result.losses, result.elo, result.margin,
                                        m.planned_games, test.state if test is not None else "",
-                                       words, low=result.low, high=result.high)
+                                       words, low=result.low, high=result.high,
+                                       stopped=stopped)
     return out
 
 
@@ -740,9 +750,14 @@ def match_verdicts(kind: str, matches: dict[str, RelatedMatch]) -> dict[str, str
                        if m.sprt_state else
                        f"undecided, {m.games} of {m.planned} games played so far")
         test = f"; {m.sprt_words}" if m.sprt_words else ""
+        stop = ""
+        if m.stopped is not None:  # the per-game interval is a fixed-length one
+            e = m.stopped
+            stop = (f" at fixed length, biased by the stop (read as stopped at {e.accepted}: "
+                    f"{e.elo:+.0f} [{e.low:+.0f}, {e.high:+.0f}] {e.unit})")
         cells[name] = (f"vs {opponent}: {m.wins}-{m.draws}-{m.losses}, {_pct(m.score)} over "
-                       f"{m.games} games, {m.elo:+.0f} +/- {m.margin:.0f} Elo per game ({goal}: "
-                       f"{verdict}{test})")
+                       f"{m.games} games, {m.elo:+.0f} +/- {m.margin:.0f} Elo per game{stop} "
+                       f"({goal}: {verdict}{test})")
     return cells
 
 
