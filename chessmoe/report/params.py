@@ -44,6 +44,7 @@ __all__ = [
     "is_committed_figures",
     "output_dir",
     "parameters",
+    "parameters_or_defaults",
     "snapshot",
 ]
 
@@ -121,6 +122,52 @@ def parameters(cls: type[D], namespace: Mapping[str, Any], before: Iterable[str]
     return cls(**values)
 
 
+def parameters_or_defaults(cls: type[D], namespace: Mapping[str, Any], before: Iterable[str]
+                           ) -> tuple[D, list[str]]:
+    """:func:`parameters` for a page that must show itself whatever it is given (a Voila page
+    hides a raised error behind a generic message): each unknown name or mistyped value is
+    dropped for its declared default, and named in one line of the returned list."""
+    if not dataclasses.is_dataclass(cls):
+        raise TypeError(f"{cls!r} is not a dataclass")
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    problems = []
+    values = {}
+    for name in namespace:
+        if name in set(before) or name.startswith("_") or isinstance(namespace[name],
+                                                                     types.ModuleType):
+            continue
+        if name not in fields:
+            close = difflib.get_close_matches(name, list(fields), n=1)
+            problems.append(f"unknown parameter {name!r}" + (f" (did you mean {close[0]!r}?)"
+                                                             if close else "")
+                            + f" is ignored; this page takes: {', '.join(fields)}")
+            continue
+        value = namespace[name]
+        if _type_ok(value, hints[name]):
+            values[name] = value
+            continue
+        f = fields[name]
+        default = (f.default if f.default is not dataclasses.MISSING
+                   else f.default_factory() if f.default_factory is not dataclasses.MISSING
+                   else None)
+        shown = f" ({name} = {value}, without quotes)" if (
+            isinstance(value, str) and _type_ok(_literal(value), hints[name])) else ""
+        problems.append(f"parameter {name!r} must be {_describe(hints[name])}{shown}, got "
+                        f"{value!r} ({type(value).__name__}); the page uses {default!r}")
+    return cls(**values), problems
+
+
+def _literal(text: str) -> Any:
+    """``text`` read as a Python number when it is one (to suggest the value without quotes)."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            continue
+    return text
+
+
 def assert_artefacts(paths: Iterable[str | Path]) -> list[Path]:
     """Fail unless every promised artefact exists and is not empty (last notebook cell)."""
     missing = [Path(p) for p in paths if not Path(p).is_file() or Path(p).stat().st_size == 0]
@@ -179,12 +226,13 @@ class PhaseStatsParams:
 
 @dataclass
 class PhaseExplorerParams:
-    """``12_phase_explorer.ipynb``."""
+    """``12_phase_explorer.ipynb``: ``game`` is a game's number in the file (from 1, as the
+    page lists them)."""
 
     pgn: str = ""
-    games: int = 30
+    games: int = 100
     table: str = "lichess"
-    game: int = 0
+    game: int = 4
     ply: int = 30
 
 
