@@ -20,6 +20,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
+#: The Voila template the explorers are served with: Voila's lab template without its CDN
+#: stylesheets (share/jupyter/voila/templates/chessmoe-offline), found through JUPYTER_PATH.
+VOILA_TEMPLATE = "chessmoe-offline"
 
 
 def missing_chromium() -> str | None:
@@ -67,8 +70,9 @@ def voila(notebook: str | Path) -> Iterator[str]:
     path = notebook if isinstance(notebook, Path) else ROOT / "notebooks" / notebook
     command = [str(voila_bin if voila_bin.exists() else shutil.which("voila")),
                str(path), "--no-browser", f"--port={port}",
-               "--Voila.ip=127.0.0.1"]
-    env = os.environ | {"PYTHONPATH": str(ROOT)}
+               "--Voila.ip=127.0.0.1", f"--template={VOILA_TEMPLATE}"]
+    env = os.environ | {"PYTHONPATH": str(ROOT),
+                        "JUPYTER_PATH": str(ROOT / "share" / "jupyter")}
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     try:
@@ -122,19 +126,23 @@ def lab_run_all(driver: Any, timeout: float = 60) -> None:
     from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.by import By
 
+    item = "//div[contains(@class,'lm-Menu-itemLabel') and text()='Run All Cells']"
+    # cells run before the kernel is up are lost: wait for the status bar's "Idle"
+    until(driver, lambda d: "| Idle" in d.find_element(By.ID, "jp-main-statusbar").text,
+          "the notebook's kernel to be idle", timeout)
     deadline = time.monotonic() + timeout
-    while True:
+    while True:  # the menu bar answers once JupyterLab has started
         try:
             driver.find_element(By.XPATH, "//div[contains(@class,'lm-MenuBar-itemLabel') "
                                           "and text()='Run']").click()
-            time.sleep(0.5)
-            driver.find_element(By.XPATH, "//div[contains(@class,'lm-Menu-itemLabel') "
-                                          "and text()='Run All Cells']").click()
+            found = until(driver, lambda d: [e for e in d.find_elements(By.XPATH, item)
+                                             if e.is_displayed()],
+                          "the Run menu's Run All Cells to show", 10)
+            found[0].click()
             return
-        except WebDriverException:
+        except (WebDriverException, AssertionError):
             if time.monotonic() > deadline:
                 raise
-            time.sleep(1)
 
 
 @contextmanager
@@ -161,9 +169,11 @@ def serve(directory: Path) -> Iterator[str]:
 
 
 @contextmanager
-def chromium(width: int = 1250, height: int = 1500, console: bool = False) -> Iterator[Any]:
+def chromium(width: int = 1250, height: int = 1500, console: bool = False,
+             offline: bool = False) -> Iterator[Any]:
     """A headless Chromium driven by chromedriver (``console``: keep the pages' console
-    messages for ``driver.get_log("browser")``)."""
+    messages for ``driver.get_log("browser")``; ``offline``: every host but 127.0.0.1 fails
+    to resolve, and the requests are logged for :func:`requests_made`)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -172,13 +182,68 @@ def chromium(width: int = 1250, height: int = 1500, console: bool = False) -> It
     for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
                  "--disable-gpu", f"--window-size={width},{height}"):
         options.add_argument(flag)
-    if console:
-        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    if offline:
+        options.add_argument("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1")
+    logs = ({"browser": "ALL"} if console else {}) | ({"performance": "ALL"} if offline else {})
+    if logs:
+        options.set_capability("goog:loggingPrefs", logs)
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
     try:
         yield driver
     finally:
         driver.quit()
+
+
+def requests_made(driver: Any) -> list[str]:
+    """Every URL the browser asked for since the last call (pages, scripts, styles, fonts,
+    images, web sockets), read from the performance log of a Chromium started with
+    ``offline=True``; failed requests are listed too."""
+    import json
+
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            urls.append(str(message["params"]["request"]["url"]))
+        elif message["method"] == "Network.webSocketCreated":
+            urls.append(str(message["params"]["url"]))
+    return urls
+
+
+def external(urls: list[str]) -> list[str]:
+    """The URLs that leave this machine (anything but 127.0.0.1/localhost, data: and blob:)."""
+    local = ("http://127.0.0.1:", "ws://127.0.0.1:", "http://localhost:", "ws://localhost:",
+             "data:", "blob:", "about:")
+    return [url for url in urls if not url.startswith(local)]
+
+
+def until(driver: Any, check: Any, what: str, timeout: float = 90) -> Any:
+    """Wait (polling the page, not sleeping a fixed time) until ``check(driver)`` returns a
+    true value, and return it; after ``timeout`` seconds fail with what was awaited and the
+    start of the page's text. A page being redrawn (a stale or missing element) is read
+    again."""
+    from selenium.common.exceptions import (
+        NoSuchElementException,
+        StaleElementReferenceException,
+        TimeoutException,
+    )
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    def probe(d: Any) -> Any:
+        try:
+            return check(d)
+        except (NoSuchElementException, StaleElementReferenceException):
+            return False
+
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.25).until(probe)
+    except TimeoutException:
+        try:
+            text = driver.find_element(By.TAG_NAME, "body").text[:1500]
+        except Exception as error:  # noqa: BLE001 - the page may be gone; say so
+            text = f"(the page could not be read: {error})"
+        raise AssertionError(f"waited {timeout:g} s for {what}; the page reads: {text}") from None
 
 
 def set_text_input(driver: Any, label: str, value: str) -> None:

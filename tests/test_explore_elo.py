@@ -785,7 +785,9 @@ def test_the_widget_draws_the_planner_and_fills_the_block() -> None:
     assert widget.planner.image.layout.display == "" and "draw ratio of 0.3" in (
         widget.planner.text.value)
     widget.planner.source.value = "match"
-    assert "no match to take the spread from" in widget.planner.text.value
+    assert ("<p style='color:#555'>The planner has no match to take the spread from: enter its "
+            "counts") in widget.planner.text.value  # a note, not an error
+    assert "error" not in widget.planner.text.value
     widget.wins.value = "60"
     widget.elo1.value = "-5"  # a bad bound: both the page and the planner name it
     assert "error: H1 must be above H0 (nElo)" in widget.text.value

@@ -201,7 +201,7 @@ def test_every_definition_has_a_strip(long_game: pg.SampleGame) -> None:
     assert rows[1].labels != rows[5].labels
     svg = xp.strips_svg(rows, 30)
     assert svg.count("class='current-ply' data-ply='30'") == 1
-    assert svg.count("<text") == len(rows) + 2
+    assert svg.count("<text") == len(rows) + 3
     runs = sum(1 + sum(a != b for a, b in zip(r.labels, r.labels[1:])) for r in rows[:-1])
     assert svg.count("<rect") == runs + len(boards)  # a band per run, one per ply tapered
     assert "<title>lichess table, whole-game division: opening, plies 0-21</title>" in svg

@@ -473,7 +473,7 @@ def worked_example_html(games: Sequence[SampleGame], table: str = "lichess",
 
 #: Colours of the strips: the three phases, move-count phases 1-5, the tapered weight's ends.
 STRIP_COLOURS = {"opening": "#a1d99b", "middlegame": "#fdae6b", "endgame": "#9ecae1"}
-MOVECOUNT_COLOURS = ("#edf8fb", "#b3cde3", "#8c96c6", "#8856a7", "#810f7c")
+MOVECOUNT_COLOURS = ("#d0d1e6", "#a6bddb", "#74a9cf", "#2b8cbe", "#045a8d")
 
 
 def _strip_fill(row: StripRow, i: int) -> str:
@@ -493,7 +493,7 @@ def strips_svg(rows: Sequence[StripRow], ply: int, *, width: int = 760, label_wi
     boards = len(rows[0].labels)
     plot_w = width - label_width - 10
     top = 4
-    height = top + row_height * len(rows) + 34
+    height = top + row_height * len(rows) + 48
 
     def x(i: float) -> float:
         return label_width + plot_w * i / boards
@@ -522,9 +522,10 @@ def strips_svg(rows: Sequence[StripRow], ply: int, *, width: int = 760, label_wi
                  "stroke-width='2'/>")
     legend = " ".join(f"<tspan fill='{c}'>&#9632;</tspan> {name}"
                       for name, c in STRIP_COLOURS.items())
-    parts.append(f"<text x='{label_width}' y='{bottom + 14}'>{legend}; move count: "
-                 "light to dark, first to last phase; tapered: dark = all the material "
-                 "(middlegame weight 1), white = endgame</text>")
-    parts.append(f"<text x='{label_width}' y='{bottom + 28}'>ply 0 to {boards - 1}, red: "
-                 "this ply</text></svg>")
+    parts.append(f"<text x='{label_width}' y='{bottom + 14}'>{legend}; red: this ply "
+                 f"(plies 0 to {boards - 1})</text>")
+    parts.append(f"<text x='{label_width}' y='{bottom + 28}'>move count: light to dark, "
+                 "first to last phase</text>")
+    parts.append(f"<text x='{label_width}' y='{bottom + 42}'>tapered: dark = all the "
+                 "material (middlegame weight 1), white = endgame (0)</text></svg>")
     return "".join(parts)

@@ -20,13 +20,19 @@ from typing import Literal
 from chessmoe import elo, sequential
 from chessmoe.report.explore_elo import EloExplorerResult, as_typed, parse_number
 
-__all__ = ["FIELDS", "SOURCES", "PlannerView", "SpreadSource", "planner_html", "planner_view"]
+__all__ = ["FIELDS", "SOURCES", "NoSpread", "PlannerView", "SpreadSource", "planner_html",
+           "planner_view"]
 
 SpreadSource = Literal["match", "draw ratio", "pair variance"]
 #: Where the planner's spread can come from.
 SOURCES: tuple[SpreadSource, ...] = ("match", "draw ratio", "pair variance")
 #: The planner's fields as the page names them (every error message uses these).
 FIELDS = {"draw_ratio": "planner: draw ratio", "pair_variance": "planner: pair variance"}
+
+
+class NoSpread(ValueError):
+    """The match gives the planner no spread (no match, or every unit scored the same): not a
+    mistyped value, so the page says it as a note, not an error."""
 
 
 @dataclass(frozen=True)
@@ -46,8 +52,8 @@ def _spread(source: str, draw_ratio: str | float, pair_variance: str | float,
     """(variance, per, words) of the chosen source, or ``ValueError`` naming the field."""
     if source == "match":
         if result is None or result.spread is None:
-            raise ValueError("the planner has no match to take the spread from: enter its "
-                             "counts, or plan from a draw ratio or a pair variance")
+            raise NoSpread("the planner has no match to take the spread from: enter its "
+                           "counts, or plan from a draw ratio or a pair variance")
         sp = result.spread
         if result.mode == "pentanomial":
             variance, per = sp.pair_variance, 2
@@ -58,8 +64,8 @@ def _spread(source: str, draw_ratio: str | float, pair_variance: str | float,
             words = (f"the match's games: variance {variance:.4f} of a game's score (draw "
                      f"ratio {sp.draw_ratio:.3f})")
         if not variance > 0.0:
-            raise ValueError("the match shows no spread (every game or pair scored the "
-                             "same): plan from a draw ratio or a pair variance")
+            raise NoSpread("the match shows no spread (every game or pair scored the "
+                           "same): plan from a draw ratio or a pair variance")
         return variance, per, words
     if source == "draw ratio":
         d = parse_number(FIELDS["draw_ratio"], draw_ratio)
@@ -89,11 +95,17 @@ def planner_view(*, source: str, draw_ratio: str | float = 0.6,
     (needed for ``source="match"``; its estimate is marked on the curves). Raises
     ``ValueError`` naming the field."""
     variance, per, words = _spread(source, draw_ratio, pair_variance, result)
-    plan = sequential.plan_sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, model=model,
-                                variance=variance, per=per)
     estimate = math.nan
     if result is not None:
         estimate = result.nelo if model == "normalized" else result.primary.elo
+    # the curves span a bound width either side of the bounds, and reach the match's estimate
+    # when it lies within four widths of them
+    width = elo1 - elo0
+    low, high = elo0 - width, elo1 + width
+    if math.isfinite(estimate) and elo0 - 4 * width <= estimate <= elo1 + 4 * width:
+        low, high = min(low, estimate - width / 4), max(high, estimate + width / 4)
+    plan = sequential.plan_sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, model=model,
+                                variance=variance, per=per, span=(low, high))
     outlook = plan.at(estimate) if math.isfinite(estimate) else None
     return PlannerView(plan, words, estimate, outlook)
 

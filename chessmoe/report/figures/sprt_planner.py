@@ -100,9 +100,10 @@ class SprtPlannerPanel:
         self._settings, self._result, self._error = settings, result, error
         self._redraw()
 
-    def _show_error(self, message: str) -> None:
+    def _show_error(self, message: str, *, note: bool = False) -> None:
         self.view = None
-        self.text.value = f"<p style='color:#b00'>error: {html.escape(message)}</p>"
+        self.text.value = (f"<p style='color:#555'>{html.escape(message)}</p>" if note else
+                           f"<p style='color:#b00'>error: {html.escape(message)}</p>")
         self.image.layout.display = "none"
 
     def _redraw(self, *_: Any) -> None:
@@ -119,6 +120,10 @@ class SprtPlannerPanel:
                 source=self.source.value, draw_ratio=self.draw_ratio.value,
                 pair_variance=self.pair_variance.value, result=self._result,
                 **self._settings)
+        except explore_sprt.NoSpread as note:
+            words = str(note)
+            self._show_error(f"{words[:1].upper()}{words[1:]}.", note=True)
+            return
         except ValueError as error:
             self._show_error(str(error))
             return
