@@ -196,7 +196,7 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
             params=lambda results, out: {
                 "stats_dir": str(results / "stats" / lay.stats),
                 "compare_dirs": [str(results / "stats" / c) for c in lay.stats_compare],
-                "figures_dir": str(out)},
+                "figures_dir": str(out), "paper_splits": True},
             needs=tuple((f"stats/{n}/manifest.json", stats_target.get(n, "make results"))
                         for n in (lay.stats, *lay.stats_compare)),
             figures=(stems.FIG02_PHASE_DISTRIBUTION, stems.FIG08_MIXEDNESS,

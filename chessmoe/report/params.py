@@ -211,7 +211,9 @@ def output_dir(figures_dir: str | Path, notebook: str) -> Path:
 
 @dataclass
 class PhaseStatsParams:
-    """``01_phase_statistics.ipynb``."""
+    """``01_phase_statistics.ipynb``: every figure reads ``split`` ("all", "train", "val" or
+    "test"); ``paper_splits`` (``make figures``) uses the paper's instead: the test games for
+    Fig. 8-11, the training games for Fig. 12-13, all games for Fig. 2."""
 
     stats_dir: str = "../results/stats/lichess-2013-01-first5000"
     compare_dirs: list[str] = field(default_factory=lambda: [
@@ -219,9 +221,8 @@ class PhaseStatsParams:
     figures_dir: str = f"{SCRATCH}/01_phase_statistics"
     table: str = "lichess"
     max_move: int = 80
-    positions_split: str = "test"
-    games_split: str = "train"
-    distribution_split: str = "all"
+    split: str = "all"
+    paper_splits: bool = False
 
 
 @dataclass
