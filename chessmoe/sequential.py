@@ -389,6 +389,7 @@ def match_estimate(*, elo0: float, elo1: float, alpha: float = 0.05, beta: float
     LLR, on the pentanomial counts when given, else on W/D/L) accepted a hypothesis, read as
     stopped there: the spread and the fixed-length estimate are the match's own. None while
     the test continues, or when every unit scored the same (no spread to read the stop by)."""
+    scores: tuple[float, ...]
     if pentanomial is not None:
         test = elo.sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, pentanomial=pentanomial,
                         model=model)

@@ -241,7 +241,7 @@ def until(driver: Any, check: Any, what: str, timeout: float = 90) -> Any:
     except TimeoutException:
         try:
             text = driver.find_element(By.TAG_NAME, "body").text[:1500]
-        except Exception as error:  # noqa: BLE001 - the page may be gone; say so
+        except Exception as error:
             text = f"(the page could not be read: {error})"
         raise AssertionError(f"waited {timeout:g} s for {what}; the page reads: {text}") from None
 

@@ -4,6 +4,7 @@ chessmoe.report.phase_games, chessmoe.report.figures.phase_explorer), headless."
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import re
 from pathlib import Path
@@ -202,7 +203,7 @@ def test_every_definition_has_a_strip(long_game: pg.SampleGame) -> None:
     svg = xp.strips_svg(rows, 30)
     assert svg.count("class='current-ply' data-ply='30'") == 1
     assert svg.count("<text") == len(rows) + 3
-    runs = sum(1 + sum(a != b for a, b in zip(r.labels, r.labels[1:])) for r in rows[:-1])
+    runs = sum(1 + sum(a != b for a, b in itertools.pairwise(r.labels)) for r in rows[:-1])
     assert svg.count("<rect") == runs + len(boards)  # a band per run, one per ply tapered
     assert "<title>lichess table, whole-game division: opening, plies 0-21</title>" in svg
 

@@ -3,6 +3,7 @@ and a seeded simulation, the bounds in three units, and the estimate after a sto
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -53,7 +54,7 @@ def test_the_planner_curves_pass_alpha_and_one_minus_beta_at_the_bounds() -> Non
     assert plan.elos[0] == -2.0 and plan.elos[-1] == 4.0 and 0.0 in plan.elos
     curve = dict(zip(plan.elos, plan.pass_probability, strict=True))
     assert curve[0.0] == pytest.approx(0.05) and curve[2.0] == pytest.approx(0.8)
-    assert all(a < b for a, b in zip(plan.pass_probability, plan.pass_probability[1:]))
+    assert all(a < b for a, b in itertools.pairwise(plan.pass_probability))
     # expected length peaks between the bounds, where the drift vanishes
     peak = plan.elos[plan.expected_games.index(max(plan.expected_games))]
     assert 0.0 < peak < 2.0
@@ -129,7 +130,7 @@ def test_the_exit_probability_is_the_closed_form_at_long_times_and_zero_at_the_s
     times = [0.5, 2.0, 8.0, 30.0, 200.0]
     probabilities = [sq.upper_exit_probability(t, drift=0.1, lower=-3.0, upper=2.5)
                      for t in times]
-    assert all(a < b for a, b in zip(probabilities, probabilities[1:]))
+    assert all(a < b for a, b in itertools.pairwise(probabilities))
     # no lower bound within reach: the first-passage probability of a single level
     far = sq.upper_exit_probability(4.0, drift=0.2, lower=-1e4, upper=1.0)
     single = (0.5 * math.erfc(-(0.8 - 1.0) / math.sqrt(8.0))

@@ -13,7 +13,6 @@ planner (:mod:`chessmoe.report.figures.sprt_planner`) and the record as plain te
 from __future__ import annotations
 
 import html
-import io
 import math
 import os
 from collections.abc import Sequence
@@ -28,7 +27,7 @@ from chessmoe.report import explore_elo, stems
 from chessmoe.report.explore_elo import EloExplorerResult
 from chessmoe.report.explore_elo import as_typed as _typed
 from chessmoe.report.figures.sprt_planner import SprtPlannerPanel
-from chessmoe.report.figures.style import Artefact, new_figure, save_figure
+from chessmoe.report.figures.style import Artefact, figure_png, new_figure, save_figure
 
 __all__ = ["EloExplorerWidget", "describe", "explorer_figure", "explorer_widget", "figure_png",
            "interval_curve", "result_block", "result_figure", "result_html"]
@@ -170,13 +169,6 @@ def result_figure(result: EloExplorerResult) -> Figure:
     right.set_title(f"(b) SPRT path ({unit} bounds), alpha {path.alpha:g}, beta {path.beta:g}",
                     fontsize=9)
     return fig
-
-
-def figure_png(fig: Figure, dpi: int = 80) -> bytes:
-    """The figure as PNG bytes (what the browser page shows in an image widget)."""
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi)
-    return buffer.getvalue()
 
 
 def _games(x: float) -> str:

@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 from chessmoe import phases
 from chessmoe.report import explore_phases as xp
 from chessmoe.report import phase_games as pg
-from chessmoe.report.figures.style import PHASE_COLORS, new_figure
+from chessmoe.report.figures.style import PHASE_COLORS, figure_png, new_figure
 from chessmoe.report.params import PhaseExplorerParams
 
 __all__ = ["TABLE_NOTES", "PageSettings", "PhaseExplorerWidget", "page_settings",
@@ -302,8 +302,6 @@ class PhaseExplorerWidget:
     def _new_table(self, *_: Any) -> None:
         self.table_note.value = (f"<p><small>{html.escape(self.table.value)}: "
                                  f"{html.escape(TABLE_NOTES[self.table.value])}.</small></p>")
-        from chessmoe.report.figures.elo_explorer import figure_png
-
         summary = pg.phase_summary(self.game_set.games, self.table.value)
         self.summary_text.value = summary_html(summary)
         self.summary_image.value = figure_png(summary_figure(summary))

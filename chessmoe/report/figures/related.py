@@ -21,8 +21,8 @@ from typing import Any
 
 import pandas as pd
 
-from chessmoe._io.errors import KitError
 from chessmoe import sequential
+from chessmoe._io.errors import KitError
 from chessmoe._io.jsonl import read_records
 from chessmoe.elo import elo_from_score, score_from_elo
 from chessmoe.nets.related import RELATED_WEIGHTS

@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from chessmoe.report import explore_sprt
 from chessmoe.report.explore_elo import EloExplorerResult, as_typed
 from chessmoe.report.explore_sprt import PlannerView
-from chessmoe.report.figures.style import new_figure
+from chessmoe.report.figures.style import figure_png, new_figure
 
 __all__ = ["SprtPlannerPanel", "planner_figure"]
 
@@ -107,8 +107,6 @@ class SprtPlannerPanel:
         self.image.layout.display = "none"
 
     def _redraw(self, *_: Any) -> None:
-        from chessmoe.report.figures.elo_explorer import figure_png
-
         self.draw_ratio.layout.display = "" if self.source.value == "draw ratio" else "none"
         self.pair_variance.layout.display = ("" if self.source.value == "pair variance"
                                              else "none")
