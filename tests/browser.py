@@ -337,21 +337,26 @@ def report_screenshots(site: Path) -> list[Path]:
 
 
 def _explorer_screenshots() -> None:
-    with voila("07_elo_explorer.ipynb") as url, chromium() as driver:
+    from selenium.webdriver.common.by import By
+
+    with voila("07_elo_explorer.ipynb") as url, chromium(height=2600) as driver:
         driver.get(url)
-        wait_for(driver, "img.widget-image")
-        time.sleep(2)
+        until(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "img.sprt-planner"),
+              "the Elo explorer's planner", 180)
+        time.sleep(2)  # the last images decode
         save_small_png(element_png(driver, ".widget-vbox"), ROOT / "docs" / "elo-explorer.png")
     print("saved docs/elo-explorer.png")
-    with voila("12_phase_explorer.ipynb") as url, chromium(height=1100) as driver:
+    with voila("12_phase_explorer.ipynb") as url, chromium(height=2600) as driver:
         driver.get(url)
-        wait_for(driver, ".widget-vbox svg")
+        until(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "img.phase-summary"),
+              "the phase explorer's summary", 180)
         time.sleep(2)
         save_small_png(element_png(driver, ".widget-vbox"), ROOT / "docs" / "phase-explorer.png")
-        from selenium.webdriver.common.by import By
-
-        first = driver.find_elements(By.CSS_SELECTOR, ".jp-RenderedHTMLCommon")[2]
-        save_small_png(bytes(first.screenshot_as_png), ROOT / "docs" / "phase-positions.png")
+        typical = driver.find_element(
+            By.XPATH, "//div[contains(@class,'jp-RenderedHTMLCommon')]"
+                      "[.//h4[normalize-space()='Typical opening']]")
+        driver.execute_script("arguments[0].scrollIntoView();", typical)
+        save_small_png(bytes(typical.screenshot_as_png), ROOT / "docs" / "phase-positions.png")
     print("saved docs/phase-explorer.png, docs/phase-positions.png")
 
 
