@@ -284,11 +284,20 @@ class StoppedEstimate:
 
 
 def _bisect(f: Callable[[float], float], target: float, low: float, high: float) -> float:
-    """The x in [low, high] with f(x) = target for f rising (the bracket widens as needed)."""
-    while f(low) > target:
+    """The x in [low, high] with f(x) = target for f rising (the bracket widens as needed, at
+    most 60 times: a target no x reaches raises ``ValueError`` instead of looping)."""
+    for _ in range(60):
+        if f(low) <= target:
+            break
         low -= (high - low)
-    while f(high) < target:
+    else:
+        raise ValueError(f"no value gives {target} (the function stays above it)")
+    for _ in range(60):
+        if f(high) >= target:
+            break
         high += (high - low)
+    else:
+        raise ValueError(f"no value gives {target} (the function stays below it)")
     for _ in range(200):
         mid = (low + high) / 2.0
         if f(mid) < target:
