@@ -268,3 +268,27 @@ def test_a_probability_that_never_reaches_its_target_is_named_not_looped() -> No
     with pytest.raises(ValueError, match="no value gives 0.5"):
         sq._bisect(lambda x: 0.1, 0.5, 0.0, 1.0)
     assert sq._bisect(lambda x: x, 0.25, 0.0, 1.0) == pytest.approx(0.25)
+
+
+def _survival(t: float, drift: float, lower: float, upper: float, terms: int = 400) -> float:
+    """P(no exit by t) from the strip's eigenfunction series (independent of the images):
+    e^(-drift^2 t/2) sum_n (2/w) sin(k x0) e^(-k^2 t/2) int_0^w e^(drift (z - x0)) sin(k z) dz,
+    k = n pi / w, x0 = -lower."""
+    w, x0 = upper - lower, -lower
+    total = 0.0
+    for n in range(1, terms + 1):
+        k = n * math.pi / w
+        integral = (math.exp(drift * (w - x0)) * (drift * math.sin(k * w) - k * math.cos(k * w))
+                    + k * math.exp(-drift * x0)) / (drift * drift + k * k)
+        total += 2 / w * math.sin(k * x0) * integral * math.exp(-k * k * t / 2)
+    return math.exp(-drift * drift * t / 2) * total
+
+
+@pytest.mark.parametrize("t", [0.5, 3.0, 10.0, 40.0])
+@pytest.mark.parametrize("drift", [-0.3, 0.0, 0.3])
+def test_exits_by_either_bound_and_survival_add_to_one(t: float, drift: float) -> None:
+    """The images' exit probabilities through each bound and the eigenfunction series'
+    survival are two independent computations of one distribution: they add to 1."""
+    up = sq.upper_exit_probability(t, drift=drift, lower=-3.0, upper=2.5)
+    down = sq.upper_exit_probability(t, drift=-drift, lower=-2.5, upper=3.0)
+    assert up + down + _survival(t, drift, -3.0, 2.5) == pytest.approx(1.0, abs=1e-9)
