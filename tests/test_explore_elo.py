@@ -370,9 +370,12 @@ def test_the_controls_wrap_and_the_plot_keeps_its_labels_clear() -> None:
     """Defect 9: at 800 px the controls scrolled sideways (beta hidden), labels sat on the bars
     and the legend on the LLR line."""
     widget = _widget()
-    rows = [c for c in widget.box.children if hasattr(c, "children")]
-    assert rows and all(r.layout.flex_flow == "row wrap" for r in rows)
-    assert widget.beta in rows[-1].children
+    import ipywidgets
+
+    rows = [c for c in (*widget.box.children, *widget.planner.box.children)
+            if isinstance(c, ipywidgets.HBox)]
+    assert len(rows) == 6 and all(r.layout.flex_flow == "row wrap" for r in rows)
+    assert widget.beta in rows[-2].children and widget.planner.draw_ratio in rows[-1].children
     assert widget.image.layout.width == "100%"
     assert widget.result is not None
     fig = ex.result_figure(widget.result)

@@ -4,6 +4,7 @@ chessmoe.report.phase_games, chessmoe.report.figures.phase_explorer), headless."
 from __future__ import annotations
 
 import gzip
+import html
 import itertools
 import json
 import re
@@ -439,7 +440,7 @@ def test_the_notebook_runs_on_the_kits_games_and_names_bad_parameters(tmp_path: 
     assert "takes the mixedness from" in outputs or "None of these games" in outputs
     runner.execute(NOTEBOOK, tmp_path / "bad.ipynb", {"games": 12, "game": "3", "table": "x"})
     executed = nbformat.read(tmp_path / "bad.ipynb", as_version=4)
-    outputs = json.dumps([c.get("outputs", []) for c in executed.cells])
+    outputs = html.unescape(json.dumps([c.get("outputs", []) for c in executed.cells]))
     assert "parameter 'game' must be int (game = 3, without quotes)" in outputs
     assert "table must be one of" in outputs
     assert '"error"' not in outputs and "Traceback" not in outputs
