@@ -263,9 +263,9 @@ def test_the_estimate_after_a_stop_is_median_unbiased_where_the_fixed_length_one
 
 
 def test_a_probability_that_never_reaches_its_target_is_named_not_looped() -> None:
-    with pytest.raises(ValueError, match="no value gives 0.5"):
+    with pytest.raises(ValueError, match=r"no value gives 0\.5"):
         sq._bisect(lambda x: 0.9, 0.5, 0.0, 1.0)
-    with pytest.raises(ValueError, match="no value gives 0.5"):
+    with pytest.raises(ValueError, match=r"no value gives 0\.5"):
         sq._bisect(lambda x: 0.1, 0.5, 0.0, 1.0)
     assert sq._bisect(lambda x: x, 0.25, 0.0, 1.0) == pytest.approx(0.25)
 
