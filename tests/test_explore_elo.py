@@ -595,6 +595,7 @@ def test_settings_are_read_as_typed(field: str, typed: str, read: float) -> None
         assert "Games needed for +/- 2000 Elo" in widget.text.value
 
 
+@pytest.mark.slow
 def test_the_preset_menu_opens_short_and_a_search_finds_every_match() -> None:
     """Issue 55: 238 matches sat in the preset menus. The menu opens with the kit's examples
     and the decisive matches (the full-length matches of the powered, matched and converged
