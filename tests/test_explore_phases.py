@@ -382,6 +382,8 @@ def test_a_mistyped_parameter_is_named_and_replaced(namespace: dict[str, object]
     ({"table": "fide"}, "table must be one of 'lichess', 'lichess-2025', 'engine', got 'fide'; "
                         "the page uses 'lichess'", (4, 30)),
     ({"games": 0}, "games must be a whole number from 1, got 0; the page reads 100", (4, 30)),
+    ({"games": 50_000}, "games: the page reads at most 2,000 games (its menu and summary slow "
+                        "down beyond), got 50,000; it reads the first 2,000", (4, 30)),
     ({"pgn": "no/such.pgn"}, "pgn: no PGN file at 'no/such.pgn'; the page shows the kit's "
                              "Lichess games instead", (4, 30)),
     ({"game": 0}, "game: game 0 is not among the games read from the kit's 100 Lichess games "

@@ -27,7 +27,7 @@ from chessmoe.report import phase_games as pg
 from chessmoe.report.figures.style import PHASE_COLORS, figure_png, new_figure
 from chessmoe.report.params import PhaseExplorerParams
 
-__all__ = ["TABLE_NOTES", "PageSettings", "PhaseExplorerWidget", "page_settings",
+__all__ = ["MAX_GAMES", "TABLE_NOTES", "PageSettings", "PhaseExplorerWidget", "page_settings",
            "problems_html", "summary_figure", "summary_html"]
 
 #: What each mixedness table is, as the page's table menu and notes say it.
@@ -39,6 +39,10 @@ TABLE_NOTES = {
               "constant, so the start position scores 70 and more early positions are "
               "middlegames",
 }
+
+
+#: The most games the page reads from a file (the menu lists each, the summary replays all).
+MAX_GAMES = 2000
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,10 @@ def page_settings(p: PhaseExplorerParams, problems: Sequence[str] = ()) -> PageS
     if count < 1:
         found.append(f"games must be a whole number from 1, got {count}; the page reads 100")
         count = 100
+    elif count > MAX_GAMES:
+        found.append(f"games: the page reads at most {MAX_GAMES:,} games (its menu and summary "
+                     f"slow down beyond), got {count:,}; it reads the first {MAX_GAMES:,}")
+        count = MAX_GAMES
     game_set: pg.GameSet | None = None
     if p.pgn:
         try:
