@@ -120,7 +120,8 @@ def test_matches_the_summary_lists_but_the_spec_does_not_yet_are_planned(
     ``spec.json`` once its networks are trained) still plans the others, which its
     ``summary.json`` lists: the tournament is not complete while they are unplayed, and the
     figures' ledger counts them. The spec's own pairs win where both name a match."""
-    from chessmoe.report import ledger, verdicts
+    from chessmoe import played
+    from chessmoe.report import ledger
 
     t = tmp_path / "tournaments" / "converged"
     _spec(t, [("registered", 1, False)], lanes=1)
@@ -129,8 +130,8 @@ def test_matches_the_summary_lists_but_the_spec_does_not_yet_are_planned(
         TournamentMatch(name, (), planned, summarise([]))
         for name, planned in (("registered", 400), ("waiting", 400))), False)
     (t / "summary.json").write_text(json.dumps(summary.to_json()))
-    assert verdicts.planned_pairs(t, 7) == {"registered": 1, "waiting": 200}
-    assert verdicts.planned_games(t) == 2 * (1 + 200)
+    assert played.planned_pairs(t, 7) == {"registered": 1, "waiting": 200}
+    assert played.planned_games(t) == 2 * (1 + 200)
     assert ledger._planned_matches(t) == 2
     [row] = progress.tournaments_in_progress(tmp_path)
     assert (row.games, row.planned, row.matches, row.complete, row.untimed,
@@ -139,7 +140,7 @@ def test_matches_the_summary_lists_but_the_spec_does_not_yet_are_planned(
             "waits for its networks; no rate of their own yet; then about 0.6 h at its "
             "complete matches' 5.0 s a game)") in "\n".join(progress.progress_lines(tmp_path))
     (t / "summary.json").write_text("{not json")  # unreadable: the spec is the whole plan
-    assert verdicts.planned_pairs(t, 7) == {"registered": 1}
+    assert played.planned_pairs(t, 7) == {"registered": 1}
     assert progress.tournaments_in_progress(tmp_path) == []
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from chessmoe.designs import converged
 from chessmoe.report import benchlog, site, stems, summary
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -201,7 +202,7 @@ def test_the_answer_says_what_the_converged_rows_decide(tmp_path: Path) -> None:
             "**supports**; weighted beats regular when both are trained out: +30 Elo [-1, +61] "
             "(400 games, 200 openings), **undecided at this scale**.") in body
     committed = summary.read_claims(ROOT / "figures" / "claims.csv")
-    assert sum(r.topic == summary.CONVERGED_TOPIC for r in committed) == 3
+    assert sum(r.topic == converged.TOPIC for r in committed) == 3
 
 
 def test_the_answer_says_a_verdict_is_a_sign_and_what_other_seeds_decide(tmp_path: Path) -> None:

@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from chessmoe import played
 from chessmoe.records import SpecError, TournamentPlan
-from chessmoe.report import verdicts
 
 __all__ = ["CUTECHESS", "BundleRecord", "MatchLedger", "PlayedBy", "bundle_records",
            "dirty_bundles", "ledger_lines", "tournament_ledger", "unrecorded"]
@@ -29,7 +29,7 @@ CUTECHESS = "cutechess"
 
 def unrecorded(rules: str) -> str:
     """The label of games whose records name no draw rules, played in a tournament whose
-    ``spec.json`` names ``rules`` (:func:`chessmoe.report.verdicts.draw_rules`)."""
+    ``spec.json`` names ``rules`` (:func:`chessmoe.played.draw_rules`)."""
     return f"{rules or 'unknown'} (from spec.json; the records name none)"
 
 
@@ -63,9 +63,9 @@ def tournament_ledger(tournament: str | os.PathLike[str]) -> tuple[MatchLedger, 
     root = Path(tournament)
     if not root.is_dir():
         return ()
-    spec_rules = unrecorded(verdicts.draw_rules(root))
+    spec_rules = unrecorded(played.draw_rules(root))
     out: list[MatchLedger] = []
-    for match, records in verdicts.load_arms(root).items():
+    for match, records in played.load_arms(root).items():
         rules: Counter[str] = Counter()
         checkouts: Counter[tuple[str | None, bool | None]] = Counter()
         for record in records:
@@ -83,13 +83,13 @@ def tournament_ledger(tournament: str | os.PathLike[str]) -> tuple[MatchLedger, 
 
 
 def _planned_matches(tournament: Path) -> int | None:
-    """Matches the tournament plans (:func:`~chessmoe.report.verdicts.planned_pairs`: the
+    """Matches the tournament plans (:func:`~chessmoe.played.planned_pairs`: the
     registered ones and the design's others); ``None`` without a readable spec."""
     try:
         TournamentPlan.read(tournament / "spec.json")
     except SpecError:
         return None
-    return len(verdicts.planned_pairs(tournament, 0))
+    return len(played.planned_pairs(tournament, 0))
 
 
 def _checkout(commit: str | None, dirty: bool | None) -> str:
@@ -116,7 +116,7 @@ def ledger_lines(folders: Mapping[str, Sequence[str]], results: Path) -> list[st
         if not ledger:
             continue
         games = sum(m.games for m in ledger)
-        planned, matches = verdicts.planned_games(results / folder), _planned_matches(
+        planned, matches = played.planned_games(results / folder), _planned_matches(
             results / folder)
         of_games = f" of {planned:,} planned" if planned is not None else ""
         of_matches = f" of {matches}" if matches is not None else ""

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from chessmoe import elo
-from chessmoe.nets.names import CONVERGED_METHODS, converged_bundle
+from chessmoe.designs.registry import REGISTERED
+from chessmoe.played import planned_pairs
 from chessmoe.records import (
     GameRecord,
     SpecError,
@@ -32,7 +33,6 @@ from chessmoe.records import (
     pentanomial_counts,
 )
 from chessmoe.report.blocks import Block
-from chessmoe.report.verdicts import planned_pairs
 
 __all__ = ["BEGIN", "END", "TournamentProgress", "TrainingProgress", "makespan", "progress_lines",
            "refresh", "sprt_decided", "tournaments_in_progress", "training_in_progress",
@@ -235,8 +235,8 @@ def _phase_count(results: Path, config: dict[str, Any]) -> int | None:
 
 def training_not_begun(results: Path) -> list[tuple[str, str]]:
     """The training runs a begun design still owes that have not started (so no rate): each
-    ``converged`` bundle (:func:`~chessmoe.nets.names.converged_bundle`) missing from a
-    profile that has begun the design, and each expert (``phase<p>``) missing from a
+    bundle a registered design awaits (:attr:`~chessmoe.designs.base.Design.awaited`) missing
+    from a profile that has begun one of them, and each expert (``phase<p>``) missing from a
     mixture bundle that has begun but has no ``manifest.json``, and the stages a begun staged
     expert has not started (one a phase); as ``(<profile>/<bundle>[/<expert>], what is
     left)``."""
@@ -264,10 +264,10 @@ def training_not_begun(results: Path) -> list[tuple[str, str]]:
                     left = phases - len(stages)
                     out.append((f"{profile.name}/{bundle.name}/phase{p}",
                                 f"{left} more stage{'s' if left > 1 else ''} not begun"))
-        bundles = [converged_bundle(m) for m in CONVERGED_METHODS]
-        if any((profile / b).is_dir() for b in bundles):
-            out += [(f"{profile.name}/{b}", "not begun") for b in bundles
-                    if not (profile / b).is_dir()]
+        for design in REGISTERED:
+            if any((profile / b).is_dir() for b in design.awaited):
+                out += [(f"{profile.name}/{b}", "not begun") for b in design.awaited
+                        if not (profile / b).is_dir()]
     return out
 
 

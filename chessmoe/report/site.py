@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from chessmoe import paper
+from chessmoe.designs.rows import ClaimRow
 from chessmoe.report import stems, summary
 from chessmoe.report.artefacts import NOTEBOOK_JOBS, NotebookJob
 
@@ -498,7 +499,7 @@ def _title(artefact: Artefact, compared: dict[tuple[str, int], Comparison]) -> s
     return "Extra: " + words.replace("-", " ")
 
 
-def _claim_rows(artefact: Artefact, claims: Sequence[summary.ClaimRow]) -> list[summary.ClaimRow]:
+def _claim_rows(artefact: Artefact, claims: Sequence[ClaimRow]) -> list[ClaimRow]:
     if artefact.label:
         pattern = re.compile(rf"(?<![\w.]){re.escape(artefact.label)}(?!\d)")
         return [r for r in claims if pattern.search(f"{r.topic} {r.paper_says}")]
@@ -517,7 +518,7 @@ class _Context:
     inputs: SiteInputs
     index: IndexTables
     compared: dict[tuple[str, int], Comparison]
-    claims: list[summary.ClaimRow]
+    claims: list[ClaimRow]
     provenance: dict[str, FolderProvenance] = field(default_factory=dict)
 
     def folder(self, folder: str) -> FolderProvenance:

@@ -56,14 +56,14 @@ def check_note(rows: list[RatingRow], check: tuple[str, float]) -> str | None:
 
 def source_note(tournament_dir: str | os.PathLike[str]) -> str:
     """The tournament the list is made of: its games, distinct openings and draw rules."""
-    from chessmoe.report import verdicts
+    from chessmoe import played
 
     path = Path(tournament_dir)
-    arms = verdicts.load_arms(path) if path.is_dir() else {}
+    arms = played.load_arms(path) if path.is_dir() else {}
     games = sum(len(records) for records in arms.values())
     openings = len({r.opening for records in arms.values() for r in records
                     if r.opening is not None})
-    rules = verdicts.draw_rules(path) or "unknown"
+    rules = played.draw_rules(path) or "unknown"
     return (f"Tournament '{path.name}': {games} games from {openings} distinct openings, "
             f"{rules} draw rules.")
 

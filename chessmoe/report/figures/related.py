@@ -25,8 +25,9 @@ from chessmoe._io.errors import KitError
 from chessmoe._io.jsonl import read_records
 from chessmoe.elo import elo_from_score, score_from_elo
 from chessmoe.nets.related import RELATED_WEIGHTS
+from chessmoe.played import rules_named
 from chessmoe.records import TournamentSummary, VersusSummary
-from chessmoe.report import stems, verdicts
+from chessmoe.report import stems
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 
 __all__ = [
@@ -327,7 +328,7 @@ def _vs(path: Path) -> VsStockfish | None:
                        result.pentanomial_elo, result.pentanomial_margin,
                        int(d["openings"]["pairs"]) if isinstance(d.get("openings"), dict)
                        and "pairs" in d["openings"] else None,
-                       verdicts.rules_named(d.get("adjudication")))
+                       rules_named(d.get("adjudication")))
 
 
 def _rules_words(rules: str | None) -> str:
