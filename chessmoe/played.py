@@ -1,15 +1,28 @@
 """What a tournament directory has played and what it plans, read from its files: every
 match's game records (``<match>/games-*.jsonl``), the pairs each match plans (``spec.json``,
 then ``summary.json`` for matches registered since), whether every planned game is played,
-and the draw rules it was played under. Reports and the tournament designs' readings read
-tournaments through here.
+the draw rules it was played under, and how far an unfinished one has got at the rate its
+own records measure (:func:`tournaments_in_progress`). Reports and the tournament designs'
+readings read tournaments through here.
+
+Rates are what the records say, not a benchmark: a game's ``seconds`` is wall-clock on the
+machine that ran it, shared with whatever else ran beside it. A worker plays
+``games_at_once`` games of a shard side by side, so a shard's time is the makespan of its
+games' durations over that many lanes, not their sum. A match without a game has no rate and
+its games are counted as left but not timed.
 """
 
 from __future__ import annotations
 
+import heapq
+import math
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from chessmoe import elo
 from chessmoe._io.errors import KitError
 from chessmoe.records import (
     GameRecord,
@@ -18,10 +31,12 @@ from chessmoe.records import (
     TournamentSummary,
     draw_rules_of,
     load_records,
+    pentanomial_counts,
 )
 
-__all__ = ["complete", "draw_rules", "load_arms", "planned_games", "planned_pairs", "read_plan",
-           "rules_named"]
+__all__ = ["TournamentProgress", "complete", "draw_rules", "load_arms", "makespan",
+           "planned_games", "planned_pairs", "read_plan", "rules_named", "sprt_decided",
+           "tournament_progress", "tournaments_in_progress"]
 
 
 def planned_games(tournament: str | os.PathLike[str]) -> int | None:
@@ -96,3 +111,111 @@ def planned_pairs(tournament: str | os.PathLike[str], default: int) -> dict[str,
             pairs[match.name] = match.planned_games // 2 if even else default
     return pairs
 
+
+@dataclass(frozen=True)
+class TournamentProgress:
+    """One unfinished tournament: games committed and planned, one worker's seconds a game
+    over the unfinished matches' committed games (shard makespans over games), and the
+    seconds left for one worker at each begun match's own rate (``untimed``: the games left
+    in matches with no game yet; ``finished_rate``: one worker's seconds a game over its
+    complete matches, the only rate those have). An SPRT match plans its cap: it may stop
+    long before."""
+
+    name: str
+    games: int
+    planned: int
+    matches: int
+    complete: int
+    seconds_per_game: float
+    seconds_left: float
+    untimed: int
+    open_sprt: int = 0  # unfinished matches that stop at their SPRT's decision
+    finished_rate: float = math.nan  # seconds a game over the complete matches
+    unregistered: int = 0  # games of the design's matches its spec.json does not list yet
+
+
+def makespan(durations: Sequence[float], lanes: int) -> float:
+    """The time ``lanes`` side-by-side lanes take for ``durations`` in order, each lane
+    taking the next game as soon as its last one ends."""
+    free = [0.0] * max(1, min(lanes, len(durations)))
+    for seconds in durations:
+        heapq.heapreplace(free, free[0] + seconds)
+    return max(free) if durations else 0.0
+
+
+def _spec(directory: Path) -> tuple[int, dict[str, dict[str, Any]], set[str]]:
+    """``games_at_once`` (1 when the spec names none), each SPRT match's test (its fields as
+    the spec records them) and the matches the spec lists (registered before their first
+    game)."""
+    try:
+        plan = TournamentPlan.read(directory / "spec.json")
+    except SpecError:
+        return 1, {}, set()
+    return (max(1, plan.games_at_once), {m.name: dict(m.sprt) for m in plan.matches if m.sprt},
+            {m.name for m in plan.matches})
+
+
+def sprt_decided(test: dict[str, Any], records: Sequence[GameRecord]) -> bool:
+    """Whether ``records`` decide a match's sequential test (the spec's fields: bounds,
+    error rates, model; the exact pentanomial LLR unless the spec says otherwise), as the
+    tournament runner decides when to stop the match."""
+    state = elo.sprt(elo0=float(test["elo0"]), elo1=float(test["elo1"]),
+                     alpha=float(test.get("alpha", 0.05)), beta=float(test.get("beta", 0.05)),
+                     pentanomial=pentanomial_counts(records),
+                     model=str(test.get("model", "logistic")),
+                     exact=bool(test.get("exact", True))).state
+    return state != "continue"
+
+
+def tournament_progress(directory: Path) -> TournamentProgress | None:
+    """The progress of the tournament in ``directory``; ``None`` once it has every game it
+    plans (or without a plan)."""
+    planned = planned_pairs(directory, 0)
+    if not planned:
+        return None
+    lanes, sequential, registered = _spec(directory)
+    unregistered = 2 * sum(p for m, p in planned.items() if m not in registered)
+    total = 2 * sum(planned.values())
+    games = complete = untimed = open_sprt = timed = done_games = 0
+    seconds = left = done_seconds = 0.0
+    for match, pairs in planned.items():
+        count = 0
+        spent = 0.0
+        every: list[GameRecord] = []
+        for shard in sorted((directory / match).glob("games-*.jsonl")):
+            records = load_records([shard])
+            every += records
+            count += len(records)
+            spent += makespan([r.seconds for r in records], lanes)
+        games += count
+        wanted = 2 * pairs
+        if match in sequential and count and sprt_decided(sequential[match], every):
+            wanted = count  # its test decided: what it played is all it plans
+            total -= 2 * pairs - count
+        if count < wanted:
+            seconds += spent
+            timed += count
+        else:
+            done_seconds += spent
+            done_games += count
+        complete += count >= wanted
+        missing = max(0, wanted - count)
+        open_sprt += bool(missing) and match in sequential
+        if count:
+            left += missing * spent / count
+        else:
+            untimed += missing
+    if games >= total:
+        return None
+    return TournamentProgress(directory.name, games, total, len(planned), complete,
+                              seconds / timed if timed else math.nan, left, untimed,
+                              open_sprt, done_seconds / done_games if done_games else math.nan,
+                              unregistered)
+
+
+def tournaments_in_progress(results: Path) -> list[TournamentProgress]:
+    """Every tournament under ``results/tournaments`` whose games fall short of its plan."""
+    root = results / "tournaments"
+    found = ((tournament_progress(d) for d in sorted(root.iterdir()) if d.is_dir())
+             if root.is_dir() else ())
+    return [t for t in found if t is not None]

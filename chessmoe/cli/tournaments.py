@@ -194,7 +194,7 @@ def _elo(args: argparse.Namespace) -> int:
 
 def _ratings(args: argparse.Namespace) -> int:
     from chessmoe.games.pgn import SkipCounter
-    from chessmoe.report.ratings import format_table, parse_anchor, rating_table, read_results
+    from chessmoe.games.ratings import format_table, parse_anchor, rating_table, read_results
 
     anchor, anchor_elo = parse_anchor(args.anchor) if args.anchor else (None, 0.0)
     skips = SkipCounter()

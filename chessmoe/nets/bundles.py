@@ -1,7 +1,8 @@
-"""What a trained bundle's files record, read without torch: its test losses
-(``evaluation.json``, Table 1), its experts' training steps and how each run trained until
-convergence ended (``manifest.json``), and how far an unfinished bundle's runs have logged
-(``metrics.jsonl``). The reports and the tournament designs read bundles through here.
+"""What a bundle's files record, read without torch: its test losses (``evaluation.json``,
+Table 1), its experts' training steps and how each run trained until convergence ended
+(``manifest.json``), and how far an unfinished bundle's runs have got (``metrics.jsonl``
+against what their ``config.json`` plans, at the rate the log measures; the experts and
+stages not begun). The reports and the tournament designs read bundles through here.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from typing import Any
 from chessmoe.nets.names import SEPARATED_LONG
 from chessmoe.records import last_logged
 
-__all__ = ["MIXTURES", "BundleLoss", "Convergence", "bundle_losses", "bundle_steps",
-           "convergence", "convergence_text", "expert_steps", "is_regular_seed",
-           "logged_iterations", "read_manifest", "table1_seed_band"]
+__all__ = ["MIXTURES", "BundleLoss", "Convergence", "TrainingProgress", "bundle_losses",
+           "bundle_steps", "convergence", "convergence_text", "expert_steps", "is_regular_seed",
+           "logged_iterations", "read_manifest", "stages_not_begun", "table1_seed_band",
+           "training_in_progress"]
 
 
 def is_regular_seed(bundle: str) -> bool:
@@ -192,3 +194,115 @@ def bundle_steps(bundle: str | os.PathLike[str]) -> int | None:
     """The bundle's training steps, all its experts together (``None`` without a manifest or
     without steps)."""
     return sum(expert_steps(bundle)) or None
+
+
+@dataclass(frozen=True)
+class TrainingProgress:
+    """One unfinished training run (a bundle part without a manifest beside it): the last
+    iteration its log records, the iterations planned, and the mean seconds an iteration."""
+
+    name: str
+    iterations: int
+    planned: int
+    seconds_per_iteration: float
+    capped: bool = False  # stops once its validation loss stops improving: at most planned
+
+    @property
+    def seconds_left(self) -> float:
+        return (self.planned - self.iterations) * self.seconds_per_iteration
+
+
+def _epoch_cap(results: Path, config: dict[str, Any]) -> int:
+    """The iterations a run without a fixed count plans (its epochs over its training set,
+    whose size the dataset's committed manifest records: ``results/datasets/<name>``)."""
+    from chessmoe.nets.recipes import epoch_iterations
+
+    data, train = config["data"], config["train"]
+    manifest = json.loads((results / "datasets" / Path(data["dataset_dir"]).name
+                           / "manifest.json").read_text(encoding="utf-8"))
+    positions = manifest["datasets"][data["definition"]]["train"][data["train"]]["positions"]
+    return epoch_iterations(float(train["epochs"]), int(train["batch_size"]), int(positions))
+
+
+def _run_progress(results: Path, run: Path, name: str) -> TrainingProgress | None:
+    try:
+        config = json.loads((run / "config.json").read_text(encoding="utf-8"))
+        fixed = config["train"]["iterations"]
+        planned = int(fixed) if fixed is not None else _epoch_cap(results, config)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    last = last_logged(run / "metrics.jsonl")
+    if last is None or last.time is None or last.iteration >= planned:
+        return None
+    done = last.iteration
+    stops = config["train"].get("patience") is not None  # may stop before what it plans
+    return TrainingProgress(name, done, planned, last.time / done, capped=stops)
+
+
+def _runs(bundle: Path) -> list[Path]:
+    """The training runs of an unfinished bundle: each expert's directory, and each stage's
+    of a staged expert (``<expert>/stages/stage2-endgame``), that has a ``config.json`` and
+    no ``summary.json`` (a finished run writes one)."""
+    found = [*bundle.glob("*/config.json"), *bundle.glob("*/stages/*/config.json")]
+    return sorted(c.parent for c in found if not (c.parent / "summary.json").exists())
+
+
+def training_in_progress(results: Path) -> list[TrainingProgress]:
+    """Every training run under ``results/experts/<profile>/<bundle>/<expert>`` (or a stage of
+    a staged expert, ``<expert>/stages/<stage>``) whose bundle has no ``manifest.json`` yet (a
+    finished bundle writes one), that has not written its ``summary.json`` and whose log stops
+    short of the iterations its ``config.json`` plans."""
+    out: list[TrainingProgress] = []
+    root = results / "experts"
+    if not root.is_dir():
+        return out
+    for bundle in sorted(p for p in root.glob("*/*") if p.is_dir()):
+        if (bundle / "manifest.json").exists():
+            continue
+        for run in _runs(bundle):
+            parts = run.relative_to(bundle).parts
+            where = parts[0] if len(parts) == 1 else f"{parts[0]}/{parts[-1]}"
+            found = _run_progress(results, run, f"{bundle.parent.name}/{bundle.name}/{where}")
+            if found is not None:
+                out.append(found)
+    return out
+
+
+def _phase_count(results: Path, config: dict[str, Any]) -> int | None:
+    """The phases of the definition a run's ``config.json`` trains on (its dataset's committed
+    manifest: every split but ``no-phases``); ``None`` where that cannot be read."""
+    try:
+        data = config["data"]
+        manifest = json.loads((results / "datasets" / Path(data["dataset_dir"]).name
+                               / "manifest.json").read_text(encoding="utf-8"))
+        return sum(1 for s in manifest["datasets"][data["definition"]]["train"]
+                   if s != "no-phases")
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def stages_not_begun(results: Path, bundle: Path) -> list[tuple[str, str]]:
+    """The experts (``phase<p>``) a begun mixture bundle without a ``manifest.json`` has not
+    begun, and the stages a begun staged expert has not started (one a phase), as
+    ``(<profile>/<bundle>/<expert>, what is left)``."""
+    begun = sorted(bundle.glob("phase*/config.json"))
+    if (bundle / "manifest.json").exists() or not begun:
+        return []
+    try:
+        config = json.loads(begun[0].read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    out: list[tuple[str, str]] = []
+    name = f"{bundle.parent.name}/{bundle.name}"
+    phases = _phase_count(results, config) or 0
+    for p in range(phases):
+        expert = bundle / f"phase{p}"
+        if not expert.is_dir():
+            out.append((f"{name}/phase{p}", "not begun"))
+            continue
+        stages = [s for s in (expert / "stages").glob("*") if s.is_dir()]
+        if stages and len(stages) < phases:  # staged: one stage a phase
+            left = phases - len(stages)
+            out.append((f"{name}/phase{p}",
+                        f"{left} more stage{'s' if left > 1 else ''} not begun"))
+    return out

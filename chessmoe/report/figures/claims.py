@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from chessmoe import paper, played
+from chessmoe import paper, played, replay
 from chessmoe.designs import replicated, seeds_long, settings
 from chessmoe.designs.powered import PAPER_TABLE2
 from chessmoe.designs.registry import REGISTERED
@@ -37,7 +37,7 @@ from chessmoe.estimates import (
 from chessmoe.nets.bundles import BundleLoss, bundle_losses, bundle_steps
 from chessmoe.nets.names import BALANCED_SUFFIX, REGULAR_LONG
 from chessmoe.paper import BATCH_SIZES
-from chessmoe.report import replay, stems, verdicts
+from chessmoe.report import stems, verdicts
 from chessmoe.report.figures.strength import draw_intervals
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 
@@ -566,7 +566,7 @@ def table_draw_rules(before_dir: str | os.PathLike[str], after_dir: str | os.Pat
                      out_dir: str | os.PathLike[str]) -> Artefact:
     """What changing the draw rules did: every arm both tournaments played (the committed
     one and its replay under other rules, same openings), compared game by game
-    (:mod:`chessmoe.report.replay`), with the arm's Elo under each rule set on the pairs both
+    (:mod:`chessmoe.replay`), with the arm's Elo under each rule set on the pairs both
     played and the shift between them. The last row adds up the games of every arm."""
     rows = replay.replay_tournament(before_dir, after_dir)
     before_rules = played.draw_rules(before_dir) or "unknown"
