@@ -1,9 +1,10 @@
 """What a tournament directory has played and what it plans, read from its files: every
 match's game records (``<match>/games-*.jsonl``), the pairs each match plans (``spec.json``,
 then ``summary.json`` for matches registered since), whether every planned game is played,
-the draw rules it was played under, and how far an unfinished one has got at the rate its
-own records measure (:func:`tournaments_in_progress`). Reports and the tournament designs'
-readings read tournaments through here.
+the draw rules it was played under, how far an unfinished one has got at the rate its own
+records measure (:func:`tournaments_in_progress`), and under which draw rules and from which
+checkout each match's games were played (:func:`tournament_ledger`). Reports and the
+tournament designs' readings read tournaments through here.
 
 Rates are what the records say, not a benchmark: a game's ``seconds`` is wall-clock on the
 machine that ran it, shared with whatever else ran beside it. A worker plays
@@ -17,6 +18,7 @@ from __future__ import annotations
 import heapq
 import math
 import os
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,9 +36,10 @@ from chessmoe.records import (
     pentanomial_counts,
 )
 
-__all__ = ["TournamentProgress", "complete", "draw_rules", "load_arms", "makespan",
-           "planned_games", "planned_pairs", "read_plan", "rules_named", "sprt_decided",
-           "tournament_progress", "tournaments_in_progress"]
+__all__ = ["MatchLedger", "PlayedBy", "TournamentProgress", "complete", "draw_rules",
+           "load_arms", "makespan", "planned_games", "planned_pairs", "read_plan", "rules_named",
+           "sprt_decided", "tournament_ledger", "tournament_progress", "tournaments_in_progress",
+           "unrecorded"]
 
 
 def planned_games(tournament: str | os.PathLike[str]) -> int | None:
@@ -219,3 +222,58 @@ def tournaments_in_progress(results: Path) -> list[TournamentProgress]:
     found = ((tournament_progress(d) for d in sorted(root.iterdir()) if d.is_dir())
              if root.is_dir() else ())
     return [t for t in found if t is not None]
+
+
+def unrecorded(rules: str) -> str:
+    """The label of games whose records name no draw rules, played in a tournament whose
+    ``spec.json`` names ``rules`` (:func:`chessmoe.played.draw_rules`)."""
+    return f"{rules or 'unknown'} (from spec.json; the records name none)"
+
+
+@dataclass(frozen=True)
+class PlayedBy:
+    """Games of one match played by one checkout: ``commit`` (``None``: not recorded) and
+    whether its tracked files differed from it (``dirty``; ``None``: not recorded)."""
+
+    commit: str | None
+    dirty: bool | None
+    games: int
+
+
+@dataclass(frozen=True)
+class MatchLedger:
+    """One match of a tournament folder: games found, games per draw rules, games per
+    checkout, and the first and last game's date (``None`` where records carry none)."""
+
+    tournament: str
+    match: str
+    games: int
+    draw_rules: tuple[tuple[str, int], ...]
+    played_by: tuple[PlayedBy, ...]
+    first_date: str | None
+    last_date: str | None
+
+
+def tournament_ledger(tournament: str | os.PathLike[str]) -> tuple[MatchLedger, ...]:
+    """Every match folder of ``tournament`` that holds games (``<match>/games-*.jsonl``),
+    in name order."""
+    root = Path(tournament)
+    if not root.is_dir():
+        return ()
+    spec_rules = unrecorded(draw_rules(root))
+    out: list[MatchLedger] = []
+    for match, records in load_arms(root).items():
+        rules: Counter[str] = Counter()
+        checkouts: Counter[tuple[str | None, bool | None]] = Counter()
+        for record in records:
+            prov = record.provenance
+            rules[(prov.draw_rules if prov is not None else None) or spec_rules] += 1
+            checkouts[(prov.commit, prov.dirty) if prov is not None else (None, None)] += 1
+        dates = sorted(r.date for r in records if r.date)
+        out.append(MatchLedger(
+            tournament=root.name, match=match, games=len(records),
+            draw_rules=tuple(sorted(rules.items(), key=lambda kv: (-kv[1], kv[0]))),
+            played_by=tuple(PlayedBy(commit, dirty, n) for (commit, dirty), n in
+                            sorted(checkouts.items(), key=lambda kv: (-kv[1], str(kv[0])))),
+            first_date=dates[0] if dates else None, last_date=dates[-1] if dates else None))
+    return tuple(out)

@@ -331,7 +331,7 @@ def test_settings_figure_draws_what_is_played_and_names_what_is_not(tmp_path: Pa
 def test_every_bundle_trained_from_a_dirty_checkout_is_named_in_its_readme(profile: str) -> None:
     """Each bundle with a record written from a checkout that differed from its commit has a
     row in its folder README's provenance notes naming every such record's file and commit."""
-    from chessmoe.report.ledger import dirty_bundles
+    from chessmoe.nets.bundles import dirty_bundles
 
     readme = (ROOT / "experts" / profile / "README.md").read_text(encoding="utf-8")
     notes = readme.split("## Provenance notes", 1)[1].split("\n## ", 1)[0]
@@ -358,7 +358,7 @@ def test_a_record_differs_outside_its_bundle_only_where_it_lists_another_file(
     """Provenance records of a bundle: clean, dirty in its own files only (a resumed run),
     dirty in another file (a neighbour's name sharing its prefix counts as another), dirty
     with the list cut short or absent (counts as differing: unknown)."""
-    from chessmoe.report.ledger import BundleRecord, bundle_records
+    from chessmoe.nets.bundles import BundleRecord, bundle_records
 
     where = "results/experts/small/regular-converged"
     own = (f"{where}/baseline/state.pt", f"{where}/baseline/metrics.jsonl")

@@ -2,7 +2,8 @@
 Table 1), its experts' training steps and how each run trained until convergence ended
 (``manifest.json``), and how far an unfinished bundle's runs have got (``metrics.jsonl``
 against what their ``config.json`` plans, at the rate the log measures; the experts and
-stages not begun). The reports and the tournament designs read bundles through here.
+stages not begun), and the provenance each of its files records (:func:`bundle_records`).
+The reports and the tournament designs read bundles through here.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from typing import Any
 from chessmoe.nets.names import SEPARATED_LONG
 from chessmoe.records import last_logged
 
-__all__ = ["MIXTURES", "BundleLoss", "Convergence", "TrainingProgress", "bundle_losses",
-           "bundle_steps", "convergence", "convergence_text", "expert_steps", "is_regular_seed",
-           "logged_iterations", "read_manifest", "stages_not_begun", "table1_seed_band",
-           "training_in_progress"]
+__all__ = ["MIXTURES", "BundleLoss", "BundleRecord", "Convergence", "TrainingProgress",
+           "bundle_losses", "bundle_records", "bundle_steps", "convergence", "convergence_text",
+           "dirty_bundles", "expert_steps", "is_regular_seed", "logged_iterations",
+           "read_manifest", "stages_not_begun", "table1_seed_band", "training_in_progress"]
 
 
 def is_regular_seed(bundle: str) -> bool:
@@ -305,4 +306,67 @@ def stages_not_begun(results: Path, bundle: Path) -> list[tuple[str, str]]:
             left = phases - len(stages)
             out.append((f"{name}/phase{p}",
                         f"{left} more stage{'s' if left > 1 else ''} not begun"))
+    return out
+
+
+@dataclass(frozen=True)
+class BundleRecord:
+    """One provenance record of a trained bundle: which file (``phase0/config.json``: the
+    run's start; ``.../summary.json``: its end; ``manifest.json``, ``evaluation.json``), the
+    commit it names, whether the checkout's tracked files differed from it, and which
+    (``changed``, repository paths; ``None`` where the record does not list them all)."""
+
+    file: str
+    commit: str
+    dirty: bool
+    changed: tuple[str, ...] | None = None
+
+    def differs_outside(self, bundle: str) -> bool:
+        """Whether the checkout may have differed from the commit in anything but the files
+        of ``bundle`` (its repository path, ``results/experts/small/regular-converged``): a
+        run resumed from its own state, written after its commit, records those files as
+        changed and still ran the commit's code. A dirty record without the full list of
+        changed files counts as differing."""
+        if not self.dirty:
+            return False
+        if self.changed is None:
+            return True
+        inside = bundle.rstrip("/") + "/"
+        return any(not path.startswith(inside) for path in self.changed)
+
+
+def bundle_records(bundle: str | os.PathLike[str]) -> list[BundleRecord]:
+    """Every provenance record of a bundle directory: each expert's ``config.json`` and
+    ``summary.json``, each stage's of a staged expert (``phase0/stages/stage1-middlegame/``),
+    then the bundle's ``dataset-manifest.json`` (the dataset copy it trained on),
+    ``manifest.json`` and ``evaluation.json``."""
+    root = Path(bundle)
+    files = [*sorted(root.glob("*/config.json")), *sorted(root.glob("*/summary.json")),
+             *sorted(root.glob("*/stages/*/config.json")),
+             *sorted(root.glob("*/stages/*/summary.json")),
+             root / "dataset-manifest.json", root / "manifest.json", root / "evaluation.json"]
+    out = []
+    for path in files:
+        if not path.is_file():
+            continue
+        git = json.loads(path.read_text()).get("provenance", {}).get("git")
+        if isinstance(git, dict) and "commit" in git:
+            listed = git.get("changed")
+            changed = (tuple(str(c) for c in listed) if isinstance(listed, list)
+                       and git.get("changed_count") == len(listed) else None)
+            out.append(BundleRecord(str(path.relative_to(root)), str(git["commit"]),
+                                    bool(git.get("dirty")), changed))
+    return out
+
+
+def dirty_bundles(experts: str | os.PathLike[str]) -> dict[str, list[BundleRecord]]:
+    """The bundles under ``experts`` with a record written from a checkout whose tracked files
+    differed from its commit (training, its manifest or its evaluation), with those records;
+    :meth:`BundleRecord.differs_outside` tells a record whose checkout differed only in the
+    bundle's own files (a resumed run's state) from one that may have run other code."""
+    out = {}
+    for bundle in sorted(p for p in Path(experts).iterdir() if p.is_dir()):
+        dirty = [r for r in bundle_records(bundle) if r.dirty]
+        if dirty:
+            out[bundle.name] = dirty
     return out
