@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from chessmoe.report import explore_elo
+from chessmoe.explore import elo as explore_elo
 from tests import browser
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser,
