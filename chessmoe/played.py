@@ -97,7 +97,7 @@ def rules_named(adjudication: object) -> str | None:
 def planned_pairs(tournament: str | os.PathLike[str], default: int) -> dict[str, int]:
     """Pairs per match name that ``tournament`` plans: every match of its ``spec.json``, then
     every match its ``summary.json`` lists that the spec does not list yet (a design whose
-    matches are registered one at a time, as their networks are trained: ``converged``),
+    matches are registered one at a time, as their networks are trained),
     at half the summary's planned games, or ``default`` pairs where that is no even count.
     Empty without a readable spec (a tournament not begun)."""
     plan = read_plan(tournament)

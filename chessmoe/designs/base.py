@@ -135,8 +135,9 @@ class TableNotes:
 @dataclass(frozen=True)
 class Answer:
     """A design's part of the README's answer: the main design's ``headline``, table
-    ``rows`` (named by their tournament ``source`` unless it is the main one), the main
-    paragraph under the table, a sentence for the regime paragraph and ``lines`` after it."""
+    ``rows`` (named by their tournament ``source``; the main design's rows are the table's
+    own, its source named in the header), the main paragraph under the table, a sentence for
+    the regime paragraph and ``lines`` after it."""
 
     headline: str = ""
     source: str = ""

@@ -275,7 +275,7 @@ def answer(every: Sequence[ClaimRow]) -> Answer:
     for clause in (size_clause(versus_rows), seeds_clause(every)):
         if clause:
             paragraph += " " + clause
-    return Answer(headline=headline(versus_rows, direct), rows=tuple(rows),
+    return Answer(headline=headline(versus_rows, direct), source="replicated", rows=tuple(rows),
                   paragraph=paragraph, regime=regime_line())
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chessmoe.designs.registry import REGISTERED
+from chessmoe.designs import registry
 from chessmoe.games.sources import results_name
 from chessmoe.report import stems
 
@@ -92,7 +92,7 @@ class ResultsLayout:
         """The tournament folder of every registered design whose rows were registered before
         its first game, by design name."""
         return {d.name: str(results / "tournaments" / f"{self.designs_prefix}{d.name}")
-                for d in REGISTERED if d.registered}
+                for d in registry.REGISTERED if d.registered}
 
 
 LAYOUTS: dict[str, ResultsLayout] = {

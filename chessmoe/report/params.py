@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, Union
 
-from chessmoe.designs.registry import REGISTERED
+from chessmoe.designs import registry
 
 __all__ = [
     "SCRATCH",
@@ -309,7 +309,7 @@ class ClaimsParams:
     def tournaments(self) -> dict[str, str]:
         """Every registered design's tournament whose rows were registered before its first
         game, by keyword (:func:`chessmoe.report.verdicts.claims`' arguments)."""
-        return {d.keyword: self.tournament(d.name) for d in REGISTERED if d.registered}
+        return {d.keyword: self.tournament(d.name) for d in registry.REGISTERED if d.registered}
 
 
 @dataclass

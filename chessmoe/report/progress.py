@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from chessmoe.designs.registry import REGISTERED
+from chessmoe.designs import registry
 from chessmoe.nets.bundles import stages_not_begun, training_in_progress
 from chessmoe.played import tournaments_in_progress
 from chessmoe.report.blocks import Block
@@ -37,7 +37,7 @@ def training_not_begun(results: Path) -> list[tuple[str, str]]:
     for profile in sorted(p for p in root.iterdir() if p.is_dir()):
         for bundle in sorted(p for p in profile.iterdir() if p.is_dir()):
             out += stages_not_begun(results, bundle)
-        for design in REGISTERED:
+        for design in registry.REGISTERED:
             if any((profile / b).is_dir() for b in design.awaited):
                 out += [(f"{profile.name}/{b}", "not begun") for b in design.awaited
                         if not (profile / b).is_dir()]

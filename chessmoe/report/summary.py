@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from chessmoe.designs.registry import REGISTERED
+from chessmoe.designs import registry
 from chessmoe.designs.rows import ClaimRow
 from chessmoe.report.blocks import Block
 from chessmoe.report.stems import COMPUTE_GAP
@@ -129,15 +129,15 @@ def answer_lines(figures: Path, *, image: str = f"figures/{COMPUTE_GAP}.png") ->
     path = figures / "claims.csv"
     every = read_claims(path)
     try:
-        answers = [d.answer(every) for d in REGISTERED if d.answer is not None]
+        answers = [d.answer(every) for d in registry.REGISTERED if d.answer is not None]
     except ValueError as error:
         raise ValueError(f"{path} {error}") from None
     gap = [g for g in read_compute_gap(figures / f"{COMPUTE_GAP}.csv") if g.scale != "small"]
-    lines = ["**Does a mixture of experts help?** " + "".join(a.headline for a in answers)
-             + medium_clause(gap), "",
-             "| claim (the `replicated` tournament unless named) | paper | kit: estimate "
+    main = next(a for a in answers if a.headline)
+    lines = ["**Does a mixture of experts help?** " + main.headline + medium_clause(gap), "",
+             f"| claim (the `{main.source}` tournament unless named) | paper | kit: estimate "
              "[95 % interval] | verdict |", "|---|---|---|---|"]
-    lines += [_row(r, a.source) for a in answers for r in a.rows]
+    lines += [_row(r, "" if a is main else a.source) for a in answers for r in a.rows]
     lines += ["", " ".join(a.paragraph for a in answers if a.paragraph)]
     lines += ["", " ".join(a.regime for a in answers if a.regime)]
     lines += [line for a in answers for line in a.lines]

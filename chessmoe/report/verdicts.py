@@ -26,8 +26,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from chessmoe._io.errors import KitError
+from chessmoe.designs import registry
 from chessmoe.designs.base import Evidence
-from chessmoe.designs.registry import MAIN, REGISTERED
 from chessmoe.designs.rows import POST_HOC, UNDECIDED, Claim, ClaimTest
 from chessmoe.estimates import holm
 from chessmoe.nets.bundles import table1_seed_band
@@ -55,13 +55,14 @@ def evidence(tournament: str | os.PathLike[str], experts: str | os.PathLike[str]
              tournaments: Mapping[str, str | os.PathLike[str] | None],
              setting: str = "b8-n100") -> Evidence:
     """What the designs read: ``tournament`` is the main design's directory, ``tournaments``
-    the others' by keyword (``seeds_long=...``); a design not given has no rows."""
-    known = {d.keyword: d.name for d in REGISTERED}
+    the others' by keyword (:attr:`~chessmoe.designs.base.Design.keyword`); a design not given
+    has no rows."""
+    known = {d.keyword: d.name for d in registry.REGISTERED}
     unknown = sorted(set(tournaments) - set(known))
     if unknown:
         raise KitError(f"no registered design {unknown[0]!r}; known: {', '.join(known)}")
     given = {known[k]: Path(v) for k, v in tournaments.items() if v is not None}
-    return Evidence(Path(experts), {MAIN: Path(tournament), **given}, setting)
+    return Evidence(Path(experts), {registry.MAIN: Path(tournament), **given}, setting)
 
 
 def table1_rows(experts: str | os.PathLike[str]) -> list[Claim]:
@@ -95,7 +96,7 @@ def claims(tournament: str | os.PathLike[str], experts: str | os.PathLike[str],
     game-decided ones corrected together by Holm's procedure (family-wise ``alpha``).
 
     ``tournament``: the main design's directory; ``tournaments``: every other registered
-    design's by keyword (``replicated=``, ``settings=``, ``seeds_long=``, ...). Each design's
+    design's by keyword (:attr:`~chessmoe.designs.base.Design.keyword`). Each design's
     rows follow in the registry's order; a registered design's rows are in the table from
     before its first game, and a row is a test only once its match has played its planned
     games. The Table 1 rows (seed ranges) close the table."""
@@ -104,7 +105,7 @@ def claims(tournament: str | os.PathLike[str], experts: str | os.PathLike[str],
 
 def claims_of(found: Evidence, alpha: float = 0.05) -> list[Claim]:
     """:func:`claims` of what :func:`evidence` found."""
-    tests = [t for design in REGISTERED if design.claims is not None
+    tests = [t for design in registry.REGISTERED if design.claims is not None
              for t in design.claims(found)]
     family = [t for t in tests if not t.in_progress]
     adjusted = dict(zip((id(t) for t in family), holm([t.claim.p for t in family]),

@@ -20,9 +20,8 @@ from typing import Any
 import pandas as pd
 
 from chessmoe import paper, played, replay
-from chessmoe.designs import replicated, seeds_long, settings
+from chessmoe.designs import registry, replicated, seeds_long, settings
 from chessmoe.designs.powered import PAPER_TABLE2
-from chessmoe.designs.registry import REGISTERED
 from chessmoe.designs.seeds import seed_arms
 from chessmoe.estimates import (
     Z95,
@@ -276,9 +275,10 @@ def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.P
                            "p": _p(c.p), "p (Holm)": _p(c.p_holm), "Verdict": c.verdict,
                            "Note": c.note} for c in rows], columns=columns)
     tested = sum(1 for c in rows if not math.isnan(c.p_holm))
+    designs = registry.REGISTERED
     sources = "; ".join(f"{where.name} tournament ({_played(where)})"
                         + (f" for the {what}" if what else "")
-                        for design in REGISTERED for where, what in design.read_sources(found))
+                        for design in designs for where, what in design.read_sources(found))
     notes = [f"Source: {sources}; {Path(experts_dir).name} experts' evaluations.",
              f"Verdicts from games: the two-sided p-value of no effect (a z-test on game-pair "
              f"scores, the interval's standard error) adjusted by Holm's procedure over the "
@@ -300,9 +300,9 @@ def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.P
              "is taken opening by opening (a paired design).",
              "Kind: post-hoc controls were designed after the powered results were seen; "
              "exploratory rows test questions the paper does not ask.",
-             *(d.notes.registration for d in REGISTERED if d.notes.registration),
-             *(d.notes.regime(Path(experts_dir)) for d in REGISTERED if d.notes.regime),
-             *(d.notes.source for d in REGISTERED if d.notes.source),
+             *(d.notes.registration for d in designs if d.notes.registration),
+             *(d.notes.regime(Path(experts_dir)) for d in designs if d.notes.regime),
+             *(d.notes.source for d in designs if d.notes.source),
              "Table 1 rows compare ranges over training seeds (min to max), not confidence "
              "intervals: their words (below / overlaps / above the seed range) describe, they "
              "do not test, and they are not in the Holm family."]
