@@ -1,7 +1,7 @@
 """A tournament design declared once (chessmoe.designs): the registry holds every design
 module, each reader iterates it, and a new design declared in one object reaches the player,
 the claims table (rows, sources, notes), the README's answer, the runs in progress and the
-claims notebook's parameters without any reader naming it (docs/designs.md walks through it)."""
+claims notebook's parameters without any reader naming it (docs/layers.md walks through it)."""
 
 from __future__ import annotations
 

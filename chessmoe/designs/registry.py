@@ -1,7 +1,7 @@
 """The registered tournament designs, in the order every reader iterates them.
 
 A new design is one module of this package declaring its :class:`~chessmoe.designs.base.Design`
-as ``DESIGN``, and one line here (``docs/designs.md`` walks through an example). The order is
+as ``DESIGN``, and one line here (``docs/layers.md`` walks through an example). The order is
 the order of the profiles, of the claims table's sources and notes and of the README's answer.
 """
 
