@@ -207,6 +207,16 @@ PROFILES: dict[str, Profile] = {
     **{d.name: Profile(d.name, d.profile, _SMALL_DATA, _SMALL_TRAINING,
                        TournamentPlan(d.name, experts="small"))
        for d in REGISTERED if d.profile},
+    "precision": Profile(
+        "precision",
+        "faster paths checked against fp32: regular trained under bf16 autocast against regular "
+        "(200 games; train it first: chessmoe train --profile small --control bf16) and the "
+        "staged mixture evaluated by OpenVINO in bf16 against ONNX Runtime in fp32 (400 games), "
+        "batch 8 and 100 nodes, cutechess rules (gates: chessmoe precision)",
+        _SMALL_DATA,
+        _SMALL_TRAINING,
+        TournamentPlan("precision", experts="small"),
+    ),
     "ratings": Profile(
         "ratings",
         "the committed rating list's round robin: the small engines, the related documents' "
@@ -305,6 +315,8 @@ TRAIN_DOCS = {
     "seed": "seed of data order and init",
     "device": "auto, cpu, cuda, cuda:N",
     "amp": "autocast dtype on GPU: bf16, fp16, off",
+    "cpu_amp": "autocast dtype on CPU: off (fp32, every committed network) or bf16 (needs "
+               "AVX512_BF16 or AMX)",
     "channels_last": "channels-last memory format",
     "threads": "torch CPU threads",
     "expand_on_device": "expand planes on the GPU",

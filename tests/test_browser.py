@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import re
 import shutil
-import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -34,10 +33,8 @@ def test_the_elo_explorer_redraws_its_plot_in_chromium() -> None:
         assert before and all(src.startswith("blob:") for src in before)
         assert "+53.9 +/- 53.3 Elo" in driver.find_element(By.TAG_NAME, "body").text
         browser.set_text_input(driver, "W (wins)", "13")
-        deadline = time.monotonic() + 20
-        while browser.image_sources(driver) == before and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert browser.image_sources(driver) != before
+        browser.until(driver, lambda: browser.image_sources(driver) != before,
+                      "the plot to be redrawn after W = 13")
         body = driver.find_element(By.TAG_NAME, "body").text
         assert "W 13, D 30, L 40" in body
 
@@ -55,20 +52,20 @@ def test_the_elo_explorer_is_right_for_lopsided_bad_and_switched_inputs_in_chrom
         def body() -> str:
             return str(driver.find_element(By.TAG_NAME, "body").text)
 
-        def until(check: object, timeout: float = 20) -> None:
-            deadline = time.monotonic() + timeout
-            while not check() and time.monotonic() < deadline:  # type: ignore[operator]
-                time.sleep(0.2)
-            assert check(), body()[:2000]  # type: ignore[operator]
+        def until(check: Callable[[], object], what: str) -> None:
+            browser.until(driver, check, what)
+
+        def shows(*texts: str) -> None:
+            until(lambda: all(text in body() for text in texts),
+                  "the page to show " + " and ".join(repr(t) for t in texts))
 
         # 2: the 'what if' match keeps the score (fractional counts)
-        until(lambda: "What if 1000 games at the same score (W 461.5, D 230.8, L 307.7): +53.9"
-              in body())
+        shows("What if 1000 games at the same score (W 461.5, D 230.8, L 307.7): +53.9")
         # 1: W/D/L 1/0/0
         browser.set_text_input(driver, "D (draws)", "0")
         browser.set_text_input(driver, "L (losses)", "0")
         browser.set_text_input(driver, "W (wins)", "1")
-        until(lambda: "W 1, D 0, L 0" in body() and "no upper bound" in body())
+        shows("W 1, D 0, L 0", "no upper bound")
         verdict = driver.find_element(By.CSS_SELECTOR, ".widget-html b").text
         assert verdict == "The interval contains 0: undecided at 95 %."
         assert "every game won" in body() and not re.search(r"\bnan\b", body().lower())
@@ -76,28 +73,29 @@ def test_the_elo_explorer_is_right_for_lopsided_bad_and_switched_inputs_in_chrom
         assert image.is_displayed()
         # 3: an error hides the plot and the verdict
         browser.set_text_input(driver, "W (wins)", "-5")
-        until(lambda: "error: W (wins) must be >= 0, got -5" in body())
+        shows("error: W (wins) must be >= 0, got -5")
         assert not image.is_displayed() and "undecided" not in body()
         assert "significant" not in body()
         browser.set_text_input(driver, "W (wins)", "2.5")
-        until(lambda: "W (wins) must be a whole number of games, got '2.5'" in body())
+        shows("W (wins) must be a whole number of games, got '2.5'")
         browser.set_text_input(driver, "W (wins)", "6")
-        until(lambda: "significant at 95 %" in body() and image.is_displayed())
+        until(lambda: "significant at 95 %" in body() and image.is_displayed(),
+              "'significant at 95 %' with the plot shown")
         # 4: pairs mode owns its inputs
         driver.find_element(By.XPATH, "//button[normalize-space()='game pairs (fastchess)']"
                             ).click()
-        until(lambda: "No pairs yet" in body())
+        shows("No pairs yet")
         wins = driver.find_element(
             By.XPATH, "//label[normalize-space()='W (wins)']/following-sibling::input")
         assert not wins.is_displayed() and "no games" not in body()
         assert not image.is_displayed()
         browser.set_text_input(driver, "WD", "3")
-        until(lambda: "LL 0, LD 0, WL+DD 0, WD 3, WW 0" in body() and image.is_displayed())
+        until(lambda: "LL 0, LD 0, WL+DD 0, WD 3, WW 0" in body() and image.is_displayed(),
+              "the pairs LL 0, LD 0, WL+DD 0, WD 3, WW 0 with the plot shown")
         assert "error" not in body()
 
 
 def test_the_phase_explorer_redraws_its_board_in_chromium() -> None:
-    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
@@ -112,25 +110,17 @@ def test_the_phase_explorer_redraws_its_board_in_chromium() -> None:
 
         def board() -> str:
             # the widget replaces the svg element while redrawing: a stale handle is re-read
-            for _ in range(50):
-                try:
-                    return str(driver.find_element(By.CSS_SELECTOR, ".widget-vbox svg")
-                               .get_attribute("outerHTML"))
-                except StaleElementReferenceException:
-                    time.sleep(0.1)
-            raise AssertionError("the board never settled")
+            return str(driver.find_element(By.CSS_SELECTOR, ".widget-vbox svg")
+                       .get_attribute("outerHTML"))
 
-        deadline = time.monotonic() + 20
-        while board() == before and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert board() != before
+        browser.until(driver, lambda: board() != before,
+                      "the board to be redrawn for the fourth game")
 
 
 def test_the_elo_explorer_leftovers_of_issue_42_in_chromium() -> None:
     """Issue 42: LOS of one WW pair as of its two games, 4/0/0 undecided by the exact interval,
     settings kept as typed or refused by name in one visible line, bounds with the digits of the
     verdict, presets grouped and reset to a neutral label on edit."""
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
@@ -141,18 +131,14 @@ def test_the_elo_explorer_leftovers_of_issue_42_in_chromium() -> None:
         def body() -> str:
             return str(driver.find_element(By.TAG_NAME, "body").text)
 
-        def until(check: Any, timeout: float = 20) -> None:
+        def until(check: Callable[[], object], what: str) -> None:
             """Wait for ``check``; a menu being redrawn (stale, or no option selected for a
             moment) is read again."""
-            deadline = time.monotonic() + timeout
-            while time.monotonic() < deadline:
-                try:
-                    if check():
-                        return
-                except (NoSuchElementException, StaleElementReferenceException):
-                    pass
-                time.sleep(0.2)
-            assert check(), body()[:2000]
+            browser.until(driver, check, what)
+
+        def shows(*texts: str) -> None:
+            until(lambda: all(text in body() for text in texts),
+                  "the page to show " + " and ".join(repr(t) for t in texts))
 
         def field(label: str) -> str:
             return str(driver.find_element(
@@ -162,7 +148,7 @@ def test_the_elo_explorer_leftovers_of_issue_42_in_chromium() -> None:
         def menu(index: int) -> Select:
             return Select(driver.find_elements(By.CSS_SELECTOR, ".widget-dropdown select")[index])
 
-        until(lambda: "+53.9 +/- 53.3 Elo" in body())
+        shows("+53.9 +/- 53.3 Elo")
         image = driver.find_element(By.CSS_SELECTOR, "img.widget-image")
         # presets: a menu of groups, then the group's matches; an edit shows a neutral label
         # one group per committed tournament with games, after the kit's examples
@@ -174,16 +160,17 @@ def test_the_elo_explorer_leftovers_of_issue_42_in_chromium() -> None:
         assert menu(0).first_selected_option.text == "examples"
         menu(0).select_by_value(next(o.get_attribute("value") for o in menu(0).options
                                      if o.text.startswith("tournament small ")))
-        until(lambda: menu(1).first_selected_option.text.startswith("separated-b8-n100 "))
+        until(lambda: menu(1).first_selected_option.text.startswith("separated-b8-n100 "),
+              "the match menu to select separated-b8-n100")
         assert len(menu(1).options) < 40
-        until(lambda: "recorded with the same match" in body())
+        shows("recorded with the same match")
         browser.set_text_input(driver, "W (wins)", "4")
-        until(lambda: menu(1).first_selected_option.text == "(counts typed by hand)")
+        until(lambda: menu(1).first_selected_option.text == "(counts typed by hand)",
+              "the match menu to read '(counts typed by hand)'")
         # 4/0/0: exact interval, undecided
         browser.set_text_input(driver, "D (draws)", "0")
         browser.set_text_input(driver, "L (losses)", "0")
-        until(lambda: "W 4, D 0, L 0" in body() and "exact (Clopper-Pearson) interval [-72.1"
-              in body())
+        shows("W 4, D 0, L 0", "exact (Clopper-Pearson) interval [-72.1")
         assert "The interval contains 0: undecided at 95 %." in body()
         # settings: refused by name in one visible line, never rewritten
         for label, typed, shown in (
@@ -193,34 +180,37 @@ def test_the_elo_explorer_leftovers_of_issue_42_in_chromium() -> None:
                 ("confidence", "95", "error: confidence must lie strictly between 0 and 1 "
                                      "(0.95 for 95 %), got 95")):
             browser.set_text_input(driver, label, typed)
-            until(lambda shown=shown: shown in body())
+            shows(shown)
             assert field(label) == typed and not image.is_displayed()
             error = driver.find_element(By.XPATH, "//p[starts-with(normalize-space(), 'error:')]")
             assert error.is_displayed() and error.text == shown
             browser.set_text_input(driver, label, {"alpha": "0.05", "confidence": "0.95"}.get(
                 label, "2000"))
-        until(lambda: "Games needed for +/- 2000 Elo" in body() and image.is_displayed())
+        until(lambda: "Games needed for +/- 2000 Elo" in body() and image.is_displayed(),
+              "'Games needed for +/- 2000 Elo' with the plot shown")
         assert field("games for +/- Elo") == "2000"
         browser.set_text_input(driver, "what if: games", "25")
-        until(lambda: "What if 25 games at the same score (W 25, D 0, L 0)" in body())
+        shows("What if 25 games at the same score (W 25, D 0, L 0)")
         assert field("what if: games") == "25"
         # bounds keep the digits that agree with the verdict
         browser.set_text_input(driver, "L (losses)", "49990000")
         browser.set_text_input(driver, "W (wins)", "50010000")
-        until(lambda: "[+0.001, +0.138]" in body())
+        shows("[+0.001, +0.138]")
         assert "The interval excludes 0" in body()
         # LOS of one WW pair is that of its two won games
         browser.set_text_input(driver, "L (losses)", "0")
         browser.set_text_input(driver, "W (wins)", "2")
-        until(lambda: "W 2, D 0, L 0" in body() and "92.1 %" in body())
+        shows("W 2, D 0, L 0", "92.1 %")
         driver.find_element(By.XPATH, "//button[normalize-space()='game pairs (fastchess)']"
                             ).click()
         until(lambda: driver.find_element(
-            By.XPATH, "//label[normalize-space()='LL']/following-sibling::input").is_displayed())
+            By.XPATH, "//label[normalize-space()='LL']/following-sibling::input").is_displayed(),
+              "the LL input of pairs mode to be shown")
         for name in ("LL", "LD", "WL+DD", "WD"):
             browser.set_text_input(driver, name, "0")
         browser.set_text_input(driver, "WW", "1")
-        until(lambda: "LL 0, LD 0, WL+DD 0, WD 0, WW 1" in body() and image.is_displayed())
+        until(lambda: "LL 0, LD 0, WL+DD 0, WD 0, WW 1" in body() and image.is_displayed(),
+              "the pairs LL 0, LD 0, WL+DD 0, WD 0, WW 1 with the plot shown")
         assert "92.1 %" in body() and "100.0 %" not in body()
 
 
@@ -257,13 +247,11 @@ def test_the_elo_explorer_draws_its_plot_in_jupyterlab(tmp_path: Path) -> None:
     with browser.jupyterlab(tmp_path) as url, browser.chromium() as driver:
         driver.get(url + "lab/tree/notebooks/07_elo_explorer.ipynb")
         browser.wait_for(driver, ".jp-Notebook", 90)
-        browser.lab_run_all(driver)
-        browser.wait_for(driver, "img.widget-image", 120)
+        browser.lab_run_all(driver, timeout=90)
+        browser.wait_for(driver, "img.widget-image", 30)
         before = browser.image_sources(driver)
         browser.set_text_input(driver, "W (wins)", "13")
-        deadline = time.monotonic() + 20
-        while browser.image_sources(driver) == before and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert browser.image_sources(driver) != before
+        browser.until(driver, lambda: browser.image_sources(driver) != before,
+                      "the plot to be redrawn after W = 13")
         body = driver.find_element(By.TAG_NAME, "body").text
         assert "W 13, D 30, L 40" in body and "<Figure size" not in body

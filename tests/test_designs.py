@@ -1,7 +1,8 @@
 """A tournament design declared once (chessmoe.designs): the registry holds every design
 module, each reader iterates it, and a new design declared in one object reaches the player,
-the claims table (rows, sources, notes), the README's answer, the runs in progress and the
-claims notebook's parameters without any reader naming it (docs/layers.md walks through it)."""
+the claims table (rows, sources, notes), the runs in progress and the claims notebook's
+parameters without any reader naming it (docs/layers.md walks through it); the README's answer
+names the rows it shows by the topics the designs declare."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import importlib
 import json
 import math
 import pkgutil
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -18,21 +18,13 @@ from chessmoe import config, designs
 from chessmoe._io.jsonl import append_record
 from chessmoe.cli._common import PROFILE_NAMES
 from chessmoe.designs import registry
-from chessmoe.designs.base import Answer, Design, Evidence, Plan, TableNotes, versus
-from chessmoe.designs.rows import (
-    NOT_PLAYED,
-    POST_HOC,
-    ClaimRow,
-    ClaimTest,
-    arm_claim,
-    registered,
-    registered_line,
-)
+from chessmoe.designs.base import Design, Evidence, Plan, TableNotes, versus
+from chessmoe.designs.rows import NOT_PLAYED, POST_HOC, ClaimTest, arm_claim, registered
 from chessmoe.estimates import arm_estimate
 from chessmoe.play import designs as play_designs
 from chessmoe.played import planned_pairs
 from chessmoe.records import GameRecord
-from chessmoe.report import artefacts, params, progress, summary, verdicts
+from chessmoe.report import answer, artefacts, params, progress, summary, verdicts
 from chessmoe.report.figures import claims as figures
 
 # --- the registry ---------------------------------------------------------------------------
@@ -87,15 +79,9 @@ def _claims(evidence: Evidence) -> list[ClaimTest]:
     return [registered(test, records, games)]
 
 
-def _answer(rows: Sequence[ClaimRow]) -> Answer:
-    line = registered_line([r for r in rows if r.topic == TOPIC],
-                           "The toy tournament plays staged against regular", "by the test")
-    return Answer(regime=line) if line else Answer()
-
-
 TOY = Design("toy", _plan, profile="", registered=True, claims=_claims, rows="toy",
              notes=TableNotes(registration="The toy rows were registered by the test."),
-             answer=_answer, awaited=("toy-a", "toy-b"))
+             awaited=("toy-a", "toy-b"))
 
 
 @pytest.fixture
@@ -166,22 +152,17 @@ def test_a_new_design_reaches_the_claims_table_notes_and_the_notebook(
         tmp_path / "tournaments" / "smoke-toy")
 
 
-def test_a_new_designs_sentence_is_in_the_readme_answer(tmp_path: Path,
-                                                        with_toy: Design) -> None:
-    """Its rows counted in the regime paragraph, after the main design's sentence."""
-    header = ("Topic,Kind,The paper says,We measure (95 % interval unless stated),p,"
-              "p (Holm),Verdict,Note\n")
-    (tmp_path / "claims.csv").write_text(
-        header + 'MoE vs regular,paper claim,"staged beats regular: +121 Elo (Table 2)",'
-        '"+95 Elo [+67, +124] (400 games, 200 openings)",<0.0001,<0.0001,supports,\n'
-        f'{TOPIC},post-hoc control,staged beats regular in the toy design,'
-        f'"+1 Elo [-9, +11] (12 games, 6 openings)",,,"{NOT_PLAYED}",\n')
-    (tmp_path / "compute-gap.csv").write_text(
-        "scale,bundle,compute,arm,games,pairs,openings,score,elo,low,high,p,interval\n")
-    lines = summary.answer_lines(tmp_path)
-    regime = next(line for line in lines if line.startswith("The `small` profile's answer"))
-    assert regime.endswith(" The toy tournament plays staged against regular; its 1 rows were "
-                           "registered by the test: 0 decided, 0 in progress, 1 not played yet.")
+def test_every_topic_the_readme_answer_names_is_a_row_of_the_committed_claims_table() -> None:
+    """The answer (chessmoe.report.answer) picks its rows by topic: a topic a design no longer
+    writes would drop its rows from the README without an error. Each control's tournament is
+    a registered design."""
+    committed = {r.topic for r in summary.read_claims(Path("figures") / "claims.csv")}
+    named = {t for t, _ in answer.CONTROL_TOPICS} | {t for topics in answer.SECTIONS.values()
+                                                      for t in topics}
+    assert named - committed == set()
+    assert {answer.SETTINGS_TOPIC} == {t.split(" ", 1)[0] for t in committed
+                                       if t.startswith(answer.SETTINGS_TOPIC)}
+    assert {d for _, d in answer.CONTROL_TOPICS} <= {d.name for d in registry.REGISTERED}
 
 
 def test_a_new_designs_awaited_networks_are_listed_once_one_has_begun(

@@ -108,7 +108,9 @@ def test_seed_grid_and_head_to_head_come_from_the_replicated_tournament(tmp_path
     seeds = next(r for r in rows if r.topic == "MoE vs regular, across seeds")
     # pooled over three pairings: 0.75, 0.75, 0.5 a pair -> 0.6667: +120 Elo
     assert seeds.ours.startswith("+120 Elo") and "(120 games, 20 openings)" in seeds.ours
-    assert seeds.note.startswith("3 seed pairings (2 staged x 2 regular seeds)")
+    # the paper's size first (its +121 against the pooled interval), then the pairings
+    assert seeds.note.startswith("the paper's +121 is ")
+    assert "(these seeds); 3 seed pairings (2 staged x 2 regular seeds)" in seeds.note
     assert "+0 to +191" in seeds.note
     # seed 11 scores 0.5 in every pair (+0, its interval [+0, +0]): not above zero
     assert "2 of 3 above zero, 2 with their own interval above zero" in seeds.note

@@ -14,7 +14,7 @@ from chessmoe import played
 from chessmoe._io.jsonl import append_record
 from chessmoe.nets import bundles
 from chessmoe.records import GameRecord, TournamentMatch, TournamentSummary, summarise
-from chessmoe.report import progress, summary
+from chessmoe.report import answer, progress, summary
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -266,14 +266,14 @@ def test_a_run_of_epochs_plans_them_over_its_training_set(tmp_path: Path,
 def test_the_readme_block_is_what_the_committed_results_say() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     expected = progress.refresh(readme, progress.progress_lines(ROOT / "results"))
-    assert readme == expected, "run: python -m chessmoe.report.summary README.md"
+    assert readme == expected, "run: python -m chessmoe.report.answer README.md"
 
 
 def test_the_summary_command_rewrites_both_blocks(tmp_path: Path) -> None:
     readme = tmp_path / "README.md"
     readme.write_text("\n".join(["top", summary.BEGIN, "OLD-ANSWER", summary.END, "",
                                  progress.BEGIN, "STALE-PROGRESS", progress.END, "tail"]))
-    assert summary.main([str(readme), str(ROOT / "figures"), str(tmp_path / "results")]) == 0
+    assert answer.main([str(readme), str(ROOT / "figures"), str(tmp_path / "results")]) == 0
     text = readme.read_text()
     assert "STALE-PROGRESS" not in text and "OLD-ANSWER" not in text and text.endswith("tail")
     assert "No run is in progress" in text

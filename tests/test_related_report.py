@@ -304,7 +304,8 @@ def test_a_score_target_is_read_against_the_score_interval_or_the_sprt(
         tmp_path: Path) -> None:
     """Issue 43: 54.25 % with +29.6 +- 37.0 Elo is no verdict on a 55 % target (its score
     interval, 48.9-59.5 % by hand, holds 55 %: the point score decides nothing); a match run
-    to a sequential test is read by the test's decision, and is in progress until then."""
+    to a sequential test says the test's decision (stronger or not shown stronger) beside
+    the target's reading from the score interval, and is in progress until it decides."""
     _mais_run(tmp_path)
     out = _related_tournament(tmp_path, **{"mais-vs-mais-at-200": (67, 83, 50, 29.6, 37.0),
                                            "mais-vs-mais-at-200-sprt": (90, 50, 60, 52.5,
@@ -314,8 +315,11 @@ def test_a_score_target_is_read_against_the_score_interval_or_the_sprt(
     test = {"elo0": 0.0, "elo1": 35.0, "alpha": 0.05, "beta": 0.05, "llr": 3.1,
             "lower": -2.94, "upper": 2.94, "state": "H1 accepted"}
     for state, llr, words in (
-            ("H1 accepted", 3.1, "met: the SPRT accepts H1"),
-            ("H0 accepted", -3.0, "not met: the SPRT accepts H0"),
+            # the test decides strength, not a 55 % score: the target reads the interval
+            ("H1 accepted", 3.1, "not decided (score interval 51.6 %-63.4 %); the SPRT "
+             "accepts H1: stronger"),
+            ("H0 accepted", -3.0, "not decided (score interval 51.6 %-63.4 %); the SPRT "
+             "accepts H0: not shown stronger"),
             ("continue", 1.0, "undecided, 200 games played so far, at most 2000")):
         summary["matches"][1].update(planned_games=2000,
                                      sprt={**test, "state": state, "llr": llr})
@@ -449,7 +453,7 @@ def test_an_ntuple_run_whose_log_lacks_the_kept_iteration_is_named(tmp_path: Pat
         runs.load_ntuple(tmp_path / "ntuple")
 
 
-AGREEING = ("REPRODUCING.md", "results/tournaments/related/README.md",
+AGREEING = ("docs/evidence/related-engines.md", "results/tournaments/related/README.md",
             "figures/related-engines.md")
 
 

@@ -181,7 +181,8 @@ def test_a_settings_row_is_a_test_once_its_own_match_is_complete(tmp_path: Path)
     rows = {r.paper.split(" (")[0]: r for r in _rows(tmp_path, settings=settings)}
     done = rows["staged beats regular at batch 8, 100 nodes"]
     assert done.ours.startswith("+191 Elo") and "(40 games, 20 openings)" in done.ours
-    assert done.verdict == "supports" and not math.isnan(done.p_holm)
+    # decided on the paper's side with the paper's +121 outside the interval of +191
+    assert done.verdict == "sign agrees, size differs" and not math.isnan(done.p_holm)
     assert done.note == "the paper's batch-8 mean +121 is outside our interval"
     running = rows["staged beats regular-long at batch 8, 400 nodes"]
     assert running.verdict == "in progress: 20 of 40 planned games of this match"

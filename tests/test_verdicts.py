@@ -11,6 +11,7 @@ import pytest
 
 from chessmoe.estimates import arm_estimate, holm, paired_difference, two_sided_p
 from chessmoe.records import GameRecord
+from chessmoe.report.verdicts import claims
 
 
 def _arm(pair_scores: list[tuple[int, float, float]]) -> list[GameRecord]:
@@ -96,7 +97,8 @@ def test_a_row_significant_alone_is_undecided_after_holm(tmp_path: Path) -> None
         assert rows[name].p_holm == pytest.approx(2 * p, rel=1e-9)
         assert rows[name].verdict == "undecided at this scale"
         assert "Elo [+" in rows[name].ours  # the unadjusted interval excludes zero
-    assert rows["staged"].verdict == "supports"
+    # decided on the paper's side, far above the paper's +121: the sign agrees, the size not
+    assert rows["staged"].verdict == "sign agrees, size differs"
     assert rows["staged"].p_holm == pytest.approx(3 * rows["staged"].p)
 
 
@@ -114,7 +116,7 @@ def test_claims_table_is_computed_from_the_games_on_disk(tmp_path: Path) -> None
     table = claims.table_claims(tmp_path / "t", tmp_path / "experts", tmp_path / "out")
     assert table.table is not None
     row = table.table[table.table["The paper says"].str.startswith("staged")].iloc[0]
-    assert row["Verdict"] == "supports" and "24 games, 12 openings" in row[
+    assert row["Verdict"] == "sign agrees, size differs" and "24 games, 12 openings" in row[
         "We measure (95 % interval unless stated)"]
     assert "(24 games);" in (tmp_path / "out" / "claims.md").read_text()  # no spec.json
     # with the tournament's spec, the note says whether every planned game was played
@@ -185,6 +187,9 @@ EVEN2 = [(k, 0, 0) if k % 2 == 0 else (k, 1, 1) for k in range(40)]  # 0 / 1: me
 # 38 drawn pairs, one pair won and one lost: mean 0.5, standard error 0.009, so the interval
 # is about [-12, +12] Elo: within the paper's "no gain" for the opening expert
 NEAR = [(k, 0.5, 0.5) for k in range(38)] + [(38, 1, 0.5), (39, 0, 0.5)]
+# 28 pairs at 0.75 and 12 at 0.5: mean 0.675, +127 Elo with about [+100, +155]: around the
+# paper's +121 for staged (a clear win whose size agrees)
+SIZED = [(k, 1, 0.5) if k < 28 else (k, 0.5, 0.5) for k in range(40)]
 
 
 def _tournament(root: Path, arms: dict[str, list[tuple[int, float, float]]]) -> Path:
@@ -223,7 +228,8 @@ def test_every_verdict_type_says_supports_contradicts_and_undecided(tmp_path: Pa
         "routing-split": ALL, "routing-soft": LOSS, "gate-engine": WIN2,
         "separated-long": ALL, "regular-long": EVEN2}), experts)
     t2 = _verdicts(_tournament(tmp_path / "t2", {
-        "separated": WIN, "only-middlegame": EVEN, "only-endgame": WIN, "only-opening": WIN,
+        "separated": WIN, "staged": SIZED,
+        "only-middlegame": EVEN, "only-endgame": WIN, "only-opening": WIN,
         "routing-split": WIN2, "routing-soft": ALL, "gate-engine": ALL,
         "separated-long": LOSS, "regular-long": ALL}), experts)
     t3 = _verdicts(_tournament(tmp_path / "t3", {
@@ -231,8 +237,12 @@ def test_every_verdict_type_says_supports_contradicts_and_undecided(tmp_path: Pa
         "separated-long": WIN2, "gate-engine": LOSS}), experts)
     t4 = _verdicts(_tournament(tmp_path / "t4", {"only-opening": LOSS}), experts)
     yes, no, undecided = "supports", "contradicts", "undecided at this scale"
-    # MoE against the regular network (Table 2): the arm's own interval
-    assert _find(t1, "MoE vs regular", "separated beats") == yes
+    # MoE against the regular network (Table 2): the arm's own interval, and whether the
+    # paper's size lies inside it (separated's +122 lies far below WIN's +338)
+    assert _find(t1, "MoE vs regular", "separated beats") == "sign agrees, size differs"
+    assert _find(t2, "MoE vs regular", "staged beats") == yes
+    assert "the paper's +121 is inside our interval" in next(
+        c.note for c in claims(tmp_path / "t2", experts) if c.paper.startswith("staged beats"))
     assert _find(t1, "MoE vs regular", "staged beats") == no
     assert _find(t1, "MoE vs regular", "weighted-a4 beats") == undecided
     # single experts: middlegame and endgame should gain, the opening expert should not
@@ -441,12 +451,13 @@ def test_rows_of_an_unfinished_tournament_stay_out_of_the_holm_family(tmp_path: 
 
 
 def test_reproducing_counts_the_holm_family_the_committed_claims_table_adjusts() -> None:
-    """REPRODUCING's "Multiplicity" paragraph names the family's size; it said 27 while the
+    """The "Multiplicity" paragraph (moved from REPRODUCING to docs/evidence/) names the
+    family's size; it said 27 while the
     table adjusted 31 (the across-seeds and matched rows had joined). The committed claims
     table's note is the count."""
     root = Path(__file__).resolve().parents[1]
     claims = " ".join((root / "figures" / "claims.md").read_text().split())
-    text = " ".join((root / "REPRODUCING.md").read_text().split())
+    text = " ".join((root / "docs" / "evidence" / "reading-verdicts.md").read_text().split())
     table = re.search(r"over the (\d+) game-decided rows", claims)
     said = re.findall(r"makes (\d+) game-decided tests|the (\d+) are adjusted together|"
                       r"among those (\d+) rows", text)

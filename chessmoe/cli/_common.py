@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 # chessmoe.config.PROFILES' names, for help texts without importing torch (a test keeps
 # them equal)
 PROFILE_NAMES = ("smoke", "small", "small-cutechess",
-                 *(d.name for d in REGISTERED if d.profile),
+                 *(d.name for d in REGISTERED if d.profile), "precision",
                  "ratings", "ratings-cutechess", "related", "medium", "paper")
 
 Handler = Callable[[argparse.Namespace], int]

@@ -1,5 +1,5 @@
-"""Tournament designs declared once: each module states one design's matches, its claims rows,
-its part of the README's answer, its profile and its progress rule
+"""Tournament designs declared once: each module states one design's matches, its claims rows
+(and the topics the README's answer names them by), its profile and its progress rule
 (:class:`~chessmoe.designs.base.Design`); :mod:`chessmoe.designs.registry` lists them.
 
 Imports the statistics of game pairs (:mod:`chessmoe.estimates`), what tournaments have played

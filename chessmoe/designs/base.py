@@ -4,25 +4,26 @@ A design states its matches as a :class:`Plan` (the kit's MCTS players over bund
 experts directory, as plain records: :mod:`chessmoe.play.designs` turns them into a
 tournament), its claims rows (:attr:`Design.claims`, read from an :class:`Evidence`), what
 the claims table says of its source and its rows (:attr:`Design.rows`, :class:`TableNotes`),
-its part of the README's answer (:attr:`Design.answer`, an :class:`Answer`), the profile
-``chessmoe config show`` describes (:attr:`Design.profile`) and its progress rule
-(:attr:`Design.awaited`). The claims table, the README's answer, the runs in progress, the
-figures' parameters and the profiles iterate over :data:`chessmoe.designs.registry.REGISTERED`.
+the profile ``chessmoe config show`` describes (:attr:`Design.profile`) and its progress rule
+(:attr:`Design.awaited`). The claims table, the runs in progress, the figures' parameters and
+the profiles iterate over :data:`chessmoe.designs.registry.REGISTERED`; the README's answer
+(:mod:`chessmoe.report.answer`) names the claims rows it shows by the topics the designs
+declare.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from chessmoe.designs.rows import ClaimRow, ClaimTest
+from chessmoe.designs.rows import ClaimTest
 from chessmoe.played import load_arms
 from chessmoe.records import GameRecord
 
-__all__ = ["POWERED_SETTING", "Answer", "Design", "Evidence", "Pairing", "Plan", "Side",
+__all__ = ["POWERED_SETTING", "Design", "Evidence", "Pairing", "Plan", "Side",
            "TableNotes", "trained", "versus"]
 
 T = TypeVar("T")
@@ -133,21 +134,6 @@ class TableNotes:
 
 
 @dataclass(frozen=True)
-class Answer:
-    """A design's part of the README's answer: the main design's ``headline``, table
-    ``rows`` (named by their tournament ``source``; the main design's rows are the table's
-    own, its source named in the header), the main paragraph under the table, a sentence for
-    the regime paragraph and ``lines`` after it."""
-
-    headline: str = ""
-    source: str = ""
-    rows: tuple[ClaimRow, ...] = ()
-    paragraph: str = ""
-    regime: str = ""
-    lines: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
 class Design:
     """One tournament design, declared once.
 
@@ -156,9 +142,8 @@ class Design:
     ``registered``: its rows were registered before its first game (its tournament is a
     parameter of the claims notebook); ``claims``: its rows, in order; ``rows`` / ``sources``:
     what the claims table's source line names (default: its tournament, ``for the <rows>
-    rows``); ``notes``: what it adds under the claims table; ``answer``: its part of the
-    README's answer; ``awaited``: the bundles it plays whose training the runs in progress
-    list as not begun once one of them has begun."""
+    rows``); ``notes``: what it adds under the claims table; ``awaited``: the bundles it
+    plays whose training the runs in progress list as not begun once one of them has begun."""
 
     name: str
     plan: Callable[..., Plan]
@@ -168,7 +153,6 @@ class Design:
     rows: str = ""
     sources: Callable[[Evidence], list[tuple[Path, str]]] | None = None
     notes: TableNotes = TableNotes()
-    answer: Callable[[Sequence[ClaimRow]], Answer] | None = None
     awaited: tuple[str, ...] = ()
 
     @property

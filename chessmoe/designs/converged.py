@@ -14,18 +14,15 @@ first game; the runs in progress list its networks not yet begun once one of the
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from pathlib import Path
 
-from chessmoe.designs.base import Answer, Design, Evidence, Plan, TableNotes, versus
+from chessmoe.designs.base import Design, Evidence, Plan, TableNotes, versus
 from chessmoe.designs.powered import PAPER_TABLE2
 from chessmoe.designs.rows import (
     POST_HOC,
-    ClaimRow,
     ClaimTest,
     arm_claim,
     registered,
-    registered_line,
 )
 from chessmoe.estimates import arm_estimate
 from chessmoe.nets.bundles import bundle_losses, convergence_text, read_manifest
@@ -132,16 +129,6 @@ def regime_note(experts: Path) -> str:
     return note
 
 
-def answer(rows: Sequence[ClaimRow]) -> Answer:
-    """Its rows counted in a paragraph of their own: the regime the main rows do not reach."""
-    line = registered_line(
-        [r for r in rows if r.topic == TOPIC],
-        "Out of the compute-limited regime, the `converged` tournament plays the networks "
-        "trained until their validation loss stops improving (the data-limited regime)",
-        "before their networks were trained")
-    return Answer(lines=("", line)) if line else Answer()
-
-
 DESIGN = Design(
     "converged", plan,
     profile="the data-limited regime: staged and weighted a=10 trained until their "
@@ -151,4 +138,4 @@ DESIGN = Design(
             "powered tournament's openings, cutechess rules (1,200 games; registered before "
             "its first game)",
     registered=True, claims=claims, rows="trained-to-convergence",
-    notes=TableNotes(regime=regime_note), answer=answer, awaited=BUNDLES)
+    notes=TableNotes(regime=regime_note), awaited=BUNDLES)

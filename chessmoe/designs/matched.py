@@ -17,8 +17,8 @@ import os
 from collections.abc import Sequence
 
 from chessmoe.designs import seeds_long
-from chessmoe.designs.base import Answer, Design, Evidence, Pairing, Plan, Side, TableNotes
-from chessmoe.designs.rows import POST_HOC, ClaimRow, ClaimTest, arm_claim, registered, waiting
+from chessmoe.designs.base import Design, Evidence, Pairing, Plan, Side, TableNotes
+from chessmoe.designs.rows import POST_HOC, ClaimTest, arm_claim, registered
 from chessmoe.estimates import arm_estimate
 from chessmoe.nets.names import REGULAR_LONG, REGULAR_WIDE
 from chessmoe.played import planned_pairs
@@ -107,12 +107,6 @@ def claims(evidence: Evidence) -> list[ClaimTest]:
     return tests
 
 
-def answer(rows: Sequence[ClaimRow]) -> Answer:
-    """Its rows in the answer's table, each once decided."""
-    return Answer(source="matched",
-                  rows=tuple(r for r in rows if r.topic == TOPIC and not waiting(r)))
-
-
 DESIGN = Design(
     "matched", plan,
     profile="the parameter-matched single network: staged against regular-wide (the "
@@ -130,5 +124,4 @@ DESIGN = Design(
         "against the regular network, all trained until their validation loss stopped "
         "improving; that network against the regular one) were registered likewise, before "
         "their networks were trained; each joins the family once its own match has played "
-        "its planned games.")),
-    answer=answer)
+        "its planned games.")))

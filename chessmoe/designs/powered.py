@@ -25,11 +25,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
 from chessmoe.designs.base import POWERED_SETTING, Design, Evidence, Pairing, Plan, Side, trained
-from chessmoe.designs.rows import EXPLORATORY, POST_HOC, ClaimTest, arm_claim, diff_claim
+from chessmoe.designs.rows import (
+    EXPLORATORY,
+    POST_HOC,
+    ClaimTest,
+    arm_claim,
+    diff_claim,
+    size_note,
+)
 from chessmoe.estimates import arm_estimate, paired_difference
 from chessmoe.nets.bundles import expert_steps
 from chessmoe.paper import TABLE2_ELO
@@ -91,11 +99,10 @@ def against_regular(arms: Mapping[str, list[GameRecord]], setting: str) -> list[
         if not records:
             continue
         e = arm_estimate(method, records)
-        inside = e.low <= paper <= e.high
-        tests.append(arm_claim("MoE vs regular", f"{method} beats regular: +{paper:.0f} Elo "
-                               "(Table 2, mean of 55 settings)", e, +1,
-                               f"the paper's +{paper:.0f} is "
-                               f"{'inside' if inside else 'outside'} our interval"))
+        note, inside = size_note(paper, e)
+        tests.append(replace(arm_claim("MoE vs regular", f"{method} beats regular: "
+                                       f"+{paper:.0f} Elo (Table 2, mean of 55 settings)", e,
+                                       +1, note), size_inside=inside))
     return tests
 
 

@@ -2,7 +2,7 @@
 
 A new design is one module of this package declaring its :class:`~chessmoe.designs.base.Design`
 as ``DESIGN``, and one line here (``docs/layers.md`` walks through an example). The order is
-the order of the profiles, of the claims table's sources and notes and of the README's answer.
+the order of the profiles and of the claims table's rows, sources and notes.
 """
 
 from __future__ import annotations

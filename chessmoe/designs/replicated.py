@@ -18,20 +18,19 @@ Arms whose bundles are not trained are left out (they join when trained). The cl
 main rows (:func:`claims`) read the powered arms from this tournament once every planned game
 of it is played, else from the powered one (:func:`primary_tournament`), then its seed grid
 and head-to-head arms (shown while it is played, tests once it is complete), then the
-seeds-long design's row; the README's answer opens with them (:func:`answer`).
+seeds-long design's row; the README's answer (:mod:`chessmoe.report.answer`) opens with them
+(:data:`MAIN_TOPICS`).
 """
 
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from chessmoe.designs import powered, seeds_long
-from chessmoe.designs.base import Answer, Design, Evidence, Plan, trained, versus
-from chessmoe.designs.rows import POST_HOC, ClaimRow, ClaimTest, arm_claim, waiting
+from chessmoe.designs.base import Design, Evidence, Plan, trained, versus
+from chessmoe.designs.rows import POST_HOC, ClaimTest, arm_claim, size_note
 from chessmoe.designs.seeds import seed_arms, seed_note
 from chessmoe.estimates import arm_estimate, pooled_estimate
 from chessmoe.nets.names import (
@@ -45,8 +44,8 @@ from chessmoe.nets.names import (
 from chessmoe.played import complete, load_arms, planned_games, read_plan
 from chessmoe.records import GameRecord
 
-__all__ = ["DESIGN", "EXTRA_KINDS", "MAIN_TOPICS", "answer", "baseline_arms", "claims", "plan",
-           "primary_tournament"]
+__all__ = ["DESIGN", "EXTRA_KINDS", "MAIN_TOPICS", "SEEDS_TOPIC", "baseline_arms", "claims",
+           "plan", "primary_tournament"]
 
 #: The claims table's topics the answer shows: each mixture against the regular network, and
 #: each against one network trained for the mixture's total steps, played directly.
@@ -135,10 +134,14 @@ def seed_rows(evidence: Evidence) -> list[ClaimTest]:
         if len(grid) < 2:
             continue
         pooled = pooled_estimate(method, list(grid.values()))
+        paper = powered.PAPER_TABLE2[method]
+        size, inside = size_note(paper, pooled)
         tests.append(replace(arm_claim(SEEDS_TOPIC, f"{method} beats regular over the "
-                                       "training seeds played of both (pooled: these seeds)",
-                                       pooled, +1, seed_note(grid, method, "regular")),
-                             in_progress=_running(evidence)))
+                                       "training seeds played of both (pooled: these seeds): "
+                                       f"+{paper:.0f} Elo (Table 2, mean of 55 settings)",
+                                       pooled, +1, f"{size} (these seeds); "
+                                       + seed_note(grid, method, "regular")),
+                             in_progress=_running(evidence), size_inside=inside))
     return tests
 
 
@@ -180,105 +183,6 @@ def sources(evidence: Evidence) -> list[tuple[Path, str]]:
     return [(primary, "")]
 
 
-# --- the README's answer ---------------------------------------------------------------------
-
-
-def _names(rows: Sequence[ClaimRow]) -> str:
-    names = [r.claim.split(" beats ", 1)[0] for r in rows]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def headline(versus_rows: Sequence[ClaimRow], direct: Sequence[ClaimRow]) -> str:
-    """One sentence from the verdicts: how many mixtures beat the regular network (and which
-    lose to it), and how many lose to one network trained for their total steps."""
-    beat = [r for r in versus_rows if r.verdict == "supports"]
-    lose = [r for r in versus_rows if r.verdict == "contradicts"]
-    open_ = len(versus_rows) - len(beat) - len(lose)
-    first = f"Trained as the paper trains them, at the `small` profile {len(beat)} of the " \
-            f"{len(versus_rows)} mixtures beat the regular network (one training seed each)"
-    if lose:
-        first += f" and {_names(lose)} {'loses' if len(lose) == 1 else 'lose'} to it"
-    first += f" ({open_} undecided)" if open_ else " (all decided)"
-    if not direct:
-        return first + "."
-    lost = [r for r in direct if r.verdict == "contradicts"]
-    who = ("every mixture" if len(lost) == len(direct)
-           else f"{len(lost)} of the {len(direct)} mixtures")
-    return (f"{first}; but one network trained for a mixture's total steps beats {who} "
-            "played against it (decided).")
-
-
-def size_clause(versus_rows: Sequence[ClaimRow]) -> str:
-    """What a verdict reads (the sign) and, from each row's note, whether the paper's size
-    lies inside the kit's interval ('' when no note says)."""
-    inside: list[ClaimRow] = []
-    outside: list[ClaimRow] = []
-    for row in versus_rows:
-        found = re.search(r"the paper's \S+ is (inside|outside) our interval", row.note)
-        if found:
-            (inside if found.group(1) == "inside" else outside).append(row)
-    if not inside and not outside:
-        return ""
-    parts = [f"{where} our interval for {_names(rows)}"
-             for where, rows in (("inside", inside), ("outside", outside)) if rows]
-    return ("A verdict reads the sign of the effect; the paper's size lies "
-            + "; ".join(parts) + ".")
-
-
-def seeds_clause(every: Sequence[ClaimRow]) -> str:
-    """The mixtures against the regular network over the seeds played of both: the pooled
-    estimate (these seeds) and, from the note, the interval with both sides' seeds random and
-    whether it decides the gain for seeds not played ('' without such rows)."""
-    parts: list[str] = []
-    for row in every:
-        if row.topic != SEEDS_TOPIC or waiting(row):
-            continue
-        estimate = row.measured.split(" (", 1)[0]
-        text = f"{row.claim.split(' beats ', 1)[0]} {estimate} pooled ({row.verdict}, these seeds)"
-        found = re.search(r"random[^:]*:\s*([+\-]?\d+) \[([+\-]?\d+), ([+\-]?\d+)\]", row.note)
-        if found:
-            low, high = int(found.group(2)), int(found.group(3))
-            decides = "decided" if low > 0 or high < 0 else "undecided"
-            text += (f", {found.group(1)} [{found.group(2)}, {found.group(3)}] with both sides' "
-                     f"seeds random ({decides} for seeds not played)")
-        parts.append(text)
-    if not parts:
-        return ""
-    return ("Against the regular network under three training seeds, each mixture under "
-            "three (9 seed pairings): " + "; ".join(parts) + ".")
-
-
-def regime_line() -> str:
-    """Where the answer holds (the design of the claims' tournament, not a result)."""
-    return ("The `small` profile's answer holds in this regime: CPU scale (its networks on a "
-            "Lichess excerpt), every game at batch 8 and 100 nodes a move, the mixtures and the "
-            "regular network trained for the profile's fixed length (compute-limited, far from "
-            "trained out); the paper's GPU scale is not run.")
-
-
-def answer(every: Sequence[ClaimRow]) -> Answer:
-    """The answer's opening: a sentence chosen from the verdicts, the main rows verbatim,
-    what the replicated tournament is, regular-long's seed clause from their notes, and the
-    regime the answer holds in."""
-    rows = [r for r in every if r.topic in MAIN_TOPICS]
-    if not rows:
-        raise ValueError(f"has none of the topics {MAIN_TOPICS}")
-    versus_rows = [r for r in rows if r.topic == MAIN_TOPICS[0]]
-    direct = [r for r in rows if r.topic == MAIN_TOPICS[1]]
-    paragraph = ("Intervals take a game pair (one opening, both colours) as the unit. The "
-                 "`replicated` tournament re-adjudicates the powered tournament's deterministic "
-                 "games under cutechess's draw rules: it is not an independent replication.")
-    seeds = next((r.note[r.note.index(seeds_long.LONG_SEED):] for r in direct
-                  if seeds_long.LONG_SEED in r.note), "")
-    if seeds:
-        paragraph += f" {seeds[0].upper()}{seeds[1:]}."
-    for clause in (size_clause(versus_rows), seeds_clause(every)):
-        if clause:
-            paragraph += " " + clause
-    return Answer(headline=headline(versus_rows, direct), source="replicated", rows=tuple(rows),
-                  paragraph=paragraph, regime=regime_line())
-
-
 DESIGN = Design(
     "replicated", plan,
     profile="the powered design replayed under cutechess's draw rules (a re-adjudication of "
@@ -286,4 +190,4 @@ DESIGN = Design(
             "weighted a=10 under three seeds against the regular network's three seeds and the "
             "equal-compute arms head to head with regular-long (~11,400 games, ~13 h on 2 "
             "cores; resumable)",
-    claims=claims, sources=sources, answer=answer)
+    claims=claims, sources=sources)

@@ -19,12 +19,18 @@ from dataclasses import dataclass, replace
 from chessmoe.estimates import ArmEstimate, PairedDifference, estimate_text, pair_scores
 from chessmoe.records import GameRecord
 
-__all__ = ["EXPLORATORY", "NOT_PLAYED", "POST_HOC", "UNDECIDED", "Claim", "ClaimRow",
-           "ClaimTest", "arm_claim", "diff_claim", "registered", "registered_line", "waiting"]
+__all__ = ["EXPLORATORY", "NOT_PLAYED", "POST_HOC", "SIGN_AGREES", "SIZE_DIFFERS", "UNDECIDED",
+           "Claim", "ClaimRow", "ClaimTest", "arm_claim", "diff_claim", "registered",
+           "size_note", "waiting"]
 
 POST_HOC = "post-hoc control"
 EXPLORATORY = "exploratory (no paper claim)"
 UNDECIDED = "undecided at this scale"
+#: The verdict of a paper claim whose sign the test decides on the paper's side while the
+#: paper's own size lies outside our interval: the direction agrees, the size does not.
+SIZE_DIFFERS = "sign agrees, size differs"
+#: Verdicts whose sign agrees with the claim (with or without its size).
+SIGN_AGREES: tuple[str, ...] = ("supports", SIZE_DIFFERS)
 NOT_PLAYED = "not played yet (registered before its first game)"
 
 
@@ -35,7 +41,7 @@ class Claim:
     topic: str
     paper: str  # what the paper says, with its number
     ours: str  # our estimate with its interval and sample
-    verdict: str  # "supports", "contradicts" or "undecided at this scale"
+    verdict: str  # "supports", SIZE_DIFFERS, "contradicts" or "undecided at this scale"
     note: str = ""
     kind: str = "paper claim"  # or "post-hoc control" or "exploratory (no paper claim)"
     p: float = math.nan  # unadjusted two-sided p-value (nan: decided by seeds, not games)
@@ -53,6 +59,7 @@ class ClaimTest:
     high_elo: float = math.nan  # the "no gain" rule's upper bound
     in_progress: str = ""  # set: its tournament is still being played (not yet a test)
     cited: str = ""  # what other rows' notes quote of it once it is complete
+    size_inside: bool | None = None  # the paper's size inside our interval (None: no size)
 
 
 def arm_claim(topic: str, paper: str, e: ArmEstimate, paper_sign: int | None, note: str = "",
@@ -60,6 +67,13 @@ def arm_claim(topic: str, paper: str, e: ArmEstimate, paper_sign: int | None, no
     """The test of one arm's score against 50 %."""
     return ClaimTest(Claim(topic, paper, estimate_text(e), "", note, kind, e.p),
                      e.score - 0.5, paper_sign, e.high)
+
+
+def size_note(paper: float, e: ArmEstimate, label: str = "") -> tuple[str, bool]:
+    """Whether the paper's size lies inside our interval, in words for the row's note."""
+    inside = e.low <= paper <= e.high
+    return (f"the paper's {label}+{paper:.0f} is {'inside' if inside else 'outside'} our "
+            "interval", inside)
 
 
 def diff_claim(topic: str, paper: str, label: str, d: PairedDifference,
@@ -115,26 +129,3 @@ class ClaimRow:
 def waiting(row: ClaimRow) -> bool:
     """Whether the row's match is not complete (in progress or not played yet)."""
     return row.verdict.startswith(("in progress", "not played"))
-
-
-def registered_line(mine: Sequence[ClaimRow], opening: str, registered: str,
-                    after: str = "") -> str:
-    """A registered design's rows in one sentence: ``opening``, how many rows were registered
-    (``registered``: when), how many are played (and of those how many are undecided, where
-    any is), in progress or not played, then ``after`` where given, else each played one's
-    claim, estimate and verdict verbatim ('' without rows)."""
-    if not mine:
-        return ""
-    pending = [r for r in mine if waiting(r)]
-    played = [r for r in mine if r not in pending]
-    running = sum(r.verdict.startswith("in progress") for r in pending)
-    undecided = sum(r.verdict.startswith("undecided") for r in played)
-    count = (f"{len(played)} played ({len(played) - undecided} decided, {undecided} "
-             "undecided at this scale)" if undecided else f"{len(played)} decided")
-    text = (f"{opening}; its {len(mine)} rows were registered {registered}: {count}, "
-            f"{running} in progress, {len(pending) - running} not played yet")
-    if after:
-        text += f" ({after})"
-    elif played:
-        text += ": " + "; ".join(f"{r.claim}: {r.measured}, **{r.verdict}**" for r in played)
-    return text + "."

@@ -18,18 +18,15 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from chessmoe.designs.base import Answer, Design, Evidence, Plan, TableNotes, trained, versus
+from chessmoe.designs.base import Design, Evidence, Plan, TableNotes, trained, versus
 from chessmoe.designs.rows import (
     NOT_PLAYED,
     POST_HOC,
-    ClaimRow,
     ClaimTest,
     arm_claim,
-    waiting,
 )
 from chessmoe.designs.seeds import regular_seed_spread, seed_note
 from chessmoe.estimates import ArmEstimate, elo_interval, pooled_estimate, seed_level_estimate
@@ -98,8 +95,8 @@ def _row(evidence: Evidence, directory: Path) -> ClaimTest:
     arms, setting = evidence.arms("seeds-long"), evidence.setting
     cells = seeds_long_arms(arms, evidence.arms("replicated"), setting)
     planned = planned_pairs(directory, PAIRS)
-    claim = ("staged beats regular-long over the training seeds of both (pooled: these "
-             "seeds; equal total training; the paper has no such control)")
+    claim = ("staged beats regular-long over the training seeds played of both (pooled: "
+             "these seeds; equal total training; the paper has no such control)")
     pooled = (pooled_estimate("staged", list(cells.values())) if len(cells) >= 2
               else ArmEstimate("staged", 0, 0, math.nan, math.nan, math.nan, math.nan))
     test = arm_claim(TOPIC, claim, pooled, +1,
@@ -144,12 +141,6 @@ def _regular_long_note(evidence: Evidence) -> str:
     return text + f"; regular-long under three seeds: {state}"
 
 
-def answer(rows: Sequence[ClaimRow]) -> Answer:
-    """Its row in the answer's table once decided."""
-    return Answer(source="seeds-long",
-                  rows=tuple(r for r in rows if r.topic == TOPIC and not waiting(r)))
-
-
 DESIGN = Design(
     "seeds-long", plan,
     profile="equal compute over seeds: staged under its three training seeds against "
@@ -161,5 +152,4 @@ DESIGN = Design(
     notes=TableNotes(source="The seeds-long source counts the games played in its own folder; "
                             "its rows also count their ninth pairing (staged and regular-long "
                             "under seed 9), which is the replicated tournament's head-to-head "
-                            "arm."),
-    answer=answer)
+                            "arm."))

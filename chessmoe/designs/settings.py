@@ -15,19 +15,17 @@ from __future__ import annotations
 
 import math
 import os
-import re
-from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from chessmoe.designs import seeds_long
-from chessmoe.designs.base import Answer, Design, Evidence, Pairing, Plan, Side, TableNotes, trained
+from chessmoe.designs.base import Design, Evidence, Pairing, Plan, Side, TableNotes, trained
 from chessmoe.designs.rows import (
     POST_HOC,
-    ClaimRow,
     ClaimTest,
     arm_claim,
     registered,
-    registered_line,
+    size_note,
 )
 from chessmoe.estimates import arm_estimate
 from chessmoe.nets.names import REGULAR_LONG
@@ -105,10 +103,11 @@ def claims(evidence: Evidence) -> list[ClaimTest]:
                         f"+{paper:.0f} Elo, Table 2's mean over batch {batch}'s 11 limits)"
                 # compared with the paper only once complete: an interim interval is no
                 # reading (a match is read at its fixed size)
-                note = ("" if math.isnan(e.elo) or len(records) < games else
-                        f"the paper's batch-{batch} mean +{paper:.0f} is "
-                        f"{'inside' if e.low <= paper <= e.high else 'outside'} our interval")
-                test = arm_claim(f"{TOPIC} MoE vs regular", claim, e, +1, note)
+                size, inside = size_note(paper, e, f"batch-{batch} mean ")
+                complete = not math.isnan(e.elo) and len(records) >= games
+                test = replace(arm_claim(f"{TOPIC} MoE vs regular", claim, e, +1,
+                                         size if complete else ""),
+                               size_inside=inside if complete else None)
             else:
                 claim = (f"staged beats regular-long at batch {batch}, {nodes} nodes (equal "
                          "total training; the paper has no such control)")
@@ -116,61 +115,6 @@ def claims(evidence: Evidence) -> list[ClaimTest]:
                                  long_seeds, POST_HOC)
             tests.append(registered(test, records, games))
     return tests
-
-
-_SETTING = re.compile(r" at (batch \d+, \d+ nodes)")
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
-
-
-def _state(row: ClaimRow | None) -> str:
-    if row is None:
-        return "-"
-    if row.verdict.startswith("not played"):
-        return "not played yet"
-    running = re.match(r"in progress: ([\d,]+) of ([\d,]+) planned games", row.verdict)
-    if running:
-        return f"in progress ({running.group(1)} of {running.group(2)} games)"
-    estimate = row.measured.split(" (", 1)[0].replace(" Elo", "")
-    return f"{estimate} **{row.verdict}**"
-
-
-def table(rows: Sequence[ClaimRow]) -> list[str]:
-    """The settings rows as a table, one line a setting (batch and nodes, as registered):
-    staged against the regular network beside the paper's Table 2 mean at that batch size,
-    and against regular-long; each cell the estimate and verdict, or the match's state
-    (empty without such rows)."""
-    cells: dict[str, dict[str, ClaimRow]] = {}
-    for row in rows:
-        found = _SETTING.search(row.claim)
-        if not row.topic.startswith(TOPIC) or found is None:
-            continue
-        side = "long" if " beats regular-long " in f"{row.claim} " else "regular"
-        cells.setdefault(found.group(1), {})[side] = row
-    if not cells:
-        return []
-    lines = ["| setting | paper (its Table 2 mean at that batch size) | staged vs regular | "
-             "staged vs regular-long (equal training compute; the paper has no such control) |",
-             "|---|---|---|---|"]
-    for setting, pair in cells.items():
-        paper = pair["regular"].paper_value if "regular" in pair else "-"
-        lines.append(f"| {setting} | {_cell(paper)} | {_cell(_state(pair.get('regular')))}"
-                     f" | {_cell(_state(pair.get('long')))} |")
-    return lines
-
-
-def answer(rows: Sequence[ClaimRow]) -> Answer:
-    """The rows counted (how many are decided, in progress or not played) in the regime
-    paragraph, and the table of them below it."""
-    line = registered_line(
-        [r for r in rows if r.topic.startswith(TOPIC)],
-        "Beyond that setting, the `settings` tournament plays staged against the regular "
-        "network and against regular-long at other node limits and batch sizes",
-        "before its first game",
-        "below: Elo per game pair, 95 %, verdicts Holm-adjusted with the claims table")
-    return Answer(regime=line, lines=("", *table(rows))) if line else Answer()
 
 
 DESIGN = Design(
@@ -187,5 +131,4 @@ DESIGN = Design(
         "with their hypotheses and directions, before their first game. A settings row joins "
         "the Holm family once its own match has played its planned games; the across-seeds "
         "row once every pairing has. As rows join, the family grows and every adjusted p can "
-        "only rise.")),
-    answer=answer)
+        "only rise.")))

@@ -24,9 +24,9 @@ rating list's Stockfish players (:data:`RATING_ANCHOR`, :data:`RATING_CHECK`) ar
 from __future__ import annotations
 
 __all__ = ["BALANCED_SUFFIX", "CONTROL_SEEDS", "CONVERGED_METHODS", "CONVERGED_SUFFIX",
-           "RATING_ANCHOR", "RATING_CHECK", "REGULAR_LONG", "REGULAR_WIDE", "SEEDED_METHODS",
-           "SEPARATED_LONG", "control_of", "converged_bundle", "method_seed_bundle",
-           "regular_long_seed_bundle", "seed_bundle", "train_command"]
+           "RATING_ANCHOR", "RATING_CHECK", "REGULAR_BF16", "REGULAR_LONG", "REGULAR_WIDE",
+           "SEEDED_METHODS", "SEPARATED_LONG", "control_of", "converged_bundle",
+           "method_seed_bundle", "regular_long_seed_bundle", "seed_bundle", "train_command"]
 
 SEPARATED_LONG = "separated-long"
 #: The suffix of a weighted bundle trained with weights balanced over the data's phase shares.
@@ -34,6 +34,9 @@ BALANCED_SUFFIX = "-balanced"
 REGULAR_LONG = "regular-long"
 #: The parameter-matched single network: as many parameters as the mixture's experts together.
 REGULAR_WIDE = "regular-wide"
+#: The regular network trained under bf16 autocast, with the seed and steps of ``regular``:
+#: what mixed-precision training is validated on (test losses and a match against ``regular``).
+REGULAR_BF16 = "regular-bf16"
 #: The suffix of a bundle trained until its validation loss stopped improving.
 CONVERGED_SUFFIX = "-converged"
 #: The methods trained until convergence: the regular network and the two mixtures whose gains
@@ -77,6 +80,8 @@ def control_of(bundle: str) -> str | None:
     that trains ``bundle``; ``None`` for a bundle of the profile's own regimes."""
     if bundle.endswith(CONVERGED_SUFFIX):
         return "converged"
+    if bundle == REGULAR_BF16:
+        return "bf16"
     if bundle in (REGULAR_WIDE, SEPARATED_LONG, REGULAR_LONG):
         return bundle
     if "-seed" in bundle:

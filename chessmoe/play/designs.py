@@ -5,9 +5,9 @@ rules). Running a design, resuming it and summarising it is :mod:`chessmoe.play.
 
 The registered designs (:mod:`chessmoe.designs.registry`: powered, replicated, settings,
 seeds-long, matched, converged, ...) declare their matches as plans (:mod:`chessmoe.play.plans`
-builds them); the paper's grids and the medium tournament are :mod:`chessmoe.play.grids`', the
-other engines' tournaments :mod:`chessmoe.play.rosters`'. :func:`untrained` names the bundles a
-design still needs.
+builds them); the paper's grids, the medium tournament and the precision checks are
+:mod:`chessmoe.play.grids`', the other engines' tournaments :mod:`chessmoe.play.rosters`'.
+:func:`untrained` names the bundles a design still needs.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from chessmoe.designs.registry import REGISTERED, design
 from chessmoe.play.grids import (
     medium_spec,
     paper_spec,
+    precision_spec,
     small_cutechess_spec,
     small_spec,
     smoke_spec,
@@ -45,6 +46,7 @@ def registered_spec(name: str, experts_root: str | os.PathLike[str], *,
 DESIGNS: dict[str, Callable[..., TournamentSpec]] = {
     "smoke": smoke_spec, "small": small_spec, "small-cutechess": small_cutechess_spec,
     **{d.name: partial(registered_spec, d.name) for d in REGISTERED},
+    "precision": precision_spec,
     "ratings": ratings_claim_spec, "ratings-cutechess": ratings_spec, "related": related_spec,
     "medium": medium_spec, "paper": paper_spec}
 

@@ -1,11 +1,13 @@
-"""The paper's grids and the tournaments built on them, and the medium profile's tournament.
+"""The paper's grids and the tournaments built on them, the medium profile's tournament and the
+precision checks.
 
 Grids of the paper (sec. 3, App. F): :func:`method_grid` (methods x batch sizes x nodes or
 move times against the regular network), :func:`ablation_grid` (one phase expert at a time,
 baseline elsewhere, batch 64: Fig. 6/29) and :func:`definition_grid` (move-count 2-5 and
 Lichess experts: Fig. 7). The tournaments: ``smoke`` (seconds), ``small`` (the 2-core CPU
 subset) and ``small-cutechess`` (its replay under cutechess's rules), ``paper`` (the full
-grids) and ``medium`` (equal compute with more and other data, the same network).
+grids), ``medium`` (equal compute with more and other data, the same network) and
+``precision`` (faster paths checked against fp32 before any claim uses them).
 """
 
 from __future__ import annotations
@@ -15,16 +17,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from chessmoe.designs.base import Pairing, Plan, trained, versus
-from chessmoe.nets.names import BALANCED_SUFFIX, REGULAR_LONG
+from chessmoe.designs.base import POWERED_SETTING, Pairing, Plan, trained, versus
+from chessmoe.nets.names import BALANCED_SUFFIX, REGULAR_BF16, REGULAR_LONG
 from chessmoe.paper import BATCH_SIZES
 from chessmoe.play.match import Adjudication
 from chessmoe.play.plans import CLAIM_RULES, mcts_player, tournament_of
 from chessmoe.play.tournament import MatchSpec, TournamentSpec
 from chessmoe.search.evaluators import RECORDED_BACKEND, RECORDED_DEVICE
 
-__all__ = ["MOVETIMES", "NODES", "ablation_grid", "definition_grid", "medium_spec",
-           "method_grid", "paper_spec", "small_cutechess_spec", "small_spec", "smoke_spec"]
+__all__ = ["MOVETIMES", "NODES", "PRECISION_BACKEND", "PRECISION_GATE_BUNDLE",
+           "PRECISION_GATE_PAIRS", "PRECISION_TRAINING_PAIRS", "ablation_grid",
+           "definition_grid", "medium_spec", "method_grid", "paper_spec", "precision_spec",
+           "small_cutechess_spec", "small_spec", "smoke_spec"]
 
 NODES = (100, 200, 400, 800, 1600, 3200)
 MOVETIMES = (100, 200, 400, 800, 1600)
@@ -240,3 +244,52 @@ def medium_spec(experts_root: str | os.PathLike[str], *, pairs: int = 200,
                                  (("kind", "head-to-head"), ("method", "separated"),
                                   ("first", "separated"), ("second", REGULAR_LONG))))
     return tournament_of(Plan("medium", tuple(matches)), experts_root, backend=backend)
+
+
+#: Game pairs of the precision design's matches: the mixed-precision training check (200
+#: games) and the low-precision evaluator's gate (400 games).
+PRECISION_TRAINING_PAIRS = 100
+PRECISION_GATE_PAIRS = 200
+#: The low-precision backend the gate plays against fp32, and the network it plays with.
+PRECISION_BACKEND = "openvino-bf16"
+PRECISION_GATE_BUNDLE = "staged"
+
+
+def precision_spec(experts_root: str, *, pairs: int | None = None, backend: str = "onnx"
+                   ) -> TournamentSpec:
+    """Faster paths checked against fp32 before any claim uses them, at the powered setting
+    (batch 8, 100 nodes) under cutechess's draw rules, on their own opening draw
+    (``precision``):
+
+    * ``regular-bf16-vs-regular-b8-n100``: the regular network trained under bf16 autocast
+      against the one trained in fp32 with the same seed and steps, both evaluated in fp32
+      (``backend``), :data:`PRECISION_TRAINING_PAIRS` pairs;
+    * ``staged-openvino-bf16-vs-onnx-b8-n100``: the same staged mixture evaluated by
+      :data:`PRECISION_BACKEND` and by ONNX Runtime in fp32, :data:`PRECISION_GATE_PAIRS` pairs
+      (the match gate of :mod:`chessmoe.play.precision`).
+
+    ``pairs`` replaces both counts (tests)."""
+    batch, nodes = POWERED_SETTING
+    label = (("batch_size", batch), ("nodes", nodes), ("movetime", None))
+    staged = _experts(experts_root, PRECISION_GATE_BUNDLE)
+    matches = (
+        MatchSpec(name=f"{REGULAR_BF16}-vs-regular-b{batch}-n{nodes}",
+                  first=mcts_player(REGULAR_BF16, _experts(experts_root, REGULAR_BF16), batch,
+                                    nodes, None, backend=backend),
+                  second=mcts_player("regular", _experts(experts_root, "regular"), batch,
+                                     nodes, None, backend=backend),
+                  pairs=pairs or PRECISION_TRAINING_PAIRS, openings_group="precision",
+                  labels=(("kind", "precision-training"), ("first", REGULAR_BF16),
+                          ("second", "regular"), *label)),
+        MatchSpec(name=f"{PRECISION_GATE_BUNDLE}-{PRECISION_BACKEND}-vs-{backend}"
+                       f"-b{batch}-n{nodes}",
+                  first=mcts_player(f"{PRECISION_GATE_BUNDLE}-{PRECISION_BACKEND}", staged,
+                                    batch, nodes, None, backend=PRECISION_BACKEND),
+                  second=mcts_player(f"{PRECISION_GATE_BUNDLE}-{backend}", staged, batch,
+                                     nodes, None, backend=backend),
+                  pairs=pairs or PRECISION_GATE_PAIRS, openings_group="precision",
+                  labels=(("kind", "precision-gate"), ("first", PRECISION_BACKEND),
+                          ("second", backend), *label)),
+    )
+    return TournamentSpec("precision", matches, openings="embedded", pairs_per_shard=10,
+                          games_at_once=20, adjudication=Adjudication())

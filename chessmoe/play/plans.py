@@ -16,9 +16,9 @@ from chessmoe.search.evaluators import EvaluatorSpec
 
 __all__ = ["CLAIM_RULES", "mcts_player", "tournament_of"]
 
-#: The draw rules the small, powered and ratings tournaments committed before the kit
-#: followed cutechess were played under (a game ends once a draw *could* be claimed); kept
-#: so those designs still resume and reproduce. New designs use ``Adjudication()``.
+#: The claim reading of the draw rules (a game ends once a draw *could* be claimed): the
+#: small, powered and ratings tournaments are played under it, so their designs resume and
+#: reproduce their committed games; the other designs use ``Adjudication()`` (cutechess's).
 CLAIM_RULES = Adjudication(draw_rules="claim")
 
 

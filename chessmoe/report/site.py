@@ -3,9 +3,10 @@ executed notebooks ``make figures`` leaves in ``build/notebooks/``, the artefact
 ``figures/`` and the committed ``results/``.
 
 Every page is generated, none is written by hand (:mod:`chessmoe.report.site_pages`): the
-landing page (the answer and the claims table), one page per artefact of the job table, the
-executed notebooks, the ``docs/`` pages, REPRODUCING.md, the figure index, the benchmarks and
-how to start the explorers.
+landing page (the answer, :mod:`chessmoe.report.answer`, and the claims table), one page per
+artefact of the job table, the executed notebooks, the ``docs/`` pages, REPRODUCING.md, the
+README, the evidence in detail (``docs/evidence/``, :mod:`chessmoe.report.pages`), the figure
+index, the benchmarks and how to start the explorers.
 
 Links between these documents are rewritten to the site's pages; a link to a file the site
 does not hold becomes its path in code. The build fails, naming what is missing, when an
@@ -27,6 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from chessmoe.report import pages as report_pages
 from chessmoe.report import stems, summary
 from chessmoe.report.artefacts import NOTEBOOK_JOBS, NotebookJob
 from chessmoe.report.site_pages import (
@@ -188,9 +190,14 @@ suppress_warnings = ["myst.header"]
 
 _CSS = """\
 div.body { max-width: none; }
-div.body img { max-width: 100%; height: auto; }
-table.docutils { font-size: 0.85em; display: block; overflow-x: auto; }
-table.docutils td, table.docutils th { padding: 2px 6px; min-width: 4em; }
+div.body img { max-width: min(100%, 820px); height: auto; }
+/* a wide or long table scrolls inside its own box, its header row kept in view */
+div.body table { font-size: 0.85em; display: block; width: fit-content; max-width: 100%;
+  max-height: 85vh; overflow: auto; border-collapse: collapse; }
+div.body table thead th { position: sticky; top: 0; z-index: 1; background: #eeeeee; }
+div.body table td, div.body table th { padding: 2px 6px; min-width: 4em; vertical-align: top;
+  overflow-wrap: break-word; }
+div.body table td { max-width: 38em; }
 div.cell_output img { max-width: 100%; }
 """
 
@@ -237,9 +244,10 @@ def write_sources(inputs: SiteInputs, src: Path,
     shutil.copytree(inputs.figures, src / "figures")
     artefact_list = artefacts(jobs)
     reproducing = (root / "REPRODUCING.md").read_text(encoding="utf-8")
+    evidence = report_pages.read_evidence(root)
     context = Context(inputs, read_index(inputs.figures / "INDEX.md"),
-                       comparisons(reproducing),
-                       summary.read_claims(inputs.figures / "claims.csv"))
+                      comparisons(reproducing),
+                      summary.read_claims(inputs.figures / "claims.csv"), evidence=evidence)
     stale = [a.stem for a in artefact_list if a.stem not in context.index.results_read]
     if stale:
         raise ReportInputsMissing(f"{inputs.figures / 'INDEX.md'} does not list "
@@ -247,10 +255,11 @@ def write_sources(inputs: SiteInputs, src: Path,
 
     pages: dict[str, str] = {}
     docs = sorted(p for p in (root / "docs").glob("*.md")) if (root / "docs").is_dir() else []
-    known = ({f"docs/{p.name}" for p in docs} | {"REPRODUCING.md"}
+    known = ({f"docs/{p.name}" for p in docs} | {"REPRODUCING.md", "README.md"}
              | {f"notebooks/{job.notebook}" for job in jobs}
              | {page_name(a.stem) for a in artefact_list})
-    target = _site_target(known)
+    target = report_pages.wrap_target(_site_target(known), evidence, known)
+    context.rewrite = lambda text, source, page: rewrite_links(text, source, target, page)
 
     for artefact in artefact_list:
         pages[page_name(artefact.stem)] = artefact_page(artefact, context)
@@ -259,7 +268,21 @@ def write_sources(inputs: SiteInputs, src: Path,
         pages[f"{group}.md"] = group_page(group, members, context.compared)
     pages["index.md"] = landing(context, _commit(root))
     pages["explorers.md"] = explorers_page()
-    pages["REPRODUCING.md"] = rewrite_links(reproducing, "REPRODUCING.md", target)
+    pages["REPRODUCING.md"] = rewrite_links(
+        report_pages.point_links(reproducing, "REPRODUCING.md", evidence), "REPRODUCING.md", target)
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    pages["README.md"] = rewrite_links(readme, "README.md", target)
+    own = [e for e in evidence if e.site_page(known).startswith("evidence/")]
+    for item in own:
+        name = item.site_page(known)
+        text = report_pages.point_links(report_pages.evidence_page(item), item.source, evidence)
+        pages[name] = rewrite_links(text, item.source, target, name)
+    pages["evidence/index.md"] = "\n".join([
+        "# The evidence in detail", "",
+        "What REPRODUCING.md keeps to one line, in full (`docs/evidence/`). Most of it is on "
+        "the pages of the figures it belongs to:", "",
+        *(f"* [{e.title}](../{e.site_page(known)})" for e in evidence), "",
+        *toctree([e.site_page(known)[len("evidence/"):-3] for e in own], hidden=True)]) + "\n"
     index_text = (inputs.figures / "INDEX.md").read_text(encoding="utf-8")
     pages["figures-index.md"] = rewrite_links(
         index_text.replace("# Figures and tables", "# Every figure and table, with its "
@@ -360,14 +383,28 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the executed notebooks (default: ROOT/build/notebooks)")
     parser.add_argument("--out", type=Path, default=None,
                         help="the site (default: ROOT/build/report)")
+    parser.add_argument("--screenshots", type=Path, default=None, metavar="DOCS",
+                        help="retake the report's screenshots into DOCS (make report: docs/) "
+                             "where Chromium is installed")
     args = parser.parse_args(argv)
     root = args.root.resolve()
     inputs = SiteInputs(root, (args.notebooks or root / "build" / "notebooks").resolve())
+    out = (args.out or root / "build" / "report").resolve()
     try:
-        build(inputs, (args.out or root / "build" / "report").resolve())
+        build(inputs, out)
     except (ReportInputsMissing, RuntimeError) as error:
         print(error, file=sys.stderr)
         return 2
+    if args.screenshots is not None:
+        from chessmoe.report import screens
+
+        reason = screens.missing_browser()
+        if reason is not None:
+            print(f"make report: the screenshots in {args.screenshots} were not retaken: "
+                  f"{reason}", file=sys.stderr)
+        else:
+            for path in screens.take(out, args.screenshots, inputs.figures):
+                print(f"make report: {path}")
     return 0
 
 

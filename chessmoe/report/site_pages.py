@@ -2,14 +2,15 @@
 job table -- the figure or table, the paper's values as :mod:`chessmoe.paper` records them
 beside the kit's, the comparison REPRODUCING.md gives and the claims rows that decide it, the
 games behind it and their provenance (``figures/INDEX.md``; the results' manifests) and the
-executed notebook that drew it -- the landing page (the answer and the claims table), one page
-per group of artefacts and the explorers' page.
+executed notebook that drew it -- the landing page (the answer, :mod:`chessmoe.report.answer`,
+and the claims table), one page per group of artefacts and the explorers' page.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import posixpath
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -18,7 +19,8 @@ from pathlib import Path
 
 from chessmoe import paper
 from chessmoe.designs.rows import ClaimRow
-from chessmoe.report import stems, summary
+from chessmoe.report import answer, stems
+from chessmoe.report import pages as report_pages
 from chessmoe.report.artefacts import NOTEBOOK_JOBS, NotebookJob
 
 __all__ = ["GROUPS", "Artefact", "Comparison", "Context", "FolderProvenance", "IndexTables",
@@ -266,18 +268,24 @@ class Comparison:
 
 
 def comparisons(reproducing: str) -> dict[tuple[str, int], Comparison]:
-    """REPRODUCING.md's one-line comparisons, keyed by ("Fig."|"Table", number); a row for
-    a range of figures ("Fig. 17–19") holds for each of them."""
+    """REPRODUCING.md's one-line answers, keyed by ("Fig."|"Table", number): each section
+    ``### Fig. 17–19: separated experts`` and the ``**Answer.**`` paragraph under it; a
+    section for a range of figures holds for each of them."""
     out: dict[tuple[str, int], Comparison] = {}
-    for line in reproducing.splitlines():
-        match = re.match(r"\|\s*(Fig\.|Table)\s+(\d+)(?:\s*[\u2013-]\s*(\d+))?\s+([^|]*)"
-                         r"\|(.*)\|\s*$", line)
-        if match is None:
+    sections = re.split(r"^### ", reproducing, flags=re.M)[1:]
+    for section in sections:
+        heading, _, body = section.partition("\n")
+        match = re.match(r"(Fig\.|Table)\s+(\d+)(?:\s*[\u2013-]\s*(\d+))?:\s*(.*)$",
+                         heading.strip())
+        said = re.search(r"^\*\*Answer\.\*\*\s*(.*?)(?:\n\s*\n|\Z)", body, re.M | re.S)
+        if match is None or said is None:
             continue
         kind, first, last = match.group(1), int(match.group(2)), match.group(3)
-        label = line.split("|")[1].strip()
+        label = heading.strip().replace(":", "", 1)
+        # the link to the detail is left out: the artefact's page holds the detail
+        text = re.sub(r"\s*\[Detail\]\([^)]*\)\.?", "", " ".join(said.group(1).split()))
         for number in range(first, (int(last) if last else first) + 1):
-            out.setdefault((kind, number), Comparison(label, match.group(5).strip()))
+            out.setdefault((kind, number), Comparison(label, text))
     return out
 
 
@@ -411,6 +419,10 @@ class Context:
     compared: dict[tuple[str, int], Comparison]
     claims: list[ClaimRow]
     provenance: dict[str, FolderProvenance] = field(default_factory=dict)
+    evidence: list[report_pages.Evidence] = field(default_factory=list)
+    #: ``rewrite(text, source, page)``: ``text``'s links, written from ``source``, as the
+    #: site's ``page`` reaches them (:func:`chessmoe.report.site.rewrite_links`)
+    rewrite: Callable[[str, str, str], str] = lambda text, source, page: text
 
     def folder(self, folder: str) -> FolderProvenance:
         if folder not in self.provenance:
@@ -437,6 +449,30 @@ def artefact_page(artefact: Artefact, context: Context) -> str:
                       for name in artefact.files if not name.endswith(".md"))
     lines += [f"Files: {files}.", ""]
 
+    # the paper beside the kit, in one table, and the detail behind it
+    read = context.index.results_read.get(artefact.stem, [])
+    small = next((g for g in context.index.games if g["tournament"].strip("`").rstrip("/")
+                  .endswith(report_pages.SMALL_TOURNAMENT)), None)
+    per_match = (report_pages.games_per_match(small["matches played"], small["games"])
+                 if small else None)
+    lines += ["## The paper beside the kit", ""]
+    lines += report_pages.small_note(read, per_match,
+                                     posixpath.relpath(page_name(stems.CLAIMS),
+                                                       posixpath.dirname(page)))
+    comparison = context.compared.get(artefact.paper_number) if artefact.paper_number else None
+    if comparison is not None:
+        said = context.rewrite(comparison.text, "REPRODUCING.md", page)
+        lines += [f"**Answer** (REPRODUCING.md, {comparison.label}): {said}", ""]
+    rows = _claim_rows(artefact, context.claims)
+    table = report_pages.aligned_table(artefact.stem, rows, context.claims, figures)
+    if table:
+        lines += [f"Each row of the [claims table]({up}{page_name(stems.CLAIMS)}) this page "
+                  "speaks to (Elo or score points; 95 % interval, a game pair the unit; "
+                  "verdicts Holm-adjusted):", "", *table, ""]
+    if comparison is None and not table:
+        lines += ["No claim of the paper is decided by this artefact alone; see "
+                  f"[REPRODUCING.md]({up}REPRODUCING.md) and the [claims table]"
+                  f"({up}{page_name(stems.CLAIMS)}).", ""]
     # the numbers: the paper's, the kit's side by side, the kit's own
     paper_lines = _paper_values(artefact.stem)
     beside = _BESIDE.get(artefact.stem)
@@ -460,26 +496,15 @@ def artefact_page(artefact: Artefact, context: Context) -> str:
         lines += ["The numbers the kit's figure draws (its CSV, rounded for reading):", "",
                   *_csv_table(own_csv), ""]
 
-    # the verdict
-    lines += ["## Verdict", ""]
-    comparison = context.compared.get(artefact.paper_number) if artefact.paper_number else None
-    if comparison is not None:
-        lines += [f"REPRODUCING.md ({comparison.label}): {comparison.text}", ""]
-    rows = _claim_rows(artefact, context.claims)
-    if rows:
-        lines += ["Decided by the claims table ([all claims]"
-                  f"({up}{page_name(stems.CLAIMS)})):", "",
-                  *_md_table(("topic", "the paper says", "we measure (95 %)", "p (Holm)",
-                              "verdict"),
-                             ((r.topic, r.paper_says, r.measured, r.p_holm or "-",
-                               f"**{r.verdict}**") for r in rows)), ""]
-    if comparison is None and not rows:
-        lines += ["No claim of the paper is decided by this artefact alone; see "
-                  f"[REPRODUCING.md]({up}REPRODUCING.md) and the [claims table]"
-                  f"({up}{page_name(stems.CLAIMS)}).", ""]
+    detail = report_pages.detail_lines(
+        artefact.stem, context.evidence,
+        lambda text, source: context.rewrite(
+            report_pages.point_links(text, source, context.evidence), source, page))
+    if detail:
+        lines += ["## Detail", "", "Moved from REPRODUCING.md into `docs/evidence/`:", "",
+                  *detail]
 
     # games and provenance
-    read = context.index.results_read.get(artefact.stem, [])
     games = [g for g in context.index.games if f"`{artefact.notebook}`" in g["read by"]]
     lines += ["## Games", ""]
     if games:
@@ -531,10 +556,9 @@ def landing(context: Context, commit: str) -> str:
     claims = (figures / "claims.md").read_text(encoding="utf-8").splitlines()
     related = page_name(stems.RELATED_ENGINES)
     lines = ["# chessmoe: the reproduction report", "",
-             "A reproduction of \"Checkmating One, by Using Many: Combining Mixture of Experts "
-             "with MCTS to Improve in Chess\" (Helfenstein, Blüml, Czech, Kersting, 2024), built "
-             f"by `make report` from the committed results at commit `{commit}`.", "",
-             "## The answer", "", *summary.answer_lines(figures), "",
+             "\"Checkmating One, by Using Many\" (Helfenstein, Blüml, Czech, Kersting, 2024), "
+             f"reproduced from the committed results at commit `{commit}`.", "",
+             *answer.answer_lines(figures), "",
              "## Where to go next", "",
              "* [The paper's figures](paper-figures.md) and [tables](paper-tables.md), one "
              "page each: the kit's version, the paper's values beside it, the verdict, the "
@@ -544,14 +568,15 @@ def landing(context: Context, commit: str) -> str:
              f"({related}), [the rating list]({page_name(stems.RATING_LIST_TABLE)});",
              "* [the benchmarks](benchmarks.md), [the explorers](explorers.md) (and how to "
              "start them), [the executed notebooks](notebooks/index.md), [every figure with "
-             "its provenance](figures-index.md), [REPRODUCING.md](REPRODUCING.md) and [the "
+             "its provenance](figures-index.md), [REPRODUCING.md](REPRODUCING.md), [the "
+             "evidence in detail](evidence/index.md), [the README](README.md) and [the "
              "documentation](docs/index.md).", "",
              "## The claims table", "",
              f"Every claim the kit tests, as `figures/claims.md` holds it ([its page]"
              f"({page_name(stems.CLAIMS)})).", "", *claims, "",
              *toctree(["paper-figures", "paper-tables", "kit", "extras", "explorers",
-                        "benchmarks", "figures-index", "notebooks/index", "REPRODUCING",
-                        "docs/index"], hidden=True)]
+                       "benchmarks", "figures-index", "notebooks/index", "REPRODUCING",
+                       "evidence/index", "README", "docs/index"], hidden=True)]
     return "\n".join(lines) + "\n"
 
 

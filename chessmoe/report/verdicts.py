@@ -2,13 +2,15 @@
 its 95 % interval and a verdict computed from the results (never typed by hand).
 
 Verdicts: **supports** (the estimate lies on the paper's side of zero and the test of zero
-rejects after Holm's correction), **contradicts** (it rejects, on the other side), **undecided at
-this scale** (it does not reject). Every claim decided by games is one test in one family: its
+rejects after Holm's correction; where the paper gives a size, it lies inside our interval),
+**sign agrees, size differs** (the same, with the paper's size outside our interval),
+**contradicts** (it rejects, on the other side), **undecided at this scale** (it does not
+reject). Every claim decided by games is one test in one family: its
 two-sided p-value (a z-test on pair scores, the same standard error as the interval) is
 adjusted by Holm's step-down procedure over the whole table, so the table's family-wise error
 is at most 5 %, not 5 % per row. Intervals are shown unadjusted (95 %); a row whose interval
-excludes zero can still be undecided after the correction. Where the paper gives a size, we
-also say whether it lies inside our interval. Table 1 rows are decided by training seeds: they
+excludes zero can still be undecided after the correction. Where the paper gives a size, the
+note says whether it lies inside our interval. Table 1 rows are decided by training seeds: they
 compare seed ranges (min to max), which are not confidence intervals, and are not in the
 family.
 
@@ -28,12 +30,20 @@ from pathlib import Path
 from chessmoe._io.errors import KitError
 from chessmoe.designs import registry
 from chessmoe.designs.base import Evidence
-from chessmoe.designs.rows import POST_HOC, UNDECIDED, Claim, ClaimTest
+from chessmoe.designs.rows import (
+    POST_HOC,
+    SIGN_AGREES,
+    SIZE_DIFFERS,
+    UNDECIDED,
+    Claim,
+    ClaimTest,
+)
 from chessmoe.estimates import holm
 from chessmoe.nets.bundles import table1_seed_band
 from chessmoe.nets.names import SEPARATED_LONG
 
-__all__ = ["claims", "claims_of", "decide", "evidence", "table1_rows"]
+__all__ = ["SIGN_AGREES", "SIZE_DIFFERS", "UNDECIDED", "claims", "claims_of", "decide",
+           "evidence", "table1_rows"]
 
 
 def decide(test: ClaimTest, p_holm: float, alpha: float) -> str:
@@ -48,7 +58,9 @@ def decide(test: ClaimTest, p_holm: float, alpha: float) -> str:
         return "supports (no gain above +50 Elo)" if test.high_elo < 50 else UNDECIDED
     if not rejected:
         return UNDECIDED
-    return "supports" if sign == test.paper_sign else "contradicts"
+    if sign != test.paper_sign:
+        return "contradicts"
+    return SIZE_DIFFERS if test.size_inside is False else "supports"
 
 
 def evidence(tournament: str | os.PathLike[str], experts: str | os.PathLike[str],

@@ -287,7 +287,9 @@ def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.P
              "powered results were seen; rows outside it are not covered): supports / "
              "contradicts where the adjusted p is below 0.05 on the side the 'paper says' "
              "column states / the other side (for post-hoc and exploratory rows that column "
-             "states the hypothesis tested); undecided at this scale otherwise. Intervals are "
+             "states the hypothesis tested); undecided at this scale otherwise. Where the "
+             "paper gives a size, a verdict on its side reads 'supports' only when that size "
+             "lies inside our interval, else 'sign agrees, size differs'. Intervals are "
              "unadjusted 95 %. A row whose match is still being played says 'in progress', "
              "carries no p and is not in the family until its own match has played its "
              "planned games (deciding as the sample grows would inflate the error).",

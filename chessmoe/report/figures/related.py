@@ -300,18 +300,19 @@ DOCUMENT_SCORES: dict[str, tuple[float, str]] = {
 def _target_verdict(m: RelatedMatch, target: float) -> str:
     """A score target against the match's 95 % interval: met where the whole interval lies
     at or above it, not met where it lies below, else not decided (the point score alone
-    decides nothing); a sequential test's match by the test's decision."""
-    if m.sprt_state == "H1 accepted":
-        return "met: the SPRT accepts H1"
-    if m.sprt_state == "H0 accepted":
-        return "not met: the SPRT accepts H0"
+    decides nothing). A sequential test's decision is about strength, not the score: its
+    H1 accepted says the first player is the stronger, H0 accepted that it is not shown
+    stronger; the target is still read from the score's interval."""
     low, high = m.score_bounds()  # the score's own interval, not the Elo margin converted
     interval = f"score interval {_pct(low)}-{_pct(high)}"
-    if low >= target:
-        return f"met, decided ({interval})"
-    if high < target:
-        return f"not met, decided ({interval})"
-    return f"not decided ({interval})"
+    verdict = (f"met, decided ({interval})" if low >= target
+               else f"not met, decided ({interval})" if high < target
+               else f"not decided ({interval})")
+    if m.sprt_state == "H1 accepted":
+        verdict += "; the SPRT accepts H1: stronger"
+    elif m.sprt_state == "H0 accepted":
+        verdict += "; the SPRT accepts H0: not shown stronger"
+    return verdict
 
 
 def match_verdicts(kind: str, matches: dict[str, RelatedMatch]) -> dict[str, str]:
@@ -351,7 +352,8 @@ def match_verdicts(kind: str, matches: dict[str, RelatedMatch]) -> dict[str, str
 def _against(kind: str, matches: dict[str, RelatedMatch]) -> str:
     """The engine's matches against its baselines (:func:`match_verdicts`): W-D-L, score,
     Elo with its 95 % interval and whether the target is met (a score target by the score's
-    interval, or by the sequential test a match runs to; a score above 50 % means the
+    interval, with the decision of the sequential test a match runs to beside it; a score
+    above 50 % means the
     interval's lower end is above 0 Elo), or, for a match that repeats a document's
     experiment (:data:`DOCUMENT_SCORES`), whether it decides and whether the document's
     score lies in its interval."""
