@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from chessmoe.report import explore_elo
+from chessmoe.explore import elo as explore_elo
 from tests import browser
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser,

@@ -1,4 +1,4 @@
-"""The Elo explorer's record (chessmoe.report.explore_elo) and its browser widget, headless."""
+"""The Elo explorer's record (chessmoe.explore.elo) and its browser widget, headless."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import nbformat
 import pytest
 
 from chessmoe import elo
-from chessmoe.report import artefacts, explore_elo, params, runner
-from chessmoe.report.figures import elo_explorer as ex
+from chessmoe.explore import elo as explore_elo
+from chessmoe.explore import elo_widget as ex
+from chessmoe.report import artefacts, params, runner
 from tests.helpers import summary_match, tournament_summary
 from tests.test_notebooks import _parameters_cell
 

@@ -1,4 +1,4 @@
-"""The phase explorer's functions and widget (chessmoe.report.explore_phases), headless."""
+"""The phase explorer's functions and widget (chessmoe.explore.phases), headless."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from chessmoe import phases
-from chessmoe.report import explore_phases as xp
+from chessmoe.explore import phases as xp
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from chessmoe._io.errors import KitError
-from chessmoe.play.designs import PRECISION_BACKEND, build_design
+from chessmoe.play.designs import build_design
+from chessmoe.play.grids import PRECISION_BACKEND
 from chessmoe.search.inference import BACKENDS, LOW_PRECISION
 
 REGULAR = "results/experts/small/regular/baseline/model.pt"

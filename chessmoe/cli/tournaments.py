@@ -202,7 +202,7 @@ def _elo(args: argparse.Namespace) -> int:
 
 def _ratings(args: argparse.Namespace) -> int:
     from chessmoe.games.pgn import SkipCounter
-    from chessmoe.report.ratings import format_table, parse_anchor, rating_table, read_results
+    from chessmoe.games.ratings import format_table, parse_anchor, rating_table, read_results
 
     anchor, anchor_elo = parse_anchor(args.anchor) if args.anchor else (None, 0.0)
     skips = SkipCounter()
@@ -354,7 +354,8 @@ def add_tournament_commands(commands: Commands) -> None:
 def _precision(args: argparse.Namespace) -> int:
     from chessmoe import config
     from chessmoe.nets.regimes import profile_dataset
-    from chessmoe.play.designs import PRECISION_GATE_BUNDLE, build_design
+    from chessmoe.play.designs import build_design
+    from chessmoe.play.grids import PRECISION_GATE_BUNDLE
     from chessmoe.play.precision import gates
     from chessmoe.search.experts import load_bundle
     from chessmoe.search.inference import LOW_PRECISION

@@ -51,7 +51,13 @@ from chessmoe.nets.checkpoints import (
     save_optimizer,
 )
 from chessmoe.nets.model import PRESETS, ModelConfig, RiseNet, preset
-from chessmoe.nets.recipes import learning_rate, momentum, plateau_learning_rate, test_sets
+from chessmoe.nets.recipes import (
+    epoch_iterations,
+    learning_rate,
+    momentum,
+    plateau_learning_rate,
+    test_sets,
+)
 from chessmoe.nets.trunk import build_network
 
 __all__ = [
@@ -63,7 +69,6 @@ __all__ = [
     "Trainer",
     "compute_loss",
     "cpu_computes_bf16",
-    "epoch_iterations",
     "evaluate",
     "training_precision",
 ]
@@ -241,13 +246,6 @@ class LossTerms:
 
     def val_loss(self, config: TrainConfig) -> torch.Tensor:
         return config.val_value_factor * self.value + config.val_policy_factor * self.policy
-
-
-def epoch_iterations(epochs: float, batch_size: int, positions: int) -> int:
-    """The iterations a run of ``epochs`` epochs takes over ``positions`` training positions
-    at ``batch_size`` (a last partial batch counts as one): what a run without a fixed
-    iteration count plans, and at most trains when its patience stops it earlier."""
-    return max(1, math.ceil(epochs * math.ceil(positions / batch_size)))
 
 
 def loss_terms(output: Any, batch: Batch, plies_clip: float = 100.0) -> LossTerms:
