@@ -18,6 +18,7 @@ network as a plain :class:`~chessmoe.nets.model.RiseNet` (trunk, shared convolut
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import replace
 from typing import cast
 
@@ -46,10 +47,11 @@ def multiply_adds(config: ModelConfig) -> int:
 
 def trunk_config(regular: ModelConfig, phases: int = 3) -> ModelConfig:
     """The shared-trunk version of ``regular``: ``phases`` heads with a 1x1 policy output, and
-    the trunk width (``regular``'s channels up to a third more, depth kept) and shared policy
-    width whose parameters and multiply-adds per position lie closest to ``regular``'s (the
-    larger relative miss smallest; for each trunk width, policy widths from the one matching
-    the parameters to the widest within the tolerance). Raises when no choice brings both within
+    the narrowest trunk (``regular``'s channels, else up to a third more, depth kept) for which
+    a shared policy width brings the parameters and multiply-adds per position both within
+    :data:`TOLERANCE` of ``regular``'s, with the width whose larger relative miss is smallest
+    (widening the trunk only as far as needed keeps the policy head near ``regular``'s: a
+    wider trunk would fit the budget with a starved head). Raises when no choice brings both within
     :data:`TOLERANCE` of ``regular``'s."""
     from chessmoe.nets.model import widened
 
@@ -72,18 +74,22 @@ def trunk_config(regular: ModelConfig, phases: int = 3) -> ModelConfig:
                 else (low, middle)
         return low
 
-    candidates: list[tuple[float, int, int, float, float]] = []
+    best: tuple[float, int, int, float, float] | None = None
     for channels in range(regular.channels, regular.channels * 4 // 3 + 1):
         if size(config_of(channels, 1)) > params * (1 + TOLERANCE):
             break  # wider trunks hold more than the budget even with the narrowest head
         first, last = widest(channels, params), widest(channels, params * (1 + TOLERANCE))
-        step = max(1, (last - first) // 6)  # the cost grows with the width: a few samples
+        step = max(1, (last - first) // 40)  # the cost grows with the width
         for width in {*range(first, last + 1, step), last}:
             config = config_of(channels, width)
             p = size(config) / params - 1
             c = multiply_adds(config) / cost - 1
-            candidates.append((max(abs(p), abs(c)), channels, width, p, c))
-    worst, channels, width, p, c = min(candidates)
+            best = min(best or (math.inf, 0, 0, 0.0, 0.0), (max(abs(p), abs(c)), channels,
+                                                            width, p, c))
+        if best is not None and best[0] <= TOLERANCE:
+            break  # the narrowest trunk that fits: the policy head keeps its width
+    assert best is not None
+    worst, channels, width, p, c = best
     if worst > TOLERANCE:
         raise ValueError(f"no trunk brings the shared-trunk mixture within {TOLERANCE:.0%} of "
                          f"the regular network (best: {channels} channels, policy width "
