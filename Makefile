@@ -103,18 +103,19 @@ figures: $(STAMP) ## Regenerate every paper figure/table from committed results/
 	$(PY) -m chessmoe notebooks figures --kernel $(KERNEL) --build $(BUILD)/notebooks \
 	  --results $(ROOT)/results --figures $(ROOT)/figures
 	# the README's answer block is read from the claims table just drawn
-	$(PY) -m chessmoe.report.summary $(ROOT)/README.md $(ROOT)/figures
+	$(PY) -m chessmoe.report.answer $(ROOT)/README.md $(ROOT)/figures
 
 $(REPORT_STAMP): $(STAMP) pyproject.toml
 	$(PY) -m pip install --quiet -e ".[report]"
 	touch $(REPORT_STAMP)
 
-report: $(REPORT_STAMP) ## Build the static reproduction report into build/report (offline; runs make figures first if build/notebooks is absent)
+report: $(REPORT_STAMP) ## Build the static reproduction report into build/report (offline; runs make figures first if build/notebooks is absent; retakes docs/report-*.png where Chromium is installed)
 	@if [ ! -d $(BUILD)/notebooks ]; then \
 	  echo "make report: $(BUILD)/notebooks/ (the executed notebooks) is absent: running make figures first"; \
 	  $(MAKE) figures; \
 	fi
-	$(PY) -m chessmoe.report.site --root $(ROOT) --notebooks $(BUILD)/notebooks --out $(BUILD)/report
+	$(PY) -m chessmoe.report.site --root $(ROOT) --notebooks $(BUILD)/notebooks --out $(BUILD)/report \
+	  --screenshots $(ROOT)/docs
 
 report-serve: ## Serve build/report on http://127.0.0.1:8000/ (REPORT_PORT=...; this machine only; Ctrl-C stops it)
 	@test -f $(BUILD)/report/index.html || { echo "make report-serve: $(BUILD)/report/index.html is absent: run make report first"; exit 2; }

@@ -145,7 +145,7 @@ def bench_stats(repeat: int) -> BenchResult:
     from chessmoe.games.sources import ResolvedSource
     from chessmoe.games.stats import compute
 
-    result = BenchResult("stats", "Phase-statistics pass (issue 2)",
+    result = BenchResult("stats", "Phase-statistics pass",
                          target="statistics pass >= 0.7x python-chess parse+replay "
                                 "positions/s, one process")
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -206,7 +206,7 @@ def bench_dataset(repeat: int) -> BenchResult:
     from chessmoe.games.datasets import DatasetStore, build
     from chessmoe.games.sources import ResolvedSource
 
-    result = BenchResult("dataset", "Phase dataset build (issue 3)",
+    result = BenchResult("dataset", "Phase dataset build",
                          target="build >= 0.5x python-chess parse+replay positions/s, "
                                 "one process")
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -278,7 +278,7 @@ def bench_planes(repeat: int) -> BenchResult:
     from chessmoe.games.datasets import DatasetStore, build
     from chessmoe.games.sources import ResolvedSource, sample_path
 
-    result = BenchResult("planes", "Plane expansion (issue 3)",
+    result = BenchResult("planes", "Plane expansion",
                          target="numpy >= 300k positions/s per core at batch 1024")
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -357,7 +357,7 @@ def bench_mcts(repeat: int) -> BenchResult:
     from chessmoe.search.mcts import MCTS, Limits, SearchConfig, UniformEvaluator, leaf_batch
 
     torch.set_num_threads(1)
-    result = BenchResult("mcts", "MCTS search (issues 5 and 12)",
+    result = BenchResult("mcts", "MCTS search",
                          target="uniform evaluator >= 6,000 simulations/s on one core")
     positions = _positions_from_sample(12)
 
@@ -430,7 +430,7 @@ def bench_mcts(repeat: int) -> BenchResult:
         rows.append(("paper network on GPU", "no GPU on this machine"))
     result.rows = rows
     result.target = ("uniform search >= 0.5x python-chess move generation; with the committed "
-                     "experts at batch 8 >= 0.10x (issue 12)")
+                     "experts at batch 8 >= 0.10x")
     result.met = (uniform_best >= 0.5 * generation and expert_best >= 0.10 * generation)
     for label, rate in alone.items():
         # The tree work per simulation is what the uniform search spends; the evaluator's per
@@ -512,7 +512,7 @@ def _uci_nodes_per_second(positions: list[chess.Board], extra: list[str],
 
 
 def bench_native(repeat: int) -> BenchResult:
-    """The compiled search core against the Python reference (issue 39): the tree alone
+    """The compiled search core against the Python reference: the tree alone
     (uniform evaluator), searches with the committed small experts, the UCI engine with its
     default options, the evaluator alone under ONNX Runtime settings, and numba's compile
     and cache-load times; python-chess move generation is the same-run baseline."""
@@ -521,7 +521,7 @@ def bench_native(repeat: int) -> BenchResult:
     from chessmoe.search.mcts import MCTS, Limits, SearchConfig, UniformEvaluator, leaf_batch
     from chessmoe.search.native.search import NativeMCTS
 
-    result = BenchResult("native", "Compiled search core vs the Python search (issue 39)",
+    result = BenchResult("native", "Compiled search core vs the Python search",
                          target="tree alone (uniform, batch 8) >= 15x the Python search and "
                          ">= 5x python-chess move generation; UCI engine with the committed "
                          "small experts, default options, >= 0.15x move generation")
@@ -563,7 +563,7 @@ def bench_native(repeat: int) -> BenchResult:
     # takes (records, softmax, priors; no forward pass), and the paper grid projected with
     # the GPU network rate the H200 run recorded (BENCHMARKS.md, 2026-11-26: 114,446
     # positions/s, bf16, batch 1024) on a box of 15 search workers and one GPU.
-    from chessmoe.play.designs import paper_spec
+    from chessmoe.play.grids import paper_spec
     from chessmoe.play.projection import Calibration, _FreeNetwork, project
     from chessmoe.play.tournament import projection_parts
 
@@ -677,8 +677,8 @@ def bench_native_games(repeat: int) -> BenchResult:
     from chessmoe.play.tournament import MatchSpec, TournamentSpec, run_local
     from chessmoe.search.evaluators import committed_bundles
 
-    result = BenchResult("native-games", "Tournament games: compiled vs Python search "
-                         "(issue 39)", target="the compiled search >= 2x the Python search's "
+    result = BenchResult("native-games", "Tournament games: compiled vs Python search",
+                         target="the compiled search >= 2x the Python search's "
                          "games/hour at 100 and at 800 nodes")
     experts, baseline = committed_bundles()
     if experts is None or baseline is None:
@@ -736,7 +736,7 @@ def bench_training(repeat: int) -> BenchResult:
     from chessmoe.nets.model import build_model
     from chessmoe.nets.training import TrainConfig, compute_loss
 
-    result = BenchResult("training", "Training throughput (issue 4)",
+    result = BenchResult("training", "Training throughput",
                          target="data loading never the bottleneck; >= 20k samples/s for the "
                                 "paper preset on one H100 with bf16")
     rows = []
@@ -815,8 +815,8 @@ def bench_games(repeat: int) -> BenchResult:
     from chessmoe.play.tournament import MatchSpec, TournamentSpec, run_local
     from chessmoe.search.evaluators import committed_bundles
 
-    result = BenchResult("games", "Tournament games: multi-game runner vs per-game runner "
-                         "(issue 12)", target="multi-game >= 2.5x the per-game runner's "
+    result = BenchResult("games", "Tournament games: multi-game runner vs per-game runner",
+                         target="multi-game >= 2.5x the per-game runner's "
                          "games/hour")
     experts, baseline = committed_bundles()
     if experts is None or baseline is None:
@@ -875,7 +875,7 @@ def bench_inference(repeat: int) -> BenchResult:
     from chessmoe.search.mcts import leaf_batch
 
     torch.set_num_threads(1)
-    result = BenchResult("inference", "Network inference backends (issue 12)")
+    result = BenchResult("inference", "Network inference backends")
     _, baseline = committed_bundles()
     if baseline is None:
         result.rows = [("small network", "not in this checkout: benchmark skipped")]
@@ -910,7 +910,7 @@ def bench_inference(repeat: int) -> BenchResult:
 
 
 def bench_gpu(repeat: int) -> BenchResult:
-    """The paper-scale GPU rows of issue 12, in one run: the paper network's inference in
+    """The paper-scale GPU rows in one run: the paper network's inference in
     bf16 (cuda backend, CUDA graphs) against eager fp32 on the same GPU at batch 256 and
     1024; multi-game tournament games per hour with random paper-size networks (three
     experts against a regular network) at 100 and 800 nodes on every CPU core feeding the
@@ -921,14 +921,14 @@ def bench_gpu(repeat: int) -> BenchResult:
     import numpy as np
     import torch
 
-    result = BenchResult("gpu", "Paper scale on a GPU (issue 12)",
+    result = BenchResult("gpu", "Paper scale on a GPU",
                          target="bf16 inference >= 100k positions/s at batch 1024 on one H100; "
                          "paper grid <= 3 days on one GPU box")
     if not torch.cuda.is_available():
         result.rows = [("paper-scale GPU rows", "not measured: no GPU on this machine")]
         return result
     from chessmoe.nets.model import build_model
-    from chessmoe.play.designs import paper_spec
+    from chessmoe.play.grids import paper_spec
     from chessmoe.play.projection import measure_games, project_from_games
     from chessmoe.play.tournament import projection_parts
     from chessmoe.search.inference import CudaBackend, TorchBackend
@@ -998,7 +998,7 @@ def bench_gpu(repeat: int) -> BenchResult:
 
 
 def bench_ntuple(repeat: int) -> BenchResult:
-    """n-tuple comparison training (issue 22): one d=1 comparison of every legal move's
+    """n-tuple comparison training: one d=1 comparison of every legal move's
     quiescence leaf per position, the kit's features and capture generation against the
     plain references of ``tests/ntuple_reference.py`` (one piece, one file, one move at a
     time) on the same positions and weights; both must give the same credits and updates.
@@ -1008,6 +1008,7 @@ def bench_ntuple(repeat: int) -> BenchResult:
     import numpy as np
 
     from chessmoe.nets.related import ntuple
+    from chessmoe.nets.related import ntuple_comparison as comparison
     from chessmoe.phases import tapered_alpha
     from chessmoe.search import alphabeta
 
@@ -1018,12 +1019,12 @@ def bench_ntuple(repeat: int) -> BenchResult:
         reference_tuples,
     )
 
-    result = BenchResult("ntuple", "n-tuple comparison training (issue 22)")
+    result = BenchResult("ntuple", "n-tuple comparison training")
     boards = [b for b in _positions_from_sample(120)[::2] if b.legal_moves.count() >= 2][:40]
-    positions = [ntuple.LabelledPosition(b.fen(), next(iter(b.legal_moves)).uci())
+    positions = [comparison.LabelledPosition(b.fen(), next(iter(b.legal_moves)).uci())
                  for b in boards]
     weights = ntuple.start_weights("pesto")
-    config = ntuple.TrainConfig(depth=1, start="pesto")
+    config = comparison.NtupleTrainConfig(depth=1, start="pesto")
 
     def reference_extract(board: chess.BaseBoard, *, tuples: bool = True) -> Any:
         index, sign = reference_tuples(board) if tuples else ([], [])
@@ -1031,17 +1032,18 @@ def bench_ntuple(repeat: int) -> BenchResult:
                                np.asarray(sign, dtype=np.float64), tapered_alpha(board))
 
     def run() -> list[tuple[float, Any, bool]]:
-        return [ntuple._compare(p, weights, config, alphabeta.principal_leaf)
+        return [comparison._compare(p, weights, config, alphabeta.principal_leaf)
                 for p in positions]
 
-    fast_extract, fast_noisy = ntuple.extract, alphabeta.noisy_moves
+    fast_extract, fast_noisy = comparison.extract, alphabeta.noisy_moves
 
     def run_reference() -> list[tuple[float, Any, bool]]:
-        ntuple.extract, alphabeta.noisy_moves = reference_extract, reference_noisy_moves
+        comparison.extract = reference_extract
+        alphabeta.noisy_moves = reference_noisy_moves
         try:
             return run()
         finally:
-            ntuple.extract, alphabeta.noisy_moves = fast_extract, fast_noisy
+            comparison.extract, alphabeta.noisy_moves = fast_extract, fast_noisy
 
     kit = reference = float("inf")
     for _ in range(repeat):  # interleaved: the machine's noise hits both alike
@@ -1053,20 +1055,20 @@ def bench_ntuple(repeat: int) -> BenchResult:
                and (a[1] is None or np.array_equal(a[1].open_tuple, b[1].open_tuple))
                for a, b in zip(ours, theirs, strict=True))
     with tempfile.TemporaryDirectory() as tmp:
-        state = ntuple._TrainState(averager=ntuple.Averager(weights), rng_state=None,
+        state = comparison._TrainState(averager=comparison.Averager(weights), rng_state=None,
                                    metrics=[], best=0.0, best_weights=weights,
                                    best_iteration=0, stale=0,
                                    order=list(range(50_000)))
         path = Path(tmp) / "checkpoint.npz"
-        save_seconds, _ = _best(lambda: ntuple._save_checkpoint(path, state, "x", 0.0),
+        save_seconds, _ = _best(lambda: comparison._save_checkpoint(path, state, "x", 0.0),
                                 repeat)
         size_mb = path.stat().st_size / 1e6
     per_kit, per_ref = kit / len(positions), reference / len(positions)
     few = positions[:10]  # d = 2 against d = 1 on the same positions (the kit's code)
-    deeper = ntuple.TrainConfig(depth=2, start="pesto")
-    one, _ = _best(lambda: [ntuple._compare(p, weights, config, alphabeta.principal_leaf)
+    deeper = comparison.NtupleTrainConfig(depth=2, start="pesto")
+    one, _ = _best(lambda: [comparison._compare(p, weights, config, alphabeta.principal_leaf)
                             for p in few], 1)
-    two, _ = _best(lambda: [ntuple._compare(p, weights, deeper, alphabeta.principal_leaf)
+    two, _ = _best(lambda: [comparison._compare(p, weights, deeper, alphabeta.principal_leaf)
                             for p in few], 1)
     result.rows = [
         ("positions", f"{len(positions)} from the embedded self-play sample, PeSTO weights, "
@@ -1413,6 +1415,17 @@ BENCHMARKS: dict[str, Callable[[int], BenchResult]] = {
     "training": bench_training, "mcts": bench_mcts, "inference": bench_inference,
     "games": bench_games, "gpu": bench_gpu, "ntuple": bench_ntuple, "native": bench_native,
     "native-games": bench_native_games, "deepchess": bench_deepchess, "mais": bench_mais}
+
+
+def _faster_paths() -> None:
+    """The faster paths' benchmarks (``benchmarks/precision.py``), beside the others."""
+    from precision import bench_low_precision, bench_mixed_precision  # type: ignore[import-not-found]
+
+    BENCHMARKS["mixed-precision"] = bench_mixed_precision
+    BENCHMARKS["low-precision"] = bench_low_precision
+
+
+_faster_paths()
 
 
 def main(argv: list[str] | None = None) -> int:

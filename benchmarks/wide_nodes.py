@@ -1,5 +1,5 @@
-"""Nodes per second of a search with the parameter-matched network (``regular-wide``'s,
-issue 40 item 3) against the small regular network, on this machine's CPU.
+"""Nodes per second of a search with the parameter-matched network (``regular-wide``'s)
+against the small regular network, on this machine's CPU.
 
 Both networks are freshly initialised with the same seed (the weights change the tree's
 shape a little, not the cost of a forward pass), saved as checkpoints and searched through the

@@ -1,29 +1,10 @@
-"""Match statistics as cutechess and fastchess report them, plus a multi-engine rating list.
-
-* :func:`trinomial` -- cutechess's ``Elo`` of W wins, L losses, D draws and its printed line
-  (``Elo difference: 381.7 +/- nan, LOS: 99.9 %, DrawRatio: 6.7 %``). IEEE semantics are kept
-  on purpose: a score of 1 is ``inf`` Elo, a confidence bound outside [0, 1] makes the margin
-  ``nan``, no games at all make every number ``nan``, and W + L = 0 makes LOS ``nan``
-  (0 / 0 in cutechess's C++). Numbers print like Qt's ``QString::arg(x, 0, 'f', 1)``:
-  ``nan`` (never ``-nan``), ``inf``, ``-inf``, ``-0.3``; an exact zero prints ``0.0`` (never
-  ``-0.0``) while a small negative value that rounds to zero keeps its sign (``-0.0``), and an
-  exact binary tie rounds away from zero (12.25 -> ``12.3``), as Qt does.
-* :func:`pentanomial` -- the same Elo and margin from game pairs (fastchess's pentanomial
-  model); :func:`normalized_elo_trinomial` / :func:`normalized_elo_pentanomial` -- fastchess's
-  normalised Elo and its margin.
-* :func:`sprt` -- the generalized SPRT of fishtest and fastchess (logistic or normalised Elo
-  bounds): the exact generalized LLR, the kit's one LLR (``chessmoe elo --sprt``, the explorer,
-  the tournament runner); its first-order closed form on request.
-* :func:`clopper_pearson_interval` -- the exact binomial interval of a proportion (the
-  explorer's interval for tiny or lopsided matches);
-  :func:`likelihood_of_superiority` -- LOS that never divides 0 by 0;
-  :func:`sprt_outlook` -- Wald's pass probability and expected length of an SPRT;
-  :func:`games_for_margin` -- games needed for a +/- margin at a score.
-* :func:`rating_list` -- maximum-likelihood logistic ratings of several engines (draws count as
-  half wins) with 95 % intervals from the inverse Fisher information.
-
-The formulas come from the documented behaviour of cutechess and fastchess (restated in
-docs/elo.md); the code is this project's own.
+"""Match statistics as cutechess and fastchess report them, plus a multi-engine rating list:
+cutechess's trinomial Elo and printed line (:func:`trinomial`), fastchess's pentanomial and
+normalised Elo (:func:`pentanomial`), the generalized SPRT with its exact LLR, the kit's one
+LLR (:func:`sprt`), the exact binomial interval, LOS, an SPRT's outlook and the games a margin
+needs, and maximum-likelihood ratings of several engines (:func:`rating_list`). The formulas
+come from the documented behaviour of cutechess and fastchess (restated in docs/elo.md); the
+code is this project's own.
 """
 
 from __future__ import annotations
@@ -124,7 +105,10 @@ def score_from_elo(elo: float) -> float:
 
 
 def _fmt1(x: float) -> str:
-    """One decimal as Qt's arg(x, 0, 'f', 1) prints it: nan, inf, -inf, ties away from zero."""
+    """One decimal as Qt's arg(x, 0, 'f', 1) prints it: ``nan`` (never ``-nan``), ``inf``,
+    ``-inf``, ``-0.3``; an exact zero prints ``0.0`` (never ``-0.0``) while a small negative
+    value that rounds to zero keeps its sign (``-0.0``), and an exact binary tie rounds away
+    from zero (12.25 -> ``12.3``)."""
     if math.isnan(x):
         return "nan"
     if math.isinf(x):
@@ -178,7 +162,13 @@ def _margin(mu: float, stdev: float, z: float) -> float:
 
 
 def trinomial(wins: int, losses: int, draws: int, *, z: float = Z_CUTECHESS) -> EloEstimate:
-    """cutechess's Elo, margin, LOS and draw ratio of a W/L/D result (same operation order)."""
+    """cutechess's Elo, margin, LOS and draw ratio of a W/L/D result (same operation order).
+
+    IEEE semantics are kept on purpose: a score of 1 is ``inf`` Elo, a confidence bound
+    outside [0, 1] makes the margin ``nan``, no games at all make every number ``nan``, and
+    W + L = 0 makes LOS ``nan`` (0 / 0 in cutechess's C++); the printed line
+    (``Elo difference: 381.7 +/- nan, LOS: 99.9 %, DrawRatio: 6.7 %``) prints numbers as Qt
+    does (:func:`_fmt1`)."""
     _check_counts((wins, losses, draws))
     n = float(wins + losses + draws)
     fw, fl, fd = _div(wins, n), _div(losses, n), _div(draws, n)

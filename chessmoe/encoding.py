@@ -1,21 +1,9 @@
 """Positions to tensors: the 52-plane input (paper Table 6) and the 4864 policy map.
 
-Three ways to get planes, all equal:
-
-* :func:`board_to_planes` -- one ``chess.Board`` (reads its move stack for the
-  history and repetition planes);
-* :func:`board_to_record` + :func:`records_to_planes` -- a compact fixed-size record
-  per position (:data:`RECORD_DTYPE`: bitboards and a few small integers) expanded
-  in vectorised numpy;
-* :func:`records_to_planes_torch` -- the same expansion in torch, on CPU or GPU.
-
-Planes are ``[plane, rank, file]`` with rank 0 = rank 1, seen by the side to move
-(P1): when Black is to move every square plane is mirrored vertically (rank
-``r -> 7 - r``), which on a bitboard is a byte swap. :data:`PLANES` is the single
-source of truth of the layout and renders the paper's Table 6.
-
-The policy is 76 planes x 64 from-squares: ``index = plane * 64 + from_square`` with
-the move mirrored first when Black is to move.
+Three ways to get planes, all equal: :func:`board_to_planes` (one ``chess.Board``, its move
+stack giving the history and repetition planes), :func:`records_to_planes` (compact
+fixed-size records, :data:`RECORD_DTYPE`, expanded in vectorised numpy) and
+:func:`records_to_planes_torch` (the same expansion in torch, on CPU or GPU).
 """
 
 from __future__ import annotations
@@ -54,6 +42,8 @@ __all__ = [
 N_PLANES: Final = 52
 POLICY_PLANES: Final = 76
 POLICY_SIZE: Final = POLICY_PLANES * 64  # 4864
+"""76 planes x 64 from-squares: ``index = plane * 64 + from_square``, the move mirrored first
+when Black is to move."""
 HALFMOVE_SCALE: Final = 50.0
 MATERIAL_SCALE: Final = 8.0
 NO_SQUARE: Final = 64  # "no move" / "no en-passant square" in records
@@ -119,6 +109,10 @@ def _build_planes() -> tuple[PlaneSpec, ...]:
 
 
 PLANES: Final = _build_planes()
+"""The single source of truth of the plane layout (it renders the paper's Table 6). Planes
+are ``[plane, rank, file]`` with rank 0 = rank 1, seen by the side to move (P1): when Black
+is to move every square plane is mirrored vertically (rank ``r -> 7 - r``), which on a
+bitboard is a byte swap."""
 assert len(PLANES) == N_PLANES
 
 _SCALES: Final = np.array([p.scale for p in PLANES], dtype=np.float32)

@@ -1,19 +1,8 @@
-"""Game phases: the Lichess definition (the paper's gate), move-count phases, tapered phase.
-
-Everything follows ``docs/phases.md`` (the rules in this project's words):
-
-* :func:`lichess_phase` labels one position (Markov, "position-only"): endgame if
-  the majors+minors count ``m <= 6``; middlegame if ``m <= 10`` or a back rank is
-  sparse or the mixedness exceeds 150; else opening.
-* :func:`lichess_division` splits a whole game forward-only, as scalachess's
-  ``Divider`` does.
-* :func:`movecount_phase` is the 2-5 phase rule of the paper's Fig. 7 and
-  :func:`tapered_alpha` a Stockfish-style continuous phase.
-* :func:`phase_definition` is the registry by name used by datasets, search and figures.
-
-Features are computed with bitboard arithmetic: per-board functions use Python
-integer popcounts, and the ``*_batch`` functions work on numpy ``uint64`` arrays
-of bitboards (:class:`BoardBatch`) with ``np.bitwise_count``.
+"""Game phases: the Lichess definition (the paper's gate), move-count phases, tapered phase,
+following ``docs/phases.md``: :func:`lichess_phase` labels one position, :func:`lichess_division`
+splits a whole game forward-only (as scalachess's ``Divider``), :func:`movecount_phase` is the
+2-5 phase rule of the paper's Fig. 7, :func:`tapered_alpha` a Stockfish-style continuous phase,
+and :func:`phase_definition` the registry by name that datasets, search and figures use.
 """
 
 from __future__ import annotations
@@ -241,7 +230,9 @@ def middlegame_trigger(board: chess.BaseBoard, table: str = "lichess") -> bool:
 
 
 def lichess_phase(board: chess.BaseBoard, table: str = "lichess") -> Phase:
-    """The Lichess phase of one position (the paper's gate)."""
+    """The Lichess phase of one position (the paper's gate; Markov, "position-only"):
+    endgame if the majors+minors count ``m <= 6``; middlegame if ``m <= 10`` or a back rank
+    is sparse or the mixedness exceeds 150; else opening."""
     if majors_minors(board) <= ENDGAME_MAX_PIECES:
         return Phase.ENDGAME
     if middlegame_trigger(board, table):
@@ -358,7 +349,9 @@ def tapered_alpha(board: chess.BaseBoard) -> float:
 @dataclass(frozen=True)
 class BoardBatch:
     """Bitboards of N positions as ``uint64`` arrays (absolute colours) plus the
-    full-move number: everything the phase definitions need, vectorised."""
+    full-move number: everything the phase definitions need, vectorised (the ``*_batch``
+    functions count bits with ``np.bitwise_count``; the per-board ones with Python integer
+    popcounts)."""
 
     white: U64
     black: U64

@@ -1,19 +1,7 @@
-"""``make results PROFILE=...``: the whole pipeline in dependency order.
-
-Steps: phase statistics -> phase datasets -> experts (every regime, plus the Fig. 7
-definitions) -> recorded gated searches -> the tournament. Every step is resumable and
-skips what is already up to date (statistics and datasets compare their inputs, training
-runs and tournament games are recorded as they finish), so rerunning after an interruption
-continues where it stopped.
-
-Profiles: ``smoke`` (minutes; used by ``make test`` on a temporary directory), ``small``
-(the committed results: about three hours on a 2-core CPU), ``paper`` (KingBase and the
-paper's settings, for GPUs; the tournament can run on Dask via ``chessmoe tournament``).
-
-A profile writes only under names of its own (:func:`outputs` lists them): the smoke
-profile's statistics and dataset manifest are ``selfplay-sample-smoke``, never the committed
-``selfplay-sample``, and everything it writes is ignored by git. A step that would change a
-finished, committed result stops with one line naming it (``force`` replaces it).
+"""``make results PROFILE=...``: the whole pipeline in dependency order (:data:`STEPS`: phase
+statistics -> phase datasets -> experts -> recorded gated searches -> the tournament), every
+step resumable and skipping what is already up to date, so a rerun after an interruption
+continues where it stopped (:func:`run`).
 """
 
 from __future__ import annotations
@@ -72,7 +60,10 @@ def record_path(profile: Profile, results: Path) -> Path:
 
 def outputs(name: str, results_dir: str | os.PathLike[str] = "results") -> tuple[Path, ...]:
     """Every path under ``results_dir`` the pipeline of profile ``name`` writes (the one home
-    of their names: the steps write through the same functions)."""
+    of their names: the steps write through the same functions). A profile writes only under
+    names of its own: the smoke profile's statistics and dataset manifest are
+    ``selfplay-sample-smoke``, never the committed ``selfplay-sample``, and everything it
+    writes is ignored by git."""
     profile = config.profile(name)
     results = Path(results_dir)
     return (*dict.fromkeys(stats_dir(profile, results, spec)
@@ -173,6 +164,11 @@ def run(name: str, *, results_dir: str | os.PathLike[str] = "results",
         data_dir: str | os.PathLike[str] | None = None, steps: Sequence[str] | None = None,
         progress: bool = True, force: bool = False) -> dict[str, Any]:
     """Run (or resume) a profile's pipeline; write ``results/pipeline-<profile>.json``.
+    Profiles: ``smoke`` (minutes; used by ``make test`` on a temporary directory), ``small``
+    (the committed results: about three hours on a 2-core CPU), ``paper`` (KingBase and the
+    paper's settings, for GPUs; the tournament can run on Dask via ``chessmoe tournament``).
+    Statistics and datasets compare their inputs; training runs and tournament games are
+    recorded as they finish.
     ``force``: a step may replace a finished, committed result it would change (without it
     the step stops with a :class:`~chessmoe._io.evidence.CommittedResult`)."""
     profile = config.profile(name)

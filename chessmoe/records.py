@@ -1,31 +1,11 @@
-"""The records a match writes and reads: one game, its pairs, one match's summary, a
-tournament's summary and a two-engine run's summary.
+"""The records a match writes and reads: one game (:class:`GameRecord`, a line of
+``games.jsonl``), its pairs (:func:`complete_pairs`, the one definition every pentanomial
+count uses), a match's summary, a tournament's summary and plan (``summary.json``,
+``spec.json``), a two-engine run's summary and a training log's furthest step.
 
 They sit below every layer that writes them (``chessmoe.play``) or reads them
-(``chessmoe.report``), so the reading needs nothing of the playing. ``games.jsonl`` holds one
-:class:`GameRecord` per line; a tournament's ``summary.json`` one :class:`TournamentSummary`
-(a :class:`TournamentMatch` per match, each with its :class:`MatchSummary`); a two-engine
-run's ``summary.json`` one :class:`VersusSummary` beside what it was played with. The JSON keys
-are the ones committed results have always used (``to_json`` / ``from_json`` round-trip them
-field for field), so earlier results load unchanged. Records written before per-move node
-counts existed have ``nodes_white`` and ``nodes_black`` set to ``None`` and are written back
-without them; records written before per-game provenance existed have ``provenance`` ``None``.
-
-A match summary stores the per-game (trinomial, cutechess) Elo with its margin *and* the
-interval's two ends (``low``, ``high``: the Elo of the score's 95 % bounds, asymmetric); a
-summary written before the ends were stored gets them on reading, from its W/D/L by the same
-recipe (:func:`chessmoe.elo.trinomial`), so old and new summaries agree.
-
-A tournament's ``spec.json`` (what it plans: its matches, their players and its
-adjudication) is read by one loader, :meth:`TournamentPlan.read`, into frozen records; a
-missing or malformed spec raises :class:`SpecError`, one line naming the file.
-
-A training run's ``metrics.jsonl`` (one record per logged step) is read for how far the run
-got by one function, :func:`last_logged`, for the progress table and the notes on unfinished
-bundles alike.
-
-Game pairs (one opening, both colours) have one definition here (:func:`complete_pairs`):
-every pentanomial count and every pair score of the kit comes from it.
+(``chessmoe.report``), so the reading needs nothing of the playing. Their JSON keys are the
+committed results' (``to_json`` / ``from_json`` round-trip them field for field).
 """
 
 from __future__ import annotations
@@ -107,7 +87,9 @@ class GameRecord:
     """One finished game. ``scores_*``: each side's own score after each of its moves
     (centipawns, ``None`` when an engine gave none); ``nodes_*``: the nodes each of its
     searches reached (``None`` for an external engine). The match fields (``slot`` ...
-    ``date``) are set once the game is logged as part of a match."""
+    ``date``) are set once the game is logged as part of a match. A record without node
+    counts reads with ``nodes_*`` ``None`` (and is written back without them); one without
+    per-game provenance with ``provenance`` ``None``."""
 
     white: str
     black: str
@@ -180,8 +162,8 @@ class GameRecord:
 def load_records(paths: Sequence[str | os.PathLike[str]]) -> list[GameRecord]:
     """Game records of several JSONL logs (one match's shards): one a slot.
 
-    A slot recorded twice (two processes appended the same game, as a stopped run's
-    orphaned workers once did beside its resumed run) counts once, its first record as
+    A slot recorded twice (two processes appended the same game, such as a stopped run's
+    orphaned workers beside its resumed run) counts once, its first record as
     :class:`~chessmoe._io.jsonl.JsonlLog` keeps it, and the extra lines are reported as a
     warning naming the log and their number, never counted as games."""
     from chessmoe._io.jsonl import read_records

@@ -1,17 +1,8 @@
-"""When the rules of chess end a game, said once for every game the kit plays or generates.
-
-Two readings (``DrawRules``):
-
-* ``"cutechess"`` -- what cutechess-cli's board declares, in its order: no legal move (mate
-  or stalemate); insufficient mating material as cutechess counts it (kings 0, knights 1,
-  bishops 1 for each square colour they stand on, both sides together, any other piece 2; a
-  draw at 1 or less); the fifty-move rule once 100 plies have passed without a capture or a
-  pawn move; threefold repetition once the position on the board *has occurred* for the
-  third time since the game's first position. fastchess declares the same.
-* ``"claim"`` -- python-chess's ``outcome(claim_draw=True)``: a game also ends as soon as a
-  draw *could be claimed*, i.e. when some legal move would repeat a position for the third
-  time or reach the fifty-move count, so games end a move or more early. The kit read the
-  rules this way before it followed cutechess; its earlier tournaments were played so.
+"""When the rules of chess end a game, said once for every game the kit plays or generates
+(:func:`rules_outcome`), in two readings (``DrawRules``): ``"cutechess"``, what cutechess-cli's
+board declares (fastchess declares the same), and ``"claim"``, python-chess's
+``outcome(claim_draw=True)``, under which the small, powered and ratings tournaments are
+played.
 """
 
 from __future__ import annotations

@@ -1,21 +1,29 @@
 """Driving the Voila explorers in a real browser (Debian's chromium + chromedriver).
 
 Used by tests/test_browser.py and by ``python -m tests.browser`` to refresh the screenshots
-under docs/.
+under docs/. Every wait is on state (a port that listens, an element, a text) with a timeout
+scaled for a loaded machine (:func:`tests.helpers.scaled`); :func:`until` is the one a test
+uses to wait for what a page shows.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from chessmoe.report.screens import chromium, save_small_png, serve, take
+from tests.helpers import wait_until
+
+__all__ = ["chromium", "save_small_png", "serve"]  # the report's helpers, used here too
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -61,6 +69,24 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _listening(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _await_server(process: subprocess.Popen[bytes], port: int, name: str,
+                  timeout: float) -> None:
+    """Wait until ``process`` listens on ``port``; fail naming ``name`` when it exits first
+    or does not listen within ``scaled(timeout)`` seconds."""
+    def up() -> bool:
+        if process.poll() is not None:
+            raise AssertionError(f"{name} exited with code {process.returncode} before "
+                                 f"listening on port {port}")
+        return _listening(port)
+
+    wait_until(up, f"{name} to listen on 127.0.0.1:{port}", timeout, interval=0.3)
+
+
 @contextmanager
 def voila(notebook: str | Path) -> Iterator[str]:
     """Serve ``notebooks/<notebook>`` (or the notebook at a path) with Voila on a free
@@ -76,12 +102,7 @@ def voila(notebook: str | Path) -> Iterator[str]:
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.3)
+        _await_server(process, port, "voila", 30)
         yield f"http://127.0.0.1:{port}/"
     finally:
         process.terminate()
@@ -106,12 +127,7 @@ def jupyterlab(root: Path) -> Iterator[str]:
          "--allow-root"], cwd=root, env=env, stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 40
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.3)
+        _await_server(process, port, "jupyter lab", 40)
         yield f"http://127.0.0.1:{port}/"
     finally:
         process.terminate()
@@ -121,77 +137,56 @@ def jupyterlab(root: Path) -> Iterator[str]:
             process.kill()
 
 
-def lab_run_all(driver: Any, timeout: float = 60) -> None:
-    """JupyterLab's Run > Run All Cells (retried until the menu answers)."""
+def _lab_state(driver: Any) -> str:
+    """JupyterLab's status bar and the code cells' prompts (for failure messages)."""
+    from selenium.webdriver.common.by import By
+
+    status = " ".join(e.text for e in driver.find_elements(By.CSS_SELECTOR,
+                                                           ".jp-StatusBar-TextItem") if e.text)
+    prompts = " ".join(e.text for e in driver.find_elements(
+        By.CSS_SELECTOR, ".jp-CodeCell .jp-InputPrompt"))
+    return f"status bar: {status!r}; prompts: {prompts!r}"
+
+
+def lab_run_all(driver: Any, timeout: float = 60, cells: int = 2,
+                run_timeout: float = 120) -> None:
+    """In the notebook JupyterLab shows: wait until at least ``cells`` code cells are
+    loaded and the kernel is idle, choose Run > Run All Cells (retried until the menu
+    answers), then wait until every code cell has run (each prompt numbered, none ``[*]``).
+    Clicking before the notebook and its kernel are ready runs nothing, as happens on a
+    loaded machine."""
     from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.by import By
 
-    item = "//div[contains(@class,'lm-Menu-itemLabel') and text()='Run All Cells']"
-    # cells run before the kernel is up are lost: wait for the status bar's "Idle"
-    until(driver, lambda d: "| Idle" in d.find_element(By.ID, "jp-main-statusbar").text,
-          "the notebook's kernel to be idle", timeout)
-    deadline = time.monotonic() + timeout
-    while True:  # the menu bar answers once JupyterLab has started
-        try:
-            driver.find_element(By.XPATH, "//div[contains(@class,'lm-MenuBar-itemLabel') "
-                                          "and text()='Run']").click()
-            found = until(driver, lambda d: [e for e in d.find_elements(By.XPATH, item)
-                                             if e.is_displayed()],
-                          "the Run menu's Run All Cells to show", 10)
-            found[0].click()
-            return
-        except (WebDriverException, AssertionError):
-            if time.monotonic() > deadline:
-                raise
+    def prompts() -> list[str]:
+        return [e.text.strip() for e in driver.find_elements(
+            By.CSS_SELECTOR, ".jp-CodeCell .jp-InputPrompt")]
 
+    def ready() -> bool:
+        idle = any(e.text.strip().endswith("| Idle") for e in driver.find_elements(
+            By.CSS_SELECTOR, ".jp-StatusBar-TextItem"))
+        return idle and len(prompts()) >= cells
 
-@contextmanager
-def serve(directory: Path) -> Iterator[str]:
-    """Serve ``directory`` over HTTP on a free localhost port (a thread); yields its URL."""
-    import functools
-    import threading
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+    wait_until(ready, f"the notebook's code cells (at least {cells}) and an idle kernel",
+               timeout, ignore=(WebDriverException,), context=lambda: _lab_state(driver))
 
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
+    def run_all() -> bool:
+        driver.find_element(By.XPATH, "//div[contains(@class,'lm-MenuBar-itemLabel') "
+                                      "and text()='Run']").click()
+        menu = "//div[contains(@class,'lm-Menu-itemLabel') and text()='Run All Cells']"
+        until(driver, lambda: driver.find_element(By.XPATH, menu), "the Run menu to open", 5)
+        driver.find_element(By.XPATH, menu).click()
+        return True
 
-    handler = functools.partial(Quiet, directory=str(directory))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    wait_until(run_all, "JupyterLab's Run > Run All Cells to answer a click", timeout,
+               ignore=(WebDriverException, AssertionError), interval=1.0)
 
+    def ran() -> bool:
+        shown = prompts()
+        return bool(shown) and all(re.fullmatch(r"\[\d+\]:", p) for p in shown)
 
-@contextmanager
-def chromium(width: int = 1250, height: int = 1500, console: bool = False,
-             offline: bool = False) -> Iterator[Any]:
-    """A headless Chromium driven by chromedriver (``console``: keep the pages' console
-    messages for ``driver.get_log("browser")``; ``offline``: every host but 127.0.0.1 fails
-    to resolve, and the requests are logged for :func:`requests_made`)."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                 "--disable-gpu", f"--window-size={width},{height}"):
-        options.add_argument(flag)
-    if offline:
-        options.add_argument("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1")
-    logs = ({"browser": "ALL"} if console else {}) | ({"performance": "ALL"} if offline else {})
-    if logs:
-        options.set_capability("goog:loggingPrefs", logs)
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+    wait_until(ran, "every code cell to have run (its prompt numbered)", run_timeout,
+               ignore=(WebDriverException,), context=lambda: _lab_state(driver), interval=0.5)
 
 
 def requests_made(driver: Any) -> list[str]:
@@ -217,35 +212,6 @@ def external(urls: list[str]) -> list[str]:
     return [url for url in urls if not url.startswith(local)]
 
 
-def until(driver: Any, check: Any, what: str, timeout: float = 90) -> Any:
-    """Wait (polling the page, not sleeping a fixed time) until ``check(driver)`` returns a
-    true value, and return it; after ``timeout`` seconds fail with what was awaited and the
-    start of the page's text. A page being redrawn (a stale or missing element) is read
-    again."""
-    from selenium.common.exceptions import (
-        NoSuchElementException,
-        StaleElementReferenceException,
-        TimeoutException,
-    )
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    def probe(d: Any) -> Any:
-        try:
-            return check(d)
-        except (NoSuchElementException, StaleElementReferenceException):
-            return False
-
-    try:
-        return WebDriverWait(driver, timeout, poll_frequency=0.25).until(probe)
-    except TimeoutException:
-        try:
-            text = driver.find_element(By.TAG_NAME, "body").text[:1500]
-        except Exception as error:
-            text = f"(the page could not be read: {error})"
-        raise AssertionError(f"waited {timeout:g} s for {what}; the page reads: {text}") from None
-
-
 def set_text_input(driver: Any, label: str, value: str) -> None:
     """Type ``value`` into the ipywidgets text box labelled ``label`` and commit it."""
     from selenium.webdriver.common.by import By
@@ -257,13 +223,36 @@ def set_text_input(driver: Any, label: str, value: str) -> None:
     box.send_keys(value, Keys.ENTER)
 
 
-def wait_for(driver: Any, css: str, timeout: float = 60) -> Any:
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions
-    from selenium.webdriver.support.ui import WebDriverWait
+_T = TypeVar("_T")
 
-    return WebDriverWait(driver, timeout).until(
-        expected_conditions.presence_of_element_located((By.CSS_SELECTOR, css)))
+
+def body_text(driver: Any, limit: int = 2000) -> str:
+    """The first ``limit`` characters of the page's visible text (for failure messages)."""
+    from selenium.webdriver.common.by import By
+
+    return str(driver.find_element(By.TAG_NAME, "body").text)[:limit]
+
+
+def until(driver: Any, check: Callable[[], _T], what: str, timeout: float = 20.0) -> _T:
+    """Wait for ``check()`` to return something true on the page ``driver`` shows and return
+    it: polled for ``scaled(timeout)`` seconds, an element missing or being redrawn (stale)
+    counting as not yet. A timeout fails with ``what`` and the page's text."""
+    from selenium.common.exceptions import (
+        NoSuchElementException,
+        StaleElementReferenceException,
+    )
+
+    return wait_until(check, what, timeout,
+                      ignore=(NoSuchElementException, StaleElementReferenceException),
+                      context=lambda: body_text(driver), interval=0.2)
+
+
+def wait_for(driver: Any, css: str, timeout: float = 60) -> Any:
+    """The first element matching ``css``, once there (see :func:`until`)."""
+    from selenium.webdriver.common.by import By
+
+    return until(driver, lambda: driver.find_element(By.CSS_SELECTOR, css),
+                 f"an element matching {css!r}", timeout)
 
 
 def image_sources(driver: Any) -> list[str]:
@@ -286,15 +275,14 @@ def page_problems(driver: Any, url: str, timeout: float = 30) -> tuple[list[str]
     """Open ``url`` and return (problems, links): console errors, images not rendered
     (``naturalWidth`` 0) and resources fetched from anywhere but the page's own server; and
     every link's absolute address."""
-    from selenium.webdriver.support.ui import WebDriverWait
-
     driver.get_log("browser")  # drop what earlier pages left
     driver.get(url)
-    WebDriverWait(driver, timeout).until(
-        lambda d: d.execute_script("return document.readyState") == "complete")
+    until(driver, lambda: driver.execute_script("return document.readyState") == "complete",
+          f"{url} to finish loading", timeout)
     # every <img> done loading (decoded or failed) before its width is read
-    WebDriverWait(driver, timeout).until(lambda d: d.execute_script(
-        "return Array.from(document.images).every(i => i.complete)"))
+    until(driver, lambda: driver.execute_script(
+        "return Array.from(document.images).every(i => i.complete)"),
+        f"every image of {url} to finish loading", timeout)
     problems = [f"console {entry['level']}: {entry['message']}"
                 for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
     broken = driver.execute_script(
@@ -311,29 +299,10 @@ def page_problems(driver: Any, url: str, timeout: float = 30) -> tuple[list[str]
     return problems, [str(link) for link in links]
 
 
-def save_small_png(data: bytes, path: Path, colors: int = 64) -> None:
-    """Save a screenshot with a ``colors``-colour palette (small enough to commit)."""
-    import io
-
-    from PIL import Image
-
-    image = Image.open(io.BytesIO(data)).convert("RGB")
-    image.quantize(colors=colors).save(path, optimize=True)
-
-
 def report_screenshots(site: Path) -> list[Path]:
-    """Screenshots of the built report's landing page and Fig. 6's page into docs/."""
-    saved = []
-    with serve(site) as url, chromium(width=1300, height=1250) as driver:
-        for page, name in (("index.html", "report-landing.png"),
-                           ("artefacts/fig06-single-expert-nodes.html", "report-figure.png")):
-            driver.get(url + page)
-            wait_for(driver, "div.body")
-            time.sleep(1)
-            # 256 colours: with fewer the figures' coloured points turn grey
-            save_small_png(bytes(driver.get_screenshot_as_png()), ROOT / "docs" / name, 256)
-            saved.append(ROOT / "docs" / name)
-    return saved
+    """Screenshots of the built report's landing page and Fig. 6's page into docs/ (what
+    ``make report`` does itself where Chromium is installed)."""
+    return take(site, ROOT / "docs", ROOT / "figures")
 
 
 def _explorer_screenshots() -> None:
@@ -341,14 +310,14 @@ def _explorer_screenshots() -> None:
 
     with voila("07_elo_explorer.ipynb") as url, chromium(height=2600) as driver:
         driver.get(url)
-        until(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "img.sprt-planner"),
+        until(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "img.sprt-planner"),
               "the Elo explorer's planner", 180)
         time.sleep(2)  # the last images decode
         save_small_png(element_png(driver, ".widget-vbox"), ROOT / "docs" / "elo-explorer.png")
     print("saved docs/elo-explorer.png")
     with voila("12_phase_explorer.ipynb") as url, chromium(height=2600) as driver:
         driver.get(url)
-        until(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "img.phase-summary"),
+        until(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "img.phase-summary"),
               "the phase explorer's summary", 180)
         time.sleep(2)
         save_small_png(element_png(driver, ".widget-vbox"), ROOT / "docs" / "phase-explorer.png")

@@ -1,10 +1,15 @@
-"""Test helpers: seeded random games (legal, varied, cheap) and a deterministic fake network."""
+"""Test helpers: seeded random games (legal, varied, cheap), positions at the edges of the
+rules, a deterministic fake network, and waits on state scaled for a loaded machine."""
 
 from __future__ import annotations
 
 import functools
+import os
 import random
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import chess
 import chess.pgn
@@ -38,6 +43,51 @@ def random_positions(n: int, seed: int = 7, max_plies: int = 160) -> tuple[chess
             board.push(rng.choice(moves))
         boards.append(board)
     return tuple(boards)
+
+
+# (name, FEN, moves played from it): each sits where a rule of the game ends play inside a
+# search -- the fifty-move limit, bare kings and minor pieces, promotions (under-promotions
+# that leave bare material), and game histories that make a position's third occurrence
+RULE_EDGES: tuple[tuple[str, str, str], ...] = (
+    ("fifty: every move draws", "8/8/4k3/8/8/3K4/8/6R1 w - - 99 80", ""),
+    ("fifty: only the capture plays on", "8/8/4k3/8/2n5/3K4/8/6R1 w - - 99 80", ""),
+    ("fifty: a mate on the hundredth half-move", "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 99 80", ""),
+    ("fifty: three plies to go, a pawn resets", "8/5k2/8/8/8/2K5/4P3/6R1 w - - 97 80", ""),
+    ("fifty: rooks, black to move", "r5k1/8/8/8/8/8/8/R5K1 b - - 98 80", ""),
+    ("bare: K v K+N, every move draws", "8/8/4k3/8/3n4/3K4/8/8 w - - 0 1", ""),
+    ("bare: K+N v K in the corner", "8/8/8/8/8/2k5/8/K1N5 w - - 0 1", ""),
+    ("bare: a single move, and it draws", "8/8/8/8/8/8/1n6/K1k5 w - - 0 1", ""),
+    ("bare: bishops on one colour", "8/8/4k3/3b4/8/3K4/8/5B2 w - - 0 1", ""),
+    ("bare: bishops on both colours", "8/8/4k3/4b3/8/3K4/8/5B2 w - - 0 1", ""),
+    ("bare: two knights", "8/8/4k3/8/8/3K4/8/4NN2 w - - 0 1", ""),
+    ("bare: the knight takes the last pawn", "8/8/4k3/4p3/8/3K1N2/8/8 w - - 0 1", ""),
+    ("promotion: under-promotions leave bare material", "8/1P6/8/8/8/8/5k2/K7 w - - 0 1", ""),
+    ("promotion: capturing onto the back rank", "1r6/P7/8/8/8/2k5/8/K7 w - - 0 1", ""),
+    ("promotion: black, out of check by a capture", "8/8/8/8/8/k7/p7/1N1K4 b - - 0 1", ""),
+    ("promotion: beside castling rights", "r3k3/1P6/8/8/8/8/8/4K3 w q - 0 1", ""),
+    ("repetition: the root seen once before", chess.STARTING_FEN,
+     "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1"),
+    ("repetition: the root seen twice before", chess.STARTING_FEN,
+     "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8"),
+    ("repetition: a pawn move between", chess.STARTING_FEN,
+     "g1f3 g8f6 f3g1 f6g8 e2e4 g8f6 g1f3 f6g8 f3g1 g8f6 g1f3 f6g8"),
+    ("repetition: near the fifty-move limit", "8/8/4k3/8/8/3K4/8/6R1 w - - 90 80",
+     "d3d2 e6e7 d2d3 e7e6 d3d2 e6e7 d2d3"),
+)
+
+
+def rule_edge_board(name: str) -> chess.Board:
+    """The :data:`RULE_EDGES` position ``name``, with its moves on the move stack."""
+    _, fen, moves = next(edge for edge in RULE_EDGES if edge[0] == name)
+    board = chess.Board(fen)
+    for uci in moves.split():
+        board.push_uci(uci)
+    return board
+
+
+def rule_edge_boards() -> list[chess.Board]:
+    """Every :data:`RULE_EDGES` position (fresh boards)."""
+    return [rule_edge_board(name) for name, _, _ in RULE_EDGES]
 
 
 def random_games_pgn(path: Path, n: int, seed: int = 4) -> Path:
@@ -107,25 +157,30 @@ def uci_script(engine: str, model_dir: Path) -> tuple[str, list[str]]:
     import io
     import time
 
-    from chessmoe.play.uci import EngineOptions, UciEngine, wait_for
+    from chessmoe.play.uci import EngineOptions, UciEngine
 
     out = io.StringIO()
     uci = UciEngine(EngineOptions(Model_Directory=str(model_dir)), out=out, engine=engine)
     for line in ("uci", "isready", "ucinewgame", "position startpos moves e2e4",
                  "go nodes 150"):
         uci.handle(line)
-    assert wait_for(lambda: len(bestmoves(out.getvalue())) == 1, 20)
+    def answered(count: int, what: str) -> None:
+        wait_until(lambda: len(bestmoves(out.getvalue())) == count,
+                   f"bestmove number {count} ({what})", 20,
+                   context=lambda: out.getvalue()[-400:])
+
+    answered(1, "go nodes 150")
     uci.handle("position startpos moves e2e4 e7e5")
     uci.handle("go movetime 100")
-    assert wait_for(lambda: len(bestmoves(out.getvalue())) == 2, 20)
+    answered(2, "go movetime 100")
     uci.handle("go infinite")
     time.sleep(0.3)
     assert len(bestmoves(out.getvalue())) == 2  # infinite: no answer before stop
     uci.handle("stop")
-    assert wait_for(lambda: len(bestmoves(out.getvalue())) == 3, 20)
+    answered(3, "stop after go infinite")
     uci.handle("position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
     uci.handle("go nodes 300")
-    assert wait_for(lambda: len(bestmoves(out.getvalue())) == 4, 20)
+    answered(4, "go nodes 300 on a mate in one")
     uci._wait()
     moves = bestmoves(out.getvalue())
     assert len(moves) == 4 and moves[-1] == "bestmove d1d8"
@@ -176,3 +231,66 @@ def tournament_summary(matches: list[dict[str, object]], *, name: str = "t",
     return TournamentSummary(
         name, "embedded", None, 2024, adjudication or {}, typed,
         all(m.complete for m in typed) if complete is None else complete).to_json()
+
+
+# --- waiting on state ----------------------------------------------------------------------
+
+TIMEOUT_SCALE_VARIABLE = "CHESSMOE_TEST_TIMEOUT_SCALE"
+_MAX_LOAD_SCALE = 10.0
+_T = TypeVar("_T")
+
+
+def timeout_scale() -> float:
+    """How many times longer than on a quiet machine a test may wait for something:
+    ``$CHESSMOE_TEST_TIMEOUT_SCALE`` when set (a number >= 1), else the machine's load per
+    core (the one-minute load average over the cores), at least 1 and at most 10."""
+    given = os.environ.get(TIMEOUT_SCALE_VARIABLE)
+    if given:
+        try:
+            scale = float(given)
+        except ValueError:
+            raise ValueError(f"{TIMEOUT_SCALE_VARIABLE} must be a number >= 1, got "
+                             f"{given!r}") from None
+        if not scale >= 1:
+            raise ValueError(f"{TIMEOUT_SCALE_VARIABLE} must be a number >= 1, got {given!r}")
+        return scale
+    try:
+        load = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:  # no load average on this system
+        return 1.0
+    return min(max(1.0, load), _MAX_LOAD_SCALE)
+
+
+def scaled(seconds: float) -> float:
+    """``seconds`` (what a wait needs on a quiet 2-core machine) times :func:`timeout_scale`."""
+    return seconds * timeout_scale()
+
+
+def wait_until(check: Callable[[], _T], what: str, timeout: float = 20.0, *,
+               ignore: tuple[type[BaseException], ...] = (),
+               context: Callable[[], str] | None = None, interval: float = 0.1) -> _T:
+    """Poll ``check`` until it returns something true and return that; give up after
+    ``scaled(timeout)`` seconds with an AssertionError that says what was awaited
+    (``what``), how long, and ``context()`` (the page's text, the engine's output).
+    Exceptions of the types in ``ignore`` (a page element being redrawn) count as not yet."""
+    scale = timeout_scale()
+    limit = timeout * scale
+    deadline = time.monotonic() + limit
+    while True:
+        try:
+            value = check()
+            if value:
+                return value
+        except ignore:
+            pass
+        if time.monotonic() >= deadline:
+            break
+        time.sleep(interval)
+    seen = ""
+    if context is not None:
+        try:
+            seen = f"; saw: {context()}"
+        except Exception as error:  # the context itself failed: say so, keep the message
+            seen = f"; (reading the context failed: {error!r})"
+    raise AssertionError(f"waited {limit:.0f} s ({timeout:g} s x load scale {scale:.1f}) for "
+                         f"{what}{seen}")

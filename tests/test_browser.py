@@ -27,8 +27,9 @@ def _body(driver: Any) -> str:
     return str(driver.find_element(By.TAG_NAME, "body").text)
 
 
-def _has(text: str) -> Any:
-    return lambda d: text in _body(d)
+def _shows(driver: Any, text: str, what: str, timeout: float = 20.0) -> None:
+    """Wait (:func:`tests.browser.until`) for the page to show ``text``."""
+    browser.until(driver, lambda: text in _body(driver), what, timeout)
 
 
 def _field(driver: Any, label: str) -> Any:
@@ -55,18 +56,18 @@ def test_the_elo_explorer_redraws_its_plot_in_chromium() -> None:
 
     with browser.voila("07_elo_explorer.ipynb") as url, browser.chromium(offline=True) as driver:
         driver.get(url)
-        browser.until(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "img.widget-image"),
+        browser.until(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "img.widget-image"),
                       "the explorer's plot", 180)
         page = driver.page_source
         assert "explore_elo.explore(" not in page  # Voila shows no code cells
         assert "&lt;Figure size" not in page and "<Figure size" not in _body(driver)
-        browser.until(driver, _has("+53.9 +/- 53.3 Elo"), "the parameters cell's match")
+        _shows(driver, "+53.9 +/- 53.3 Elo", "the parameters cell's match")
         before = browser.image_sources(driver)
         assert before and all(src.startswith("blob:") for src in before)
         browser.set_text_input(driver, "W (wins)", "13")
-        browser.until(driver, lambda d: browser.image_sources(d)[0] != before[0],
+        browser.until(driver, lambda: browser.image_sources(driver)[0] != before[0],
                       "the plot redrawn after W = 13")
-        browser.until(driver, _has("W 13, D 30, L 40"), "the text for W 13")
+        _shows(driver, "W 13, D 30, L 40", "the text for W 13")
         _no_request_left_the_machine(driver, [])
 
 
@@ -78,15 +79,15 @@ def test_the_elo_explorer_is_right_for_lopsided_bad_and_switched_inputs_in_chrom
 
     with browser.voila("07_elo_explorer.ipynb") as url, browser.chromium(width=800) as driver:
         driver.get(url)
-        browser.until(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "img.widget-image"),
+        browser.until(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "img.widget-image"),
                       "the explorer's plot", 180)
-        browser.until(driver, _has("What if 1000 games at the same score (W 461.5, D 230.8, "
-                                   "L 307.7): +53.9"), "the 'what if' line keeping the score")
+        _shows(driver, "What if 1000 games at the same score (W 461.5, D 230.8, "
+                                   "L 307.7): +53.9", "the 'what if' line keeping the score")
         browser.set_text_input(driver, "D (draws)", "0")
         browser.set_text_input(driver, "L (losses)", "0")
         browser.set_text_input(driver, "W (wins)", "1")
-        browser.until(driver, lambda d: "W 1, D 0, L 0" in _body(d)
-                      and "no upper bound" in _body(d), "W/D/L 1/0/0 with no upper bound")
+        browser.until(driver, lambda: "W 1, D 0, L 0" in _body(driver)
+                      and "no upper bound" in _body(driver), "W/D/L 1/0/0 with no upper bound")
         verdict = driver.find_element(By.CSS_SELECTOR, ".widget-html b").text
         assert verdict == "The interval contains 0: undecided at 95 %."
         assert "every game won" in _body(driver) and not re.search(r"\bnan\b",
@@ -94,20 +95,20 @@ def test_the_elo_explorer_is_right_for_lopsided_bad_and_switched_inputs_in_chrom
         image = driver.find_element(By.CSS_SELECTOR, "img.widget-image")
         assert image.is_displayed()
         browser.set_text_input(driver, "W (wins)", "-5")
-        browser.until(driver, _has("error: W (wins) must be >= 0, got -5"), "the -5 refused")
+        _shows(driver, "error: W (wins) must be >= 0, got -5", "the -5 refused")
         assert not image.is_displayed() and "undecided" not in _body(driver)
         browser.set_text_input(driver, "W (wins)", "2.5")
-        browser.until(driver, _has("W (wins) must be a whole number of games, got '2.5'"),
+        _shows(driver, "W (wins) must be a whole number of games, got '2.5'",
                       "2.5 refused")
         browser.set_text_input(driver, "W (wins)", "6")
-        browser.until(driver, lambda d: "significant at 95 %" in _body(d)
+        browser.until(driver, lambda: "significant at 95 %" in _body(driver)
                       and image.is_displayed(), "6 wins: significant, the plot back")
         _button(driver, "game pairs (fastchess)").click()
-        browser.until(driver, _has("No pairs yet"), "pairs mode asking for pairs")
+        _shows(driver, "No pairs yet", "pairs mode asking for pairs")
         assert not _field(driver, "W (wins)").is_displayed() and "no games" not in _body(driver)
         assert not image.is_displayed()
         browser.set_text_input(driver, "WD", "3")
-        browser.until(driver, lambda d: "LL 0, LD 0, WL+DD 0, WD 3, WW 0" in _body(d)
+        browser.until(driver, lambda: "LL 0, LD 0, WL+DD 0, WD 3, WW 0" in _body(driver)
                       and image.is_displayed(), "three WD pairs explored")
         assert "error" not in _body(driver)
 
@@ -121,7 +122,7 @@ def test_the_elo_explorer_presets_search_settings_and_los_in_chromium() -> None:
 
     with browser.voila("07_elo_explorer.ipynb") as url, browser.chromium() as driver:
         driver.get(url)
-        browser.until(driver, _has("+53.9 +/- 53.3 Elo"), "the parameters cell's match", 180)
+        _shows(driver, "+53.9 +/- 53.3 Elo", "the parameters cell's match", 180)
         image = driver.find_element(By.CSS_SELECTOR, "img.widget-image")
 
         def menu() -> Select:
@@ -132,22 +133,23 @@ def test_the_elo_explorer_presets_search_settings_and_los_in_chromium() -> None:
         assert "powered / staged-b8-n100 (400 games)" in options
         assert not any(o.startswith("small") for o in options)
         browser.set_text_input(driver, "find a match", "small separated-b8-n100")
-        browser.until(driver, lambda d: any(o.text.startswith("small / separated-b8-n100 ")
+        browser.until(driver, lambda: any(o.text.startswith("small / separated-b8-n100 ")
                                             for o in menu().options),
                       "the search to bring the small tournament's match into the menu")
         menu().select_by_visible_text(next(o.text for o in menu().options
                                            if o.text.startswith("small / separated-b8-n100 ")))
-        browser.until(driver, _has("LL "), "the small match loaded in pairs mode")
+        _shows(driver, "LL ", "the small match loaded in pairs mode")
         assert _field(driver, "LL").is_displayed()  # a preset with pairs opens in pairs mode
         _button(driver, "W/D/L (cutechess)").click()
-        browser.until(driver, lambda d: _field(d, "W (wins)").is_displayed(), "W/D/L mode")
+        browser.until(driver, lambda: _field(driver, "W (wins)").is_displayed(), "W/D/L mode")
         browser.set_text_input(driver, "W (wins)", "4")
-        browser.until(driver, lambda d: menu().first_selected_option.text
+        browser.until(driver, lambda: menu().first_selected_option.text
                       == "(counts typed by hand)", "the menu reset by the edit")
         browser.set_text_input(driver, "D (draws)", "0")
         browser.set_text_input(driver, "L (losses)", "0")
-        browser.until(driver, lambda d: "W 4, D 0, L 0" in _body(d) and "exact "
-                      "(Clopper-Pearson) interval [-72.1" in _body(d), "4/0/0's exact interval")
+        browser.until(driver, lambda: "W 4, D 0, L 0" in _body(driver) and "exact "
+                      "(Clopper-Pearson) interval [-72.1" in _body(driver),
+                      "4/0/0's exact interval")
         assert "The interval contains 0: undecided at 95 %." in _body(driver)
         for label, typed, shown in (
                 ("alpha", "0,05", "error: alpha must be a number with a decimal point "
@@ -156,7 +158,7 @@ def test_the_elo_explorer_presets_search_settings_and_los_in_chromium() -> None:
                 ("confidence", "95", "error: confidence must lie strictly between 0 and 1 "
                                      "(0.95 for 95 %), got 95")):
             browser.set_text_input(driver, label, typed)
-            browser.until(driver, _has(shown), f"{label} = {typed} refused by name")
+            _shows(driver, shown, f"{label} = {typed} refused by name")
             assert _field(driver, label).get_attribute("value") == typed
             assert not image.is_displayed()
             error = driver.find_element(
@@ -164,22 +166,22 @@ def test_the_elo_explorer_presets_search_settings_and_los_in_chromium() -> None:
             assert error.is_displayed() and error.text == shown
             browser.set_text_input(driver, label, {"alpha": "0.05", "confidence": "0.95"}.get(
                 label, "2000"))
-        browser.until(driver, lambda d: "Games needed for +/- 2000 Elo" in _body(d)
+        browser.until(driver, lambda: "Games needed for +/- 2000 Elo" in _body(driver)
                       and image.is_displayed(), "the settings read again")
         browser.set_text_input(driver, "L (losses)", "49990000")
         browser.set_text_input(driver, "W (wins)", "50010000")
-        browser.until(driver, _has("[+0.001, +0.138]"), "the bounds printed with their digits")
+        _shows(driver, "[+0.001, +0.138]", "the bounds printed with their digits")
         assert "The interval excludes 0" in _body(driver)
         browser.set_text_input(driver, "L (losses)", "0")
         browser.set_text_input(driver, "W (wins)", "2")
-        browser.until(driver, lambda d: "W 2, D 0, L 0" in _body(d) and "92.1 %" in _body(d),
-                      "LOS of two won games")
+        browser.until(driver, lambda: "W 2, D 0, L 0" in _body(driver)
+                      and "92.1 %" in _body(driver), "LOS of two won games")
         _button(driver, "game pairs (fastchess)").click()
-        browser.until(driver, lambda d: _field(d, "LL").is_displayed(), "pairs mode")
+        browser.until(driver, lambda: _field(driver, "LL").is_displayed(), "pairs mode")
         for name in ("LL", "LD", "WL+DD", "WD"):
             browser.set_text_input(driver, name, "0")
         browser.set_text_input(driver, "WW", "1")
-        browser.until(driver, lambda d: "LL 0, LD 0, WL+DD 0, WD 0, WW 1" in _body(d)
+        browser.until(driver, lambda: "LL 0, LD 0, WL+DD 0, WD 0, WW 1" in _body(driver)
                       and image.is_displayed(), "one WW pair explored")
         assert "92.1 %" in _body(driver) and "100.0 %" not in _body(driver)
 
@@ -200,37 +202,37 @@ def test_the_sprt_planner_draws_its_curves_offline_in_chromium() -> None:
             return str(found[0].get_attribute("src")) if found and found[0].is_displayed() \
                 else ""
 
-        first = browser.until(driver, lambda d: planner().startswith("blob:") and planner(),
+        first = browser.until(driver, lambda: planner().startswith("blob:") and planner(),
                               "the planner's curves", 180)
         width = driver.execute_script(
             "return document.querySelector('img.sprt-planner').naturalWidth")
         assert width > 300  # a drawn PNG, not a broken image
-        browser.until(driver, _has("SPRT planner: spread from the match's games"),
+        _shows(driver, "SPRT planner: spread from the match's games",
                       "the planner's text")
         _button(driver, "a draw ratio").click()
-        browser.until(driver, lambda d: planner() not in ("", first),
+        browser.until(driver, lambda: planner() not in ("", first),
                       "the curves redrawn from a draw ratio")
-        browser.until(driver, _has("a draw ratio of 0.6: variance (1 - d) / 4 = 0.1000"),
+        _shows(driver, "a draw ratio of 0.6: variance (1 - d) / 4 = 0.1000",
                       "the draw ratio's words")
         browser.set_text_input(driver, "planner: draw ratio", "1.5")
-        browser.until(driver, _has("error: planner: draw ratio must lie in [0, 1) (0.6 for "
-                                   "60 % draws), got 1.5"), "the bad draw ratio named")
+        _shows(driver, "error: planner: draw ratio must lie in [0, 1) (0.6 for "
+                                   "60 % draws), got 1.5", "the bad draw ratio named")
         assert planner() == ""
         browser.set_text_input(driver, "planner: draw ratio", "0.4")
         browser.set_text_input(driver, "W (wins)", "-1")  # no match: the planner still plans
-        browser.until(driver, lambda d: planner() != "" and "draw ratio of 0.4" in _body(d)
-                      and "error: W (wins) must be >= 0" in _body(d),
+        browser.until(driver, lambda: planner() != "" and "draw ratio of 0.4" in _body(driver)
+                      and "error: W (wins) must be >= 0" in _body(driver),
                       "the planner drawn without a match")
         block = driver.find_element(By.CSS_SELECTOR, ".result-block textarea")
         assert block.get_attribute("value") == ""
         browser.set_text_input(driver, "find a match", "mais sprt")
         menu = Select(driver.find_element(By.CSS_SELECTOR, ".widget-dropdown select"))
-        browser.until(driver, lambda d: len(menu.options) == 2, "the SPRT match found")
+        browser.until(driver, lambda: len(menu.options) == 2, "the SPRT match found")
         menu.select_by_index(1)
-        browser.until(driver, _has("+47.7 [+4.9, +90.9] Elo (95 %, corrected for the stop at "
-                                   "H1)"), "the MAIS match read as stopped")
+        _shows(driver, "+47.7 [+4.9, +90.9] Elo (95 %, corrected for the stop at "
+                                   "H1)", "the MAIS match read as stopped")
         assert _field(driver, "H1: Elo").get_attribute("value") == "35"
-        browser.until(driver, lambda d: "exact LLR 2.96 in [-2.94, 2.94]: H1 accepted"
+        browser.until(driver, lambda: "exact LLR 2.96 in [-2.94, 2.94]: H1 accepted"
                       in (block.get_attribute("value") or ""), "the block's SPRT line")
         _no_request_left_the_machine(driver, [])
 
@@ -239,7 +241,7 @@ def _phase_page(driver: Any, url: str) -> Any:
     from selenium.webdriver.common.by import By
 
     driver.get(url)
-    return browser.until(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".game-table"),
+    return browser.until(driver, lambda: driver.find_elements(By.CSS_SELECTOR, ".game-table"),
                          "the phase explorer's replayer", 180)
 
 
@@ -262,7 +264,7 @@ def test_the_phase_explorer_follows_its_game_and_reads_a_pasted_pgn_offline_in_c
         def table_title() -> str:
             return str(driver.find_element(By.CSS_SELECTOR, ".game-table-title").text)
 
-        browser.until(driver, lambda d: table_title().startswith("game 4: "),
+        browser.until(driver, lambda: table_title().startswith("game 4: "),
                       "the table of game 4, the parameters' game")
         board = driver.find_element(By.CSS_SELECTOR, ".widget-html svg").get_attribute(
             "outerHTML")
@@ -271,9 +273,9 @@ def test_the_phase_explorer_follows_its_game_and_reads_a_pasted_pgn_offline_in_c
                                                                       "game 3"]
         games.select_by_value(next(o.get_attribute("value") for o in games.options
                                    if o.text.startswith("game 8: ")))
-        browser.until(driver, lambda d: table_title().startswith("game 8: "),
+        browser.until(driver, lambda: table_title().startswith("game 8: "),
                       "the table of game 8 after choosing game 8")
-        browser.until(driver, lambda d: d.find_element(By.CSS_SELECTOR, ".widget-html svg")
+        browser.until(driver, lambda: driver.find_element(By.CSS_SELECTOR, ".widget-html svg")
                       .get_attribute("outerHTML") != board, "the board redrawn")
         assert driver.find_elements(By.CSS_SELECTOR, "svg.definition-strips rect")
         paste = driver.find_element(By.CSS_SELECTOR, ".widget-textarea textarea")
@@ -282,12 +284,12 @@ def test_the_phase_explorer_follows_its_game_and_reads_a_pasted_pgn_offline_in_c
                         '[Result "1-0"]\n\n1. e4 e5 1-0\n\n[Result "*"]\n\n'
                         "1. e4 e5 2. Nf3 Nc6 3. Bb5 *\n")
         _button(driver, "read these games").click()
-        browser.until(driver, _has("1 of 2 games read from the pasted PGN; skipped:"),
+        _shows(driver, "1 of 2 games read from the pasted PGN; skipped:",
                       "the pasted games read")
         skipped = driver.find_element(By.CSS_SELECTOR, ".skipped-games").text
         assert skipped == ("game 1: not standard chess (Variant header or Chess960 castling): "
                            "Chess960")
-        browser.until(driver, lambda d: table_title().startswith("game 2: ? - ? *, 5 plies"),
+        browser.until(driver, lambda: table_title().startswith("game 2: ? - ? *, 5 plies"),
                       "the replayer on the pasted game 2")
         _no_request_left_the_machine(driver, [])
 
@@ -328,11 +330,11 @@ def test_the_elo_explorer_draws_its_plot_in_jupyterlab(tmp_path: Path) -> None:
         driver.get(url + "lab/tree/notebooks/07_elo_explorer.ipynb")
         browser.wait_for(driver, ".jp-Notebook", 90)
         browser.lab_run_all(driver)
-        browser.until(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "img.widget-image"),
+        browser.until(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "img.widget-image"),
                       "the explorer's plot in JupyterLab", 180)
         before = browser.image_sources(driver)
         browser.set_text_input(driver, "W (wins)", "13")
-        browser.until(driver, lambda d: browser.image_sources(d) != before,
+        browser.until(driver, lambda: browser.image_sources(driver) != before,
                       "the plot redrawn after W = 13")
         body = _body(driver)
         assert "W 13, D 30, L 40" in body and "<Figure size" not in body

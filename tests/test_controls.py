@@ -106,7 +106,7 @@ def test_the_new_controls_are_opt_in() -> None:
     assert small.controls == DEFAULT_CONTROLS == ("seeds", "separated-long", "regular-long")
     plan = controls.ControlPlan.of(small)
     assert not plan.regular_wide and plan.converged == ()
-    assert set(CONTROLS) == {*DEFAULT_CONTROLS, "regular-wide", "converged"}
+    assert set(CONTROLS) == {*DEFAULT_CONTROLS, "regular-wide", "converged", "bf16"}
     assert names.REGULAR_WIDE in CONTROLS  # the control and its bundle share the name
 
 

@@ -11,9 +11,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Reader-facing files: the documents, the results' notes, the generated tables, the
-#: notebooks and the package (docstrings, help texts, error messages).
+#: notebooks, the package (docstrings, help texts, error messages) and the benchmarks (their
+#: titles and targets head BENCHMARKS.md's entries).
 READER_FACING = ("README.md", "REPRODUCING.md", "docs/**/*.md", "results/**/README.md",
-                 "figures/**/*.md", "figures/**/*.csv", "notebooks/*.ipynb", "chessmoe/**/*.py")
+                 "figures/**/*.md", "figures/**/*.csv", "notebooks/*.ipynb", "chessmoe/**/*.py",
+                 "benchmarks/*.py")
 
 #: benchlog reads BENCHMARKS.md's older headings, which carried "(issue N)"; it names the
 #: pattern it strips, not an issue.

@@ -506,7 +506,7 @@ def test_the_cli_and_the_explorer_print_one_llr(
     """``chessmoe elo --sprt`` and the Elo explorer compute the same (exact) LLR on lopsided
     counts, where the closed form differs in the first decimal."""
     from chessmoe.cli import main
-    from chessmoe.report import explore_elo
+    from chessmoe.explore import elo as explore_elo
 
     elo0, elo1 = bounds
     assert main(["elo", *argv, "--sprt", f"{elo0:g}", f"{elo1:g}", "--model", model]) == 0

@@ -12,7 +12,8 @@ import pytest
 
 import chessmoe
 from chessmoe.play.engine import cp_to_value, value_to_cp
-from chessmoe.play.uci import EngineOptions, UciEngine, wait_for
+from chessmoe.play.uci import EngineOptions, UciEngine
+from tests.helpers import wait_until
 
 
 def test_value_to_centipawns() -> None:
@@ -41,8 +42,8 @@ class Dialogue:
         return self.out.getvalue()[start:].splitlines()
 
     def best(self, timeout: float = 20.0) -> str:
-        assert wait_for(lambda: "bestmove" in self.out.getvalue().split("\n")[-2:][0]
-                        or "bestmove" in self.out.getvalue(), timeout)
+        wait_until(lambda: "bestmove" in self.out.getvalue(), "a bestmove line", timeout,
+                   context=lambda: self.out.getvalue()[-400:])
         self.engine._wait()
         lines = [ln for ln in self.out.getvalue().splitlines() if ln.startswith("bestmove")]
         return lines[-1].split()[1]
@@ -84,9 +85,9 @@ def test_bad_input_never_stops_the_engine() -> None:
         lines = d.say(command)
         assert lines and lines[-1].startswith("info string error") and message in lines[-1], \
             (command, lines)
-    # An illegal move leaves the previous position in place.
-    d.say("position startpos moves d2d4", "position startpos moves d2d4 d2d4")
-    assert d.engine.board.move_stack == [chess.Move.from_uci("d2d4")]
+    # An illegal move ends the moves, as Stockfish: the legal ones before it stand (issue 56).
+    d.say("position startpos moves d2d4", "position startpos moves e2e4 d2d4 e7e5")
+    assert d.engine.board.move_stack == [chess.Move.from_uci("e2e4")]
     assert d.say("isready")[-1] == "readyok"
 
 
@@ -97,7 +98,8 @@ def test_go_variants_and_stop() -> None:
     d.say("position startpos", "go wtime 3000 btime 3000 winc 0 binc 0")
     assert chess.Move.from_uci(d.best()) in chess.Board().legal_moves
     d.say("position startpos", "go infinite")
-    assert wait_for(lambda: "info depth" in d.out.getvalue(), 5)
+    wait_until(lambda: "info depth" in d.out.getvalue(), "the infinite search's first info line",
+               5, context=lambda: d.out.getvalue()[-400:])
     d.say("stop")
     assert d.out.getvalue().splitlines()[-1].startswith("bestmove")
     d.say("setoption name Nodes value 40", "position startpos", "go")

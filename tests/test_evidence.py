@@ -1,4 +1,4 @@
-"""Committed evidence (issue 44): what counts as committed, the one-line refusal every results
+"""Committed evidence: what counts as committed, the one-line refusal every results
 writer raises, and which folders differ from the commit."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import pytest
 
 from chessmoe._io.evidence import (
     CommittedResult,
+    Uncommitted,
     is_committed,
     refuse_replacing,
     tracked,
@@ -56,6 +57,36 @@ def test_git_decides_what_is_committed(tmp_path: Path) -> None:
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     assert tracked(outside) is None
+
+
+@needs_git
+def test_a_file_staged_or_only_at_head_counts_as_tracked(tmp_path: Path) -> None:
+    """Tracked means in the index or at HEAD: a result staged but not yet committed, and
+    one removed from the index (``git rm --cached``) but still in the last commit."""
+    repo = committed_repo(tmp_path)
+    stats = repo / "results" / "stats"
+    staged = stats / "staged"
+    staged.mkdir()
+    (staged / "manifest.json").write_text("{}")
+    assert tracked(staged) is False
+    git(repo, "add", str(staged / "manifest.json"))
+    assert tracked(staged) is True and is_committed(staged)  # in the index, not at HEAD
+    git(repo, "rm", "-q", "-r", "--cached", str(stats / "a"))
+    assert (stats / "a" / "games.parquet").exists()
+    assert tracked(stats / "a") is True  # at HEAD, no longer in the index
+    git(repo, "commit", "-q", "-m", "drop a")
+    assert tracked(stats / "a") is False  # neither: gone from the commit and the index
+
+
+def test_the_changed_files_line_shows_three_names_then_elides() -> None:
+    folder = Path("/r/results/stats/a")
+    three = Uncommitted(folder, ("a.json", "b.json", "c.json"))
+    assert three.line(Path("/r/results")) == "results/stats/a (3 files: a.json, b.json, c.json)"
+    four = Uncommitted(folder, ("a.json", "b.json", "c.json", "d.json"))
+    assert four.line(Path("/r/results")) == (
+        "results/stats/a (4 files: a.json, b.json, c.json, ...)")
+    one = Uncommitted(folder, ("a.json",))
+    assert one.line() == "/r/results/stats/a (1 file: a.json)"
 
 
 def test_without_git_a_finished_result_counts_as_committed(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The Elo explorer's record (chessmoe.report.explore_elo) and its browser widget, headless."""
+"""The Elo explorer's record (chessmoe.explore.elo) and its browser widget, headless."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import nbformat
 import pytest
 
 from chessmoe import elo
-from chessmoe.report import artefacts, explore_elo, params, runner
-from chessmoe.report.figures import elo_explorer as ex
+from chessmoe.explore import elo as explore_elo
+from chessmoe.explore import elo_widget as ex
+from chessmoe.report import artefacts, params, runner
 from tests.helpers import summary_match, tournament_summary
 from tests.test_notebooks import _parameters_cell
 
@@ -731,7 +732,7 @@ def test_the_result_block_reproduces_the_page_on_the_command_line(
 
 def test_the_planner_reads_its_spread_from_the_match_a_draw_ratio_or_a_pair_variance() -> None:
     from chessmoe import sequential
-    from chessmoe.report import explore_sprt
+    from chessmoe.explore import sprt as explore_sprt
 
     match = explore_elo.explore("wdl", wins=60, draws=30, losses=40)
     settings = {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05, "model": "normalized"}

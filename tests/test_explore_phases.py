@@ -1,5 +1,5 @@
-"""The phase explorer's functions, games and widget (chessmoe.report.explore_phases,
-chessmoe.report.phase_games, chessmoe.report.figures.phase_explorer), headless."""
+"""The phase explorer's functions, games and widget (chessmoe.explore.phases,
+chessmoe.explore.phase_games, chessmoe.explore.phase_widget), headless."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import nbformat
 import pytest
 
 from chessmoe import phases
-from chessmoe.report import explore_phases as xp
+from chessmoe.explore import phase_games as pg
+from chessmoe.explore import phases as xp
 from chessmoe.report import params
-from chessmoe.report import phase_games as pg
 from chessmoe.report.params import PhaseExplorerParams
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,7 +46,7 @@ def long_game(game_set: pg.GameSet) -> pg.SampleGame:
 
 def _widget(game_set: pg.GameSet, **kwargs: object) -> object:
     pytest.importorskip("ipywidgets")
-    from chessmoe.report.figures import phase_explorer as pe
+    from chessmoe.explore import phase_widget as pe
 
     return pe.PhaseExplorerWidget(game_set, **kwargs)  # type: ignore[arg-type]
 
@@ -355,7 +355,7 @@ def test_the_whole_game_chart_marks_the_division_and_the_ply(long_game: pg.Sampl
 def test_a_bad_game_or_ply_is_one_clear_line(game_set: pg.GameSet, kwargs: dict[str, int],
                                              message: str) -> None:
     pytest.importorskip("ipywidgets")
-    from chessmoe.report.figures import phase_explorer as pe
+    from chessmoe.explore import phase_widget as pe
 
     with pytest.raises(ValueError) as caught:
         pe.PhaseExplorerWidget(game_set, **kwargs)  # type: ignore[arg-type]
@@ -397,7 +397,7 @@ def test_a_mistyped_parameter_is_named_and_replaced(namespace: dict[str, object]
 ])
 def test_every_bad_parameter_of_the_page_is_one_line(asked: dict[str, object], line: str,
                                                      start: tuple[int, int]) -> None:
-    from chessmoe.report.figures import phase_explorer as pe
+    from chessmoe.explore import phase_widget as pe
 
     settings = pe.page_settings(PhaseExplorerParams(**asked))  # type: ignore[arg-type]
     problems = list(settings.problems)
@@ -412,7 +412,7 @@ def test_every_bad_parameter_of_the_page_is_one_line(asked: dict[str, object], l
 
 
 def test_a_skipped_game_asked_for_says_why(tmp_path: Path) -> None:
-    from chessmoe.report.figures import phase_explorer as pe
+    from chessmoe.explore import phase_widget as pe
 
     path = tmp_path / "mine.pgn"
     path.write_text("[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 1-0\n\n" + CHESS960)

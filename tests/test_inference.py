@@ -217,3 +217,48 @@ def test_cuda_graphs_need_a_cuda_device() -> None:
 def test_unknown_backend_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown backend"):
         make_backend(REGULAR, "tpu")  # type: ignore[arg-type]
+
+
+@needs_committed
+def test_openvino_agrees_with_onnx_in_f32_and_within_bf16_tolerance_in_bf16(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """OpenVINO reads the same ONNX export: at f32 it is ONNX Runtime's fp32 to 1e-4; at bf16
+    (on a CPU that computes bf16) its values and priors move, by less than bf16's tolerance."""
+    pytest.importorskip("openvino")
+    pytest.importorskip("onnxruntime")
+    from chessmoe.search.experts import legal_softmax
+    from chessmoe.search.inference import cpu_has_native_bf16
+
+    monkeypatch.setenv("CHESSMOE_CACHE", str(tmp_path))
+    batch = leaf_batch(list(random_positions(48, seed=5)))
+    ref_values, ref_logits = make_backend(REGULAR, "onnx").forward(batch.records)
+    f32 = make_backend(REGULAR, "openvino-bf16", precision="f32")
+    values, logits = f32.forward(batch.records)
+    assert np.abs(values - ref_values).max() < 1e-4
+    assert np.abs(logits - ref_logits).max() < 1e-3
+    if not cpu_has_native_bf16():
+        pytest.skip("this CPU has no native bf16: OpenVINO would compute in f32")
+    bf16 = make_backend(REGULAR, "openvino-bf16")
+    values, logits = bf16.forward(batch.records)
+    assert values.dtype == np.float32 and logits.shape == ref_logits.shape
+    assert 0 < np.abs(values - ref_values).max() < 0.05  # reduced, not fp32 in disguise
+    for ours, ref in zip(legal_softmax(logits, batch.policy_indices),
+                         legal_softmax(ref_logits, batch.policy_indices), strict=True):
+        assert len(ours) == 0 or np.abs(ours - ref).max() < 0.05  # (no moves: game over)
+    # a row's outputs do not depend on the batch it sits in (a search batches freely)
+    v1, _ = bf16.forward(batch.records[:1])
+    assert np.abs(v1 - values[:1]).max() < 1e-6
+
+
+def test_auto_picks_the_low_precision_backend_only_where_its_gates_passed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from chessmoe.search import inference
+
+    monkeypatch.setattr(inference, "openvino_bf16_available", lambda: True)
+    monkeypatch.setattr(inference, "_gpu_requested", lambda device: False)
+    assert inference.choose_backend("auto", "cpu", gated=("openvino-bf16",)) == "openvino-bf16"
+    assert inference.choose_backend("auto", "cpu", gated=()) in ("onnx", "torch")
+    monkeypatch.setattr(inference, "openvino_bf16_available", lambda: False)
+    assert inference.choose_backend("auto", "cpu", gated=("openvino-bf16",)) in ("onnx",
+                                                                                  "torch")
+    assert inference.choose_backend("openvino-bf16", "cpu") == "openvino-bf16"  # as named

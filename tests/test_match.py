@@ -13,25 +13,20 @@ import chess
 import chess.pgn
 import pytest
 
-from chessmoe.play.designs import (
-    CLAIM_RULES,
-    ablation_grid,
-    build_design,
-    method_grid,
-    paper_spec,
-    small_spec,
-)
+from chessmoe.play.adjudication import claim_adjudication
+from chessmoe.play.designs import build_design
+from chessmoe.play.grids import ablation_grid, method_grid, paper_spec, small_spec
 from chessmoe.play.match import (
     Adjudication,
     CutechessAdjudicator,
     MoveOutcome,
     PlayerSpec,
-    _adjudicate,
     play_game,
     play_match,
     write_pgn,
 )
 from chessmoe.play.openings import read_epd, resolve_suite, schedule, shard
+from chessmoe.play.plans import CLAIM_RULES
 from chessmoe.play.tournament import MatchSpec, TournamentSpec, run_local, units
 from chessmoe.records import GameRecord, summarise
 
@@ -52,14 +47,14 @@ STRICT = Adjudication(resign_two_sided=True, draw_from_fen_move_number=True)
 def test_two_sided_resign_adjudication_boundaries() -> None:
     """The kit's earlier reading: both engines must agree for 5 moves each."""
     board = chess.Board()
-    assert _adjudicate(_scores([-600] * 5, [600] * 5), board, STRICT) == (
+    assert claim_adjudication(_scores([-600] * 5, [600] * 5), board, STRICT) == (
         "0-1", "resign_adjudication")
-    assert _adjudicate(_scores([700] * 5, [-650] * 5), board, STRICT) == (
+    assert claim_adjudication(_scores([700] * 5, [-650] * 5), board, STRICT) == (
         "1-0", "resign_adjudication")
-    assert _adjudicate(_scores([-599] + [-600] * 4, [600] * 5), board, STRICT) is None
-    assert _adjudicate(_scores([-600] * 4, [600] * 5), board, STRICT) is None  # 4 moves only
-    assert _adjudicate(_scores([-600] * 5, [599] * 5), board, STRICT) is None
-    assert _adjudicate(_scores([-900] * 5, [None] + [900] * 4), board, STRICT) is None
+    assert claim_adjudication(_scores([-599] + [-600] * 4, [600] * 5), board, STRICT) is None
+    assert claim_adjudication(_scores([-600] * 4, [600] * 5), board, STRICT) is None  # 4 moves only
+    assert claim_adjudication(_scores([-600] * 5, [599] * 5), board, STRICT) is None
+    assert claim_adjudication(_scores([-900] * 5, [None] + [900] * 4), board, STRICT) is None
 
 
 def test_cutechess_resign_is_one_sided() -> None:
@@ -67,13 +62,13 @@ def test_cutechess_resign_is_one_sided() -> None:
     rules = Adjudication()
     board = chess.Board()
     board.push_san("e4")  # White just moved
-    assert _adjudicate(_scores([-600] * 5, [599] * 4), board, rules) == (
+    assert claim_adjudication(_scores([-600] * 5, [599] * 4), board, rules) == (
         "0-1", "resign_adjudication")
-    assert _adjudicate(_scores([-600] * 5, [None] * 4), board, rules) == (
+    assert claim_adjudication(_scores([-600] * 5, [None] * 4), board, rules) == (
         "0-1", "resign_adjudication")
-    assert _adjudicate(_scores([-600] * 4 + [-599], [0] * 4), board, rules) is None
-    assert _adjudicate(_scores([-700, None] + [-700] * 4, [0] * 5), board, rules) is None
-    assert _adjudicate(_scores([0] * 5, [-601] * 5), board, rules) == (
+    assert claim_adjudication(_scores([-600] * 4 + [-599], [0] * 4), board, rules) is None
+    assert claim_adjudication(_scores([-700, None] + [-700] * 4, [0] * 5), board, rules) is None
+    assert claim_adjudication(_scores([0] * 5, [-601] * 5), board, rules) == (
         "1-0", "resign_adjudication")
 
 
@@ -81,15 +76,15 @@ def test_draw_adjudication_boundaries() -> None:
     after_30 = chess.Board("4k3/8/8/8/8/8/8/4K3 w - - 10 31")
     at_30 = chess.Board("4k3/8/8/8/8/8/8/4K3 w - - 10 30")
     quiet = _scores([20, -20, 0, 5], [-20, 20, 3, 0])
-    assert _adjudicate(quiet, after_30, STRICT) == ("1/2-1/2", "draw_adjudication")
-    assert _adjudicate(quiet, at_30, STRICT) is None
-    assert _adjudicate(_scores([21, -20, 0, 5], [-20, 20, 3, 0]), after_30, STRICT) is None
-    assert _adjudicate(_scores([0, 0, 0], [0, 0, 0, 0]), after_30, STRICT) is None
+    assert claim_adjudication(quiet, after_30, STRICT) == ("1/2-1/2", "draw_adjudication")
+    assert claim_adjudication(quiet, at_30, STRICT) is None
+    assert claim_adjudication(_scores([21, -20, 0, 5], [-20, 20, 3, 0]), after_30, STRICT) is None
+    assert claim_adjudication(_scores([0, 0, 0], [0, 0, 0, 0]), after_30, STRICT) is None
     # cutechess counts the moves played from the opening position, not the FEN's number
     rules = Adjudication()
-    assert _adjudicate(quiet, after_30, rules, plies=59) is None
-    assert _adjudicate(quiet, at_30, rules, plies=60) == ("1/2-1/2", "draw_adjudication")
-    assert _adjudicate(quiet, chess.Board(), rules, plies=60) == (
+    assert claim_adjudication(quiet, after_30, rules, plies=59) is None
+    assert claim_adjudication(quiet, at_30, rules, plies=60) == ("1/2-1/2", "draw_adjudication")
+    assert claim_adjudication(quiet, chess.Board(), rules, plies=60) == (
         "1/2-1/2", "draw_adjudication")
 
 
@@ -996,7 +991,7 @@ def test_the_ratings_design_is_a_round_robin_with_stockfish_anchors(
     """Every pair of players once, each pairing on its own openings (the committed claim
     design: all on the same); the related engines join only when their weights are
     committed; the anchor is one of the players."""
-    from chessmoe.play.designs import (
+    from chessmoe.play.rosters import (
         RATING_ANCHOR,
         RATING_CHECK,
         ratings_claim_spec,
@@ -1180,7 +1175,8 @@ def test_the_related_design_pairs_each_engine_with_its_documents_baseline(
     """Matches appear when their runs exist; each is labelled with its weights' checksums, so
     a run retrained under the same path makes the design refuse to resume."""
     from chessmoe._io.fsutil import sha256_file
-    from chessmoe.play.designs import build_design, related_spec
+    from chessmoe.play.designs import build_design
+    from chessmoe.play.rosters import related_spec
     from chessmoe.play.tournament import _write_spec
 
     related = tmp_path / "results" / "related"

@@ -18,6 +18,7 @@ from chessmoe.search.mcts import (
     RootChild,
     SearchConfig,
     UniformEvaluator,
+    choose_child,
     exploration,
     puct_scores,
 )
@@ -232,6 +233,32 @@ def test_q_veto_needs_more_than_one_visit() -> None:
     root.child_n = [100, 2, 5]
     root.child_w = [10.0, 2.0, 1.0]  # the same Q with two visits: the veto applies
     assert search._choose(root) == 1
+
+
+@pytest.mark.parametrize("delta", [0.25, 0.4])
+def test_q_veto_takes_over_only_above_its_threshold(delta: float) -> None:
+    """A Q lead of exactly ``q_veto_delta`` is no veto (the most visited move stays, its
+    runner-up boosted to 4 + delta x 10 < 10); any more and the better child takes over."""
+    assert choose_child([10, 4], [0.0, 4 * delta], delta) == 0  # Q = 0, delta: equal, no veto
+    assert choose_child([10, 4], [0.0, 4 * delta + 0.01], delta) == 1
+    assert choose_child([10, 4], [-0.01, 4 * delta], delta) == 1
+    # the same through the search's own choice
+    search = MCTS(UniformEvaluator(), SearchConfig(q_veto_delta=delta))
+    root = Node(chess.Board(), None, None, 0)
+    root.moves = list(root.board.legal_moves)[:2]
+    root.priors = [0.6, 0.4]
+    root.children = [None] * 2
+    root.child_n = [10, 4]
+    root.child_w = [0.0, 4 * delta]
+    assert search._choose(root) == 0
+
+
+def test_the_default_simulation_cap_is_twice_the_node_limit() -> None:
+    assert Limits(nodes=100).max_simulations == 200
+    assert Limits(nodes=1).max_simulations == 2
+    assert Limits(nodes=100, simulations=7).max_simulations == 7
+    assert Limits(simulations=30).max_simulations == 30
+    assert Limits(movetime_ms=5).max_simulations is None
 
 
 def test_runner_up_boost_is_q_difference_times_best_visits() -> None:

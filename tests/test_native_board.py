@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from chessmoe.encoding import castling_bits, legal_ep_square
 from chessmoe.search.native import board as nb
 from tests.golden.make_perft import perft as chess_perft
+from tests.helpers import RULE_EDGES, rule_edge_board
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "perft.json").read_text())
 POSITIONS: list[dict[str, Any]] = GOLDEN["positions"]
@@ -160,6 +161,34 @@ def test_fixed_games_reach_every_move_kind_and_keys_match_transpositions() -> No
         kinds |= _play(seed, 150, keys, transpositions)
     assert kinds == {"castling", "en passant", "promotion", "capture"}
     assert len(transpositions) > 500
+
+
+@pytest.mark.parametrize("name", [edge[0] for edge in RULE_EDGES])
+def test_positions_at_the_edges_of_the_rules_agree_two_plies_deep(name: str) -> None:
+    """From each position at the fifty-move limit, with bare minor pieces, promotions or a
+    repetition history, every position two plies on agrees with python-chess: the half-move
+    clock reaching 100 (or reset by a pawn move or capture), insufficient material after
+    under-promotions and captures, checks and mates."""
+    board = rule_edge_board(name)
+    pos = nb.pos_from_board(board)
+    child, grandchild = nb.new_pos(), nb.new_pos()
+    clocks: set[int] = set()
+    bare = 0
+    for move in _check_position(pos, board):
+        nb.make_move(pos, nb.encode_move(move), child)
+        board.push(move)
+        for reply in _check_position(child, board):
+            nb.make_move(child, nb.encode_move(reply), grandchild)
+            board.push(reply)
+            _check_position(grandchild, board)
+            clocks.add(board.halfmove_clock)
+            bare += board.is_insufficient_material()
+            board.pop()
+        board.pop()
+    if name.startswith("fifty"):  # the clock counts on over the limit
+        assert max(clocks) == board.halfmove_clock + 2, name
+    if name.startswith("promotion"):  # an under-promotion leaves bare material
+        assert bare > 0, name
 
 
 @pytest.mark.parametrize("fen", [

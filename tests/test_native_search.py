@@ -16,12 +16,13 @@ from hypothesis import strategies as st
 from chessmoe.encoding import RECORD_DTYPE, board_to_planes, records_to_planes
 from chessmoe.search import native
 from chessmoe.search.kinds import SEARCH_KINDS, check_search_kind, make_search
-from chessmoe.search.mcts import MCTS, Limits, SearchConfig, UniformEvaluator
+from chessmoe.search.mcts import MCTS, Limits, Node, SearchConfig, UniformEvaluator
 from chessmoe.search.native import search as native_search
 from chessmoe.search.native import tree as nt
 from chessmoe.search.native.parity import compare_searches, parity_positions
 from chessmoe.search.native.search import NativeMCTS, uniform_priors
 from tests.golden.regenerate import HashEvaluator
+from tests.helpers import RULE_EDGES, rule_edge_board, rule_edge_boards
 
 MATE_IN_TWO = "kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1"  # 1.Ra6! bxa6 2.b7#
 
@@ -287,3 +288,136 @@ def test_prior_arithmetic_is_numpys_bit_for_bit() -> None:
             np.maximum(priors.astype(np.float64), 0.0), 1 / 1.7).sum()
         np.testing.assert_array_equal(order[lo:hi], rank)
         np.testing.assert_array_equal(sharp[lo:hi], ref[rank])
+
+
+# --- positions at the edges of the rules --------------------------------------------------------
+
+
+def _rules_end(game: chess.Board, root: bool) -> float | None:
+    """What the rules make of ``game`` (its move stack is the game and the search path) as a
+    node of a search: -1 mated, 0 drawn (stalemate; and below the root the fifty-move rule,
+    insufficient material, a third occurrence), None when play goes on."""
+    if not any(game.generate_legal_moves()):
+        return -1.0 if game.is_check() else 0.0
+    if root:
+        return None  # the root is searched whatever it is: a move must be chosen
+    if game.halfmove_clock >= 100 or game.is_insufficient_material() or game.is_repetition(3):
+        return 0.0
+    return None
+
+
+def _python_tree_ends(search: MCTS, board: chess.Board) -> list[tuple[str, float | None]]:
+    """(path, terminal value or None) of every node of the Python search's tree."""
+    assert search.root is not None
+    found = []
+    stack: list[tuple[object, list[chess.Move]]] = [(search.root, [])]
+    while stack:
+        node, path = stack.pop()
+        assert isinstance(node, Node)
+        found.append((" ".join(m.uci() for m in path),
+                      node.terminal_value if node.terminal else None))
+        stack.extend((child, [*path, move])
+                     for move, child in zip(node.moves, node.children, strict=False)
+                     if child is not None)
+    return sorted(found, key=lambda x: x[0])
+
+
+def _native_tree_ends(search: NativeMCTS) -> list[tuple[str, float | None]]:
+    """(path, terminal value or None) of every node of the compiled search's tree."""
+    tree = search._tree
+    assert tree is not None
+    found = []
+    for node in range(tree.nodes):
+        path = []
+        x = node
+        while tree.ni[x, nt.PARENT] >= 0:
+            path.append(native.board.decode_move(int(tree.ni[x, nt.MOVE])).uci())
+            x = int(tree.ni[x, nt.PARENT])
+        terminal = bool(tree.ni[node, nt.FLAGS] & nt.TERMINAL)
+        found.append((" ".join(reversed(path)), float(tree.nv[node]) if terminal else None))
+    return sorted(found, key=lambda x: x[0])
+
+
+@pytest.mark.parametrize("name", [edge[0] for edge in RULE_EDGES])
+def test_every_node_ends_exactly_where_the_rules_end_play(name: str) -> None:
+    """In both trees, on positions at the fifty-move limit, with bare minor pieces, promotions
+    and repetition histories, a node is terminal exactly when python-chess's rules end play
+    there (with the game history), with the rules' value; and the two trees hold the same
+    nodes. A fifty-move draw one half-move late, or bare material searched on, fails here."""
+    board = rule_edge_board(name)
+    python = MCTS(HashEvaluator(seed=4), SearchConfig(batch_size=4))
+    compiled = NativeMCTS(HashEvaluator(seed=4), SearchConfig(batch_size=4))
+    python.search(board, Limits(nodes=300))
+    compiled.search(board, Limits(nodes=300))
+    ends = _native_tree_ends(compiled)
+    assert ends == _python_tree_ends(python, board)
+    ended = 0
+    for path, value in ends:
+        game = board.copy()
+        for uci in path.split():
+            game.push_uci(uci)
+        assert value == _rules_end(game, root=not path), (name, path, game.fen())
+        ended += value is not None
+    assert ended > 0, name  # the rule at this edge was met inside the tree
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("batch_size", [1, 8])
+def test_positions_at_the_edges_of_the_rules_search_alike(batch_size: int) -> None:
+    boards = rule_edge_boards()
+    result = compare_searches(boards, lambda: HashEvaluator(seed=9), label="edges",
+                              batch_size=batch_size, nodes=200)
+    assert result.positions == len(RULE_EDGES)
+    assert result.exact, result.mismatches
+    for board in boards:  # the all-compiled uniform loop too
+        a = MCTS(UniformEvaluator(), SearchConfig(batch_size=batch_size)).search(
+            board, Limits(nodes=200))
+        b = NativeMCTS(UniformEvaluator(), SearchConfig(batch_size=batch_size)).search(
+            board, Limits(nodes=200))
+        assert (a.move, _root_view(a), a.simulations, a.tree_nodes) == (
+            b.move, _root_view(b), b.simulations, b.tree_nodes), board.fen()
+
+
+@pytest.mark.parametrize("name", ["fifty: every move draws", "bare: K v K+N, every move draws",
+                                  "bare: K+N v K in the corner",
+                                  "bare: a single move, and it draws"])
+def test_a_root_whose_every_move_is_decided_stops_at_four_visits_a_move(name: str) -> None:
+    """Every root move ends the game (here in a draw): nothing is evaluated past the root,
+    and the search stops once every move has been opened and the root has more than four
+    visits a move, far below its simulation cap (2 x 1000); both searches alike, through
+    both compiled paths (the uniform loop and the per-batch one)."""
+    board = rule_edge_board(name)
+    moves = board.legal_moves.count()
+    for batch_size in (1, 8):
+        for evaluator in (UniformEvaluator(), HashEvaluator(seed=1)):
+            simulations = set()
+            for kind in SEARCH_KINDS:
+                search = make_search(evaluator, SearchConfig(batch_size=batch_size), kind)
+                result = search.search(board, Limits(nodes=1000))
+                assert result.nodes == 1, (name, kind)  # the root alone: all children end
+                assert result.value == 0.0
+                assert sum(c.visits for c in result.children) == result.simulations
+                simulations.add(result.simulations)
+            assert len(simulations) == 1, (name, batch_size, simulations)
+            # the hash priors of the 22 moves at the fifty-move limit leave some move
+            # unopened within the cap; everywhere else the rule stops the search first
+            opened = moves <= 6 or isinstance(evaluator, UniformEvaluator)
+            assert (max(simulations) < 2000) == opened, (name, batch_size, simulations)
+            if moves == 1 or (isinstance(evaluator, UniformEvaluator) and moves <= 6):
+                # every move is opened early (uniform priors, or a single move): the stop
+                # comes at 4 x moves + 1 root visits (the first batch past it, batches of 8)
+                assert simulations == {4 * moves if batch_size == 1
+                                       else 8 * -(-4 * moves // 8)}, (name, batch_size)
+
+
+@pytest.mark.parametrize("kind", SEARCH_KINDS)
+def test_the_simulation_cap_defaults_to_twice_the_node_limit(kind: str) -> None:
+    """A mate in one: descents keep ending on the mate (terminal, no new node), so the node
+    limit is never reached and the search stops at 2 x nodes simulations."""
+    board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
+    for batch_size in (1, 8):
+        for evaluator in (UniformEvaluator(), HashEvaluator(seed=1)):
+            search = make_search(evaluator, SearchConfig(batch_size=batch_size), kind)
+            result = search.search(board, Limits(nodes=100))
+            assert result.move == chess.Move.from_uci("a1a8")
+            assert result.nodes < 100 and result.simulations == 200, (kind, batch_size)

@@ -60,7 +60,7 @@ def test_the_notebook_runs_on_the_committed_data_and_on_a_users_games(tmp_path: 
     games, copied as the user's file) through ``chessmoe stats`` with the defaults but the
     folders, which stopped with "split 'test' not in ..." before."""
     from chessmoe.cli import main
-    from chessmoe.report import phase_games
+    from chessmoe.explore import phase_games
 
     runner.execute(NOTEBOOK, tmp_path / "committed.ipynb",
                    {"figures_dir": str(tmp_path / "committed")}, cwd=NOTEBOOK.parent)

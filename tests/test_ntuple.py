@@ -17,18 +17,20 @@ from chessmoe._io.errors import KitError
 from chessmoe.nets.related.ntuple import (
     N_LINEAR,
     TUPLE_SIZE,
-    Averager,
     Features,
-    LabelledPosition,
     NtupleEvaluator,
-    NtupleTrainConfig,
     NtupleWeights,
-    _compare,
-    comparison_update,
     extract,
     load_weights,
     save_weights,
     tuple_indices,
+)
+from chessmoe.nets.related.ntuple_comparison import (
+    Averager,
+    LabelledPosition,
+    NtupleTrainConfig,
+    _compare,
+    comparison_update,
 )
 from chessmoe.phases import tapered_alpha
 from chessmoe.search.alphabeta import MATE_SCORE, MAX_CHECK_PLIES, AlphaBeta, principal_leaf
@@ -375,7 +377,7 @@ def test_train_smoke_writes_a_loadable_run(smoke_run: Path) -> None:
     # labels.jsonl lists the training, held-out and test positions in the order they were
     # labelled: the held-out agreements are the start's (iteration 0) and the kept weights'
     # (iteration 1, the best) on the held-out six, recomputed here
-    from chessmoe.nets.related.ntuple import agreement_on_test, evaluate_agreement
+    from chessmoe.nets.related.ntuple_comparison import agreement_on_test, evaluate_agreement
 
     smoke = PROFILES["smoke"]
     labelled = [LabelledPosition(r["fen"], r["move"]) for r in map(
@@ -404,7 +406,8 @@ def test_train_smoke_writes_a_loadable_run(smoke_run: Path) -> None:
 
 @pytest.mark.stockfish
 def test_uci_dialogue_with_the_ntuple_player(smoke_run: Path) -> None:
-    from chessmoe.play.uci import EngineOptions, UciEngine, wait_for
+    from chessmoe.play.uci import EngineOptions, UciEngine
+    from tests.helpers import wait_until
 
     out = io.StringIO()
     engine = UciEngine(EngineOptions(Model_Directory=str(smoke_run), Nodes=200), out=out,
@@ -422,11 +425,14 @@ def test_uci_dialogue_with_the_ntuple_player(smoke_run: Path) -> None:
         engine.handle("position startpos moves e2e4 e7e5")
         engine.handle(go)
         if go == "go infinite":
-            assert wait_for(lambda: "info depth" in out.getvalue(), 10.0)
+            wait_until(lambda: "info depth" in out.getvalue(),
+                       "the infinite search's first info line", 10.0,
+                       context=lambda: out.getvalue()[-300:])
             time.sleep(0.2)
             assert len(bestmoves()) == count - 1
             engine.handle("stop")
-        assert wait_for(lambda n=count: len(bestmoves()) >= n, 20.0), out.getvalue()[-300:]
+        wait_until(lambda n=count: len(bestmoves()) >= n, f"bestmove number {count} ({go})",
+                   20.0, context=lambda: out.getvalue()[-300:])
         engine._wait()
         assert len(bestmoves()) == count
     board = chess.Board()
@@ -739,7 +745,7 @@ class _Killed(Exception):
 @pytest.mark.slow
 def test_an_interrupted_training_run_resumes_to_exactly_the_same_weights(tmp_path: Path
                                                                          ) -> None:
-    from chessmoe.nets.related.ntuple import train_comparison
+    from chessmoe.nets.related.ntuple_comparison import train_comparison
 
     train_set, held_out = _resume_positions()
     config = NtupleTrainConfig(depth=1, iterations=3, patience=3, start="pesto", seed=5)
@@ -779,7 +785,7 @@ def test_an_interrupted_training_run_resumes_to_exactly_the_same_weights(tmp_pat
 
 
 def test_a_checkpoint_of_another_run_is_refused_with_a_clear_error(tmp_path: Path) -> None:
-    from chessmoe.nets.related.ntuple import train_comparison
+    from chessmoe.nets.related.ntuple_comparison import train_comparison
 
     train_set, held_out = _resume_positions()
     config = NtupleTrainConfig(depth=1, iterations=1, patience=1, start="pesto")
@@ -804,11 +810,11 @@ def test_the_test_set_is_apart_scored_by_position_and_outside_the_fingerprint() 
     """Test positions come from their own games with their own seed; the same weights on
     both sides differ by exactly 0; the test fields do not enter the run's fingerprint (a
     checkpoint resumes when only the test set changes)."""
-    from chessmoe.nets.related.ntuple import (
+    from chessmoe.nets.related.ntuple import start_weights
+    from chessmoe.nets.related.ntuple_comparison import (
         agreement_on_test,
         run_fingerprint,
         sample_test_positions,
-        start_weights,
     )
 
     games = [(k, [b.fen() for b in _game_boards(k)]) for k in range(6)]

@@ -123,14 +123,19 @@ def _games(rules: Adjudication) -> list[GameRecord]:
     # after a move, so one move is played
     bare = play_game(Scripted("w", [("e1d1", 0)]), Scripted("b", []),
                      "4k3/8/8/8/8/8/8/4K2n w - - 0 1", rules)
-    return [FOOLS, resign, repetition, quiet, bare]
+    # two quiet plies from a clock of 98: the hundredth half-move draws (the scripts hold
+    # spare moves, so a rule that waited for a 101st would play on)
+    fifty = play_game(Scripted("w", [("b2b3", 50), ("b3b2", 50)]),
+                      Scripted("b", [("e5e4", 50), ("e4e5", 50)]),
+                      "8/8/8/4k3/8/8/1R6/4K3 w - - 98 80", rules)
+    return [FOOLS, resign, repetition, quiet, bare, fifty]
 
 
 def test_the_parity_games_end_by_every_rule() -> None:
     games = _games(Adjudication(draw_movenumber=2, draw_movecount=2))
     assert [(g.termination, g.plies) for g in games] == [
         ("checkmate", 4), ("resign_adjudication", 9), ("repetition", 8),
-        ("draw_adjudication", 7), ("insufficient_material", 1)]
+        ("draw_adjudication", 7), ("insufficient_material", 1), ("fifty_moves", 2)]
 
 
 @pytest.mark.tools
@@ -144,7 +149,8 @@ def test_cutechess_cli_ends_every_kit_game_the_same_way(tmp_path: Path) -> None:
     (tournament / "spec.json").write_text(json.dumps({"adjudication": rules.__dict__}))
     games = _games(rules)
     assert {g.termination for g in games} >= {"checkmate", "resign_adjudication",
-                                              "draw_adjudication", "insufficient_material"}
+                                              "draw_adjudication", "insufficient_material",
+                                              "fifty_moves"}
     for k, game in enumerate(games):
         append_record(tournament / "m" / "games-000.jsonl",
                       game.in_match(slot=f"{k:05d}-0").to_json())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -32,10 +33,17 @@ def test_each_committed_tournament_resumes_with_the_players_it_recorded(
         profile: str, tmp_path: Path) -> None:
     recorded = json.loads((TOURNAMENTS / profile / "spec.json").read_text())
     spec = _design(profile)
-    built = {m["name"]: m for m in json.loads(json.dumps(spec.to_dict()))["matches"]}
-    shared = [m for m in recorded["matches"] if m["name"] in built]
-    assert shared, profile  # the design still plays the recorded matches
-    for match in shared:
+    built_list = json.loads(json.dumps(spec.to_dict()))["matches"]
+    built = {m["name"]: m for m in built_list}
+    names = [m["name"] for m in built_list]
+    repeated = sorted(n for n, k in Counter(names).items() if k > 1)
+    assert not repeated, f"{profile}: the design builds these matches twice: {repeated}"
+    recorded_names = {m["name"] for m in recorded["matches"]}
+    # the design builds exactly the recorded matches: none extra, none missing
+    assert set(built) == recorded_names, (
+        f"{profile}: built but not recorded {sorted(set(built) - recorded_names)}; "
+        f"recorded but not built {sorted(recorded_names - set(built))}")
+    for match in recorded["matches"]:
         assert (tournament._match_identity(built[match["name"]])
                 == tournament._match_identity(match)), match["name"]
     # and the guard itself (on a copy: a changed match would raise OtherRunError)

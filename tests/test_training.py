@@ -807,3 +807,35 @@ def test_train_all_records_a_balanced_bundles_shares(dataset: Path, tmp_path: Pa
     balance = manifests["weighted-a10-balanced"]["balanced_weights"]
     assert balance["phase_shares"] == pytest.approx(train_shares(dataset, "lichess"), abs=1e-6)
     assert sorted(balance["weights"]) == ["phase0", "phase1", "phase2"]
+
+
+# --- mixed precision on the CPU ------------------------------------------------------------
+
+
+def test_cpu_amp_is_checked_and_recorded_only_when_set() -> None:
+    with pytest.raises(training.KitError, match="cpu_amp='fp16'"):
+        TrainConfig(cpu_amp="fp16")  # type: ignore[arg-type]
+    assert "cpu_amp" not in TrainConfig().to_dict()  # records made before it read as before
+    assert TrainConfig(cpu_amp="bf16").to_dict()["cpu_amp"] == "bf16"
+    assert TrainConfig.from_dict(TrainConfig(cpu_amp="bf16").to_dict()).cpu_amp == "bf16"
+    cpu, gpu = torch.device("cpu"), torch.device("cuda")
+    assert training.training_precision(TrainConfig(), cpu) == "fp32"  # amp is the GPU's
+    assert training.training_precision(TrainConfig(cpu_amp="bf16"), cpu) == "bf16-autocast"
+    assert training.training_precision(TrainConfig(), gpu) == "bf16-autocast"
+    assert training.training_precision(TrainConfig(amp="off", cpu_amp="bf16"), gpu) == "fp32"
+
+
+@pytest.mark.skipif(not training.cpu_computes_bf16(), reason="this CPU has no native bf16")
+def test_a_bf16_run_computes_in_bf16_and_says_so(dataset: Path, tmp_path: Path) -> None:
+    """The same seed and steps in fp32 and under bf16 autocast: the summaries name their
+    precision, and the validation losses differ (the forward pass really ran in bf16; two fp32
+    runs of this seed give the same loss to the last digit) but stay near."""
+    short = TrainConfig(**{**SMOKE.to_dict(), "iterations": 10, "eval_every": 10})
+    fp32 = Trainer(tmp_path / "fp32", short, DataSpec(str(dataset)), progress=False).run()
+    bf16 = Trainer(tmp_path / "bf16", TrainConfig(**{**short.to_dict(), "cpu_amp": "bf16"}),
+                   DataSpec(str(dataset)), progress=False).run()
+    assert (fp32["precision"], bf16["precision"]) == ("fp32", "bf16-autocast")
+    assert fp32["best_val_loss"] != bf16["best_val_loss"]
+    assert abs(fp32["best_val_loss"] - bf16["best_val_loss"]) < 0.2  # the same run, near
+    config = json.loads((tmp_path / "bf16" / "config.json").read_text())
+    assert config["train"]["cpu_amp"] == "bf16"

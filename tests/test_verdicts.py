@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from chessmoe.estimates import arm_estimate, holm, paired_difference, two_sided_p
 from chessmoe.records import GameRecord
-from chessmoe.report.verdicts import arm_estimate, holm, paired_difference, two_sided_p
+from chessmoe.report.verdicts import claims
 
 
 def _arm(pair_scores: list[tuple[int, float, float]]) -> list[GameRecord]:
@@ -96,7 +97,8 @@ def test_a_row_significant_alone_is_undecided_after_holm(tmp_path: Path) -> None
         assert rows[name].p_holm == pytest.approx(2 * p, rel=1e-9)
         assert rows[name].verdict == "undecided at this scale"
         assert "Elo [+" in rows[name].ours  # the unadjusted interval excludes zero
-    assert rows["staged"].verdict == "supports"
+    # decided on the paper's side, far above the paper's +121: the sign agrees, the size not
+    assert rows["staged"].verdict == "sign agrees, size differs"
     assert rows["staged"].p_holm == pytest.approx(3 * rows["staged"].p)
 
 
@@ -114,7 +116,7 @@ def test_claims_table_is_computed_from_the_games_on_disk(tmp_path: Path) -> None
     table = claims.table_claims(tmp_path / "t", tmp_path / "experts", tmp_path / "out")
     assert table.table is not None
     row = table.table[table.table["The paper says"].str.startswith("staged")].iloc[0]
-    assert row["Verdict"] == "supports" and "24 games, 12 openings" in row[
+    assert row["Verdict"] == "sign agrees, size differs" and "24 games, 12 openings" in row[
         "We measure (95 % interval unless stated)"]
     assert "(24 games);" in (tmp_path / "out" / "claims.md").read_text()  # no spec.json
     # with the tournament's spec, the note says whether every planned game was played
@@ -135,7 +137,7 @@ def test_claims_table_is_computed_from_the_games_on_disk(tmp_path: Path) -> None
 def test_clustered_mean_by_hand() -> None:
     """Values 1, 0 in cluster a and 1, 1 in cluster b: mean 0.75; residual sums a: 0.25 - 0.75
     = -0.5, b: +0.5; se^2 = 2/1 * (0.25 + 0.25) / 16 = 1/16."""
-    from chessmoe.report.verdicts import clustered_mean
+    from chessmoe.estimates import clustered_mean
 
     mean, se, g = clustered_mean([("a", 1.0), ("a", 0.0), ("b", 1.0), ("b", 1.0)])
     assert (mean, g) == (0.75, 2) and se == pytest.approx(0.25)
@@ -147,7 +149,7 @@ def test_clustered_mean_by_hand() -> None:
 def test_pooled_estimate_counts_an_opening_replayed_at_many_settings_once() -> None:
     """Three settings replaying the same two openings with identical results: pooling them as
     independent would shrink the interval by sqrt(3); clustering by opening does not."""
-    from chessmoe.report.verdicts import pooled_estimate
+    from chessmoe.estimates import pooled_estimate
 
     one = _arm([(0, 1, 1), (1, 0.5, 0), (2, 1, 0.5), (3, 0.5, 0.5)])
     single = pooled_estimate("x", [one])
@@ -158,7 +160,7 @@ def test_pooled_estimate_counts_an_opening_replayed_at_many_settings_once() -> N
 
 
 def test_t_quantiles_and_their_use_with_few_clusters() -> None:
-    from chessmoe.report.verdicts import pooled_estimate, t975
+    from chessmoe.estimates import pooled_estimate, t975
 
     assert t975(5) == 2.571 and t975(30) == 2.042
     assert t975(31) == pytest.approx(2.0395, abs=1e-3)
@@ -185,6 +187,9 @@ EVEN2 = [(k, 0, 0) if k % 2 == 0 else (k, 1, 1) for k in range(40)]  # 0 / 1: me
 # 38 drawn pairs, one pair won and one lost: mean 0.5, standard error 0.009, so the interval
 # is about [-12, +12] Elo: within the paper's "no gain" for the opening expert
 NEAR = [(k, 0.5, 0.5) for k in range(38)] + [(38, 1, 0.5), (39, 0, 0.5)]
+# 28 pairs at 0.75 and 12 at 0.5: mean 0.675, +127 Elo with about [+100, +155]: around the
+# paper's +121 for staged (a clear win whose size agrees)
+SIZED = [(k, 1, 0.5) if k < 28 else (k, 0.5, 0.5) for k in range(40)]
 
 
 def _tournament(root: Path, arms: dict[str, list[tuple[int, float, float]]]) -> Path:
@@ -223,7 +228,8 @@ def test_every_verdict_type_says_supports_contradicts_and_undecided(tmp_path: Pa
         "routing-split": ALL, "routing-soft": LOSS, "gate-engine": WIN2,
         "separated-long": ALL, "regular-long": EVEN2}), experts)
     t2 = _verdicts(_tournament(tmp_path / "t2", {
-        "separated": WIN, "only-middlegame": EVEN, "only-endgame": WIN, "only-opening": WIN,
+        "separated": WIN, "staged": SIZED,
+        "only-middlegame": EVEN, "only-endgame": WIN, "only-opening": WIN,
         "routing-split": WIN2, "routing-soft": ALL, "gate-engine": ALL,
         "separated-long": LOSS, "regular-long": ALL}), experts)
     t3 = _verdicts(_tournament(tmp_path / "t3", {
@@ -231,8 +237,12 @@ def test_every_verdict_type_says_supports_contradicts_and_undecided(tmp_path: Pa
         "separated-long": WIN2, "gate-engine": LOSS}), experts)
     t4 = _verdicts(_tournament(tmp_path / "t4", {"only-opening": LOSS}), experts)
     yes, no, undecided = "supports", "contradicts", "undecided at this scale"
-    # MoE against the regular network (Table 2): the arm's own interval
-    assert _find(t1, "MoE vs regular", "separated beats") == yes
+    # MoE against the regular network (Table 2): the arm's own interval, and whether the
+    # paper's size lies inside it (separated's +122 lies far below WIN's +338)
+    assert _find(t1, "MoE vs regular", "separated beats") == "sign agrees, size differs"
+    assert _find(t2, "MoE vs regular", "staged beats") == yes
+    assert "the paper's +121 is inside our interval" in next(
+        c.note for c in claims(tmp_path / "t2", experts) if c.paper.startswith("staged beats"))
     assert _find(t1, "MoE vs regular", "staged beats") == no
     assert _find(t1, "MoE vs regular", "weighted-a4 beats") == undecided
     # single experts: middlegame and endgame should gain, the opening expert should not
@@ -281,7 +291,8 @@ def test_table1_verdicts_compare_each_mixture_with_the_seed_band(tmp_path: Path)
     """Regular seeds 2.00, 2.10 and 2.30 (regular-long, not a seed, at 1.0): a mixture whose
     every seed lies below 2.00 is below the range, one overlapping the band overlaps it, one
     above 2.30 is above it: descriptive words, not test verdicts."""
-    from chessmoe.report.verdicts import claims, table1_seed_band
+    from chessmoe.nets.bundles import table1_seed_band
+    from chessmoe.report.verdicts import claims
 
     experts = tmp_path / "experts"
     _evaluation(experts, "regular", "baseline", 2.1)
@@ -336,7 +347,7 @@ def test_the_seed_level_estimate_takes_the_seeds_of_both_sides_as_random() -> No
     0.6 -+ 0.20880 -> Elo +70 [-77, +251]. Incomplete grids and thin cells give None."""
     import math
 
-    from chessmoe.report.verdicts import seed_level_estimate
+    from chessmoe.estimates import seed_level_estimate
 
     grid = _seed_grid((-0.05, 0.0, 0.05), (-0.1, 0.0, 0.1), E_SMALL)
     level = seed_level_estimate("staged", grid)
@@ -365,7 +376,7 @@ def test_the_seed_level_estimate_drops_negative_components_and_its_degrees_of_fr
     no finite interval."""
     import math
 
-    from chessmoe.report.verdicts import seed_level_estimate, t975_at
+    from chessmoe.estimates import seed_level_estimate, t975_at
 
     one = seed_level_estimate("x", _seed_grid((0.0, 0.0, 0.0), (-0.1, 0.0, 0.1), E_SMALL))
     assert one is not None and one.df == pytest.approx(2.0)
@@ -388,7 +399,7 @@ def test_a_pooled_estimate_has_a_p_value_only_from_more_than_30_openings() -> No
     """The pooled p-value is the normal one, fair only with many clusters: a seed grid on 20
     openings gets none (its row stays undecided however clear), on 31 openings it gets the
     normal p of its clustered standard error."""
-    from chessmoe.report.verdicts import clustered_mean, pooled_estimate
+    from chessmoe.estimates import clustered_mean, pooled_estimate
 
     def arm(openings: int) -> list[GameRecord]:
         return _arm([(k, 1, 1 if k % 4 else 0) for k in range(openings)])
@@ -440,12 +451,13 @@ def test_rows_of_an_unfinished_tournament_stay_out_of_the_holm_family(tmp_path: 
 
 
 def test_reproducing_counts_the_holm_family_the_committed_claims_table_adjusts() -> None:
-    """REPRODUCING's "Multiplicity" paragraph names the family's size; it said 27 while the
+    """The "Multiplicity" paragraph (moved from REPRODUCING to docs/evidence/) names the
+    family's size; it said 27 while the
     table adjusted 31 (the across-seeds and matched rows had joined). The committed claims
     table's note is the count."""
     root = Path(__file__).resolve().parents[1]
     claims = " ".join((root / "figures" / "claims.md").read_text().split())
-    text = " ".join((root / "REPRODUCING.md").read_text().split())
+    text = " ".join((root / "docs" / "evidence" / "reading-verdicts.md").read_text().split())
     table = re.search(r"over the (\d+) game-decided rows", claims)
     said = re.findall(r"makes (\d+) game-decided tests|the (\d+) are adjusted together|"
                       r"among those (\d+) rows", text)

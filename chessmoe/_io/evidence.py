@@ -1,16 +1,8 @@
-"""Committed evidence: which results a command may not replace, and which results a reader
-finds changed since the commit.
-
-Every command that writes a results directory (``chessmoe stats``, ``data build``, ``train``,
-``train --controls``, ``search``, ``tournament``, ``results``) decides for itself whether it
-is resuming an unfinished run, finding a finished one up to date (nothing is written), or
-about to change a finished one; only in the last case does it call :func:`refuse_replacing`,
-which lets the write go on unless the directory holds committed evidence. ``make figures``
-calls :func:`uncommitted` before drawing, to say which of the results it reads differ from
-the commit.
-
+"""Committed evidence: which results a command may not replace (:func:`refuse_replacing`, asked
+by every results writer before it changes a finished result) and which results a reader finds
+changed since the commit (:func:`uncommitted`, asked by ``make figures`` before drawing).
 "Committed" is decided by git where a git checkout holds the directory, else by the finished
-result itself (see :func:`is_committed`).
+result itself (:func:`is_committed`).
 """
 
 from __future__ import annotations

@@ -22,7 +22,8 @@ __all__ = ["git_commit", "hardware", "provenance", "software", "utc_now"]
 #: How many differing paths a provenance block names (all of them are counted).
 CHANGED_SHOWN = 20
 
-_PACKAGES = ("chess", "numpy", "pandas", "pyarrow", "torch", "onnxruntime", "matplotlib",
+_PACKAGES = ("chess", "numpy", "pandas", "pyarrow", "torch", "onnxruntime", "openvino",
+             "matplotlib",
              "seaborn", "papermill")
 
 

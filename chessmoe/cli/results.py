@@ -59,9 +59,12 @@ def _notebooks(args: argparse.Namespace) -> int:
     print(f"{len(run.paths)} files in {args.figures} ({time.monotonic() - start:.1f} s)")
     root = args.figures.resolve().parent
     if args.layout == "small" and (root / "REPRODUCING.md").is_file():
+        from chessmoe.report.framing import check_repository
         from chessmoe.report.quotes import report_stale
 
         report_stale(root, sys.stderr)
+        for line in check_repository(root):  # wording that claims more than the games show
+            print(f"make figures: {line}", file=sys.stderr)
     warning = run.warning(args.results.resolve())
     if warning:  # last, where it is seen: the figures are not the committed evidence
         print(f"make figures: {warning}", file=sys.stderr)

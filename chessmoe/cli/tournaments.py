@@ -10,7 +10,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chessmoe.cli._common import DATA_DIR_HELP, FORCE_HELP, PROFILE_NAMES, QUIET_HELP, at_least
+from chessmoe.cli._common import (
+    DATA_DIR_HELP,
+    FORCE_HELP,
+    PROFILE_NAMES,
+    QUIET_HELP,
+    RESULTS_HELP,
+    at_least,
+)
 
 if TYPE_CHECKING:
     from chessmoe.cli._common import Commands
@@ -102,9 +109,10 @@ def _tournament(args: argparse.Namespace) -> int:
               "game so that the games' records name a clean checkout")
         return 0
     if args.dask is not None:
-        client = tournament.dask_client(args.dask or None, workers=args.workers)
-        summary = tournament.run_dask(spec, out, client, data_dir=args.data_dir,
-                                      force=args.force, before_play=say_if_dirty)
+        with tournament.dask_client(args.dask or None, workers=args.workers) as client:
+            summary = tournament.run_dask(spec, out, client, data_dir=args.data_dir,
+                                          force=args.force, before_play=say_if_dirty,
+                                          progress=not args.quiet)
     else:
         summary = tournament.run_local(spec, out, workers=args.workers,
                                        gpu_workers=args.gpu_workers, gpus=args.gpus,
@@ -202,7 +210,7 @@ def _elo(args: argparse.Namespace) -> int:
 
 def _ratings(args: argparse.Namespace) -> int:
     from chessmoe.games.pgn import SkipCounter
-    from chessmoe.report.ratings import format_table, parse_anchor, rating_table, read_results
+    from chessmoe.games.ratings import format_table, parse_anchor, rating_table, read_results
 
     anchor, anchor_elo = parse_anchor(args.anchor) if args.anchor else (None, 0.0)
     skips = SkipCounter()
@@ -219,7 +227,7 @@ def _ratings(args: argparse.Namespace) -> int:
 
 
 def add_tournament_commands(commands: Commands) -> None:
-    """``tournament``, ``parity``, ``openings``, ``elo`` and ``ratings``."""
+    """``tournament``, ``parity``, ``openings``, ``elo``, ``ratings`` and ``precision``."""
     tourn = commands.add_parser(
         "tournament", help="run a tournament profile (small, powered, replicated, related, "
                            "ratings-cutechess, paper, ...; 'chessmoe config show' lists them), "
@@ -267,7 +275,10 @@ def add_tournament_commands(commands: Commands) -> None:
                        help="with --plan: calibrate by playing random networks of the "
                             "profile's size through the real runner at these node limits")
     tourn.add_argument("--dask", nargs="?", const="", default=None, metavar="ADDRESS",
-                       help="run on Dask (a scheduler address; none: a LocalCluster)")
+                       help="run on Dask: a scheduler's address (its workers may start in any "
+                            "directory, but must see --experts and --out at the paths this "
+                            "command gives them: docs/playing-at-scale.md), or none for a "
+                            "local cluster of --workers processes")
     tourn.add_argument("--data-dir", type=Path, default=None, help=DATA_DIR_HELP)
     tourn.add_argument("--force", action="store_true", help=FORCE_HELP)
     tourn.add_argument("--quiet", action="store_true", help=QUIET_HELP)
@@ -336,3 +347,50 @@ def add_tournament_commands(commands: Commands) -> None:
     ratings.add_argument("--level", type=float, default=0.95,
                          help="confidence level of the intervals (default 0.95)")
     ratings.set_defaults(handler=_ratings)
+
+    precision = commands.add_parser(
+        "precision", help="measure a low-precision backend's gates against fp32 and commit "
+                          "them (results/tournaments/precision/gates.json)",
+        description="The gates a low-precision evaluator passes before claims read its games: "
+                    "best-move agreement and value error with fp32 on 1,000 held-out positions "
+                    "of the small profile's test split, and the precision design's match "
+                    "(play it first: chessmoe tournament --profile precision).")
+    precision.add_argument("--backend", default="openvino-bf16",
+                           help="the low-precision backend (default openvino-bf16)")
+    precision.add_argument("--results", type=Path, default=Path("results"), help=RESULTS_HELP)
+    precision.add_argument("--data-dir", type=Path, default=None, help=DATA_DIR_HELP)
+    precision.set_defaults(handler=_precision)
+
+
+def _precision(args: argparse.Namespace) -> int:
+    from chessmoe import config
+    from chessmoe.nets.regimes import profile_dataset
+    from chessmoe.play.designs import build_design
+    from chessmoe.play.grids import PRECISION_GATE_BUNDLE
+    from chessmoe.play.precision import gates
+    from chessmoe.search.experts import load_bundle
+    from chessmoe.search.inference import LOW_PRECISION
+
+    if args.backend not in LOW_PRECISION:
+        print(f"chessmoe precision: {args.backend!r} is not a low-precision backend; known: "
+              f"{', '.join(LOW_PRECISION)}", file=sys.stderr)
+        return 2
+    experts = Path(args.results) / "experts" / "small"
+    bundle = load_bundle(experts / PRECISION_GATE_BUNDLE)
+    networks = {f"{PRECISION_GATE_BUNDLE}/phase{i}": str(path)
+                for i, path in enumerate(bundle.expert_paths())}
+    networks["regular"] = str(experts / "regular" / "baseline" / "model.pt")
+    gate_match = build_design("precision", str(experts)).matches[-1].name
+    dataset = profile_dataset(config.profile("small").training, data_dir=args.data_dir,
+                              progress=False)
+    entry = gates(args.results, dataset, backend=args.backend, networks=networks,
+                  match=gate_match)
+    for row in entry["agreement"]:
+        print(f"{row['network']}: best move agrees on {row['agreement']:.1%} of "
+              f"{row['positions']} positions, value error mean {row['value_mean_error']:.4f} "
+              f"max {row['value_max_error']:.4f}: {'passed' if row['passed'] else 'FAILED'}")
+    match = entry["match"]
+    print(f"{match['match']}: {match['elo']:+.1f} [{match['low']:+.1f}, {match['high']:+.1f}] "
+          f"over {match['games']} games: {'passed' if match['passed'] else 'FAILED'}")
+    print(f"{args.backend}: {'passed' if entry['passed'] else 'FAILED'}")
+    return 0

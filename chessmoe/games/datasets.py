@@ -1,28 +1,9 @@
 """Phase datasets: build once from PGN, read as index views (paper sec. 2.2, App. E.1).
 
-**Storage.** Every position with a played move becomes one sample (:data:`SAMPLE_DTYPE`,
-115 bytes): the compact position record of :mod:`chessmoe.encoding`, the policy target
-(the played move), the value target (the result from the side to move), plies to the end
-(``len(moves) - 1 - ply``), the game (shard-local id) and ply, and the phase id under
-*every* registered definition (``phase_lichess``, ..., ``phase_movecount5``). Samples are
-stored once, in ``.npy`` shards that memory-map; the paper's four datasets (no-phases,
-opening, middlegame, endgame) under any definition, in any split, are index sets
-selected by a phase column and the game's split. Storing once costs one pass and 1x the
-disk; materialising the phase datasets would double it per definition
-(``make bench`` measures both).
-
-**Build.** A source is cut into pieces (zip members, byte ranges); worker processes
-turn pieces into shards, written atomically; ``<out>/.parts`` records finished pieces so
-an interrupted build resumes where it stopped and yields byte-identical shards. Splits
-are assigned per game afterwards (:mod:`chessmoe.games.splits`). The manifest (written last)
-lists source files with checksums, filters, skip counts, split rule, every shard with
-its sha256, and per definition the positions and games of each phase dataset and split.
-
-**Loading.** :class:`DatasetStore` memory-maps the shards (a missing or damaged shard is
-reported by name), :meth:`DatasetStore.indices` selects a dataset, and
-:meth:`DatasetStore.batches` yields seeded, shuffled :class:`Batch` es with planes
-expanded in vectorised numpy or torch (CPU or GPU). :class:`PhaseDataset` is the
-``torch.utils.data.Dataset`` view.
+Every position with a played move is stored once as a sample (:data:`SAMPLE_DTYPE`) in
+memory-mapped ``.npy`` shards, with its phase under every registered definition: the paper's
+four datasets under any definition, in any split, are index sets (:class:`DatasetStore`).
+:func:`build` writes the shards resumably; :class:`PhaseDataset` is the torch view.
 """
 
 from __future__ import annotations
@@ -88,7 +69,12 @@ SAMPLE_DTYPE: Final = np.dtype(
     + [("policy", "<u2"), ("value", "i1"), ("plies_to_end", "<u2"), ("game", "<u4"),
        ("ply", "<u2")]
     + [(column, "i1") for column in PHASE_COLUMNS.values()])
-"""One training sample: position record, targets, game/ply and phase ids (115 bytes)."""
+"""One training sample (115 bytes): the compact position record of :mod:`chessmoe.encoding`,
+the policy target (the played move), the value target (the result from the side to move),
+plies to the end (``len(moves) - 1 - ply``), the game (shard-local id) and ply, and the phase
+id under *every* registered definition (``phase_lichess``, ..., ``phase_movecount5``).
+Storing once costs one pass and 1x the disk; materialising the phase datasets would double
+it per definition (``make bench`` measures both)."""
 
 DATASET_NAMES: Final = ("no-phases",)  # plus one per phase of the definition
 DEFAULT_SHARD_SIZE: Final = 1 << 20
@@ -279,6 +265,13 @@ def build(source: ResolvedSource, out_dir: str | os.PathLike[str], *,
     stored); ``split_rule`` defaults to the source's (the month split for KingBase). A
     store already built from the same files with the same settings is reused (``force``
     rebuilds it).
+
+    The source is cut into pieces (zip members, byte ranges); worker processes turn pieces
+    into shards, written atomically; ``<out>/.parts`` records finished pieces so an
+    interrupted build resumes where it stopped and yields byte-identical shards. Splits are
+    assigned per game afterwards (:mod:`chessmoe.games.splits`). The manifest (written last)
+    lists source files with checksums, filters, skip counts, split rule, every shard with its
+    sha256, and per definition the positions and games of each phase dataset and split.
     """
     phase_definition(definition)  # fail early on an unknown name
     filters = filters or PgnFilters()
@@ -458,7 +451,10 @@ class Batch:
 
 
 class DatasetStore:
-    """The shards of a built dataset, memory-mapped, with split- and phase-aware views."""
+    """The shards of a built dataset, memory-mapped, with split- and phase-aware views: a
+    missing or damaged shard is reported by name, :meth:`indices` selects a dataset, and
+    :meth:`batches` yields seeded, shuffled :class:`Batch` es with planes expanded in
+    vectorised numpy or torch (CPU or GPU)."""
 
     def __init__(self, directory: str | os.PathLike[str], *, verify: bool = False,
                  manifest: dict[str, Any] | None = None) -> None:

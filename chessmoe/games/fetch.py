@@ -34,7 +34,7 @@ from tqdm import tqdm
 
 from chessmoe._io.errors import KitError
 from chessmoe._io.fsutil import atomic_path, atomic_write_json, sha256_file
-from chessmoe.games.pgn import TruncatedStream, zst_blocks
+from chessmoe.games.streams import TruncatedStream, zst_blocks
 
 __all__ = [
     "KINGBASE_URL",

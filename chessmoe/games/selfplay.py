@@ -1,19 +1,7 @@
-"""The kit's own game generator: Stockfish self-play with varied strength.
-
-The embedded sample (``chessmoe/data/sample``) was made with :func:`generate`.
-Each game starts with a few uniformly random plies; each side then plays with
-its own ``Skill Level`` and node limit drawn per game, so that game lengths,
-phases and results vary the way real games do. Games end by the rules
-(mate, stalemate, threefold repetition, fifty moves, insufficient material),
-by resignation adjudication (both engines' scores beyond a threshold for a run
-of plies) or at a ply cap (adjudicated a draw).
-
-Reproducibility: the per-game choices (random plies, skills, node limits) come
-from a seeded generator keyed by the game index, so they do not depend on how
-games are spread over workers. Stockfish itself is deterministic at a fixed
-node count with one thread, but its ``Skill Level`` move picker is seeded from
-the clock, so a rerun reproduces the recipe and the distribution, not the
-identical moves.
+"""The kit's own game generator: Stockfish self-play with varied strength (:func:`generate`;
+the embedded sample ``chessmoe/data/sample`` was made with it). Each game starts with a few
+uniformly random plies, then each side plays with its own ``Skill Level`` and node limit
+drawn per game, so that game lengths, phases and results vary the way real games do.
 """
 
 from __future__ import annotations
@@ -234,6 +222,14 @@ def generate(out: str | Path, config: SelfPlayConfig | None = None, workers: int
              engine: str | None = None, progress: bool = True,
              command: str | None = None) -> dict[str, Any]:
     """Generate ``config.games`` games into ``out`` (``.pgn`` or ``.pgn.gz``).
+
+    Games end by the rules (mate, stalemate, threefold repetition, fifty moves, insufficient
+    material), by resignation adjudication (both engines' scores beyond a threshold for a run
+    of plies) or at a ply cap (adjudicated a draw). The per-game choices (random plies,
+    skills, node limits) come from a seeded generator keyed by the game index, so they do not
+    depend on how games are spread over workers. Stockfish itself is deterministic at a fixed
+    node count with one thread, but its ``Skill Level`` move picker is seeded from the clock,
+    so a rerun reproduces the recipe and the distribution, not the identical moves.
 
     Finished games are logged to ``<out>.parts.jsonl`` as they complete, so an
     interrupted run resumes with the games still missing. When all are done the

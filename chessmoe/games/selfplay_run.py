@@ -1,16 +1,10 @@
 """Self-play runs at scale: Stockfish games from the opening suite, grown shard by shard.
 
-``chessmoe data selfplay-run --out DIR`` grows a *run directory*: ``manifest.json`` (settings,
-engine, opening suite, every shard with its sha256) and ``shard-00000.pgn.gz``, ... holding
-``shard_games`` games each. Game ``i`` is a function of the settings alone (:func:`game_plan`,
-:func:`play_planned`), so the games do not depend on workers, interruptions or resumptions;
-:func:`grow` resumes after the last shard the manifest lists, drops anything it does not list,
-and refuses other settings, another engine version or another suite. Commit the manifest with
-the shards it lists. Format-1 runs (plain ``.pgn`` shards) are read, never grown.
-Two pairs that draw the same opening and node limits play the same game again: the shards keep
-every game as played, the manifest's ``duplicates`` (:func:`find_duplicates`) lists each later
-copy with the game it copies, and readers that split the games keep the first copy
-(:data:`chessmoe.games.splits.DUPLICATES_POLICY`).
+``chessmoe data selfplay-run --out DIR`` grows a *run directory* (:func:`grow`):
+``manifest.json`` (settings, engine, opening suite, every shard with its sha256, the
+duplicate games) and ``shard-00000.pgn.gz``, ... Game ``i`` is a function of the settings
+alone (:func:`game_plan`, :func:`play_planned`), so the games do not depend on workers,
+interruptions or resumptions. Commit the manifest with the shards it lists.
 """
 
 from __future__ import annotations
@@ -411,7 +405,9 @@ def find_duplicates(directory: str | os.PathLike[str]) -> dict[str, Any]:
     """The run's exact duplicate games: each game whose opening position and moves equal an
     earlier game's (:func:`chessmoe.games.splits.game_key` over the FEN and SAN moves), as
     ``[game, first copy]`` pairs, with their count and the games checked (the manifest's
-    ``duplicates`` record)."""
+    ``duplicates`` record). Two pairs that draw the same opening and node limits play the
+    same game again: the shards keep every game as played, and readers that split the games
+    keep the first copy (:data:`chessmoe.games.splits.DUPLICATES_POLICY`)."""
     from chessmoe.games.splits import DUPLICATES_POLICY, game_key
 
     first: dict[str, int] = {}
@@ -589,7 +585,9 @@ def grow(out: str | os.PathLike[str], games: int, settings: RunSettings | None =
     """Grow the run in ``out`` to ``games`` games (attempted: crashed games count, named).
 
     ``settings`` None means the run's own (a new run: the defaults). Resuming with other
-    settings, another engine version or another opening suite raises :class:`RunError`.
+    settings, another engine version or another opening suite raises :class:`RunError`;
+    anything the manifest does not list is dropped, and format-1 runs (plain ``.pgn``
+    shards) are read, never grown.
     Shards are written whole (temporary file + rename), then the manifest lists them
     (atomically); games of a shard still in flight when the run is interrupted are dropped,
     as is a shard file the manifest does not list, so nothing is duplicated or half-written.

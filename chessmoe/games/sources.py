@@ -1,23 +1,6 @@
-"""Game sources by name: the embedded sample, KingBase Lite 2019, Lichess months, paths.
-
-A *source spec* is one of
-
-* ``sample`` -- the embedded Stockfish self-play sample shipped in the package;
-* ``kingbase`` -- KingBase Lite 2019 (archive.org), fetched into the data directory;
-* ``lichess-YYYY-MM`` -- a Lichess standard rated month (``.pgn.zst``);
-* ``lichess-YYYY-MM:N`` -- the first N games of that month (a plain ``.pgn``);
-* ``selfplay:NAME`` -- the self-play run ``DATA_DIR/selfplay/NAME`` or the one the kit
-  commits as ``results/selfplay/NAME`` of its checkout (both: refused, name the path; or the
-  run directory ``NAME``)
-  grown by ``chessmoe data selfplay-run``: its shards in game order, each checked against the
-  run's manifest (sha256) before it is read;
-* a path to a PGN file (``.pgn``, ``.gz``, ``.bz2``, ``.zst``, ``.zip``) or a directory
-  of them (a self-play run directory is read as ``selfplay:`` reads it);
-* ``A+B`` -- the games of source ``A``, then those of ``B`` (e.g.
-  ``selfplay:sf15-n1000+lichess-2013-01:5000``), split by one seeded rule.
-
-Named sources are looked up in the data directory (``$CHESSMOE_DATA`` or
-``./data``) and fetched when missing.
+"""Game sources by name: the embedded sample, KingBase Lite 2019, Lichess months, self-play
+runs, paths and their concatenations, resolved to files (:func:`resolve`) in the data
+directory (``$CHESSMOE_DATA`` or ``./data``) and fetched when missing.
 """
 
 from __future__ import annotations
@@ -201,7 +184,20 @@ def results_name(spec: str, tag: str = "") -> str:
 
 def resolve(spec: str, data_dir: str | os.PathLike[str] | None = None, *,
             fetch_missing: bool = True, progress: bool = True) -> ResolvedSource:
-    """Resolve a source spec to files, fetching named sources when missing."""
+    """Resolve a source spec to files, fetching named sources when missing. A spec is one of
+
+    * ``sample`` -- the embedded Stockfish self-play sample shipped in the package;
+    * ``kingbase`` -- KingBase Lite 2019 (archive.org), fetched into the data directory;
+    * ``lichess-YYYY-MM`` -- a Lichess standard rated month (``.pgn.zst``);
+    * ``lichess-YYYY-MM:N`` -- the first N games of that month (a plain ``.pgn``);
+    * ``selfplay:NAME`` -- the self-play run ``DATA_DIR/selfplay/NAME`` or the one the kit
+      commits as ``results/selfplay/NAME`` of its checkout (both: refused, name the path; or
+      the run directory ``NAME``) grown by ``chessmoe data selfplay-run``: its shards in game
+      order, each checked against the run's manifest (sha256) before it is read;
+    * a path to a PGN file (``.pgn``, ``.gz``, ``.bz2``, ``.zst``, ``.zip``) or a directory
+      of them (a self-play run directory is read as ``selfplay:`` reads it);
+    * ``A+B`` -- the games of source ``A``, then those of ``B`` (e.g.
+      ``selfplay:sf15-n1000+lichess-2013-01:5000``), split by one seeded rule."""
     data = Path(data_dir) if data_dir is not None else default_data_dir()
     parts = _parts(spec)
     if parts is not None:

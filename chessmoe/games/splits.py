@@ -1,22 +1,8 @@
-"""Game-level train/validation/test splits.
-
-Splits are assigned to whole games after a pass over a source, from a small
-per-game table (source order, date), so they are deterministic and independent
-of how the pass was spread over workers.
-
-* :class:`MonthSplit` is the authors' KingBase rule: validation = the first
-  1000 kept games dated 2012-09, test = the first 1000 kept games dated 2017-05,
-  every other month training; the remaining games of those two months are used
-  for nothing ("unused").
-* :class:`SeededSplit` is for every other source: a seeded permutation of the
-  kept games, with validation and test sizes given as fractions or game counts.
-
-Duplicates: an engine's self-play at a node limit can play the same game twice
-(the same opening and node limits give the same moves; the 150,000-game Stockfish run holds
-286 such later copies). The kit *deduplicates, keeping the first copy*: :func:`game_key`
-names a game by its start position and moves, :func:`later_copies` marks every game whose
-key occurred earlier in source order, and readers that split games drop those before
-splitting, so no copy is trained on and held out at once, or counted twice.
+"""Game-level train/validation/test splits, assigned to whole games after a pass over a
+source from a small per-game table (source order, date), so they are deterministic and
+independent of how the pass was spread over workers: the authors' KingBase rule
+(:class:`MonthSplit`), a seeded permutation for every other source (:class:`SeededSplit`),
+and the deduplication every split reader applies first (:func:`later_copies`).
 """
 
 from __future__ import annotations
@@ -49,7 +35,12 @@ def game_key(start_fen: str | None, moves: Iterable[str]) -> str:
 
 def later_copies(keys: Sequence[str]) -> npt.NDArray[np.bool_]:
     """``True`` for each game whose key occurred earlier in ``keys`` (the copies a
-    deduplication drops; the first copy of each game is kept)."""
+    deduplication drops; the first copy of each game is kept).
+
+    An engine's self-play at a node limit can play the same game twice (the same opening
+    and node limits give the same moves; the 150,000-game Stockfish run holds 286 such later
+    copies). Readers that split games drop these before splitting, so no copy is trained on
+    and held out at once, or counted twice."""
     seen: set[str] = set()
     out = np.zeros(len(keys), dtype=bool)
     for index, key in enumerate(keys):
@@ -103,7 +94,9 @@ class SeededSplit:
 
 @dataclass(frozen=True)
 class MonthSplit:
-    """The authors' KingBase rule (validation 2012-09, test 2017-05, 1000 games each)."""
+    """The authors' KingBase rule: validation = the first 1000 kept games dated 2012-09, test =
+    the first 1000 kept games dated 2017-05, every other month training; the remaining games
+    of those two months are used for nothing ("unused")."""
 
     val_month: str = "2012-09"
     test_month: str = "2017-05"

@@ -1,25 +1,6 @@
-"""Game-phase statistics: one streaming pass over a source into tidy frames.
-
-Output directory ``results/stats/<name>/``:
-
-* ``positions.parquet`` -- one row per position (start position and after every
-  move of every kept game): ``game``, ``ply``, ``move_number`` (the board's
-  full-move number), ``majors_minors``, ``backrank_sparse``, ``tapered_alpha``, and
-  for each mixedness table ``T`` in ``lichess``, ``lichess_2025``, ``engine``:
-  ``mixedness_T``, ``phase_T`` (position-only Lichess phase) and ``division_T``
-  (forward-only whole-game division phase).
-* ``games.parquet`` -- one row per kept game: ``game``, ``source``, ``offset``,
-  ``result``, ``plies``, ``date``, ``month``, ``split``, and per table
-  ``middle_T``/``end_T`` (ply where the division starts that phase, -1 if never)
-  and ``middle_move_T``/``end_move_T`` (the full-move number there).
-* ``manifest.json`` -- source files with sizes and sha256, filters, skip counts,
-  phase definition and tables, split rule, counts, checksums of the two frames,
-  and provenance (package version, git commit, hardware, date). It is written
-  last: a directory without it is incomplete.
-
-The pass is split into units (byte ranges of plain PGN files, members of zip
-archives, whole compressed files) that run in parallel and resume after an
-interruption (:mod:`chessmoe._io.jobs`).
+"""Game-phase statistics: one streaming pass over a source into tidy frames in
+``results/stats/<name>/`` (:func:`compute`), split into units that run in parallel and resume
+after an interruption (:mod:`chessmoe._io.jobs`), and read back by :func:`load`.
 """
 
 from __future__ import annotations
@@ -211,7 +192,22 @@ def compute(source: ResolvedSource, out_dir: str | os.PathLike[str], *,
 
     Plain ``.pgn`` files are cut into ``parts`` byte ranges (default ``4 * workers``;
     one without workers), zip archives into members; the result does not depend on
-    either.
+    either. ``out_dir`` receives:
+
+    * ``positions.parquet`` -- one row per position (start position and after every
+      move of every kept game): ``game``, ``ply``, ``move_number`` (the board's
+      full-move number), ``majors_minors``, ``backrank_sparse``, ``tapered_alpha``, and
+      for each mixedness table ``T`` in ``lichess``, ``lichess_2025``, ``engine``:
+      ``mixedness_T``, ``phase_T`` (position-only Lichess phase) and ``division_T``
+      (forward-only whole-game division phase).
+    * ``games.parquet`` -- one row per kept game: ``game``, ``source``, ``offset``,
+      ``result``, ``plies``, ``date``, ``month``, ``split``, and per table
+      ``middle_T``/``end_T`` (ply where the division starts that phase, -1 if never)
+      and ``middle_move_T``/``end_move_T`` (the full-move number there).
+    * ``manifest.json`` -- source files with sizes and sha256, filters, skip counts,
+      phase definition and tables, split rule, counts, checksums of the two frames,
+      and provenance (package version, git commit, hardware, date). It is written
+      last: a directory without it is incomplete.
     """
     filters = filters or PgnFilters()
     out = Path(out_dir)

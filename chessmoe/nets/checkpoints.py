@@ -1,16 +1,7 @@
 """Network checkpoints: written atomically, loaded safely (``weights_only=True``), verified.
 
-A checkpoint ``model.pt`` holds the model's config and weights, its own metadata (iteration,
-validation loss) and a sha256 over the weights' bytes; its sidecar ``model.pt.json`` repeats the
-metadata with the file's sha256 for humans and manifests. Each file is written by one rename,
-the sidecar last. A run killed between the two renames leaves a complete new ``model.pt`` beside
-the previous sidecar: loading recognises the stale sidecar (the weights check out against the
-checksum inside the file) and rewrites it, so the resumed run goes on; a file whose bytes were
-changed fails the inner checksum and is refused as corrupt. Checkpoints written before the inner
-checksum existed (the committed results) are checked against their sidecar alone.
-
-This module is what the search layer may import from ``nets`` besides the model itself: loading
-a network for play never pulls in the trainer.
+This module is what the search layer may import from ``nets`` besides the model itself:
+loading a network for play never pulls in the trainer.
 """
 
 from __future__ import annotations
@@ -27,6 +18,7 @@ import torch
 from chessmoe._io.errors import KitError
 from chessmoe._io.fsutil import atomic_path, atomic_write_json, sha256_file
 from chessmoe.nets.model import ModelConfig, RiseNet
+from chessmoe.nets.trunk import build_network
 
 __all__ = ["CheckpointError", "export_onnx", "load_checkpoint", "load_model", "load_optimizer",
            "resolve_device", "save_checkpoint", "save_optimizer", "weights_sha256"]
@@ -61,7 +53,11 @@ def weights_sha256(state_dict: dict[str, torch.Tensor]) -> str:
 
 def save_checkpoint(path: str | os.PathLike[str], model: RiseNet,
                     extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Write the model's weights and config (one rename), then its sidecar (one rename)."""
+    """Write the model's weights and config (one rename), then its sidecar (one rename).
+
+    ``model.pt`` holds the model's config and weights, its own metadata (iteration,
+    validation loss) and a sha256 over the weights' bytes; its sidecar ``model.pt.json``
+    repeats the metadata with the file's sha256 for humans and manifests."""
     path = Path(path)
     state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
     payload = {"format": FORMAT, "model_config": model.config.to_dict(), "state_dict": state,
@@ -95,7 +91,12 @@ def _load_payload(path: Path, map_location: str | torch.device) -> dict[str, Any
 
 def load_checkpoint(path: str | os.PathLike[str], map_location: str | torch.device = "cpu"
                     ) -> RiseNet:
-    """Load a checkpoint safely (``weights_only=True``), verifying it (see the module doc)."""
+    """Load a checkpoint safely (``weights_only=True``), verifying it. A run killed between
+    :func:`save_checkpoint`'s two renames leaves a complete new ``model.pt`` beside the
+    previous sidecar: the stale sidecar is recognised (the weights check out against the
+    checksum inside the file) and rewritten, so the resumed run goes on; a file whose bytes
+    were changed fails the inner checksum and is refused as corrupt. A checkpoint without the
+    inner checksum (the committed results') is checked against its sidecar alone."""
     path = Path(path)
     if not path.exists():
         raise CheckpointError(f"checkpoint {path} does not exist")
@@ -123,7 +124,7 @@ def load_checkpoint(path: str | os.PathLike[str], map_location: str | torch.devi
         meta = json.loads(payload.get("meta") or "{}")
         atomic_write_json(sidecar, {"file": path.name, "sha256": actual, **meta})
     try:
-        model = RiseNet(ModelConfig.from_dict(payload["model_config"]))
+        model = build_network(ModelConfig.from_dict(payload["model_config"]))
         model.load_state_dict(payload["state_dict"])
     except Exception as error:  # missing keys, shape mismatch
         raise CheckpointError(f"checkpoint {path} cannot be loaded "

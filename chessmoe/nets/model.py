@@ -1,25 +1,7 @@
-"""RISEv3.3, the network of the paper (App. E.2), with every size knob configurable.
-
-Structure (paper App. E.2): a 3x3 convolution stem, then mobile inverted-bottleneck
-residual blocks (1x1 expand, depthwise k x k, 1x1 project; batch norm after each, ReLU
-after the first two, no activation after the residual add), some with channel
-attention applied to the block input, stochastic depth rising linearly over the
-blocks; a value head (1x1 conv to 8 planes, then WDL logits and plies-to-end) and a
-policy head (two 3x3 convolutions to 76 planes = 4864 logits).
-
-Channel attention comes in two forms:
-
-* ``"dense"`` -- what the authors' PyTorch code computes: a ``Conv1d`` with 256 input
-  and 256 output channels over the pooled vector (length 1), i.e. a dense 256 x 256
-  map, with a hard-sigmoid gate. It is what gives RISEv3.3 its ~5.8 M parameters, so
-  the ``paper`` preset uses it;
-* ``"eca"`` -- Efficient Channel Attention as Wang et al. define it: a 1-D convolution
-  *along* the pooled channel vector (kernel 5 for 256 channels, 5 weights). The
-  ``paper-eca`` preset is RISEv3.3 with it (~4.1 M parameters).
-
-Outputs (:class:`NetOutput`): ``value`` = P(win) - P(loss) from the WDL softmax (in
-[-1, 1]), ``wdl`` logits (loss, draw, win), ``plies`` (sigmoid, plies-to-end / 100),
-``policy`` logits (4864).
+"""RISEv3.3, the network of the paper (App. E.2), with every size knob configurable
+(:class:`ModelConfig`, :data:`PRESETS`): a 3x3 convolution stem, mobile inverted-bottleneck
+residual blocks (some with channel attention, stochastic depth rising over the blocks), a
+value head (WDL logits and plies-to-end) and a policy head (4864 logits): :class:`RiseNet`.
 """
 
 from __future__ import annotations
@@ -64,6 +46,8 @@ class ModelConfig:
     input_planes: int = N_PLANES
     policy_planes: int = POLICY_PLANES
     value_from: str = "probabilities"  # "probabilities" (P(win)-P(loss)) or "logits"
+    policy_kernel2: int = 3  # kernel of the policy head's output convolution (3 or 1)
+    phase_heads: int = 1  # > 1: a shared trunk with a head per phase (nets.trunk)
 
     def __post_init__(self) -> None:
         if self.attention not in ("dense", "eca", "none"):
@@ -71,6 +55,8 @@ class ModelConfig:
                              f"{self.attention!r}")
         if self.value_from not in ("probabilities", "logits"):
             raise ValueError("value_from must be 'probabilities' or 'logits'")
+        if self.policy_kernel2 not in (1, 3) or self.phase_heads < 1:
+            raise ValueError("policy_kernel2 must be 1 or 3 and phase_heads at least 1")
         if not 0 <= self.stochastic_depth < 1:
             raise ValueError("stochastic_depth must lie in [0, 1)")
         for name in ("kernel5_blocks", "attention_blocks"):
@@ -92,6 +78,9 @@ class ModelConfig:
         data = asdict(self)
         data["kernel5_blocks"] = list(self.kernel5_blocks)
         data["attention_blocks"] = list(self.attention_blocks)
+        for key, default in _RECORDED_IF_SET.items():  # absent from records made before them
+            if data[key] == default:
+                del data[key]
         return data
 
     @classmethod
@@ -102,6 +91,9 @@ class ModelConfig:
                 data[key] = tuple(data[key])
         return cls(**data)
 
+
+#: Fields recorded only where they differ from their default (the shared-trunk network's).
+_RECORDED_IF_SET = {"policy_kernel2": 3, "phase_heads": 1}
 
 PRESETS: dict[str, ModelConfig] = {
     "paper": ModelConfig(),
@@ -131,7 +123,15 @@ def preset(name: str, **overrides: Any) -> ModelConfig:
 
 
 class _ChannelAttention(nn.Module):
-    """Channel gate on a block's input: ``x * hardsigmoid(f(avgpool(x)))``."""
+    """Channel gate on a block's input: ``x * hardsigmoid(f(avgpool(x)))``, ``f`` of one of
+    two kinds:
+
+    * ``"dense"`` -- what the authors' PyTorch code computes: a ``Conv1d`` with 256 input
+      and 256 output channels over the pooled vector (length 1), i.e. a dense 256 x 256
+      map. It is what gives RISEv3.3 its ~5.8 M parameters, so the ``paper`` preset uses it;
+    * ``"eca"`` -- Efficient Channel Attention as Wang et al. define it: a 1-D convolution
+      *along* the pooled channel vector (kernel 5 for 256 channels, 5 weights). The
+      ``paper-eca`` preset is RISEv3.3 with it (~4.1 M parameters)."""
 
     def __init__(self, channels: int, kind: str) -> None:
         super().__init__()
@@ -202,7 +202,13 @@ class NetOutput(NamedTuple):
 
 
 class RiseNet(nn.Module):
-    """RISEv3.3 built from a :class:`ModelConfig`."""
+    """RISEv3.3 built from a :class:`ModelConfig` (paper App. E.2): a 3x3 convolution stem,
+    then mobile inverted-bottleneck residual blocks (1x1 expand, depthwise k x k, 1x1
+    project; batch norm after each, ReLU after the first two, no activation after the
+    residual add), some with channel attention applied to the block input, stochastic depth
+    rising linearly over the blocks; a value head (1x1 conv to 8 planes, then WDL logits and
+    plies-to-end) and a policy head (two 3x3 convolutions to 76 planes = 4864 logits). The
+    outputs: :class:`NetOutput`."""
 
     def __init__(self, config: ModelConfig | None = None) -> None:
         super().__init__()
@@ -226,7 +232,8 @@ class RiseNet(nn.Module):
         p = config.policy_channels
         self.policy_head = nn.Sequential(
             nn.Conv2d(c, p, 3, padding=1, bias=False), nn.BatchNorm2d(p), nn.ReLU(inplace=True),
-            nn.Conv2d(p, config.policy_planes, 3, padding=1, bias=False), nn.Flatten())
+            nn.Conv2d(p, config.policy_planes, config.policy_kernel2,
+                      padding=config.policy_kernel2 // 2, bias=False), nn.Flatten())
 
     def forward(self, planes: torch.Tensor) -> NetOutput:
         x = self.blocks(self.stem(planes))

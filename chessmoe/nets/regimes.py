@@ -1,21 +1,7 @@
-"""The four training regimes of the paper (sec. 2.2) and the expert bundles they produce.
-
-* ``regular`` -- one network on all positions (the baseline);
-* ``separated`` -- one expert per phase, trained on that phase's positions only;
-* ``staged`` -- each expert is trained on the other phases first and on its own phase
-  last, a fresh optimiser per stage, weights carried from the previous stage's best
-  checkpoint;
-* ``weighted`` -- each expert sees all positions, its own phase weighted ``a`` times the
-  others, weights normalised to mean 1 (:func:`phase_weights`, paper Table 5); a *balanced*
-  bundle (``weighted-a<a>-balanced``, not the paper's) rescales them to mean 1 over the
-  training data's phase shares (:func:`balanced_phase_weights`).
-
-A bundle directory holds ``phase0/``, ``phase1/``, ... (one run directory per expert, see
-:mod:`chessmoe.nets.training`), or ``baseline/`` for the regular regime, and a
-``manifest.json`` naming the regime, definition, dataset, profile and each expert's
-checkpoint and metrics. :func:`evaluate_bundle` scores every expert and the mixture
-(each test position evaluated by its own phase's expert) on the four test sets: the
-numbers of Table 1.
+"""The four training regimes of the paper (sec. 2.2) -- regular, separated, staged and
+weighted (:data:`REGIMES`) -- and the expert bundles they produce: :func:`train_bundle` trains
+(or resumes) one into a bundle directory with its manifest, and :func:`evaluate_bundle`
+scores every expert and the mixture on the four test sets (the numbers of Table 1).
 """
 
 from __future__ import annotations
@@ -71,13 +57,24 @@ __all__ = [
 
 Regime = Literal["regular", "separated", "staged", "weighted"]
 REGIMES: tuple[Regime, ...] = ("regular", "separated", "staged", "weighted")
+"""* ``regular`` -- one network on all positions (the baseline);
+* ``separated`` -- one expert per phase, trained on that phase's positions only;
+* ``staged`` -- each expert is trained on the other phases first and on its own phase
+  last, a fresh optimiser per stage, weights carried from the previous stage's best
+  checkpoint;
+* ``weighted`` -- each expert sees all positions, its own phase weighted ``a`` times the
+  others, weights normalised to mean 1 (:func:`phase_weights`, paper Table 5); a *balanced*
+  bundle (``weighted-a<a>-balanced``, not the paper's) rescales them to mean 1 over the
+  training data's phase shares (:func:`balanced_phase_weights`)."""
 #: The controls of :mod:`chessmoe.nets.controls`: the regular network and the seeded
 #: mixtures under other seeds, the equal-iteration separated experts, the regular network
 #: trained for the mixtures' total steps, the regular network with the mixture's parameters
-#: (``regular-wide``) and the methods trained until convergence (``converged``).
-Control = Literal["seeds", "separated-long", "regular-long", "regular-wide", "converged"]
+#: (``regular-wide``), the methods trained until convergence (``converged``) and the regular
+#: network trained under bf16 autocast (``bf16``: the validation of mixed-precision training).
+Control = Literal["seeds", "separated-long", "regular-long", "regular-wide", "converged",
+                  "bf16"]
 CONTROLS: tuple[Control, ...] = ("seeds", "separated-long", "regular-long", "regular-wide",
-                                 "converged")
+                                 "converged", "bf16")
 #: The controls a profile trains unless it names others: the last two are opt-in (hours of
 #: CPU each; ``chessmoe train --controls --control NAME``).
 DEFAULT_CONTROLS: tuple[Control, ...] = ("seeds", "separated-long", "regular-long")
@@ -267,6 +264,7 @@ def _train_job(args: _JobArgs) -> dict[str, Any]:
             **final, "stages": [
                 {"train": s.train, "iterations": int(m["iterations"]),
                  "best_val_loss": m["best_val_loss"],
+                 **({"precision": m["precision"]} if "precision" in m else {}),
                  **({"convergence": m["convergence"]} if "convergence" in m else {})}
                 for s, m in zip(job.stages, summaries, strict=True)],
             "iterations": offset})
@@ -367,7 +365,10 @@ def train_bundle(regime: str, out_dir: str | os.PathLike[str], dataset_dir: str 
                  progress: bool = True, baseline: str | os.PathLike[str] | None = None,
                  name: str | None = None, balanced: bool = False,
                  force: bool = False) -> dict[str, Any]:
-    """Train (or resume) every expert of a regime into ``out_dir/<bundle name>/``.
+    """Train (or resume) every expert of a regime into ``out_dir/<bundle name>/``: one run
+    directory per expert, ``phase0/``, ``phase1/``, ... (see :mod:`chessmoe.nets.training`),
+    or ``baseline/`` for the regular regime, and a ``manifest.json`` naming the regime,
+    definition, dataset, profile and each expert's checkpoint and metrics.
 
     ``phases`` limits the experts trained (e.g. one separated expert); ``workers``
     trains independent experts in parallel processes; ``baseline`` names the regular
@@ -437,6 +438,18 @@ def _balance(jobs: Sequence[ExpertJob], shares: Sequence[float] | None
                     "positions' phase shares (not the paper's recipe)"}
 
 
+def _precision(summary: dict[str, Any]) -> dict[str, Any]:
+    """The precision an expert trained in (every stage's, for a staged expert), where its
+    summary names one: runs made before it was recorded trained in fp32 on the CPU."""
+    stages = summary.get("stages") or [summary]
+    named = {stage["precision"] for stage in stages if "precision" in stage}
+    if not named:
+        return {}
+    if len(named) > 1:
+        raise ValueError(f"an expert's stages trained in different precisions: {sorted(named)}")
+    return {"precision": named.pop()}
+
+
 def _convergence(summary: dict[str, Any]) -> dict[str, Any]:
     """What a manifest records of how an expert trained until convergence ended: its runs'
     convergence records, one per stage (``train`` names the stage's data), under
@@ -462,7 +475,8 @@ def write_manifest(bundle: Path, regime: str, definition: str,
                          "sha256": summary["checkpoint"]["sha256"],
                          "best_val_loss": summary["best_val_loss"],
                          "iterations": summary["iterations"], "seconds": summary["seconds"],
-                         "spikes": summary["spikes"], **_convergence(summary)}
+                         "spikes": summary["spikes"], **_precision(summary),
+                         **_convergence(summary)}
     dataset_manifest = Path(dataset_dir) / "manifest.json"
     data = json.loads(dataset_manifest.read_text())
     manifest = {

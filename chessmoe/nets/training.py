@@ -7,7 +7,9 @@
   functions of the iteration.
 * :class:`Trainer` -- SGD with (Nesterov) momentum and weight decay, evaluation every N
   iterations on the validation set and the four test sets, best-checkpoint saving, spike
-  recovery, exact resume after an interruption, bf16 autocast and channels-last on GPU.
+  recovery, exact resume after an interruption, bf16 autocast and channels-last on GPU, and
+  bf16 autocast on a CPU that computes bf16 natively (``cpu_amp``, opt-in: fp32 is the recipe
+  of every committed network; :func:`training_precision` names what a run used).
 
 A run directory holds ``config.json`` (the resolved config), ``metrics.jsonl`` (one row
 per evaluation per set, and training-loss rows), ``model.pt`` (best checkpoint, loaded
@@ -48,23 +50,36 @@ from chessmoe.nets.checkpoints import (
     save_checkpoint,
     save_optimizer,
 )
-from chessmoe.nets.model import PRESETS, ModelConfig, RiseNet, build_model, preset
-from chessmoe.nets.recipes import learning_rate, momentum, plateau_learning_rate, test_sets
+from chessmoe.nets.model import PRESETS, ModelConfig, RiseNet, preset
+from chessmoe.nets.precision import autocast_context, cpu_computes_bf16, training_precision
+from chessmoe.nets.recipes import (
+    epoch_iterations,
+    learning_rate,
+    momentum,
+    plateau_learning_rate,
+    test_sets,
+)
+from chessmoe.nets.trunk import build_network
 
 __all__ = [
     "CONVERGENCE_OPTIONS",
+    "RECORDED_IF_SET",
     "DataSpec",
     "LossTerms",
     "TrainConfig",
     "Trainer",
     "compute_loss",
-    "epoch_iterations",
+    "cpu_computes_bf16",
     "evaluate",
+    "training_precision",
 ]
 
 # --- configuration -----------------------------------------------------------------------
 
 Amp = Literal["bf16", "fp16", "off"]
+#: Autocast on the CPU: ``off`` (fp32, the recipe of every committed network) or ``bf16``
+#: (needs AVX512_BF16 or AMX; refused elsewhere, where bf16 is emulated and slower).
+CpuAmp = Literal["bf16", "off"]
 #: ``one-cycle``: Fig. 14 over the run's fixed length; ``plateau``: warm-up, then constant,
 #: cut on plateau (:func:`~chessmoe.nets.recipes.plateau_learning_rate`), for runs that train
 #: until the validation loss stops improving.
@@ -100,7 +115,8 @@ class TrainConfig:
     max_spikes: int = 20
     seed: int = 9
     device: str = "auto"  # "auto", "cpu", "cuda", "cuda:1", ...
-    amp: Amp = "bf16"  # autocast dtype on GPU: "bf16", "fp16" or "off" (CPU: always off)
+    amp: Amp = "bf16"  # autocast dtype on GPU: "bf16", "fp16" or "off"
+    cpu_amp: CpuAmp = "off"  # autocast dtype on CPU: "off" (fp32) or "bf16"
     channels_last: bool = True  # memory format (faster on GPU and, here, 1.5x on CPU too)
     threads: int | None = None  # torch CPU threads
     expand_on_device: bool = True  # expand planes with torch on the GPU
@@ -117,6 +133,9 @@ class TrainConfig:
         # an unknown amp would otherwise have meant fp16, an unknown device a late crash)
         if self.amp not in get_args(Amp):
             raise KitError(f"amp={self.amp!r}: expected one of {', '.join(get_args(Amp))}")
+        if self.cpu_amp not in get_args(CpuAmp):
+            raise KitError(f"cpu_amp={self.cpu_amp!r}: expected one of "
+                           f"{', '.join(get_args(CpuAmp))}")
         if self.schedule not in get_args(Schedule):
             raise KitError(f"schedule={self.schedule!r}: expected one of "
                            f"{', '.join(get_args(Schedule))}")
@@ -152,6 +171,9 @@ class TrainConfig:
         if all(data[k] == _DEFAULTS[k] for k in CONVERGENCE_OPTIONS):
             for key in CONVERGENCE_OPTIONS:
                 del data[key]
+        for key in RECORDED_IF_SET:  # absent from every record made before it existed
+            if data[key] == _DEFAULTS[key]:
+                del data[key]
         return data
 
     @classmethod
@@ -173,6 +195,9 @@ class TrainConfig:
 #: run stops when the count reaches ``patience``, or at the cap.
 CONVERGENCE_OPTIONS = ("schedule", "patience", "min_delta", "plateau_patience",
                        "plateau_factor", "warmup_iterations")
+#: Options recorded only where they differ from their default, so the records of runs made
+#: before the option existed (all fp32 on the CPU) read, resume and compare as before.
+RECORDED_IF_SET = ("cpu_amp",)
 _DEFAULTS = {f.name: f.default for f in fields(TrainConfig)}
 
 
@@ -224,13 +249,6 @@ class LossTerms:
         return config.val_value_factor * self.value + config.val_policy_factor * self.policy
 
 
-def epoch_iterations(epochs: float, batch_size: int, positions: int) -> int:
-    """The iterations a run of ``epochs`` epochs takes over ``positions`` training positions
-    at ``batch_size`` (a last partial batch counts as one): what a run without a fixed
-    iteration count plans, and at most trains when its patience stops it earlier."""
-    return max(1, math.ceil(epochs * math.ceil(positions / batch_size)))
-
-
 def loss_terms(output: Any, batch: Batch, plies_clip: float = 100.0) -> LossTerms:
     """Per-sample terms for a network output and a batch."""
     policy = output.policy.float()
@@ -246,7 +264,8 @@ def loss_terms(output: Any, batch: Batch, plies_clip: float = 100.0) -> LossTerm
 
 
 def compute_loss(output: Any, batch: Batch, config: TrainConfig) -> torch.Tensor:
-    """The training loss of a batch: per-sample weighted mean (paper Eq. 2)."""
+    """The training loss of a batch: ``0.01 value MSE + 0.988 policy CE + 0.01 WDL CE + 0.002
+    plies MSE`` per sample, weighted by per-sample weights and averaged (paper Eq. 2)."""
     terms = loss_terms(output, batch, config.plies_clip)
     return (batch.weight * terms.train_loss(config)).mean()
 
@@ -272,7 +291,7 @@ def per_sample_terms(model: RiseNet, store: DatasetStore, indices: npt.NDArray[n
     indices = np.asarray(indices, dtype=np.int64)
     keys = ("value", "policy", "wdl", "plies", "correct", "phase")
     out = {k: np.empty(indices.shape[0], dtype=np.float32) for k in keys}
-    autocast = _autocast(config, device)
+    autocast = autocast_context(config, device)
     start = 0
     for batch in store.batches(indices, batch_size, shuffle=False, device=device,
                                definition=definition,
@@ -332,16 +351,6 @@ def evaluate(model: RiseNet, store: DatasetStore, indices: npt.NDArray[np.int64]
     if weights is not None:
         sample_weights = np.asarray(weights, dtype=np.float32)[terms["phase"].astype(np.int64)]
     return summarise(terms, config, sample_weights)
-
-
-def _autocast(config: TrainConfig, device: torch.device) -> Any:
-    if device.type == "cuda" and config.amp != "off":
-        dtype = torch.bfloat16 if config.amp == "bf16" else torch.float16
-        return torch.autocast("cuda", dtype=dtype)
-    return torch.autocast("cpu", enabled=False)
-
-
-# --- the trainer -------------------------------------------------------------------------
 
 
 def seed_everything(seed: int) -> None:
@@ -410,7 +419,17 @@ def _comparable(resolved: dict[str, Any]) -> dict[str, Any]:
 
 
 class Trainer:
-    """One training run in ``run_dir``; call :meth:`run` (again, to resume)."""
+    """One training run in ``run_dir``; call :meth:`run` (again, to resume).
+
+    SGD with (Nesterov) momentum and weight decay, evaluation every N iterations on the
+    validation set and the four test sets, best-checkpoint saving, spike recovery, exact
+    resume after an interruption, bf16 autocast and channels-last on GPU. The validation loss
+    that picks checkpoints is ``0.01 value + 0.99 policy`` (the authors' CrazyAra trainer).
+
+    ``run_dir`` holds ``config.json`` (the resolved config), ``metrics.jsonl`` (one row per
+    evaluation per set, and training-loss rows), ``model.pt`` (best checkpoint, loaded with
+    ``weights_only=True`` and checked against ``model.pt.json``), ``model.onnx``,
+    ``state.pt`` while running (for resume) and ``summary.json`` when done."""
 
     def __init__(self, run_dir: str | os.PathLike[str], config: TrainConfig, data: DataSpec,
                  *, init_from: str | os.PathLike[str] | None = None, progress: bool = True,
@@ -502,7 +521,7 @@ class Trainer:
         per_epoch = math.ceil(train_index.shape[0] / config.batch_size)
         total = config.iterations or epoch_iterations(config.epochs, config.batch_size,
                                                        train_index.shape[0])
-        model = build_model(config.model_config())
+        model = build_network(config.model_config())
         if self.init_from is not None:
             model.load_state_dict(load_checkpoint(self.init_from).state_dict())
         model.to(device)
@@ -512,7 +531,7 @@ class Trainer:
                                     momentum=config.max_momentum, nesterov=config.nesterov,
                                     weight_decay=config.weight_decay)
         return _Run(store, train_index, eval_sets, per_epoch, total, model, optimizer, device,
-                    _autocast(config, device),
+                    autocast_context(config, device),
                     list(data.weights) if data.weights is not None else None)
 
     def _epoch_batches(self, run: _Run, iteration: int) -> Any:
@@ -709,8 +728,8 @@ class Trainer:
         with atomic_path(self.metrics_path) as tmp:
             tmp.write_text("".join(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n"
                                    for r in kept))
-        # a state saved before the patience was counted (the committed resume states of
-        # fixed-length runs) has no count: it starts from none
+        # a state without a patience count (a fixed-length run's resume state) starts
+        # from none
         return {k: state.get(k, fresh[k]) for k in fresh}
 
     def _finish(self, run: _Run, progress: _Progress, elapsed: float) -> dict[str, Any]:
@@ -727,6 +746,7 @@ class Trainer:
                    "best_iteration": meta.get("iteration"), "spikes": progress.spikes,
                    "recoveries": progress.recoveries, "stopped": stopped,
                    "seconds": round(elapsed, 1),
+                   "precision": training_precision(self.config, run.device),
                    "parameters": sum(p.numel() for p in model.parameters()),
                    "checkpoint": {"file": "model.pt", "sha256": meta["sha256"]},
                    "onnx": {"file": "model.onnx",

@@ -1,17 +1,12 @@
 """Rule parity with cutechess-cli: the kit's games replayed under the real tournament manager.
 
-The kit ends and adjudicates its games itself (:mod:`chessmoe.rules`,
-:class:`chessmoe.play.match.CutechessAdjudicator`). To show it does so exactly as cutechess-cli
-does, each recorded game is played again *by cutechess-cli*, between two replay engines that
-answer every position with the recorded move and the recorded score (``info depth 1 score cp
-S``; nothing where the record has no score, which cutechess reads as a forced move). Search is
-taken out of the question: what remains is the manager's rules. The game agrees when
-cutechess-cli ends it after the same number of plies with the same result for the same reason.
-If the manager wants to play on past the recorded end, a replay engine plays the first legal
-move (in UCI order) and the game disagrees; so does one the manager ends early.
-
-``python -m chessmoe.play.parity serve LOG SLOT`` is the replay engine (cutechess-cli starts
-it); :func:`run_parity` does the rest (``chessmoe results parity``).
+Each recorded game is played again *by cutechess-cli* between two replay engines that answer
+with the recorded move and score (a forced move where the record has no score), so only the
+manager's rules decide its end; the game agrees when cutechess-cli ends it after the same
+plies with the same result for the same reason as the kit (:mod:`chessmoe.rules`,
+:mod:`chessmoe.play.adjudication`). A replay engine asked past the recorded end plays the
+first legal move, and the game disagrees. ``python -m chessmoe.play.parity serve LOG SLOT`` is
+the replay engine; :func:`run_parity` does the rest (``chessmoe results parity``).
 """
 
 from __future__ import annotations

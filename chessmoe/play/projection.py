@@ -1,28 +1,10 @@
-"""How long a tournament will take here: a short calibration, then a projection per part.
+"""How long a tournament will take here: a short calibration, then a projection per part
+(``chessmoe tournament --plan``).
 
-``chessmoe tournament --profile paper --plan`` measures, on the present machine, what one
-search node costs without a network (the tree: selection, move generation, backup, and the
-per-batch work around the network -- records, softmax, priors -- with the compiled search by
-default) and how many positions per second the network reaches on the chosen backend
-at the batch the multi-game runner feeds it; it then adds up every match of the tournament:
-
-* node-limited games cost ``plies x nodes`` nodes each, split into tree work (runs on the CPU
-  workers in parallel) and network work (on a GPU: one shared network per GPU, so its time is
-  divided by the GPUs, not the workers; on a CPU: each worker runs its own network);
-* time-limited games cost ``plies x move time`` of one worker's time, whatever it reaches
-  (they should run one game per worker, so each search gets its whole worker).
-
-The projection is only as good as the calibration: it assumes the network stays busy (enough
-games in flight per GPU) and the mean game length given (the paper does not report one; the
-kit's small tournament averaged 88 plies and its powered one 92; 110, the default,
-errs long for stronger engines).
-
-``--plan --measure-games`` calibrates the other way: :func:`measure_games` plays a short
-tournament of randomly initialised networks of the preset (three experts against a regular
-network) through the real runner (the workers, the GPUs, the games each worker plays at
-once, the backend), at one or more node limits, and :func:`project_from_games` divides each
-node-limited match's nodes by the whole machine's measured nodes per second at the nearest
-node limit: no assumption about how tree and network overlap.
+:func:`calibrate` measures a search node's tree cost and the network's throughput on this
+machine and :func:`project` adds up every match from them; with ``--measure-games``,
+:func:`measure_games` plays a short tournament of random networks through the real runner and
+:func:`project_from_games` projects from the whole machine's measured nodes per second.
 """
 
 from __future__ import annotations
@@ -85,8 +67,9 @@ def calibrate(*, preset: str = "paper", backend: str = "torch", device: str = "c
               batch: int = 256, cpu_workers: int = 1, gpus: int = 0,
               seconds: float = 5.0, search: str = DEFAULT_SEARCH) -> Calibration:
     """Measure the tree's cost per node (``search``, batch 8, with an evaluator that does all
-    but the forward pass) and a randomly initialised ``preset`` network's throughput at
-    ``batch`` on ``backend`` (about ``seconds`` each)."""
+    but the forward pass: selection, move generation, backup, records, softmax, priors) and
+    a randomly initialised ``preset`` network's throughput at ``batch`` (the batch the
+    multi-game runner feeds it) on ``backend`` (about ``seconds`` each)."""
     import chess
     import torch
 
@@ -135,7 +118,19 @@ def calibrate(*, preset: str = "paper", backend: str = "torch", device: str = "c
 
 def project(parts: Sequence[tuple[str, Sequence[tuple[int, int | None, int | None]]]],
             calibration: Calibration, *, mean_plies: float = 110.0) -> list[PartProjection]:
-    """Project each part: ``(name, [(games, nodes per move, move time ms), ...])``."""
+    """Project each part: ``(name, [(games, nodes per move, move time ms), ...])``.
+
+    * node-limited games cost ``plies x nodes`` nodes each, split into tree work (runs on
+      the CPU workers in parallel) and network work (on a GPU: one shared network per GPU,
+      so its time is divided by the GPUs, not the workers; on a CPU: each worker runs its
+      own network);
+    * time-limited games cost ``plies x move time`` of one worker's time, whatever it
+      reaches (they should run one game per worker, so each search gets its whole worker).
+
+    The projection is only as good as the calibration: it assumes the network stays busy
+    (enough games in flight per GPU) and the mean game length given (the paper does not
+    report one; the kit's small tournament averaged 88 plies and its powered one 92; 110,
+    the default, errs long for stronger engines)."""
     out = []
     for name, matches in parts:
         nodes = timed = 0.0
@@ -254,7 +249,8 @@ def project_from_games(parts: Sequence[tuple[str, Sequence[tuple[int, int | None
                        mean_plies: float = 110.0) -> list[PartProjection]:
     """Project each part from measured game rates: a node-limited match's nodes over the
     machine's nodes per second measured at the nearest node limit (in log scale); a
-    time-limited game takes its moves' time on one of ``workers`` workers."""
+    time-limited game takes its moves' time on one of ``workers`` workers. No assumption
+    about how tree and network overlap: the measured rate holds both."""
     if not rates:
         raise ValueError("project_from_games needs at least one measured rate")
     out = []

@@ -10,8 +10,10 @@ paper's grids, the small, powered, replicated ... profiles) are built in
 
 Executors: :func:`run_local` (processes, with a separate limit for GPU-bound units so GPU
 engines do not oversubscribe a device) and :func:`run_dask` (a ``dask.distributed``
-client: ``pip install chessmoe[dask]``). :func:`summarise_tournament` writes the
-tournament's ``summary.json`` (:class:`chessmoe.records.TournamentSummary`).
+client: ``pip install chessmoe[dask]``; its workers may start anywhere: each unit carries
+absolute paths and its networks' checksums, :mod:`chessmoe.play.placement`, and the Dask
+steps are bounded in time, :mod:`chessmoe.play.cluster`). :func:`summarise_tournament` writes
+the tournament's ``summary.json`` (:class:`chessmoe.records.TournamentSummary`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import suppress
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -32,6 +35,7 @@ from chessmoe._io.errors import KitError
 from chessmoe._io.fsutil import atomic_write_json, sha256_file
 from chessmoe._io.jobs import follow_parent
 from chessmoe._io.provenance import provenance
+from chessmoe.play.cluster import PATIENCE_S, check_workers, dask_client, gather, wait_for_workers
 from chessmoe.play.match import (
     Adjudication,
     PlayerSpec,
@@ -40,6 +44,14 @@ from chessmoe.play.match import (
     write_pgn,
 )
 from chessmoe.play.openings import group_seed, read_epd, resolve_suite, schedule
+from chessmoe.play.placement import (
+    Need,
+    Placement,
+    absolute,
+    place_openings,
+    place_player,
+    placement,
+)
 from chessmoe.records import (
     GameRecord,
     OtherRunError,
@@ -138,6 +150,9 @@ class Unit:
     adjudication: Adjudication
     event: str
     games_at_once: int = 1
+    # what its worker must see (absolute paths, networks' checksums, the kit's version):
+    # set for units sent to other machines (:func:`run_dask`), checked before any game
+    placement: Placement = field(default_factory=Placement)
 
     @property
     def id(self) -> str:
@@ -225,8 +240,13 @@ def format_progress(rows: Sequence[MatchProgress]) -> str:
 def run_unit(unit: Unit, out_dir: str, data_dir: str | None = None) -> dict[str, Any]:
     """Play one shard (resuming its log); return its summary (runs in a worker). A match
     with a sequential test plays nothing once decided, and stops a shard as soon as the
-    match (its other shards' games read when the shard starts, and this shard's) is."""
-    fens = read_epd(resolve_suite(unit.openings, data_dir))
+    match (its other shards' games read when the shard starts, and this shard's) is. A
+    unit's :class:`~chessmoe.play.placement.Placement` is checked first: a path this worker
+    cannot see, or a network or suite that is not the client's, stops it before it writes."""
+    unit.placement.check()
+    suite = resolve_suite(unit.openings, data_dir)
+    unit.placement.check_suite(suite)
+    fens = read_epd(suite)
     size = -(-unit.match.pairs // unit.shards)
     slots = [s for s in schedule(fens, unit.match.pairs, unit.seed)
              if s.pair // size == unit.shard]
@@ -430,8 +450,8 @@ def _check_recorded_rules(spec: TournamentSpec, out: Path,
                           records: dict[str, list[GameRecord]] | None = None) -> None:
     """Refuse a tournament directory holding a game whose own record names other draw rules
     than the spec's (a log copied in from another run): its summary names one adjudication
-    for every game. Records from before the kit recorded rules name none and are accepted
-    (the spec's own rules were checked against spec.json when the run resumed)."""
+    for every game. Records that name no rules are accepted (the spec's own rules were
+    checked against spec.json when the run resumed)."""
     for match in spec.matches:
         games = records[match.name] if records is not None else load_records(
             sorted((out / match.name).glob("games-*.jsonl")))
@@ -555,38 +575,95 @@ def run_local(spec: TournamentSpec, out_dir: str | os.PathLike[str], *, workers:
 def run_dask(spec: TournamentSpec, out_dir: str | os.PathLike[str], client: Any, *,
              data_dir: str | os.PathLike[str] | None = None,
              force: bool = False,
-             before_play: Callable[[], None] | None = None) -> TournamentSummary:
-    """Run every unit on a ``dask.distributed`` client (a shared file system holds
-    ``out_dir``); then summarise (a finished committed tournament and ``before_play``: as
-    :func:`run_local`)."""
-    out = Path(out_dir)
+             before_play: Callable[[], None] | None = None,
+             progress: bool = False, patience: float = PATIENCE_S) -> TournamentSummary:
+    """Run every unit on a ``dask.distributed`` client; then summarise (a finished committed
+    tournament and ``before_play``: as :func:`run_local`).
+
+    Workers may start in any directory: every path a unit carries (the players' networks and
+    engines, the opening suite, ``out_dir``, ``data_dir``) is made absolute here and checked
+    here, and each network file travels with its sha256 (:func:`placed_units`). Before
+    anything is written, every worker checks that it sees those paths with the same content
+    and runs the same kit, and that it sees this ``out_dir`` (a file written here and read
+    there); a worker that does not stops the run with one line naming the path and the
+    worker, and a directory this run created is removed again. A worker joining later checks
+    each unit before its first game. A worker killed mid-unit is replaced by its nanny and
+    the unit resumes its log on another (every game recorded once); a run whose workers are
+    all gone (or none declares the GPU its units ask for) stops after ``patience`` seconds.
+    """
+    import secrets
+
+    out = absolute(out_dir)
+    data = absolute(data_dir) if data_dir is not None else None
+    todo = placed_units(spec, out, data)
+    wait_for_workers(client)
+    created = _created_dirs(out)
     out.mkdir(parents=True, exist_ok=True)
+    run = secrets.token_hex(4)  # this run's task keys: never another run's on the cluster
+    probe = out / f".dask-check-{run}"
+    try:
+        token = secrets.token_hex(16)
+        probe.write_text(token)
+        seen = Need(str(probe), "a file the client wrote into --out, read to check the worker "
+                                "sees the same directory", sha256_file(probe))
+        check_workers(client, [replace(u.placement, needs=(*u.placement.needs, seen))
+                               for u in todo], patience)
+    except BaseException:
+        probe.unlink(missing_ok=True)
+        for directory in created:  # nothing half-written: the run leaves no empty directory
+            with suppress(OSError):
+                directory.rmdir()
+        raise
+    probe.unlink(missing_ok=True)
     _check_recorded_rules(spec, out)
-    _write_spec(spec, out, data_dir, force=force)
+    _write_spec(spec, out, data, force=force)
     if before_play is not None:
         before_play()
-    data = str(data_dir) if data_dir is not None else None
     # GPU units ask for one "GPU" resource: start each GPU worker pinned to its device with
-    # CUDA_VISIBLE_DEVICES=k and --resources "GPU=1" (README: a Dask cluster of GPU machines)
-    futures = [client.submit(run_unit, unit, str(out), data, key=f"chessmoe-{unit.id}",
-                             pure=False, resources={"GPU": 1} if unit.gpu else None)
-               for unit in units(spec)]
-    client.gather(futures)
+    # CUDA_VISIBLE_DEVICES=k and --resources "GPU=1" (docs/playing-at-scale.md)
+    futures = [client.submit(run_unit, unit, str(out), str(data) if data else None,
+                             key=f"chessmoe-{spec.name}-{unit.id}-{run}", pure=False,
+                             resources={"GPU": 1} if unit.gpu else None)
+               for unit in todo]
+    bar = tqdm(total=len(todo), desc=spec.name, unit="shard", disable=not progress)
+    gather(client, futures, gpu=[u.gpu for u in todo], patience=patience,
+           on_done=lambda _: bar.update(1))
+    bar.close()
     return summarise_tournament(spec, out)
 
 
-def dask_client(address: str | None = None, *, workers: int = 2) -> Any:
-    """A ``dask.distributed`` client: to ``address``, or to a new local cluster of
-    ``workers`` single-threaded processes (``pip install chessmoe[dask]``)."""
-    try:
-        import distributed
-    except ImportError as error:
-        raise ImportError("Dask is not installed: pip install 'chessmoe[dask]'") from error
-    module: Any = distributed
-    if address:
-        return module.Client(address)
-    return module.Client(module.LocalCluster(n_workers=workers, threads_per_worker=1,
-                                             dashboard_address=None))
+def _created_dirs(path: Path) -> list[Path]:
+    """The directories ``path.mkdir(parents=True)`` would create, deepest first."""
+    missing = []
+    while not path.exists():
+        missing.append(path)
+        path = path.parent
+    return missing
+
+
+def placed_units(spec: TournamentSpec, out_dir: Path, data_dir: Path | None) -> list[Unit]:
+    """:func:`units` for workers elsewhere: each unit's players with absolute paths, its
+    opening suite resolved here (``embedded`` stays, checked by checksum), and its
+    :class:`~chessmoe.play.placement.Placement`: every network file with its sha256 here, the
+    suite, and ``out_dir`` to write into. A path missing here is a one-line error."""
+    openings, suite_sha256, suite_needs = place_openings(spec.openings, data_dir)
+    out_need = Need(str(out_dir), "the tournament directory (--out)", writable=True)
+    players: dict[str, tuple[PlayerSpec, tuple[Need, ...]]] = {}
+
+    def placed(player: PlayerSpec) -> tuple[PlayerSpec, tuple[Need, ...]]:
+        key = json.dumps(player.to_dict(), sort_keys=True, default=str)
+        if key not in players:  # each player's files read once
+            players[key] = place_player(player)
+        return players[key]
+
+    matches = []
+    needs: dict[str, tuple[Need, ...]] = {}
+    for match in spec.matches:
+        (first, first_needs), (second, second_needs) = placed(match.first), placed(match.second)
+        matches.append(replace(match, first=first, second=second))
+        needs[match.name] = (*first_needs, *second_needs, *suite_needs, out_need)
+    return [replace(unit, placement=placement(needs[unit.match.name], suite_sha256))
+            for unit in units(replace(spec, matches=tuple(matches), openings=openings))]
 
 
 def summarise_tournament(spec: TournamentSpec, out_dir: str | os.PathLike[str]

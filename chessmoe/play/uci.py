@@ -1,48 +1,38 @@
-"""The UCI front end (``chessmoe uci``) over text streams.
-
-:class:`UciEngine` speaks the Universal Chess Interface; its options carry the names of the
-paper's cutechess command where they exist (``Batch_Size``, ``Nodes``, ``Simulations``,
-``Fixed_Movetime``, ``Model_Directory``) plus ``Baseline_Directory``, ``Phase_Definition`` (the
-gate), ``Routing``, ``Single_Expert``, ``Threads`` and ``Device``. A related document's engine
-(``--player deepchess|ntuple|mais``) lists only the common options that apply to it
-(:data:`RELATED_COMMON`) and its own (its module's ``OPTIONS``, e.g. DeepChess ``Depth``,
-n-tuple ``Evaluation`` and ``Depth``, MAIS ``Delta_Percent``), and says what it loaded:
-``info string <engine> weights <path> sha256 <first 12 hex>``. Malformed commands and illegal
-moves produce an ``info string`` and never stop the engine.
-
-Loading: ``uci`` is answered before anything is loaded (the options are declared
-without importing an engine's module or torch), so every engine answers it at once; the
-weights load on ``isready`` (or lazily before the first ``go``) and again after an option
-that changes them. A player whose weights or network cannot be loaded never plays with a
-stand-in: the error goes to an ``info string`` and to stderr, and the engine exits with
-status 1 at that ``isready`` or ``go`` (no ``readyok``, no ``bestmove``), as Stockfish does
-when its network file cannot be loaded. ``Uniform`` (the paper's engine only) stays the
-explicit way to play without a network. Any other bad option value is refused when it is set
-(``info string error: ...`` naming the option; the option keeps its previous value): a value
-out of range, not one of a combo's choices, a check that is not true or false, an unknown
-device or phase definition, or an option the engine does not list.
-"""
+"""The UCI front end (``chessmoe uci``): :class:`UciEngine` speaks the Universal Chess Interface
+for the paper's engine and the related documents' engines. It answers ``uci`` before loading
+anything, loads in the background, refuses a bad option or unloadable weights in one line,
+never plays a move no search chose, and gives ``go depth``/``go mate`` the meaning
+:mod:`chessmoe.search.stops` states; docs/playing.md tells each command per player."""
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from dataclasses import field as dataclass_field
 from typing import IO, Any
 
 import chess
 
 import chessmoe
+from chessmoe._io.errors import KitError, error_cause
 from chessmoe.play.engine import Player, Searcher, value_to_cp
 from chessmoe.search.evaluators import EvaluatorSpec
-from chessmoe.search.kinds import SEARCH_KINDS
+from chessmoe.search.kinds import SEARCH_KINDS, native_problem
 from chessmoe.search.mcts import Evaluator, Limits, SearchConfig, SearchResult
+from chessmoe.search.stops import reported_depth
 
-__all__ = ["RELATED_COMMON", "EngineOptions", "LoadError", "UciEngine", "UciError", "run_uci",
-           "wait_for"]
+__all__ = ["DEPTH_ONLY_NODES", "RELATED_COMMON", "EngineOptions", "LoadError", "UciEngine",
+           "UciError", "pv_in_game", "run_uci", "uci_mate", "wait_for"]
+
+DEPTH_ONLY_NODES = 250_000
+"""The nodes (as the player's ``info nodes`` counts them) a search may use when ``go`` bounds
+it only by ``depth`` or ``mate``, so that neither can run forever (an MCTS tree of this size
+holds a few hundred MB); ``go nodes`` raises it."""
 
 RELATED_COMMON = ("Nodes", "Fixed_Movetime", "Model_Directory", "Threads")
 """The common options a related engine uses (the others steer the paper's MCTS only)."""
@@ -126,25 +116,98 @@ class LoadError(RuntimeError):
     """The player's weights or network cannot be loaded: the engine reports it and exits."""
 
 
+def uci_mate(plies: int) -> int:
+    """UCI's ``score mate`` of a mate ``plies`` plies away (positive: the side to move mates):
+    moves, not plies, negative when the side to move is mated (Stockfish's rounding)."""
+    return (plies + 1) // 2 if plies > 0 else -((-plies + 1) // 2)
+
+
+@dataclass(frozen=True)
+class _Go:
+    """What a ``go`` asks: the limits, the ``searchmoves``, whether to wait for ``stop``
+    (``infinite``/``ponder``) and whether the move time is a share of the clock."""
+
+    limits: Limits
+    allowed: list[chess.Move] | None = None
+    infinite: bool = False
+    clock: bool = False
+
+
+@dataclass(frozen=True)
+class _Built:
+    """A loaded player, the evaluator's one-line description and what else to say."""
+
+    player: Searcher
+    description: str = ""
+    notes: tuple[str, ...] = ()
+
+
+_QUIET_S = 0.3  # a background load waits this long for more setoption before it starts
+
+
+@dataclass
+class _Loader:
+    """A background load: the generation of the options it builds from, its thread, an event
+    that ends its wait before building (``hurry``), whether it was called off before it
+    began, and its outcome."""
+
+    generation: int
+    thread: threading.Thread | None = None
+    hurry: threading.Event = dataclass_field(default_factory=threading.Event)
+    cancelled: bool = False
+    outcome: list[_Built | BaseException] = dataclass_field(default_factory=list)
+
+
 class UciEngine:
-    """A UCI engine over text streams (``run`` loops until ``quit`` or end of input)."""
+    """A UCI engine over text streams (``run`` loops until ``quit`` or end of input).
+
+    Its options carry the names of the
+    paper's cutechess command where they exist (``Batch_Size``, ``Nodes``, ``Simulations``,
+    ``Fixed_Movetime``, ``Model_Directory``) plus ``Baseline_Directory``, ``Phase_Definition`` (the
+    gate), ``Routing``, ``Single_Expert``, ``Threads`` and ``Device``. A related document's engine
+    (``--player deepchess|ntuple|mais``) lists only the common options that apply to it
+    (:data:`RELATED_COMMON`) and its own (its module's ``OPTIONS``, e.g. DeepChess ``Depth``,
+    n-tuple ``Evaluation`` and ``Depth``, MAIS ``Delta_Percent``), and says what it loaded:
+    ``info string <engine> weights <path> sha256 <first 12 hex>``. Malformed commands and illegal
+    moves produce an ``info string`` and never stop the engine.
+
+    Loading: ``uci`` is answered before anything is loaded (the options are declared
+    without importing an engine's module or torch), so every engine answers it at once; the
+    weights load on ``isready`` (or lazily before the first ``go``) and again after an option
+    that changes them. A player whose weights or network cannot be loaded never plays with a
+    stand-in: the error goes to an ``info string`` and to stderr, and the engine exits with
+    status 1 at that ``isready`` or ``go`` (no ``readyok``, no ``bestmove``), as Stockfish does
+    when its network file cannot be loaded. ``Uniform`` (the paper's engine only) stays the
+    explicit way to play without a network. Any other bad option value is refused when it is set
+    (``info string error: ...`` naming the option; the option keeps its previous value): a value
+    out of range, not one of a combo's choices, a check that is not true or false, an unknown
+    device or phase definition, or an option the engine does not list."""
 
     def __init__(self, options: EngineOptions | None = None, *,
                  out: IO[str] | None = None,
                  make_evaluator: Callable[[EngineOptions], tuple[Evaluator, str]] | None = None,
-                 engine: str = "moe", err: IO[str] | None = None) -> None:
+                 engine: str = "moe", err: IO[str] | None = None,
+                 exit_on_failure: bool = False) -> None:
         self.options = options or EngineOptions()
         self.engine = engine  # "moe" (the paper's engine) or a related kind (play.players)
         self.out = out or sys.stdout
         self.err = err or sys.stderr
-        self.exit_code = 0  # 1 once the player could not be loaded (the loop then ends)
+        self.exit_code = 0  # 1 once the player could not be loaded or search (the loop ends)
+        # a search that fails for good ends the process at once (run_uci): the loop may be
+        # blocked reading input, and no move may be sent for it
+        self._exit_on_failure = exit_on_failure
         self._make_evaluator = make_evaluator or build_from_options
         self.board = chess.Board()
         self.player: Searcher | None = None
         self._described = ""
+        self._generation = 0  # counts changes of the options a player is built from
+        self._loader: _Loader | None = None  # the background load of the current options
+        self._loading = False  # background loads start once 'uci' was seen
+        self.loads: list[threading.Thread] = []  # every background load started
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._infinite = False  # "go infinite": bestmove only after stop (UCI)
+        self._lag = 0.0  # ms a clock search ran past its move time lately (taken off the next)
         self._lock = threading.Lock()
         self.engine_settings: dict[str, Any] = {}  # a related engine's own options, as set
 
@@ -169,19 +232,22 @@ class UciEngine:
         self._stop_search()
 
     def handle(self, raw: str) -> bool:
-        """Handle one command line; ``False`` after ``quit``."""
-        line = raw.strip()
-        if not line:
+        """Handle one command line (tokens split at any whitespace); ``False`` after ``quit``
+        or once the engine has ended."""
+        if self.exit_code:
+            return False
+        tokens = raw.split()
+        if not tokens:
             return True
-        command, _, rest = line.partition(" ")
+        command, rest = tokens[0], " ".join(tokens[1:])
         try:
             if command == "quit":
                 self._stop.set()
                 return False
             handler = getattr(self, f"_cmd_{command}", None)
             if handler is None:
-                raise UciError(f"unknown command: {line}")
-            handler(rest.strip())
+                raise UciError(f"unknown command: {' '.join(tokens)}")
+            handler(rest)
         except UciError as error:
             self.info(f"error: {error}")
         except LoadError as error:  # as Stockfish on a network it cannot load: say so, exit
@@ -192,7 +258,7 @@ class UciEngine:
             return False
         except Exception as error:  # the engine must survive any input
             self.info(f"error: {type(error).__name__}: {error}")
-        return True
+        return not self.exit_code
 
     # -- commands --
     def _cmd_uci(self, _: str) -> None:
@@ -221,6 +287,8 @@ class UciEngine:
             for option in engine_options(self.engine):
                 self.send(option.uci_line())
         self.send("uciok")
+        self._loading = True
+        self._start_loading()
 
     def _cmd_isready(self, _: str) -> None:
         self._load()  # a LoadError ends the engine without readyok
@@ -233,10 +301,11 @@ class UciEngine:
         pass
 
     def _cmd_setoption(self, rest: str) -> None:
-        if not rest.startswith("name "):
+        tokens = rest.split()
+        if len(tokens) < 2 or tokens[0] != "name" or tokens[1] == "value":
             raise UciError(f"setoption needs 'name <id> [value <x>]', got: {rest}")
-        name, _, value = rest[5:].partition(" value ")
-        name, value = name.strip(), value.strip()
+        cut = tokens.index("value", 2) if "value" in tokens[2:] else len(tokens)
+        name, value = " ".join(tokens[1:cut]), " ".join(tokens[cut + 1:])
         if self.engine != "moe" and self._set_engine_option(name, value):
             return
         fields = {f.lower(): f for f in EngineOptions.__dataclass_fields__
@@ -248,9 +317,12 @@ class UciEngine:
         current = getattr(self.options, key)
         if value == "<empty>":
             value = ""
+        if not value and not isinstance(current, str):
+            shown = str(current).lower() if isinstance(current, bool) else current
+            raise UciError(f"option {key} needs a value (setoption name {key} value <x>); "
+                           f"{key} stays {shown}")
         parsed: Any
         if isinstance(current, bool):
-            from chessmoe._io.errors import KitError
             from chessmoe.play.players import parse_check
 
             try:
@@ -272,9 +344,10 @@ class UciEngine:
             self._check_string(key, parsed, current)
         self.options = replace(self.options, **{key: parsed})
         if key in _REBUILD:
-            self.player = None  # rebuilt on the next isready/go
+            self._invalidate()
         torch = sys.modules.get("torch")
-        if key == "Threads" and torch is not None:  # else the next build sets it
+        # else the next build sets it (torch may still be importing in the background load)
+        if key == "Threads" and torch is not None and hasattr(torch, "set_num_threads"):
             torch.set_num_threads(parsed)
 
     @staticmethod
@@ -297,7 +370,6 @@ class UciEngine:
 
     def _set_engine_option(self, name: str, value: str) -> bool:
         """Set a related engine's own option; ``False`` when ``name`` is not one of them."""
-        from chessmoe._io.errors import KitError
         from chessmoe.play.players import engine_options
 
         own = {o.name.lower(): o for o in engine_options(self.engine)}
@@ -305,12 +377,15 @@ class UciEngine:
         if option is None:
             return False
         current = self.engine_settings.get(option.name, option.default)
+        shown = str(current).lower() if isinstance(current, bool) else current
+        if not value:
+            raise UciError(f"option {option.name} needs a value (setoption name "
+                           f"{option.name} value <x>); {option.name} stays {shown}")
         try:
             self.engine_settings[option.name] = option.parse(value)
         except KitError as error:
-            shown = str(current).lower() if isinstance(current, bool) else current
             raise UciError(f"{error}; {option.name} stays {shown}") from None
-        self.player = None  # rebuilt with the new setting on the next isready/go
+        self._invalidate()  # rebuilt with the new setting on the next isready/go
         return True
 
     def _cmd_ucinewgame(self, _: str) -> None:
@@ -320,64 +395,94 @@ class UciEngine:
             self.player.new_game()
 
     def _cmd_position(self, rest: str) -> None:
+        """As Stockfish: the moves up to the first illegal (or malformed) one are played and
+        the rest ignored, with an ``info string`` naming it; a FEN that cannot be read keeps
+        the previous position."""
         tokens = rest.split()
-        if not tokens:
-            raise UciError("position needs 'startpos' or 'fen <fen>'")
+        keeps = "; the previous position stays"
+        if not tokens or tokens[0] not in ("startpos", "fen"):
+            got = f", got {tokens[0]!r}" if tokens else ""
+            raise UciError(f"position needs 'startpos' or 'fen <fen>'{got}{keeps}")
         if tokens[0] == "startpos":
             board, tokens = chess.Board(), tokens[1:]
-        elif tokens[0] == "fen":
-            fen_parts = []
-            tokens = tokens[1:]
-            while tokens and tokens[0] != "moves":
-                fen_parts.append(tokens.pop(0))
-            try:
-                board = chess.Board(" ".join(fen_parts))
-            except ValueError as error:
-                raise UciError(f"bad FEN {' '.join(fen_parts)!r}: {error}") from None
-            if not board.is_valid():
-                raise UciError(f"invalid position: {' '.join(fen_parts)}")
         else:
-            raise UciError(f"position needs 'startpos' or 'fen', got {tokens[0]!r}")
-        if tokens:
-            if tokens[0] != "moves":
-                raise UciError(f"expected 'moves', got {tokens[0]!r}")
-            for uci in tokens[1:]:
-                try:
-                    move = chess.Move.from_uci(uci)
-                except ValueError:
-                    raise UciError(f"malformed move {uci!r}; position unchanged") from None
-                if move not in board.legal_moves:
-                    raise UciError(f"illegal move {uci} in {board.fen()}; position unchanged")
-                board.push(move)
+            cut = tokens.index("moves") if "moves" in tokens else len(tokens)
+            fen, tokens = " ".join(tokens[1:cut]), tokens[cut:]
+            try:
+                board = chess.Board(fen)
+            except ValueError as error:
+                raise UciError(f"bad FEN {fen!r}: {error}{keeps}") from None
+            if not board.is_valid():
+                raise UciError(f"invalid position {fen!r} ({board.status()!r}){keeps}")
+        notes = []
+        if tokens and tokens[0] != "moves":
+            notes.append(f"expected 'moves', ignored: {' '.join(tokens)}")
+            tokens = []
+        for played, uci in enumerate(tokens[1:]):
+            try:
+                move: chess.Move | None = chess.Move.from_uci(uci)
+            except ValueError:
+                move, what = None, "malformed move"
+            else:
+                what = "illegal move"
+            if move is None or not move or move not in board.legal_moves:
+                notes.append(f"{what} {uci} in {board.fen()}: the position is the one after "
+                             f"the {played} move(s) before it; the rest is ignored")
+                break
+            board.push(move)
         self._stop_search()
         self.board = board
+        for note in notes:
+            self.info(f"error: {note}")
 
     def _cmd_go(self, rest: str) -> None:
         """Start a search; every ``go`` of a loaded player ends in exactly one ``bestmove``
-        -- ``(none)`` where the position has no move, the engine's own limits (with an
-        ``info string``) where the parameters are bad. A player that cannot be loaded ends
-        the engine instead (:class:`LoadError`): no move is played for it."""
+        -- ``(none)`` where the position has no move (after ``stop`` under ``infinite``), the
+        engine's own limits (with an ``info string``) where the parameters are bad. A player
+        that cannot be loaded ends the engine instead (:class:`LoadError`): no move is played
+        for it."""
+        received = time.monotonic()
         self._stop_search()
         board = self.board.copy()
         over = not any(board.legal_moves)
-        limits, allowed, infinite = self._default_limits(), None, False
+        go = _Go(self._default_limits(),
+                 infinite=bool({"infinite", "ponder"} & set(rest.split())))
         if not over:
             try:
-                limits, allowed, infinite = self._limits(rest.split())
+                go = self._limits(rest.split())
             except UciError as error:
                 self.info(f"error: {error}; searching with the engine's own limits")
         player = self._load()  # a LoadError ends the engine without a bestmove
-        if over:
-            self.info("no legal move: the game is over in this position")
-            self.send("bestmove (none)")
-            return
         self._stop.clear()
-        self._infinite = infinite
-        self._thread = threading.Thread(target=self._search,
-                                        args=(player, board, limits, allowed), daemon=True)
+        self._infinite = go.infinite
+        if over:
+            self.send(f"info depth 0 score {'mate 0' if board.is_check() else 'cp 0'}")
+            self.info("no legal move: the game is over in this position")
+            if not go.infinite:
+                self.send("bestmove (none)")
+                return
+            self._thread = threading.Thread(target=self._answer_none, daemon=True)
+            self._thread.start()
+            return
+        limits = go.limits
+        waited = time.monotonic() - received  # a load still running when go came
+        if go.clock and limits.movetime_ms is not None and waited > 0.001:
+            limits = replace(limits, movetime_ms=max(1.0, limits.movetime_ms - 1000 * waited))
+        clock = received + waited if go.clock else None
+        self._thread = threading.Thread(target=self._search, daemon=True,
+                                        args=(player, board, limits, go.allowed, clock))
         self._thread.start()
 
+    def _answer_none(self) -> None:
+        while self._infinite and not self._stop.is_set():  # wait for stop (UCI)
+            self._stop.wait(0.05)
+        self.send("bestmove (none)")
+
     def _cmd_stop(self, _: str) -> None:
+        self._stop_search()
+
+    def _cmd_ponderhit(self, _: str) -> None:
+        # the ponder search ran without limits: its move now (the time it took was free)
         self._stop_search()
 
     def _stop_search(self) -> None:
@@ -393,9 +498,8 @@ class UciEngine:
                       movetime_ms=float(options.Fixed_Movetime) if options.Fixed_Movetime
                       else None)
 
-    def _limits(self, tokens: list[str]
-                ) -> tuple[Limits, list[chess.Move] | None, bool]:
-        """The search limits of ``go``, the ``searchmoves`` (if any) and ``infinite``."""
+    def _limits(self, tokens: list[str]) -> _Go:
+        """What ``go`` asks (see :class:`_Go`)."""
         args: dict[str, int] = {}
         flags = set()
         allowed: list[chess.Move] | None = None
@@ -430,88 +534,193 @@ class UciEngine:
                 raise UciError(f"go {key} must not be negative, got {value}")
             args[key] = value
             i += 2
-        if "infinite" in flags:
-            return Limits(), allowed, True
-        options = self.options
-        nodes = args.get("nodes")
-        movetime = args.get("movetime")
+        if flags:  # infinite, ponder: until stop
+            return _Go(Limits(), allowed, infinite=True)
+        nodes, movetime = args.get("nodes"), args.get("movetime")
+        depth, mate = args.get("depth"), args.get("mate")
         side_time = args.get("wtime" if self.board.turn else "btime")
+        clock = side_time is not None and movetime is None
         if side_time is not None and movetime is None:
             increment = args.get("winc" if self.board.turn else "binc", 0)
             moves_left = args.get("movestogo", 30)
             budget = side_time / max(moves_left, 1) + 0.75 * increment
-            movetime = int(max(10, min(budget, side_time / 2 - 50)))
+            movetime = int(max(1, min(budget, side_time / 2 - 50) - self._lag))
         if nodes is None and movetime is None:
-            return self._default_limits(), allowed, False
+            if depth is None and mate is None:
+                return _Go(self._default_limits(), allowed)
+            nodes = DEPTH_ONLY_NODES  # depth or mate alone: never forever
         if nodes == 0:
             nodes = 1  # the least search there is: answer at once
         if movetime == 0:
             movetime = 1  # "go movetime 0": answer at once, never search forever
-        simulations = options.Simulations or None
-        return (Limits(nodes=nodes, simulations=simulations,
-                       movetime_ms=float(movetime) if movetime else None), allowed, False)
+        return _Go(Limits(nodes=nodes, simulations=self.options.Simulations or None,
+                          movetime_ms=float(movetime) if movetime else None,
+                          depth=None if depth is None else max(1, depth),
+                          mate=None if mate is None else max(1, mate)), allowed, clock=clock)
+
+    # -- loading --
+    def _invalidate(self) -> None:
+        """An option the player is built from changed: rebuilt on the next isready/go (in
+        the background meanwhile, once ``uci`` was seen)."""
+        self.player = None
+        self._generation += 1
+        loader = self._loader
+        if loader is not None:  # called off if it has not begun; else its result is dropped
+            loader.cancelled = True
+            loader.hurry.set()
+            self._loader = None
+        if self._loading:
+            self._start_loading()
+
+    def _start_loading(self) -> None:
+        """Load the player in the background with the options of now, after a short wait
+        for further ``setoption`` (which start another load instead)."""
+        if self.player is not None or self._loader is not None:
+            return
+        loader = _Loader(self._generation)
+        options, settings = self.options, dict(self.engine_settings)
+
+        def load() -> None:
+            loader.hurry.wait(_QUIET_S)
+            if loader.cancelled:
+                return
+            try:
+                loader.outcome.append(self._build(options, settings))
+            except BaseException as error:  # reported when isready or go needs the player
+                loader.outcome.append(error)
+
+        loader.thread = threading.Thread(target=load, name="chessmoe-load", daemon=True)
+        self._loader = loader
+        self.loads.append(loader.thread)
+        loader.thread.start()
 
     def _load(self) -> Searcher:
         """The player, built now if needed; a :class:`LoadError` when it cannot be."""
-        try:
-            return self._ensure_player()
-        except Exception as error:
-            what = "network" if self.engine == "moe" else f"{self.engine} weights"
-            raise LoadError(f"cannot load the {what}: {error}") from None
-
-    def _ensure_player(self) -> Searcher:
-        if self.player is None and self.engine != "moe":
-            from chessmoe.play.players import build_searcher
-
-            self.player = build_searcher(self.engine, self.options.Model_Directory or None,
-                                         threads=self.options.Threads,
-                                         options=self.engine_settings)
-            loaded = getattr(self.player, "loaded", "")
-            if loaded:
-                self.info(f"{self.engine} {loaded}")
+        loader, self._loader = self._loader, None
+        if loader is not None and loader.generation == self._generation and self.player is None:
+            assert loader.thread is not None
+            loader.hurry.set()
+            loader.thread.join()
+            outcome = loader.outcome[0]
+            if isinstance(outcome, BaseException):
+                raise LoadError(self._load_failure(outcome))
+            self._take(outcome)
         if self.player is None:
-            evaluator, description = self._make_evaluator(self.options)
-            self.player = Player(evaluator, SearchConfig(batch_size=self.options.Batch_Size),
-                                 search_kind=self.options.Search)
-            if description != self._described:
-                self.info(description)
-                self._described = description
+            try:
+                built = self._build(self.options, dict(self.engine_settings))
+            except Exception as error:
+                raise LoadError(self._load_failure(error)) from None
+            self._take(built)
+        assert self.player is not None
         return self.player
 
+    def _load_failure(self, error: BaseException) -> str:
+        what = "network" if self.engine == "moe" else f"{self.engine} weights"
+        cause = str(error) if isinstance(error, KitError) else error_cause(error)
+        return f"cannot load the {what}: {' '.join(cause.split())}"
+
+    def _take(self, built: _Built) -> None:
+        self.player = built.player
+        if built.description and built.description != self._described:
+            self.info(built.description)
+            self._described = built.description
+        for note in built.notes:
+            self.info(note)
+
+    def _build(self, options: EngineOptions, settings: dict[str, Any]) -> _Built:
+        """A player of ``options`` (a related engine's with its own ``settings``)."""
+        if self.engine != "moe":
+            from chessmoe.play.players import build_searcher
+
+            player = build_searcher(self.engine, options.Model_Directory or None,
+                                    threads=options.Threads, options=settings)
+            loaded = getattr(player, "loaded", "")
+            return _Built(player, notes=(f"{self.engine} {loaded}",) if loaded else ())
+        evaluator, description = self._make_evaluator(options)
+        kind = options.Search
+        notes: tuple[str, ...] = ()
+        if kind == "native":
+            problem = native_problem()
+            if problem is not None:
+                kind, notes = "python", (f"the compiled search cannot run: {problem}; "
+                                         "searching with the Python reference search (the "
+                                         "same moves, slower)",)
+        return _Built(Player(evaluator, SearchConfig(batch_size=options.Batch_Size),
+                             search_kind=kind), description, notes)
+
+    # -- searching --
     def _search(self, player: Searcher, board: chess.Board, limits: Limits,
-                allowed: list[chess.Move] | None = None) -> None:
+                allowed: list[chess.Move] | None = None, clock: float | None = None) -> None:
+        """Search and answer; ``clock``: when a clock search's move time began (its overrun
+        is measured against it for the next budgets)."""
         # torch's thread count is the calling thread's own (OpenMP's), and this thread is
         # new: unset, torch would use every core here whatever Threads says, which on a
         # loaded machine made a torch search many times slower than in the main thread
         torch = sys.modules.get("torch")
         if torch is not None:
             torch.set_num_threads(self.options.Threads)
+        calibrated = bool(getattr(player, "scores_calibrated", True))
         try:
-            calibrated = bool(getattr(player, "scores_calibrated", True))
             result = player.play(board, limits, stop=self._stop,
-                                 on_progress=lambda r: self.send(self._info_line(r, calibrated)))
-            while self._infinite and not self._stop.is_set():  # wait for stop (UCI)
-                self._stop.wait(0.05)
-            self.send(self._info_line(result, calibrated))
-            move = result.move
-            if allowed:
-                by_visits = {c.move: c.visits for c in result.children}
-                move = max(allowed, key=lambda m: by_visits.get(m, -1))
-            self.send(f"bestmove {move.uci() if move else '(none)'}")
-        except Exception as error:  # report, then still answer
-            self.info(f"error: search failed: {type(error).__name__}: {error}")
-            choices = allowed or list(board.legal_moves)
-            self.send(f"bestmove {choices[0].uci() if choices else '(none)'}")
+                                 on_progress=lambda r: self.send(
+                                     self._info_line(r, board, calibrated)))
+        except Exception as error:
+            reference = self._reference(player)
+            if reference is None:
+                return self._fail(f"the search failed ({error_cause(error)})")
+            self.info(f"error: the compiled search failed ({error_cause(error)}); searching "
+                      "again with the Python reference search (the same moves, slower)")
+            self.player = player = reference
+            try:
+                result = player.play(board, limits, stop=self._stop,
+                                     on_progress=lambda r: self.send(
+                                         self._info_line(r, board)))
+            except Exception as again:
+                return self._fail(f"the Python reference search failed too "
+                                  f"({error_cause(again)})")
+        while self._infinite and not self._stop.is_set():  # wait for stop (UCI)
+            self._stop.wait(0.05)
+        self.send(self._info_line(result, board, calibrated))
+        move = result.move
+        if allowed:
+            by_visits = {c.move: c.visits for c in result.children}
+            move = max(allowed, key=lambda m: by_visits.get(m, -1))
+        self.send(f"bestmove {move.uci() if move else '(none)'}")
+        if clock is not None and limits.movetime_ms is not None:  # decays, never below 0
+            overrun = 1000 * (time.monotonic() - clock) - limits.movetime_ms
+            self._lag = max(overrun, 0.8 * self._lag, 0.0)
 
     @staticmethod
-    def _info_line(result: SearchResult, calibrated: bool = True) -> str:
-        """The search's UCI info; an engine whose values are no calibrated evaluation
-        (DeepChess) gives a score only for a mate, so a tournament manager never adjudicates
-        on its comparator's confidence."""
-        pv = " ".join(m.uci() for m in result.pv)
-        score = (f"score cp {value_to_cp(result.value)} "
-                 if calibrated or abs(result.value) >= 1.0 else "")
-        return (f"info depth {max(1, round(result.depth))} seldepth {result.seldepth} "
+    def _reference(player: Searcher) -> Player | None:
+        """The same player on the Python reference search, for a failed compiled one."""
+        if isinstance(player, Player) and player.search_kind != "python":
+            return Player(player.evaluator, player.config, search_kind="python")
+        return None
+
+    def _fail(self, message: str) -> None:
+        """A search that cannot be carried out ends the engine: no move is played for it."""
+        message = f"{message}; no move is played for a search that did not run"
+        self.info(f"error: {message}")
+        print(f"chessmoe uci: error: {message}", file=self.err, flush=True)
+        self.exit_code = 1
+        if self._exit_on_failure:  # the loop may be blocked reading input: end the process
+            self.out.flush()
+            os._exit(1)
+
+    @staticmethod
+    def _info_line(result: SearchResult, board: chess.Board, calibrated: bool = True) -> str:
+        """The search's UCI info: ``score mate`` for a proven mate, else centipawns; an
+        engine whose values are no calibrated evaluation (DeepChess) gives a score only for
+        a mate, so a tournament manager never adjudicates on its comparator's confidence.
+        The PV ends where the game would (:func:`pv_in_game`)."""
+        pv = " ".join(m.uci() for m in pv_in_game(board, result.pv))
+        if result.mate is not None:
+            score = f"score mate {uci_mate(result.mate)} "
+        elif calibrated:
+            score = f"score cp {value_to_cp(result.value)} "
+        else:
+            score = ""
+        return (f"info depth {reported_depth(result.depth)} seldepth {result.seldepth} "
                 f"nodes {result.nodes} nps {int(result.nps)} "
                 f"time {int(result.seconds * 1000)} {score}pv {pv}")
 
@@ -522,6 +731,24 @@ class UciEngine:
         self._thread = None
 
 
+def pv_in_game(board: chess.Board, pv: list[chess.Move]) -> list[chess.Move]:
+    """``pv`` up to the move that ends the game from ``board`` (with its history): a mate,
+    stalemate, insufficient material, a threefold repetition or the fifty-move rule -- a
+    search that does not know the game's history (best-first) may see past them, and a
+    manager flags such a PV -- or up to the first move that is not legal."""
+    work = board.copy()
+    kept: list[chess.Move] = []
+    for move in pv:
+        if move not in work.legal_moves:
+            break
+        work.push(move)
+        kept.append(move)
+        if (not any(work.legal_moves) or work.is_insufficient_material()
+                or work.halfmove_clock >= 100 or work.is_repetition(3)):
+            break
+    return kept
+
+
 def run_uci(options: EngineOptions | None = None, stream: IO[str] | None = None, *,
             engine: str = "moe") -> int:
     """Run the UCI loop on stdin/stdout with ``engine`` (``moe`` or a related kind)."""
@@ -529,8 +756,14 @@ def run_uci(options: EngineOptions | None = None, stream: IO[str] | None = None,
         from chessmoe.play.players import check_engine
 
         check_engine(engine)  # an unknown or absent engine: one line before the loop
-    uci_engine = UciEngine(options, engine=engine)
+    uci_engine = UciEngine(options, engine=engine, exit_on_failure=True)
     uci_engine.run(stream or sys.stdin)
+    if any(thread.is_alive() for thread in uci_engine.loads):
+        # a background load for options since changed is still importing or building:
+        # leave without tearing the interpreter down under it
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(uci_engine.exit_code)
     return uci_engine.exit_code
 
 

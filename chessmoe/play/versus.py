@@ -61,7 +61,7 @@ def versus(first: PlayerSpec, second: PlayerSpec, out_dir: str | Path, *, pairs:
 
     A match resumes from the games already in ``out_dir``, but only games played under the
     same draw rules (as their records say): the summary names one adjudication for all of
-    them, so a log from other rules, or from before the kit recorded them, raises
+    them, so a log from other rules, or one whose records name no rules, raises
     ``ValueError`` before anything is played."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,7 @@
 
     Machine: AMD EPYC, 2 cores, 23.5 GiB, GPU: none; Python 3.11.7, ...
 
-    ### MCTS search (issues 5 and 12)
+    ### MCTS search
 
     | measure | value |
     |---|---|
@@ -17,8 +17,9 @@
 :func:`latest` keeps each benchmark's newest section (a benchmark is a section title without
 its "(issue ...)" suffix, so "MCTS search (issue 5)" and "MCTS search (issues 5 and 12)" are
 one), and :func:`refresh` writes them as a table between :data:`BEGIN` and :data:`END` under
-the file's title, with each one's newest value, date, commit, machine, target and whether it
-was met, all copied from the log.
+the file's title: one short row a benchmark, its headline ratio (:data:`HEADLINES`), its
+target in a few words, whether it was met and the machine, all read from the log, which
+keeps the dates, commits, every measure and the targets in full.
 """
 
 from __future__ import annotations
@@ -31,36 +32,82 @@ from pathlib import Path
 
 from chessmoe.report.blocks import Block
 
-__all__ = ["BEGIN", "END", "HEADLINES", "Section", "latest", "latest_table", "parse_log",
-           "refresh"]
+__all__ = ["BEGIN", "END", "HEADLINES", "Headline", "Section", "headline_value", "latest",
+           "latest_table", "parse_log", "refresh"]
 
 BLOCK = Block("latest", "chessmoe.report.benchlog", "the log below")
 BEGIN, END = BLOCK.begin, BLOCK.end
 
-#: The measures a benchmark's target is about (prefixes of their names), shown as its newest
-#: value; a benchmark not listed here, or whose newest section has none of them, shows all.
-HEADLINES: dict[str, tuple[str, ...]] = {
-    "Phase-statistics pass": ("chessmoe stats pass, 1 process", "ratio (ours / baseline)"),
-    "Phase dataset build": ("chessmoe build, 1 process", "ratio (ours / baseline)"),
-    "Plane expansion": ("numpy, batch 1024, 1 thread",),
-    "Training throughput": ("small preset, batch 256, CPU, 1 thread", "paper preset"),
-    "MCTS search": ("python-chess legal-move generation", "uniform evaluator, batch 8",
-                    "committed small experts (separated), mixture, onnx, batch 8,"),
-    "Tournament games": ("scaling 1 -> 2 workers",),
-    "Tournament games: multi-game runner vs per-game runner": ("multi-game / per-game",),
-    "Network inference backends": ("batch 8",),
-    "Paper scale on a GPU": ("paper network, NVIDIA", "paper grid projected"),
-    "Projection against a played tournament": ("small tournament, played",
-                                               "`chessmoe tournament --profile small --plan"),
-    "n-tuple comparison training": ("ratio (reference / ours)",),
-    "Compiled search core vs the Python search": (
-        "tree alone (uniform evaluator), batch 8,",
-        "UCI engine, committed small experts, default options (native search)",
-        "paper grid, native search"),
-    "Tournament games: compiled vs Python search": ("compiled / Python at",),
-    "DeepChess comparison search": ("depth 3 (", "depth 4 (", "200-game match at depth 4"),
-    "MAIS best-first search": ("1,500-node search (", "a game of the SPRT match"),
+@dataclass(frozen=True)
+class Headline:
+    """What a benchmark's row of the latest table shows: the measures its target is about
+    (a name prefix and a short label each; the last row matching a prefix is read) and its
+    target in a few words (the log keeps the whole sentence)."""
+
+    measures: tuple[tuple[str, str], ...]
+    target: str
+    pattern: str = ""  # set: the headline is this pattern's first match in each value
+
+
+#: Each known benchmark's headline; one not listed shows the first ratio its section
+#: gives and its target's first clause.
+HEADLINES: dict[str, Headline] = {
+    "Phase-statistics pass": Headline((("ratio (ours / baseline)", ""),),
+                                      ">= 0.7x python-chess"),
+    "Phase dataset build": Headline((("ratio (ours / baseline)", ""),), ">= 0.5x python-chess"),
+    "Plane expansion": Headline((("numpy, batch 1024, 1 thread", ""),),
+                                ">= 300k positions/s a core"),
+    "Training throughput": Headline((("paper preset", "paper preset"),),
+                                    ">= 20k samples/s, paper preset, 1 GPU"),
+    "MCTS search": Headline((("uniform evaluator, batch 8", "uniform"),
+                             ("committed small experts (separated), mixture, onnx, batch 8,",
+                              "experts")), ">= 0.5x / 0.10x move generation"),
+    "Tournament games": Headline((("scaling 1 -> 2 workers", "1 -> 2 workers"),), "-"),
+    "Tournament games: multi-game runner vs per-game runner": Headline(
+        (("multi-game / per-game", ""),), ">= 2.5x"),
+    "Network inference backends": Headline((("batch 8", "ONNX / torch, batch 8"),), "-"),
+    "Paper scale on a GPU": Headline((("paper network, NVIDIA", "bf16, batch 1024"),
+                                      ("paper grid projected", "grid")),
+                                     ">= 100k positions/s; grid <= 3 days",
+                                     r"\d[\d,]* (?:positions/s|hours)"),
+    "Projection against a played tournament": Headline(
+        (("`chessmoe tournament --profile small --plan", ""),
+         ("small tournament, played", "played")), "-"),
+    "n-tuple comparison training": Headline((("ratio (reference / ours)", ""),),
+                                            ">= 1.5x the reference"),
+    "Compiled search core vs the Python search": Headline(
+        (("tree alone (uniform evaluator), batch 8,", "tree"),
+         ("UCI engine, committed small experts, default options (native search)", "UCI")),
+        ">= 15x Python; UCI >= 0.15x move generation"),
+    "Tournament games: compiled vs Python search": Headline(
+        (("compiled / Python at 100", "100 nodes"), ("compiled / Python at 800", "800 nodes")),
+        ">= 2x"),
+    "DeepChess comparison search": Headline((("depth 4 (", "depth 4"),),
+                                            ">= 2x the reference at depth 4"),
+    "MAIS best-first search": Headline((("1,500-node search (", ""),),
+                                       "faster than the match's search"),
+    "Mixed-precision training (bf16 autocast, CPU)": Headline(
+        (("small (", "small"), ("regular-wide (", "regular-wide")), ">= 1.7x fp32",
+        r"\d+(?:\.\d+)?x"),
+    "Low-precision inference (CPU, one thread)": Headline(
+        (("batch 8", "OpenVINO bf16 / ONNX, batch 8"),), "-",
+        r"(?<=openvino-bf16 )[\d,]+ positions/s \(\d+(?:\.\d+)?x\)"),
 }
+
+_RATIO = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)x(?![\w])")
+
+
+def headline_value(value: str) -> str:
+    """A measure's value cut to its headline: the first ratio it gives (``85.7x``), else its
+    first clause (``736,628 positions/s``)."""
+    ratio = _RATIO.search(value)
+    if ratio:
+        return f"{ratio.group(1)}x"
+    per = re.search(r"\((\d+(?:\.\d+)?) per generated position\)", value)
+    if per:
+        return f"{per.group(1)}x"
+    return re.split(r" \(|; |: ", value, maxsplit=1)[0].strip()
+
 
 _ENTRY = re.compile(r"^## (\d{4}-\d{2}-\d{2})T[\d:+.\-]+ — commit (\S+)(.*)$")
 _TARGET = re.compile(r"^Target: (.*) — \*\*(.+?)\*\*(.*)$")
@@ -84,10 +131,40 @@ class Section:
         """The title without its "(issue ...)" suffix: what stays the same across runs."""
         return re.sub(r"\s*\(issues? [^)]*\)\s*$", "", self.title).strip()
 
-    def headline(self) -> tuple[tuple[str, str], ...]:
-        wanted = HEADLINES.get(self.benchmark, ())
-        chosen = tuple((m, v) for m, v in self.rows if any(m.startswith(w) for w in wanted))
-        return chosen or self.rows
+    def headline(self) -> str:
+        """The latest table's cell: each headline measure's ratio or value, with its label
+        (:data:`HEADLINES`); for a benchmark not listed, its first ratio."""
+        known = HEADLINES.get(self.benchmark)
+        if known is not None:
+            parts = []
+            for prefix, label in known.measures:
+                found = [v for m, v in self.rows if m.startswith(prefix)]
+                if found:
+                    match = re.search(known.pattern, found[-1]) if known.pattern else None
+                    value = match.group(0) if match else headline_value(found[-1])
+                    parts.append(f"{label}: {value}" if label else value)
+            if parts:
+                return "; ".join(parts)
+        ratios = [headline_value(v) for _, v in self.rows if _RATIO.search(v)]
+        if ratios:
+            return ratios[0]
+        return headline_value(self.rows[0][1]) if self.rows else "-"
+
+    def short_target(self) -> str:
+        """The target in a few words (:data:`HEADLINES`), else its first clause."""
+        known = HEADLINES.get(self.benchmark)
+        if known is not None:
+            return known.target
+        return self.target.split(";", 1)[0].strip() or "-"
+
+    def met(self) -> str:
+        """met, not met, partly (a target of several parts, some met) or -."""
+        words = self.verdict.lower()
+        if not words or words in ("n/a", "-"):
+            return "-"
+        if "not met" in words:
+            return "partly" if re.sub(r"not met", "", words).count("met") else "not met"
+        return "met" if "met" in words else self.verdict
 
 
 def _machine(line: str) -> str:
@@ -159,19 +236,18 @@ def _cell(text: str) -> str:
 
 
 def latest_table(text: str) -> list[str]:
-    """The "latest" block's lines for BENCHMARKS.md's ``text``."""
+    """The "latest" block's lines for BENCHMARKS.md's ``text``: one short row a benchmark
+    (measure, headline ratio, target, met, machine); the log below keeps the rest."""
     rows = latest(parse_log(text))
     lines = ["## Latest", "",
-             "Each benchmark's newest run, copied from the log below (newest last); the "
-             "machine matters, so read a value with its date, commit and machine.", "",
-             "| benchmark | newest value | date | commit | machine | target | met? |",
-             "|---|---|---|---|---|---|---|"]
+             "Each benchmark's newest run in one line, from the log below (newest last), where "
+             "its date, commit, every measure and the target in full are; ratios are against "
+             "a baseline measured in the same run.", "",
+             "| measure | headline ratio | target | met | machine |",
+             "|---|---|---|---|---|"]
     for s in rows:
-        value = "; ".join(f"{m}: {v}" for m, v in s.headline())
-        commit = f"`{s.commit}`" + (" (dirty)" if s.dirty else "")
-        lines.append(f"| {_cell(s.title)} | {_cell(value)} | {s.date} | {commit} | "
-                     f"{_cell(s.machine)} | {_cell(s.target) or 'no target'} | "
-                     f"{_cell(s.verdict) or '-'} |")
+        lines.append(f"| {_cell(s.benchmark)} | {_cell(s.headline())} | "
+                     f"{_cell(s.short_target())} | {s.met()} | {_cell(s.machine)} |")
     return lines
 
 

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, Union
 
+from chessmoe.designs import registry
+
 __all__ = [
     "SCRATCH",
     "DatasetsParams",
@@ -342,11 +344,21 @@ class ClaimsParams:
     experts_dir: str = "../results/experts/small"
     medium_tournament_dir: str = "../results/tournaments/medium"  # more data, same network
     medium_experts_dir: str = "../results/experts/medium"
-    settings_dir: str = "../results/tournaments/settings"  # other nodes and batch sizes
-    seeds_long_dir: str = "../results/tournaments/seeds-long"  # regular-long's seeds
-    matched_dir: str = "../results/tournaments/matched"  # the parameter-matched network
-    converged_dir: str = "../results/tournaments/converged"  # trained to convergence
+    # the registered designs' tournaments by design name (None: each design's name beside
+    # tournament_dir)
+    design_dirs: dict[str, str] | None = None
     figures_dir: str = f"{SCRATCH}/10_claims"
+
+    def tournament(self, name: str) -> str:
+        """The tournament directory of the registered design ``name``."""
+        if self.design_dirs is not None and name in self.design_dirs:
+            return self.design_dirs[name]
+        return str(Path(self.tournament_dir).parent / name)
+
+    def tournaments(self) -> dict[str, str]:
+        """Every registered design's tournament whose rows were registered before its first
+        game, by keyword (:func:`chessmoe.report.verdicts.claims`' arguments)."""
+        return {d.keyword: self.tournament(d.name) for d in registry.REGISTERED if d.registered}
 
 
 @dataclass

@@ -15,6 +15,8 @@ over ``evaluate(board) -> centipawns`` from the side to move (no network, no tre
   or the search line;
 * limits: :class:`~chessmoe.search.mcts.Limits` ``nodes`` (every visited node counts, the
   quiescence ones included), ``movetime_ms`` and a ``stop`` event, checked at every node;
+  ``depth`` (the last iteration, in place of ``max_depth``) and ``mate`` (iterations up to
+  ``2 mate - 1``; :mod:`chessmoe.search.stops`); a mate found ends the deepening;
   the answer is the best move of the deepest iteration finished (or of the unfinished one
   when it already improved on it).
 
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 import chess
 
 from chessmoe.search.mcts import Limits, RootChild, SearchResult
+from chessmoe.search.stops import last_iteration
 
 __all__ = [
     "MATE_SCORE",
@@ -147,6 +150,22 @@ def noisy_moves(board: chess.Board) -> list[chess.Move]:
 class AlphaBeta:
     """One search at a time over ``evaluate``; ``quiescence=False`` scores depth-0 nodes
     with the static evaluation directly (tests compare it with plain minimax).
+
+    * negamax alpha-beta (fail-soft) to a nominal depth, then a quiescence search: stand pat
+      on the static evaluation, then captures and promotions only; a side in check may not
+      stand pat and searches every evasion (at most :data:`MAX_CHECK_PLIES` such plies deep);
+    * iterative deepening with the previous iteration's principal variation searched first,
+      other moves ordered by MVV-LVA (captures, most valuable victim / least valuable
+      attacker), promotions, then quiet moves;
+    * terminal scores: mate ``-(MATE_SCORE - ply)`` for the side to move, draws 0 for
+      stalemate, insufficient material, the fifty-move rule and a repetition inside the game
+      or the search line;
+    * limits: :class:`~chessmoe.search.mcts.Limits` ``nodes`` (every visited node counts,
+      the quiescence ones included), ``movetime_ms`` and a ``stop`` event, checked at every
+      node; the answer is the best move of the deepest iteration finished (or of the
+      unfinished one when it already improved on it). Values are mapped to the kit's
+      [-1, 1] scale with :func:`cp_to_value` (the arctan mapping of
+      :mod:`chessmoe.play.engine`, repeated here so the search layer does not import play).
 
     ``delta_margin`` (centipawns; ``None``: off) is delta pruning in the quiescence search:
     a capture is skipped when the stand-pat score plus the captured piece's nominal value
@@ -300,8 +319,10 @@ class AlphaBeta:
         # the root's own loop, so an unfinished iteration still ranks the moves it searched
         ranking: list[chess.Move] = ordered_moves(work, moves)
         best_move, best_value, best_pv, done_depth = ranking[0], -math.inf, [ranking[0]], 0
+        complete = True  # whether best_value weighs every root move (a loss is proven then)
         try:
-            for depth in range(1, self.max_depth + 1):
+            for depth in range(1, last_iteration(self.max_depth, limits) + 1):
+                complete = False
                 scored: list[tuple[float, chess.Move, list[chess.Move]]] = []
                 alpha = -math.inf
                 for move in ranking:
@@ -322,7 +343,7 @@ class AlphaBeta:
                 # stable sort: ties keep the previous order (PV first)
                 order = sorted(range(len(scored)), key=lambda i: -scored[i][0])
                 ranking = [scored[i][1] for i in order]
-                done_depth = depth
+                done_depth, complete = depth, True
                 if on_progress is not None:
                     on_progress(self._result(best_move, best_value, best_pv, done_depth,
                                              ranking, start))
@@ -332,10 +353,16 @@ class AlphaBeta:
             pass
         if best_value == -math.inf:  # not even one move searched
             best_value = float(self.evaluate(work))
-        return self._result(best_move, best_value, best_pv, done_depth, ranking, start)
+        return self._result(best_move, best_value, best_pv, done_depth, ranking, start,
+                            complete)
 
     def _result(self, move: chess.Move | None, value: float, pv: list[chess.Move],
-                depth: int, ranking: list[chess.Move], start: float) -> SearchResult:
+                depth: int, ranking: list[chess.Move], start: float,
+                complete: bool = True) -> SearchResult:
+        mate = None
+        if abs(value) >= MATE_SCORE - 1000 and (value > 0 or complete):
+            plies = round(MATE_SCORE - abs(value))
+            mate = plies if value > 0 else -plies
         n = len(ranking)
         children = [RootChild(move=m, visits=n - k, q=None, prior=0.0)
                     for k, m in enumerate(ranking)]
@@ -346,7 +373,7 @@ class AlphaBeta:
                             simulations=self.nodes, tree_nodes=0,
                             seconds=time.monotonic() - start, depth=float(depth),
                             seldepth=self.seldepth, batches=0, collisions=0,
-                            children=children, reused=False)
+                            children=children, reused=False, mate=mate)
 
 
 def principal_leaf(board: chess.Board, evaluate: Evaluate, depth: int) -> Leaf:

@@ -31,7 +31,9 @@ comparison, so the search is minimax rather than negamax):
   hook receives them all at once (the network embeds them in one batch);
 * limits: :class:`~chessmoe.search.mcts.Limits` ``nodes`` counts *leaves* (horizon positions
   and terminal results: what the evaluation is asked about), ``movetime_ms`` and a ``stop``
-  event are checked at every node; at least one move is always returned when one is legal.
+  event are checked at every node; ``depth`` is the last iteration (in place of
+  ``max_depth``), ``mate`` allows iterations up to ``2 mate - 1``
+  (:mod:`chessmoe.search.stops`); at least one move is always returned when one is legal.
 
 :class:`~chessmoe.search.mcts.SearchResult` fields: ``nodes`` = leaves, ``simulations`` = calls
 of ``better`` made by the search, ``tree_nodes`` = every node visited, ``depth`` = the deepest
@@ -54,6 +56,7 @@ import chess
 
 from chessmoe.search.alphabeta import MAX_CHECK_PLIES, noisy_moves, ordered_moves
 from chessmoe.search.mcts import Limits, RootChild, SearchResult
+from chessmoe.search.stops import last_iteration
 
 __all__ = [
     "Better",
@@ -97,7 +100,43 @@ class Outcome:
 
 
 class CompareAlphaBeta:
-    """One search at a time over ``better`` (see the module doc)."""
+    """One search at a time over ``better(a, b) -> bool``, whether ``a`` is better *for White*
+    than ``b`` (White maximises, Black minimises; no negation exists for a comparison, so the
+    search is minimax rather than negamax). A position better than ``alpha_pos`` becomes the
+    new ``alpha_pos``, and a node whose value is better than ``beta_pos`` is pruned.
+
+    * a node's value is a :class:`Outcome`: the position at the end of the line (a leaf at the
+      search horizon), or a terminal result met on the way -- checkmate, stalemate and draws by
+      rule (insufficient material, the fifty-move rule, a repetition inside the game or the line)
+      are decided before the comparator is asked. A mate for White is better for White than any
+      position (the sooner the better), a mate for Black worse than any; a draw is compared with
+      a position through the position's colour mirror (:meth:`chess.Board.mirror`, the same
+      position with the roles swapped, which is neither side's advantage): the position beats the
+      draw for White exactly when ``better(position, mirror)``;
+    * fail-soft alpha-beta to a fixed depth, iterated from depth 1 up to ``max_depth``; the
+      previous iteration's best move is searched first, the others in MVV-LVA order
+      (:func:`chessmoe.search.alphabeta.ordered_moves`); a root move searched in an unfinished
+      iteration replaces the last finished iteration's choice once it beats this iteration's
+      first (previous best) move;
+    * ``quiescence=True`` (off by default: the document describes none) extends the horizon as
+      the numeric search (:mod:`chessmoe.search.alphabeta`) does: a horizon node's own position
+      stands pat as a leaf and only its captures and promotions are searched further, every
+      legal move while in check for the first ``MAX_CHECK_PLIES`` checks; the stand-pat
+      position cuts off or raises the bound like any value (no delta pruning: a comparison has
+      no margin);
+    * before the leaves below a node of depth 1 are compared, an optional ``prepare(boards)``
+      hook receives them all at once (the network embeds them in one batch);
+    * limits: :class:`~chessmoe.search.mcts.Limits` ``nodes`` counts *leaves* (horizon positions
+      and terminal results: what the evaluation is asked about), ``movetime_ms`` and a ``stop``
+      event are checked at every node; at least one move is always returned when one is legal.
+
+    :class:`~chessmoe.search.mcts.SearchResult` fields: ``nodes`` = leaves, ``simulations`` = calls
+    of ``better`` made by the search, ``tree_nodes`` = every node visited, ``depth`` = the deepest
+    finished iteration, ``value`` (side to move's view, in [-1, 1]): +-1 for a mate found, 0 for a
+    draw, and otherwise ``2 p - 1`` with ``p = confidence(leaf, mirror(leaf))``, the comparator's
+    probability that the principal leaf is better for White than its mirror (negated for Black to
+    move): a monotone map of the comparator's confidence that the line favours the side to move.
+    Without a ``confidence`` callable ``p`` is 0.75 or 0.25 by ``better``."""
 
     def __init__(self, better: Better, *, max_depth: int = 3,
                  confidence: Callable[[chess.Board, chess.Board], float] | None = None,
@@ -304,8 +343,10 @@ class CompareAlphaBeta:
             terminal = self._terminal(work, 0) or Outcome("draw", 0)
             return self._result(work, None, terminal, [], 0, ranking, start)
         best_move, best_value, best_pv, done = ranking[0], None, [ranking[0]], 0
+        complete = True  # whether best_value weighs every root move (a loss is proven then)
         try:
-            for depth in range(1, self.max_depth + 1):
+            for depth in range(1, last_iteration(self.max_depth, limits) + 1):
+                complete = False
                 bound: Outcome | None = None
                 line: list[chess.Move] = []
                 searched: list[chess.Move] = []
@@ -330,7 +371,7 @@ class CompareAlphaBeta:
                         bound, line = value, [move, *pv]
                         best_value, best_move, best_pv = bound, move, line
                 ranking = [line[0]] + [m for m in ranking if m != line[0]]
-                done = depth
+                done, complete = depth, True
                 if on_progress is not None and best_value is not None:
                     on_progress(self._result(work, best_move, best_value, best_pv, done,
                                              ranking, start))
@@ -343,7 +384,8 @@ class CompareAlphaBeta:
             after = work.copy(stack=False)
             after.push(best_move)
             best_value = Outcome("position", 1, after)
-        return self._result(work, best_move, best_value, best_pv, done, ranking, start)
+        return self._result(work, best_move, best_value, best_pv, done, ranking, start,
+                            complete)
 
     # -- the answer --
 
@@ -366,7 +408,13 @@ class CompareAlphaBeta:
 
     def _result(self, board: chess.Board, move: chess.Move | None, outcome: Outcome,
                 pv: list[chess.Move], depth: int, ranking: list[chess.Move],
-                start: float) -> SearchResult:
+                start: float, complete: bool = True) -> SearchResult:
+        mate = None
+        if outcome.kind in ("white_mates", "black_mates"):
+            mine = outcome.kind == ("white_mates" if board.turn == chess.WHITE
+                                    else "black_mates")
+            if mine or complete:  # a loss is proven only when every move was weighed
+                mate = outcome.ply if mine else -outcome.ply
         n = len(ranking)
         children = [RootChild(move=m, visits=n - k, q=None, prior=0.0)
                     for k, m in enumerate(ranking)]
@@ -378,4 +426,4 @@ class CompareAlphaBeta:
                             nodes=self.leaves, simulations=self.comparisons,
                             tree_nodes=self.visited, seconds=time.monotonic() - start,
                             depth=float(depth), seldepth=self.seldepth, batches=0,
-                            collisions=0, children=children, reused=False)
+                            collisions=0, children=children, reused=False, mate=mate)

@@ -23,8 +23,10 @@ plays no move it did not look into -- or that checkmate. A mate in 1 is played a
 a budget too small to expand any root child, every child is a candidate.
 
 Budget: ``Limits.nodes`` counts positions evaluated (children created); an expansion that
-would pass it is not started, except the root's. ``movetime_ms`` and the ``stop`` event are
-checked between expansions.
+would pass it is not started, except the root's. ``movetime_ms``, the ``stop`` event,
+``depth`` (the reported depth: one more than the mean depth of the expanded positions) and
+``mate`` (a mate proven by the minimax; :mod:`chessmoe.search.stops`) are checked between
+expansions.
 
 The reported value maps the network's scale onto [-1, 1] for the side to move: the Q of a
 steady advantage of ``c`` centipawns is about ``c / (1 - gamma)``, so ``cp = cp_per_unit *
@@ -47,6 +49,7 @@ import numpy as np
 import numpy.typing as npt
 
 from chessmoe.search.mcts import Limits, RootChild, SearchResult
+from chessmoe.search.stops import mate_reached, reported_depth
 
 __all__ = [
     "BestFirst",
@@ -98,7 +101,7 @@ class BestFirstConfig:
     """The search's constants (the document's delta; the value mapping's scale)."""
 
     delta: float = 0.3
-    cp_per_unit: float = 0.1  # centipawns per network unit (1 - gamma, see module doc)
+    cp_per_unit: float = 0.1  # centipawns per network unit (1 - gamma, see BestFirst)
     mate_value: float = 1e9  # a checkmate in the tree, above any network estimate
 
 
@@ -119,7 +122,37 @@ class _Node:
 
 
 class BestFirst:
-    """The document's best-first search with minimax over a batched value function."""
+    """The document's best-first search with minimax over a batched value function.
+
+    A position's priority is ``P = f(y * (-1)**w) * delta**d`` (:func:`priority`):
+
+    * ``y``: the value function's estimate of the position (White's point of view, the
+      document's convention; for the MAIS network, Q in centipawns).
+    * ``w``: 1 when White is to move in the position where the move into the node is chosen
+      (the node's parent), else 0. So White's candidate moves are ranked by ``-y`` (the best
+      for White first) and Black's by ``y`` -- the document's "moves that are good for itself
+      when it is its turn to play, and the opponent's best moves when it is not".
+    * ``d``: the node's depth in the tree (the root is 0, its children 1), ``delta`` 0.3:
+      deeper nodes get a priority nearer 0, i.e. later in the min-heap.
+    * ``f(x) = -exp(h(-x))`` with ``h(x) = ln(x + 1)`` for ``x >= 0``, ``-ln(-x + 1)``
+      below: an increasing map of the reals onto the negative reals, ``f(x) = x - 1`` for
+      ``x <= 0`` and ``-1 / (x + 1)`` above (:func:`priority_f`).
+
+    The move: minimax over the expanded tree (leaves keep their estimate, finished games
+    their exact score), choosing only among root children that were themselves expanded --
+    the document plays no move it did not look into -- or that checkmate. A mate in 1 is
+    played at once. With a budget too small to expand any root child, every child is a
+    candidate.
+
+    Budget: ``Limits.nodes`` counts positions evaluated (children created); an expansion
+    that would pass it is not started, except the root's. ``movetime_ms`` and the ``stop``
+    event are checked between expansions.
+
+    The reported value maps the network's scale onto [-1, 1] for the side to move: the Q of
+    a steady advantage of ``c`` centipawns is about ``c / (1 - gamma)``, so ``cp =
+    cp_per_unit * y_stm`` (``cp_per_unit`` = 1 - gamma = 0.1) and ``v = atan(cp / 111.7146)
+    / 1.5620688`` (the inverse of the kit's centipawn mapping, so UCI scores read as the
+    naive evaluation's centipawns). A forced mate found in the tree is exactly +-1."""
 
     def __init__(self, value_fn: ValueFn, config: BestFirstConfig | None = None) -> None:
         self.value_fn = value_fn
@@ -156,30 +189,40 @@ class BestFirst:
         if mate is not None:  # a mate in 1 is always played
             return self._result(board, nodes, state, start, expansions, forced=mate)
         last_report = start
+        depth_sum = 0  # of the expanded nodes (the root's is 0): go depth's mean
         while heap:
             if stop is not None and stop.is_set():
                 break
             if deadline is not None and time.perf_counter() >= deadline:
+                break
+            if (limits.depth is not None
+                    and reported_depth(depth_sum / expansions + 1) >= limits.depth):
                 break
             _, index = heap[0]
             moves = list(nodes[index].board.legal_moves)  # generated once: counted, expanded
             if limits.nodes is not None and state["evaluated"] + len(moves) > limits.nodes:
                 break
             heapq.heappop(heap)
-            self._expand(nodes, index, moves, heap, state)
+            mates = self._expand(nodes, index, moves, heap, state)
             expansions += 1
+            depth_sum += nodes[index].depth
+            if mates and limits.mate is not None and mate_reached(
+                    self._result(board, nodes, state, start, expansions).mate, limits.mate):
+                break  # a mate is proven only where an expansion creates a checkmate
             if on_progress is not None and time.perf_counter() - last_report > 0.5:
                 last_report = time.perf_counter()
                 on_progress(self._result(board, nodes, state, start, expansions))
         return self._result(board, nodes, state, start, expansions)
 
     def _expand(self, nodes: list[_Node], index: int, moves: list[chess.Move],
-                heap: list[tuple[float, int]], state: dict[str, int]) -> None:
+                heap: list[tuple[float, int]], state: dict[str, int]) -> bool:
         """Create a child for each of ``moves`` (the parent's legal moves, in python-chess's
-        order), score the finished games exactly and the others in one value-function batch.
+        order), score the finished games exactly and the others in one value-function batch;
+        whether a child is checkmate.
 
         A child is finished when it is checkmate, stalemate or insufficient material
         (:func:`game_end`)."""
+        mates = False
         parent = nodes[index]
         parent.expanded = True
         white_chooses = parent.board.turn == chess.WHITE
@@ -193,6 +236,7 @@ class BestFirst:
             if checkmate:  # the side that just moved wins
                 score = self.config.mate_value - depth
                 value = score if white_chooses else -score
+                mates = True
             nodes.append(_Node(child, move, index, depth, value, terminal))
             parent.children.append(len(nodes) - 1)
             if not terminal:
@@ -205,6 +249,7 @@ class BestFirst:
                 nodes[i].value = float(y)
                 heapq.heappush(heap, (priority(float(y), white_chooses, depth,
                                                self.config.delta), i))
+        return mates
 
     def _minimax(self, nodes: list[_Node]) -> list[float]:
         """Every node's minimax value (White's view); children come after their parent."""
@@ -254,8 +299,13 @@ class BestFirst:
                     q=self.to_unit(values[c], white), prior=1.0 / len(root.children)))
         children.sort(key=lambda child: (-child.visits, -(child.q or 0.0)))
         expanded_depths = [n.depth for n in nodes if n.expanded]
+        mate = None
         if best is not None:
             value = self.to_unit(values[best], white)
+            y = values[best] if white else -values[best]
+            if abs(y) >= self.config.mate_value / 2:  # forced: every reply of the tree mated
+                plies = round(self.config.mate_value - abs(y))
+                mate = plies if y > 0 else -plies
         elif root.terminal and board.is_checkmate():
             value = -1.0
         else:
@@ -267,4 +317,4 @@ class BestFirst:
             depth=(sum(expanded_depths) / len(expanded_depths) + 1) if expanded_depths
             else 0.0,
             seldepth=max((n.depth for n in nodes), default=0), batches=state["batches"],
-            collisions=0, children=children, reused=False)
+            collisions=0, children=children, reused=False, mate=mate)

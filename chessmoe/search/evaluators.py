@@ -4,7 +4,7 @@ The UCI engine, in-process players, the CLI (``chessmoe analyse``), the pipeline
 notebooks all describe the evaluator they want with an :class:`EvaluatorSpec` -- a bundle (a
 mixture of experts, or the regular bundle's single network) or a run directory or checkpoint,
 the routing and gate, the single-expert ablation, the backend and device -- and call
-:meth:`EvaluatorSpec.build`. Bundles are read through :class:`~chessmoe.search.experts.Bundle`
+:meth:`EvaluatorSpec.build`. Bundles are read through :class:`~chessmoe.search.bundles.Bundle`
 (their manifest), never by hand.
 
 When no network is named, the kit's committed small experts are used if they can be found
@@ -29,6 +29,7 @@ The defaults live here, once, for two contexts:
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -41,19 +42,48 @@ from chessmoe.search.inference import choose_backend
 from chessmoe.search.mcts import Evaluator, UniformEvaluator
 from chessmoe.search.routing import ROUTINGS, Routing
 
-__all__ = ["BACKENDS", "DEFAULT_BACKEND", "DEFAULT_DEVICE", "RECORDED_BACKEND", "RECORDED_DEVICE",
-           "ROUTINGS", "Backend", "EvaluatorSpec", "NoNetworkError", "Routing",
-           "committed_bundles", "committed_results"]
+__all__ = ["BACKENDS", "DEFAULT_BACKEND", "DEFAULT_DEVICE", "GATES_FILE", "RECORDED_BACKEND",
+           "RECORDED_DEVICE", "ROUTINGS", "Backend", "EvaluatorSpec", "NoNetworkError", "Routing",
+           "committed_bundles", "committed_results", "passed_backends"]
+
+# The defaults, for two contexts. EvaluatorSpec's own (DEFAULT_*: both ``auto``, the fastest
+# exact backend of the machine) are those of a user's engine: the UCI engine's options, the
+# ``chessmoe uci`` and ``chessmoe analyse`` arguments and library code. EvaluatorSpec.recorded
+# (RECORDED_*: eager fp32 torch on the CPU) is the default of the kit's tournament players
+# (chessmoe.play.match.PlayerSpec): the committed tournaments record these values, and games
+# played with another backend could differ move for move, so a player that names no backend
+# plays, and is recorded, with them whatever machine resumes it.
 
 DEFAULT_DEVICE = "auto"
 """A user's engine: ``cuda`` when a GPU is present, else the CPU."""
 DEFAULT_BACKEND: Backend = "auto"
-"""A user's engine: ``cuda`` on a GPU, ONNX Runtime on a CPU (:func:`choose_backend`)."""
+"""A user's engine: ``cuda`` on a GPU; on a CPU the fastest low-precision backend whose gates
+are committed as passed (:data:`GATES_FILE`) where the machine runs it, else ONNX Runtime
+(:func:`choose_backend`)."""
 RECORDED_DEVICE = "cpu"
 """A tournament player that names no device (what the committed tournaments record)."""
 RECORDED_BACKEND: Backend = "torch"
 """A tournament player that names no backend: eager fp32 torch, the reference, which the
 committed tournaments record for such players (resuming them must not change their moves)."""
+
+
+#: Where the low-precision backends' gates are committed, under the results directory
+#: (written by :func:`chessmoe.play.precision.gates`).
+GATES_FILE = Path("tournaments") / "precision" / "gates.json"
+
+
+def passed_backends(results_dir: str | os.PathLike[str] | None) -> tuple[str, ...]:
+    """The low-precision backends whose committed gates passed (none without the file)."""
+    if results_dir is None:
+        return ()
+    try:
+        data = json.loads((Path(results_dir) / GATES_FILE).read_text())
+    except (OSError, ValueError):
+        return ()
+    if not isinstance(data, dict):
+        return ()
+    return tuple(name for name, entry in data.items()
+                 if isinstance(entry, dict) and entry.get("passed") is True)
 
 
 class NoNetworkError(KitError):
@@ -62,7 +92,11 @@ class NoNetworkError(KitError):
 
 
 def committed_results() -> Path | None:
-    """The kit's committed ``results/`` directory, if it can be found (see the module doc)."""
+    """The kit's committed ``results/`` directory, if it can be found: ``$CHESSMOE_RESULTS``,
+    else ``./results`` when it holds experts, else the source checkout's ``results/``. An
+    installed wheel has none: a spec that names no network then refuses to build
+    (:class:`NoNetworkError`, one line) instead of searching without a network;
+    ``uniform=True`` is the explicit way to search without one."""
     candidates = []
     if os.environ.get("CHESSMOE_RESULTS"):
         candidates.append(Path(os.environ["CHESSMOE_RESULTS"]))
@@ -142,20 +176,9 @@ class EvaluatorSpec:
             raise ValueError(f"unknown evaluator field(s) {unknown}; known: {sorted(known)}")
         return cls(**data)
 
-    def build(self) -> tuple[Evaluator, str]:
-        """The evaluator, and one line saying what was loaded. Raises
-        :class:`NoNetworkError` (a :class:`~chessmoe._io.errors.KitError`, one line) when no
-        network is named and the kit's committed experts are not found, unless ``uniform``;
-        :class:`FileNotFoundError` when the named network does not exist."""
-        import torch
-
-        # imported here, not above: the experts need torch, which the UCI front end must not
-        # load before it answers 'uci'
-        from chessmoe.search.experts import load_bundle, mixture_from_bundle, network_from_dir
-
-        torch.set_num_threads(self.threads)  # small search batches: more threads contend
-        if self.uniform:
-            return UniformEvaluator(), "evaluator: uniform (no network: value 0, uniform priors)"
+    def named_networks(self) -> tuple[str, str | None]:
+        """The network and baseline this spec reads: as named, or the kit's committed small
+        experts and their regular bundle (:class:`NoNetworkError` when they are not found)."""
         network, baseline = self.network, self.baseline
         if network is None:
             experts, regular = committed_bundles()
@@ -166,16 +189,56 @@ class EvaluatorSpec:
                     "search without one (--uniform, UCI Uniform)")
             network = str(experts)
             baseline = baseline or (str(regular) if regular else None)
-        backend = choose_backend(self.backend, self.device)
         path = Path(network)
         if not path.exists():
             raise FileNotFoundError(f"{path} does not exist (expected an expert bundle, a run "
                                     "directory or a model.pt)")
-        if (path / "manifest.json").exists() and load_bundle(path).regime == "regular":
-            net = network_from_dir(path, device=self.device, backend=backend,
-                                   threads=self.threads)
-            return net, f"evaluator: single network {path} ({backend})"
-        if not (path / "manifest.json").exists():  # a run directory or a checkpoint
+        return network, baseline
+
+    @staticmethod
+    def _single(path: Path) -> bool:
+        """Whether ``path`` gives one network (a regular bundle, a run directory or a
+        checkpoint) rather than a mixture of experts."""
+        from chessmoe.search.bundles import load_bundle
+
+        return (not (path / "manifest.json").exists()
+                or load_bundle(path).regime == "regular")
+
+    def weight_files(self) -> tuple[Path, ...]:
+        """The checkpoint files :meth:`build` reads, without reading them (and without
+        torch): a single network's ``model.pt``, or a mixture's experts and, when present, its
+        baseline; none for ``uniform``. Raises as :meth:`build` does for a missing network."""
+        from chessmoe.search.bundles import load_bundle, mixture_baseline, network_file
+
+        if self.uniform:
+            return ()
+        network, baseline = self.named_networks()
+        path = Path(network)
+        if self._single(path):
+            return (network_file(path),)
+        bundle = load_bundle(path)
+        base = mixture_baseline(bundle, baseline)
+        return (*bundle.expert_paths(), *([base] if base is not None else []))
+
+    def build(self) -> tuple[Evaluator, str]:
+        """The evaluator, and one line saying what was loaded. Raises
+        :class:`NoNetworkError` (a :class:`~chessmoe._io.errors.KitError`, one line) when no
+        network is named and the kit's committed experts are not found, unless ``uniform``;
+        :class:`FileNotFoundError` when the named network does not exist."""
+        # imported here, not above: the UCI front end answers 'uci' before anything loads
+        from chessmoe.search.experts import mixture_from_bundle, network_from_dir
+
+        if self.uniform:
+            return UniformEvaluator(), "evaluator: uniform (no network: value 0, uniform priors)"
+        network, baseline = self.named_networks()
+        backend = choose_backend(self.backend, self.device,
+                                 gated=passed_backends(committed_results()))
+        if backend in ("torch", "cuda"):  # the other backends run without torch
+            import torch
+
+            torch.set_num_threads(self.threads)  # small search batches: more threads contend
+        path = Path(network)
+        if self._single(path):  # a regular bundle, a run directory or a checkpoint
             net = network_from_dir(path, device=self.device, backend=backend,
                                    threads=self.threads)
             return net, f"evaluator: single network {path} ({backend})"

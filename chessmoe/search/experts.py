@@ -1,44 +1,25 @@
-"""Evaluators for the search: one network, or a mixture of phase experts (paper sec. 2.3-2.4).
-
-:class:`NetworkEvaluator` runs one network on a mini-batch of leaves (planes expanded from
-the leaves' records, ``torch.inference_mode``, one call per batch, optional half precision
-on GPU) and returns values and priors over each leaf's legal moves.
-
-:class:`MixtureEvaluator` gates a mini-batch by a phase definition from the registry:
-
-* ``routing="majority"`` (the paper): the phase with the most leaves in the mini-batch
-  (ties: the lowest phase id) picks the expert that evaluates the *whole* batch; the root,
-  a batch of one, gets its own phase's expert;
-* ``routing="split"``: each phase's leaves go to their own expert (the paper's Limitations);
-* ``routing="soft"``: every expert evaluates the batch and outputs are mixed with phase
-  memberships from the tapered phase (the left form of the paper's Eq. 1; 3 phases);
-* ``single_expert=k``: only phase k's expert is used, the baseline network stands in for
-  the other phases (the ablation of Fig. 6 and 29).
-
-The gate's definition (e.g. the ``engine`` mixedness table) is independent of the labels the
-experts were trained with. Every call is logged (:attr:`MixtureEvaluator.log`: batch size,
-phase counts, the expert(s) used), from which the kit draws Fig. 3 and batch purity.
+"""Evaluators for the search: one network (:class:`NetworkEvaluator`), or a mixture of phase
+experts gated by a phase definition (:class:`MixtureEvaluator`, paper sec. 2.3-2.4), and the
+expert bundles they are read from (:class:`Bundle`).
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import torch
 
 from chessmoe.encoding import records_to_planes
-from chessmoe.nets.checkpoints import load_model, resolve_device
-from chessmoe.nets.model import RiseNet
 from chessmoe.phases import BoardBatch, PhaseDefinition, phase_definition, tapered_alpha_batch
+from chessmoe.search.bundles import Bundle, load_bundle, mixture_baseline, network_file
 from chessmoe.search.inference import (
+    BACKEND_PRECISION,
     BackendName,
     EvalPlan,
     NetCall,
@@ -50,14 +31,19 @@ from chessmoe.search.inference import (
 from chessmoe.search.mcts import Evaluation, LeafBatch
 from chessmoe.search.routing import ROUTINGS
 
+if TYPE_CHECKING:  # torch is imported only by the eager path: an ONNX Runtime or OpenVINO
+    import torch  # engine answers its first 'go' without it (about 1.3 s of start-up)
+
+    from chessmoe.nets.model import RiseNet
+
 __all__ = [
-    "Bundle",
+    "Bundle",  # re-exported from chessmoe.search.bundles (its home), as load_bundle
     "GateDecision",
     "MixtureEvaluator",
     "NetworkEvaluator",
     "legal_softmax",
     "load_bundle",
-    "load_model",  # re-exported from chessmoe.nets.checkpoints (its home)
+    "load_model",  # noqa: F822  (re-exported lazily from chessmoe.nets.checkpoints, its home)
     "mixture_from_bundle",
     "network_evaluator",
     "network_from_dir",
@@ -91,11 +77,14 @@ class NetworkEvaluator:
                  backend: NetworkBackend | None = None) -> None:
         if (model is None) == (backend is None):
             raise ValueError("a network evaluator needs a model or a backend (not both)")
-        self.device = resolve_device(device)
-        self.half = half and self.device.type == "cuda"
         self.backend = backend
         self.model = model
+        self.half = False
         if model is not None:
+            from chessmoe.nets.checkpoints import resolve_device
+
+            self.device: torch.device = resolve_device(device)
+            self.half = half and self.device.type == "cuda"
             self.model = model.to(self.device).eval()
             if self.half:
                 self.model = self.model.half()
@@ -111,6 +100,8 @@ class NetworkEvaluator:
         if self.backend is not None:
             return self.backend.forward(records)
         assert self.model is not None
+        import torch
+
         planes = torch.from_numpy(records_to_planes(records)).to(self.device)
         if self.half:
             planes = planes.half()
@@ -160,7 +151,21 @@ class GateDecision:
 
 @dataclass
 class MixtureEvaluator:
-    """Phase experts gated by a phase definition (see the module docstring)."""
+    """Phase experts gated by a phase definition from the registry:
+
+    * ``routing="majority"`` (the paper): the phase with the most leaves in the mini-batch
+      (ties: the lowest phase id) picks the expert that evaluates the *whole* batch; the
+      root, a batch of one, gets its own phase's expert;
+    * ``routing="split"``: each phase's leaves go to their own expert (the paper's
+      Limitations);
+    * ``routing="soft"``: every expert evaluates the batch and outputs are mixed with phase
+      memberships from the tapered phase (the left form of the paper's Eq. 1; 3 phases);
+    * ``single_expert=k``: only phase k's expert is used, the baseline network stands in for
+      the other phases (the ablation of Fig. 6 and 29).
+
+    The gate's definition (e.g. the ``engine`` mixedness table) is independent of the labels
+    the experts were trained with. Every call is logged (:attr:`log`: batch size, phase
+    counts, the expert(s) used), from which the kit draws Fig. 3 and batch purity."""
 
     experts: Sequence[NetworkEvaluator]
     definition: PhaseDefinition
@@ -268,53 +273,7 @@ class MixtureEvaluator:
                 "pure_batches": float(np.mean([p == 1.0 for p in purity]))}
 
 
-# --- bundles on disk -----------------------------------------------------------------------
-
-
-@dataclass
-class Bundle:
-    """A trained bundle: its manifest and network paths."""
-
-    directory: Path
-    manifest: dict[str, Any]
-
-    @property
-    def definition(self) -> str:
-        return str(self.manifest["definition"])
-
-    @property
-    def regime(self) -> str:
-        return str(self.manifest["regime"])
-
-    def expert_paths(self) -> list[Path]:
-        n = len(self.manifest["phase_names"])
-        paths = [self.directory / f"phase{p}" / "model.pt" for p in range(n)]
-        missing = [str(p) for p in paths if not p.exists()]
-        if missing:
-            raise FileNotFoundError(f"the bundle {self.directory} lacks experts: "
-                                    + ", ".join(missing))
-        return paths
-
-    def baseline_path(self) -> Path | None:
-        own = self.directory / "baseline" / "model.pt"
-        if own.exists():
-            return own
-        ref = self.manifest.get("baseline")
-        if ref:
-            path: Path = (self.directory / str(ref) / "baseline" / "model.pt").resolve()
-            if path.exists():
-                return path
-        return None
-
-
-def load_bundle(directory: str | os.PathLike[str]) -> Bundle:
-    """Read a bundle directory written by :mod:`chessmoe.nets.regimes`."""
-    directory = Path(directory)
-    path = directory / "manifest.json"
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: not an expert bundle (train one with "
-                                "'chessmoe train')")
-    return Bundle(directory, json.loads(path.read_text()))
+# --- networks from bundles on disk (which files: chessmoe.search.bundles) -----------------
 
 
 def network_evaluator(path: str | os.PathLike[str], *, device: str = "auto",
@@ -325,6 +284,8 @@ def network_evaluator(path: str | os.PathLike[str], *, device: str = "auto",
     ``cuda``: bf16 with CUDA graphs). Backends are shared per checkpoint, device and
     thread count, so every player of a worker feeds one network object."""
     if backend == "torch":
+        from chessmoe.nets.checkpoints import load_model
+
         return NetworkEvaluator(load_model(path, device, half), device=device, half=half,
                                 name=name)
     return NetworkEvaluator(backend=_shared_backend(str(Path(path).resolve()), backend,
@@ -335,7 +296,7 @@ def network_evaluator(path: str | os.PathLike[str], *, device: str = "auto",
 @lru_cache(maxsize=32)
 def _shared_backend(path: str, backend: BackendName, device: str, threads: int,
                     name: str) -> NetworkBackend:
-    precision = "bf16" if backend == "cuda" else "fp32"
+    precision = BACKEND_PRECISION[backend]
     return make_backend(path, backend, device="cuda" if device == "auto" else device,
                         precision=precision, threads=threads, name=name)
 
@@ -351,10 +312,10 @@ def mixture_from_bundle(directory: str | os.PathLike[str], *, routing: str = "ma
     experts = [network_evaluator(p, device=device, half=half, backend=backend,
                                  threads=threads, name=f"phase{i}")
                for i, p in enumerate(bundle.expert_paths())]
-    base_path = Path(baseline) / "baseline" / "model.pt" if baseline else bundle.baseline_path()
+    base_path = mixture_baseline(bundle, baseline)
     base = (network_evaluator(base_path, device=device, half=half, backend=backend,
                               threads=threads, name="baseline")
-            if base_path is not None and base_path.exists() else None)
+            if base_path is not None else None)
     return MixtureEvaluator(experts, definition, routing=routing, baseline=base,
                             single_expert=single_expert)
 
@@ -364,13 +325,15 @@ def network_from_dir(directory: str | os.PathLike[str], device: str = "auto",
                      threads: int = 1) -> NetworkEvaluator:
     """A single-network evaluator from a run directory, a bundle with a baseline, or a
     checkpoint file."""
-    path = Path(directory)
-    if path.is_dir():
-        for candidate in (path / "model.pt", path / "baseline" / "model.pt"):
-            if candidate.exists():
-                path = candidate
-                break
-        else:
-            raise FileNotFoundError(f"no model.pt in {directory} (or its baseline/)")
+    path = network_file(directory)
     return network_evaluator(path, device=device, half=half, backend=backend,
                              threads=threads, name=path.parent.name)
+
+
+def __getattr__(name: str) -> Any:
+    """``load_model`` from its home, imported on first use (it needs torch)."""
+    if name == "load_model":
+        from chessmoe.nets.checkpoints import load_model
+
+        return load_model
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,6 +8,11 @@
   checkpoint's sha256). On this kit's small networks it is 2x eager torch at batch 8 and 6x at
   batch 1 (``make bench``), and its rows are bit-identical whatever the batch they sit in, so a
   batched search reproduces an unbatched one exactly;
+* ``openvino-bf16`` -- OpenVINO on the CPU with bf16 inference precision (the ONNX export read
+  as it is; weights and activations in bf16 where the CPU computes bf16 natively: AVX512_BF16
+  or AMX). Not exact: it is used for claims only after the gates of
+  :mod:`chessmoe.play.precision` (move agreement, value error, a match against fp32) pass, and
+  :func:`choose_backend` picks it only where those gates are committed as passed;
 * ``cuda`` -- PyTorch on a GPU: weights and inputs in bf16 (or fp16), channels-last memory,
   planes expanded from the records on the GPU, and one CUDA graph per batch-size bucket (a
   batch is padded to the next bucket) so a call is one graph launch instead of ~160 kernels.
@@ -28,6 +33,7 @@ are called directly.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +53,8 @@ if TYPE_CHECKING:
 __all__ = [
     "BACKENDS",
     "BACKEND_CHOICES",
+    "BACKEND_PRECISION",
+    "LOW_PRECISION",
     "BackendChoice",
     "BackendName",
     "CudaBackend",
@@ -55,41 +63,86 @@ __all__ = [
     "NetCall",
     "NetworkBackend",
     "OnnxBackend",
+    "OpenVinoBackend",
     "Outputs",
     "Plannable",
     "TorchBackend",
     "choose_backend",
+    "cpu_has_native_bf16",
     "export_onnx",
     "make_backend",
     "onnx_cache_dir",
+    "openvino_bf16_available",
     "run_plan",
 ]
 
-BackendName = Literal["torch", "onnx", "cuda"]
-BACKENDS: tuple[BackendName, ...] = ("torch", "onnx", "cuda")
-BackendChoice = Literal["auto", "torch", "onnx", "cuda"]
+BackendName = Literal["torch", "onnx", "openvino-bf16", "cuda"]
+BACKENDS: tuple[BackendName, ...] = ("torch", "onnx", "openvino-bf16", "cuda")
+#: What each backend computes in (``cuda``: its default; :func:`make_backend` takes others).
+BACKEND_PRECISION: dict[BackendName, str] = {"torch": "fp32", "onnx": "fp32",
+                                             "openvino-bf16": "bf16", "cuda": "bf16"}
+#: The backends whose outputs are not fp32's: a tournament played with one names it in its
+#: spec, and a claim reads it only after its gates passed.
+LOW_PRECISION: tuple[BackendName, ...] = ("openvino-bf16",)
+BackendChoice = Literal["auto", "torch", "onnx", "openvino-bf16", "cuda"]
 BACKEND_CHOICES: tuple[BackendChoice, ...] = ("auto", *BACKENDS)
 
 
-def choose_backend(backend: BackendChoice, device: str = "auto") -> BackendName:
-    """The backend ``backend`` names; ``auto`` is the fastest one that is exact enough for
-    the device: ``cuda`` (bf16, CUDA graphs) when ``device`` resolves to a GPU, else ONNX
-    Runtime when it is installed (within 1e-4 of eager fp32, about twice its speed at search
-    batch sizes on a CPU; BENCHMARKS.md), else eager torch."""
+def choose_backend(backend: BackendChoice, device: str = "auto",
+                   gated: Sequence[str] = ()) -> BackendName:
+    """The backend ``backend`` names; ``auto`` is the fastest one the machine can run that is
+    exact, or whose gates passed: ``cuda`` (bf16, CUDA graphs) when ``device`` resolves to a
+    GPU; else ``openvino-bf16`` when it is in ``gated`` (the low-precision backends whose
+    committed gates passed), OpenVINO is installed and the CPU computes bf16 natively; else
+    ONNX Runtime when it is installed (within 1e-4 of eager fp32, about twice its speed at
+    search batch sizes on a CPU; BENCHMARKS.md), else eager torch."""
     if backend != "auto":
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; known: "
                              f"{', '.join(BACKEND_CHOICES)}")
         return backend
-    from chessmoe.nets.checkpoints import resolve_device
-
-    if resolve_device(device).type == "cuda":
+    if _gpu_requested(device):
         return "cuda"
+    if "openvino-bf16" in gated and openvino_bf16_available():
+        return "openvino-bf16"
     try:
         import onnxruntime  # noqa: F401
     except ImportError:
         return "torch"
     return "onnx"
+
+
+def _gpu_requested(device: str) -> bool:
+    """Whether ``device`` resolves to a GPU (``auto`` asks torch only when torch is already
+    imported or CUDA is visible, so a CPU engine's choice does not import torch)."""
+    if device.startswith("cuda"):
+        return True
+    if device != "auto":
+        return False
+    if "torch" not in sys.modules and not os.environ.get("CUDA_VISIBLE_DEVICES") and \
+            not Path("/proc/driver/nvidia").exists():
+        return False
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
+def cpu_has_native_bf16() -> bool:
+    """Whether this CPU computes bf16 natively (AVX512_BF16 or AMX), read from its flags
+    (Linux) without importing torch; False where the flags cannot be read."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return any(flag in flags.split() for flag in ("avx512_bf16", "amx_bf16"))
+
+
+def openvino_bf16_available() -> bool:
+    """Whether the ``openvino-bf16`` backend can run here at its speed: OpenVINO installed and
+    a CPU that computes bf16 natively (elsewhere OpenVINO would quietly compute in fp32)."""
+    import importlib.util
+
+    return importlib.util.find_spec("openvino") is not None and cpu_has_native_bf16()
 
 Outputs = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
 """``(values [N], policy logits [N, 4864])`` of one network call, float32."""
@@ -190,6 +243,45 @@ class OnnxBackend:
                 np.asarray(policy, dtype=np.float32))
 
 
+class OpenVinoBackend:
+    """OpenVINO on the CPU: the ONNX export compiled once (dynamic batch) with ``precision``
+    as its inference precision (``bf16``; ``f32`` computes as ONNX Runtime does, for tests),
+    ``threads`` threads, one stream, latency mode (one search's small batches)."""
+
+    def __init__(self, onnx_path: str | os.PathLike[str], *, precision: str = "bf16",
+                 threads: int = 1, name: str = "network") -> None:
+        try:
+            import openvino as ov
+        except ImportError as error:
+            from chessmoe._io.errors import KitError
+
+            raise KitError("the openvino-bf16 backend needs OpenVINO: pip install openvino "
+                           "(or use --backend onnx)") from error
+        if precision not in ("bf16", "f32"):
+            raise ValueError(f"precision {precision!r}: the openvino backend takes bf16 or f32")
+        core = ov.Core()
+        # compiled networks are cached beside the ONNX exports: a later engine start loads
+        # the blob instead of compiling again
+        core.set_property({"CACHE_DIR": str(onnx_cache_dir().parent / "openvino")})
+        self.compiled = core.compile_model(core.read_model(str(onnx_path)), "CPU", {
+            "INFERENCE_PRECISION_HINT": precision, "INFERENCE_NUM_THREADS": threads,
+            "NUM_STREAMS": 1, "PERFORMANCE_HINT": "LATENCY"})
+        self.request = self.compiled.create_infer_request()
+        self._value = self.compiled.output("value")
+        self._policy = self.compiled.output("policy")
+        self.precision = precision
+        self.name = name
+        self.calls = 0
+        self.positions = 0
+
+    def forward(self, records: npt.NDArray[Any]) -> Outputs:
+        result = self.request.infer({"planes": records_to_planes(records)})
+        self.calls += 1
+        self.positions += len(records)
+        return (np.array(result[self._value], dtype=np.float32).reshape(-1),
+                np.array(result[self._policy], dtype=np.float32))
+
+
 DEFAULT_BUCKETS = (8, 16, 32, 64, 128, 256, 512, 1024)
 
 
@@ -278,13 +370,33 @@ def make_backend(checkpoint: str | os.PathLike[str], backend: BackendName = "tor
                  device: str = "cpu", precision: str = "fp32", threads: int = 1,
                  name: str = "network") -> NetworkBackend:
     """The backend ``backend`` for the network in ``checkpoint`` (loaded with
-    ``weights_only=True`` through :func:`chessmoe.nets.checkpoints.load_model`)."""
+    ``weights_only=True`` through :func:`chessmoe.nets.checkpoints.load_model`):
+
+    * ``torch`` -- eager PyTorch in fp32 on the CPU (the reference every backend is compared
+      with);
+    * ``onnx`` -- ONNX Runtime on the CPU (the network exported once per checkpoint, cached by
+      the checkpoint's sha256). On this kit's small networks it is 2x eager torch at batch 8
+      and 6x at batch 1 (``make bench``), and its rows are bit-identical whatever the batch
+      they sit in, so a batched search reproduces an unbatched one exactly;
+    * ``cuda`` -- PyTorch on a GPU: weights and inputs in bf16 (or fp16), channels-last
+      memory, planes expanded from the records on the GPU, and one CUDA graph per batch-size
+      bucket (a batch is padded to the next bucket) so a call is one graph launch instead of
+      ~160 kernels.
+
+    Agreement with eager fp32 (tested, the reduced-precision path on the CPU): ``onnx`` within
+    1e-4 on values and priors; bf16 within 0.03 on values and on each prior (8 mantissa
+    bits); fp16 within 0.005."""
     from chessmoe._io.fsutil import sha256_file
-    from chessmoe.nets.checkpoints import load_model
 
     path = Path(checkpoint)
+    if backend in ("cuda", "torch"):  # the others read the cached export without torch
+        from chessmoe.nets.checkpoints import load_model
     if backend == "onnx":
         return OnnxBackend(_exported(path, sha256_file(path)), threads=threads, name=name)
+    if backend == "openvino-bf16":
+        return OpenVinoBackend(_exported(path, sha256_file(path)),
+                               precision="f32" if precision == "f32" else "bf16",
+                               threads=threads, name=name)
     if backend == "cuda":
         if precision not in ("bf16", "fp16", "fp32"):
             raise ValueError(f"precision {precision!r}: the cuda backend takes bf16, fp16, fp32")
@@ -333,6 +445,13 @@ def run_plan(plan: EvalPlan, batch: LeafBatch) -> Evaluation:
 
 class InferenceService:
     """Evaluates the pending mini-batches of many searches with one call per network.
+
+    Each search's mini-batch is first *planned* by its own evaluator -- a mixture of experts
+    takes its gate decision (the paper's majority vote) on that mini-batch alone, exactly as
+    when it runs by itself -- into network calls (which network, which rows). The service
+    then concatenates the rows bound for the same network across all searches, runs each
+    network once, and hands every search its own rows back. Evaluators that cannot plan (a
+    uniform evaluator, test stubs) are called directly.
 
     ``max_batch`` caps one network call (larger groups are split into several calls); the
     statistics count network calls and positions per call.

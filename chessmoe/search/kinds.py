@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import Literal
 
+from chessmoe._io.errors import error_cause
 from chessmoe.search.mcts import MCTS, Evaluator, SearchConfig, TreeSearch
 
-__all__ = ["DEFAULT_SEARCH", "SEARCH_KINDS", "SearchKind", "check_search_kind", "make_search"]
+__all__ = ["DEFAULT_SEARCH", "SEARCH_KINDS", "SearchKind", "check_search_kind", "make_search",
+           "native_problem"]
 
 SearchKind = Literal["native", "python"]
 SEARCH_KINDS: tuple[SearchKind, ...] = ("native", "python")
@@ -33,3 +35,23 @@ def make_search(evaluator: Evaluator, config: SearchConfig | None = None,
     from chessmoe.search.native.search import NativeMCTS
 
     return NativeMCTS(evaluator, config)
+
+
+def native_problem() -> str | None:
+    """Why the compiled search cannot run here, in one line (``None``: it can, and every
+    function it uses is now compiled or loaded from numba's cache): numba cannot be imported,
+    ``NUMBA_DISABLE_JIT`` is set (the core would run as interpreted Python), or the core
+    cannot be compiled or cached (e.g. no writable cache directory)."""
+    try:
+        import numba
+    except ImportError as error:
+        return f"numba cannot be imported ({error_cause(error)})"
+    if getattr(numba.config, "DISABLE_JIT", False):
+        return "NUMBA_DISABLE_JIT is set, so numba would not compile it"
+    try:
+        from chessmoe.search.native.search import warm_up
+
+        warm_up()
+    except Exception as error:  # e.g. "cannot cache function ...: no locator available"
+        return f"it cannot be compiled or cached ({error_cause(error)})"
+    return None

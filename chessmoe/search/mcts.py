@@ -44,6 +44,7 @@ from chessmoe.encoding import (
     policy_indices,
     record_board,
 )
+from chessmoe.search.stops import mate_reached, reported_depth, tree_mate
 
 __all__ = [
     "MCTS",
@@ -97,6 +98,8 @@ class Limits:
     nodes: int | None = None  # new nodes evaluated in this search
     simulations: int | None = None  # descents backed up (default with nodes: 2 x nodes)
     movetime_ms: float | None = None
+    depth: int | None = None  # the reported depth to reach (chessmoe.search.stops)
+    mate: int | None = None  # stop once a mate in this many moves is proven (search.stops)
 
     @property
     def max_simulations(self) -> int | None:
@@ -107,7 +110,7 @@ class Limits:
         return 2 * self.nodes if self.nodes is not None else None
 
     def __post_init__(self) -> None:
-        for name in ("nodes", "simulations", "movetime_ms"):
+        for name in ("nodes", "simulations", "movetime_ms", "depth", "mate"):
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise ValueError(f"{name} must be positive (or None for no limit)")
@@ -254,6 +257,7 @@ class SearchResult:
     collisions: int
     children: list[RootChild]  # every root move, most visited first
     reused: bool
+    mate: int | None = None  # a proven mate in plies (+ side to move mates; search.stops)
 
     @property
     def nps(self) -> float:
@@ -349,6 +353,8 @@ class MCTS:
                 break
             if stop is not None and stop.is_set():
                 break
+            if batches and self._reached(root, limits, depth_sum / max(nodes - 1, 1)):
+                break
             if all(root.children[i] is not None and root.children[i].terminal  # type: ignore[union-attr]
                    for i in range(len(root.moves))) and root.visits > 4 * len(root.moves):
                 break  # every root move is decided: nothing left to search
@@ -378,6 +384,13 @@ class MCTS:
                                          seldepth, batches, collisions, reused))
         return self._result(root, nodes, simulations, start, depth_sum, seldepth, batches,
                             collisions, reused)
+
+    def _reached(self, root: Node, limits: Limits, mean_depth: float) -> bool:
+        """``go depth``/``go mate`` reached (:mod:`chessmoe.search.stops`)."""
+        if limits.depth is not None and reported_depth(mean_depth) >= limits.depth:
+            return True
+        return limits.mate is not None and mate_reached(
+            tree_mate(root, self._choose(root), 2 * limits.mate), limits.mate)
 
     # -- tree reuse --
     def _prepare_root(self, board: chess.Board) -> bool:
@@ -642,7 +655,8 @@ class MCTS:
             simulations=simulations, tree_nodes=root.subtree_size(),
             seconds=time.monotonic() - start,
             depth=depth_sum / max(nodes - 1, 1), seldepth=seldepth, batches=batches,
-            collisions=collisions, children=children, reused=reused)
+            collisions=collisions, children=children, reused=reused,
+            mate=tree_mate(root, best) if root.expanded else None)
 
 
 SearchSteps = Generator[LeafBatch, Evaluation, SearchResult]

@@ -26,6 +26,7 @@ import torch
 from torch import nn
 
 from chessmoe._io.fsutil import atomic_path
+from chessmoe.nets.related import load_state
 
 __all__ = [
     "CASTLING_BITS",
@@ -588,7 +589,7 @@ class Comparator:
     layers in numpy (float32, within 1e-6 of :meth:`DeepChessNet.compare`), without a torch
     call. The network's weights are read when the comparator is made.
 
-    The engine's player now searches with
+    The engine's player searches with
     :class:`~chessmoe.nets.related.deepchess_fast.FastComparator` (no batches, no torch
     call, the same decisions); this one is the reference its tests and benchmark compare
     it with."""
@@ -673,6 +674,6 @@ def load_weights(path: str | os.PathLike[str], shape: Shape = FULL) -> DeepChess
     """A :class:`DeepChessNet` of ``shape`` with the weights at ``path``
     (``torch.load(weights_only=True)``)."""
     net = DeepChessNet(shape)
-    net.load_state_dict(torch.load(Path(path), map_location="cpu", weights_only=True))
+    load_state(Path(path), net, "DeepChess")  # one line naming the file when it cannot
     net.eval()
     return net

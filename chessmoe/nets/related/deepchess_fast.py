@@ -1,27 +1,8 @@
 """DeepChess's comparator for the search, one position and one pair at a time in numpy.
 
 The search (:mod:`chessmoe.search.alphabeta_compare`) asks ``better(a, b)`` one pair at a
-time, and only about one in seven of the positions that :class:`~chessmoe.nets.related.
-deepchess.Comparator` embeds ahead (every child of a node one ply above the horizon, in one
-torch batch) is ever compared: alpha-beta cuts the rest. :class:`FastComparator` answers the
-same question without a torch call:
-
-* a position is embedded when it is first compared, alone: the tower's first layer is the sum
-  of the weight rows of its set input bits (about 35 of the 773: one per piece, the side to
-  move and the castling rights), the other layers are small dense products; the code is then
-  multiplied by the head's first layer as the first and as the second position of a pair
-  (``W [ea; eb] = W_a ea + W_b eb``), so
-* a pair adds two stored vectors and runs the head's remaining small layers, both orders at
-  once; the answer is the network's, both orders averaged, as the reference comparator's.
-
-The arithmetic is float64 where the reference's is float32 in another order: answers agree
-with the network's exact ones to about 1e-15 and with the reference's to its own rounding,
-within 1e-6 -- not bit for bit, so a decision could differ only for a pair the network finds
-even to that precision (tests compare decisions and whole searches on real positions). A
-position compared with itself (a transposition) is an exact tie, not better, as in the
-reference. Each pair is worked out in one fixed order of its two positions and a position's
-vectors depend on it alone, so an answer is a function of the pair, whatever the caches
-held: unlike the reference's, it does not move with the searches before it in a game.
+time, and alpha-beta cuts most of the positions the torch comparator embeds ahead in a batch;
+:class:`FastComparator` answers the same question without a torch call.
 """
 
 from __future__ import annotations
@@ -80,8 +61,27 @@ def _sigmoid(x: float) -> float:
 
 class FastComparator:
     """``better(a, b)``: is ``a`` better for White than ``b``, by the network (both orders
-    averaged), in numpy (see the module doc); a drop-in for the search of
-    :class:`~chessmoe.nets.related.deepchess.Comparator` without its ``prepare`` batches.
+    averaged), in numpy; a drop-in for the search of
+    :class:`~chessmoe.nets.related.deepchess.Comparator` without its ``prepare`` batches
+    (only about one in seven of the positions that one embeds ahead -- every child of a node
+    one ply above the horizon -- is ever compared).
+
+    * a position is embedded when it is first compared, alone: the tower's first layer is the sum
+      of the weight rows of its set input bits (about 35 of the 773: one per piece, the side to
+      move and the castling rights), the other layers are small dense products; the code is then
+      multiplied by the head's first layer as the first and as the second position of a pair
+      (``W [ea; eb] = W_a ea + W_b eb``), so
+    * a pair adds two stored vectors and runs the head's remaining small layers, both orders at
+      once; the answer is the network's, both orders averaged, as the reference comparator's.
+
+    The arithmetic is float64 where the reference's is float32 in another order: answers agree
+    with the network's exact ones to about 1e-15 and with the reference's to its own rounding,
+    within 1e-6 -- not bit for bit, so a decision could differ only for a pair the network finds
+    even to that precision (tests compare decisions and whole searches on real positions). A
+    position compared with itself (a transposition) is an exact tie, not better, as in the
+    reference. Each pair is worked out in one fixed order of its two positions and a position's
+    vectors depend on it alone, so an answer is a function of the pair, whatever the caches
+    held: unlike the reference's, it does not move with the searches before it in a game.
 
     Each position's two projections and each pair's answer are kept until :meth:`clear`
     (a new game) or until ``cache_size`` of them are held (then that store starts over)."""

@@ -1,28 +1,9 @@
-"""The self-play value network of the MAIS 202 document (related-selfplay-value-search.md).
-
-What the document fixes, and where it lives here:
-
-* input: the board as an 8x8 image with 6 signed one-hot planes, one per piece type in the
-  order ``[pawn, knight, bishop, rook, queen, king]``; a White piece is ``+1`` and a Black
-  piece ``-1`` on its type's plane (absolute colours, as the document writes it: "positive
-  being white and negative black"). :func:`encode` returns it channels-first, ``[6, 8, 8]``
-  (torch's layout of the document's ``8 x 8 x 6``), row 0 = rank 1, column 0 = file a.
-* the network: 6 convolutions 3x3 with 32 filters, padding and ReLU, no pooling; a dense layer
-  of 64 units with linear activation; one linear output (:class:`MaisNet`). It predicts
-  ``Q(S)`` from White's point of view, in the naive evaluation's centipawn units.
-* the naive evaluation (:func:`naive_eval`): material (pawn 100, knight 320, bishop 330,
-  rook 500, queen 900 centipawns), piece-square tables (the king's table switches to the
-  endgame one at 12 or fewer non-king pieces), 50 cp for each piece giving check, and the
-  outcome: a checkmate is worth the king's 20000 cp, a draw 0. These are the numbers of the
-  document's ``static_board_evaluation.py``.
-* targets: ``Q(S_t) = naive_eval(S_t) + gamma * Q(S_t+1)`` along a played game, gamma 0.9,
-  the last position's Q being its naive evaluation (:func:`q_targets`).
-* training: Adam on the mean squared error (the document's Keras compile), 5 epochs per call
-  (:func:`fit`).
-
-The output layer is followed by a fixed factor :data:`OUTPUT_SCALE` (1000): targets reach
-tens of thousands of centipawns, and the factor keeps the weights' gradients in a usual range
-without changing what the network can represent.
+"""The self-play value network of the MAIS 202 document (related-selfplay-value-search.md),
+with the document's numbers: the signed one-hot input (:func:`encode`), the network
+(:class:`MaisNet`, predicting Q from White's point of view in the naive evaluation's
+centipawns), the naive evaluation of the document's ``static_board_evaluation.py``
+(:func:`naive_eval`), the targets ``Q(S_t) = naive_eval(S_t) + 0.9 Q(S_t+1)`` along a played
+game (:func:`q_targets`) and Adam on the mean squared error, 5 epochs a call (:func:`fit`).
 """
 
 from __future__ import annotations
@@ -37,6 +18,7 @@ import torch
 from torch import nn
 
 from chessmoe._io.fsutil import atomic_path
+from chessmoe.nets.related import load_state
 
 __all__ = [
     "CHECK_BONUS",
@@ -60,6 +42,9 @@ __all__ = [
 GAMMA = 0.9
 MATE_SCORE = 20000.0  # the king's value: what a checkmate is worth
 CHECK_BONUS = 50.0  # per piece giving check
+# The output layer is followed by this fixed factor: targets reach tens of thousands of
+# centipawns, and the factor keeps the weights' gradients in a usual range without changing
+# what the network can represent.
 OUTPUT_SCALE = 1000.0
 PIECE_VALUES: dict[chess.PieceType, float] = {
     chess.PAWN: 100.0, chess.KNIGHT: 320.0, chess.BISHOP: 330.0, chess.ROOK: 500.0,
@@ -190,7 +175,9 @@ def q_targets(naive: Sequence[float], gamma: float = GAMMA) -> list[float]:
 
 def encode(board: chess.Board) -> np.ndarray:
     """The document's signed one-hot board, ``float32 [6, 8, 8]`` (plane = piece type - 1,
-    row = rank, column = file; +1 White, -1 Black)."""
+    row = rank, column = file; +1 White, -1 Black: absolute colours, as the document writes
+    it, "positive being white and negative black"), channels-first: torch's layout of the
+    document's ``8 x 8 x 6``."""
     planes = np.zeros((6, 8, 8), dtype=np.float32)
     for square, piece in board.piece_map().items():
         planes[piece.piece_type - 1, chess.square_rank(square), chess.square_file(square)] = (
@@ -303,7 +290,6 @@ def save_weights(model: MaisNet, path: str | os.PathLike[str]) -> None:
 def load_weights(path: str | os.PathLike[str]) -> MaisNet:
     """A :class:`MaisNet` with the weights at ``path`` (``torch.load(weights_only=True)``)."""
     model = MaisNet()
-    state = torch.load(Path(path), map_location="cpu", weights_only=True)
-    model.load_state_dict(state)
+    load_state(Path(path), model, "MAIS")  # one line naming the file when it cannot
     model.eval()
     return model

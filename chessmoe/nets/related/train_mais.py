@@ -1,19 +1,11 @@
-"""MAIS 202 training runs (``related-selfplay-value-search.md``): self-play games, the batch
-by batch fit, run files and the validations that need no search.
+"""MAIS 202 training runs (``related-selfplay-value-search.md``): self-play games chosen by the
+network alone (:func:`self_play_game`), the batch-by-batch fit into a resumable run directory
+(:func:`train`, :func:`train_run`), and the validations that need no search (on Lichess
+positions and on held-out self-play games, :func:`score_on_final_split`). The network and its
+targets are in :mod:`chessmoe.nets.related.mais`.
 
-:func:`train` (``chessmoe related train mais``) and :func:`train_run` write a resumable run
-directory (``config.json``, ``weights.pt``, ``metrics.jsonl``, ``summary.json``,
-``selfplay-holdout.jsonl``, ``provenance.json``, snapshots ``at-<N>-games/``; ``state/`` not
-for version control). The self-play games (:func:`self_play_game`) choose their moves by the
-network alone, no tree search. With ``selfplay_holdout_every = k`` every k-th self-play game is
-held out (``k = 10``: 10 % of the games, the share the document names; *every tenth game* is
-this kit's choice); the held-out games written to ``selfplay-holdout.jsonl`` define the split,
-from which :func:`score_on_final_split` (``chessmoe related fixed-split``) recomputes
-``fixed-split.json``. The network and its targets are in :mod:`chessmoe.nets.related.mais`.
-
-Contract: this module imports nothing above the nets layer. What a run needs of the best-first
-search (its settings, recorded in ``config.json``, and its speed, in ``summary.json``) is a
-:class:`SearchSteps` its caller passes in (:data:`chessmoe.play.players.mais.SEARCH_STEPS`).
+Contract: this module imports nothing above the nets layer; what a run needs of the
+best-first search is a :class:`SearchSteps` its caller passes in.
 """
 
 from __future__ import annotations
@@ -337,7 +329,14 @@ def train_run(out_dir: Path, config: MaisTrainConfig, *, search: SearchSteps,
               data_dir: Path | None = None, progress: bool = True) -> Path:
     """Self-play training; continues after the last finished batch (weights, optimizer,
     replay pool and random states are saved after every batch in ``state/``, not meant for
-    version control).
+    version control). The run directory also holds ``config.json`` (with the search's
+    settings), ``weights.pt``, ``metrics.jsonl``, ``summary.json`` (with the search's speed),
+    ``selfplay-holdout.jsonl``, ``provenance.json`` and snapshots ``at-<N>-games/``. With
+    ``selfplay_holdout_every = k`` every k-th self-play game is held out (``k = 10``: 10 % of
+    the games, the share the document names; *every tenth game* is this kit's choice); the
+    held-out games written to ``selfplay-holdout.jsonl`` define the split from which
+    :func:`score_on_final_split` (``chessmoe related fixed-split``) recomputes
+    ``fixed-split.json``.
 
     Batches of ``games_per_batch`` games: each position after a move and its mirror (colours
     swapped, board flipped, target negated); the network is fitted for ``epochs`` epochs on

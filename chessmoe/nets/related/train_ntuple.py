@@ -3,9 +3,9 @@ positions, Stockfish labels, the training run's files and the held-out test set.
 
 :func:`train` (``chessmoe related train ntuple``) labels positions of the Lichess excerpt with
 Stockfish's best move and runs the document's comparison training
-(:func:`chessmoe.nets.related.ntuple.train_comparison`) into a run directory, resumably; its
-overrides (``--set KEY=VALUE``) are fields of
-:class:`~chessmoe.nets.related.ntuple.NtupleTrainConfig`.
+(:func:`chessmoe.nets.related.ntuple_comparison.train_comparison`) into a run directory,
+resumably; its overrides (``--set KEY=VALUE``) are fields of
+:class:`~chessmoe.nets.related.ntuple_comparison.NtupleTrainConfig`.
 
 Contract: this module imports nothing above the nets layer. The d-ply search each move is
 compared through is the ``search`` (a :data:`~chessmoe.nets.related.ntuple.LeafSearch`) its
@@ -25,18 +25,15 @@ from chessmoe._io.fsutil import atomic_write_json, atomic_write_text, sha256_fil
 from chessmoe._io.overrides import parse_overrides
 from chessmoe._io.provenance import provenance
 from chessmoe.games.pgn import PgnFilters, iter_games
-from chessmoe.nets.related.ntuple import (
+from chessmoe.nets.related.ntuple import LeafSearch, NtupleWeights, save_weights, start_weights
+from chessmoe.nets.related.ntuple_comparison import (
     LabelledPosition,
-    LeafSearch,
     NtupleTrainConfig,
-    NtupleWeights,
     agreement_on_test,
     config_record,
     label_positions,
     sample_positions,
     sample_test_positions,
-    save_weights,
-    start_weights,
     train_comparison,
 )
 

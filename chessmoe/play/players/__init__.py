@@ -1,26 +1,15 @@
-"""The engines of the related documents, as players beside the paper's MoE engine.
+"""The engines of the related documents, as players beside the paper's MoE engine (kind
+``"moe"``).
 
-Each related engine lives in one module here (``deepchess``, ``ntuple``, ``mais``) exposing
-
-- ``OPTIONS: tuple[EngineOption, ...]``: the engine's own settings (its UCI options beside the
-  common ``Model_Directory``, ``Nodes``, ``Fixed_Movetime`` and ``Threads``), declared once in
-  :data:`ENGINE_OPTIONS` here, so listing them (a UCI ``uci`` answer) imports neither the
-  engine's module nor torch;
-- ``build_searcher(model_dir: Path | None, *, threads: int = 1, options: Mapping[str, Any])
-  -> Searcher``: a player that
-  answers :class:`~chessmoe.search.mcts.Limits` with a
-  :class:`~chessmoe.search.mcts.SearchResult` (the :class:`~chessmoe.play.engine.Searcher`
-  protocol), loading its trained weights safely from ``model_dir`` (default: the kit's
-  committed ``results/related/<name>``) and configured by ``options`` (every name of
-  ``OPTIONS``, checked and completed with defaults by :func:`build_searcher` here); the
-  searcher's ``loaded`` attribute says what it loaded (:func:`weights_note`);
-- ``SEARCH_STEPS``: what the engine's training needs of its search (timing it, or the d-ply
-  search each move is compared through), given to its trainer
-  (``chessmoe.nets.related.train_<name>``) by the caller (``chessmoe related train``).
-
-Their networks, trainers and searches sit in the layers below (``chessmoe.nets.related``,
-``chessmoe.search``); this package only joins them into players and never imports a trainer.
-The paper's engine is the kind ``"moe"``.
+Each related engine is one module here (``deepchess``, ``ntuple``, ``mais``) exposing
+``OPTIONS`` (its own settings, declared once in :data:`ENGINE_OPTIONS` here, so a UCI ``uci``
+answer imports neither the engine's module nor torch), ``build_searcher(model_dir, *,
+threads, options) -> Searcher`` (a player of the :class:`~chessmoe.play.engine.Searcher`
+protocol that loads its trained weights safely, default the committed
+``results/related/<name>``, and says what it loaded in ``loaded``: :func:`weights_note`) and
+``SEARCH_STEPS`` (what its trainer needs of its search, given to it by the caller). Their
+networks, trainers and searches sit in the layers below; this package only joins them into
+players and never imports a trainer.
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ searches (the search's speed in a run's summary) is :data:`SEARCH_STEPS`, which 
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -18,7 +17,8 @@ from typing import Any
 
 import chess
 
-from chessmoe.nets.related import RELATED_WEIGHTS
+from chessmoe._io.errors import KitError, error_cause
+from chessmoe.nets.related import RELATED_WEIGHTS, read_config
 from chessmoe.nets.related.deepchess import DeepChessNet, Shape, load_weights
 from chessmoe.nets.related.deepchess_fast import FastComparator
 from chessmoe.play.engine import Searcher
@@ -71,11 +71,16 @@ def build_searcher(model_dir: Path | None, *, threads: int = 1,
     from chessmoe.play.players import resolve_options, run_files
 
     path, config_path = run_files("deepchess", model_dir, WEIGHTS, "config.json")
-    config = json.loads(config_path.read_text())
-    shape = Shape(pos2vec=tuple(config["pos2vec"]), head=tuple(config["head"]))
+    config = read_config(config_path)
+    try:
+        shape = Shape(pos2vec=tuple(config["pos2vec"]), head=tuple(config["head"]))
+        search_depth = int(config["search_depth"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise KitError(f"{config_path} does not describe a DeepChess run "
+                       f"({error_cause(error)})") from None
     torch.set_num_threads(max(1, threads))
     values = resolve_options("deepchess", options)
-    depth = int(values["Depth"]) or int(config["search_depth"])
+    depth = int(values["Depth"]) or search_depth
     quiescence = bool(values["Quiescence"])
     note = weights_note(path) + (", quiescence" if quiescence else "")
     return DeepChessPlayer(load_weights(path, shape), depth=depth, loaded=note,

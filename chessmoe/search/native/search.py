@@ -37,6 +37,8 @@ from chessmoe.search.mcts import (
 )
 from chessmoe.search.native import board as nb
 from chessmoe.search.native import tree as nt
+from chessmoe.search.native.mates import tree_mate
+from chessmoe.search.stops import MATE_PROOF_PLIES, mate_reached, reported_depth
 
 __all__ = ["NativeMCTS", "uniform_priors", "warm_up"]
 
@@ -175,7 +177,9 @@ class NativeMCTS:
         node_limit = limits.nodes if limits.nodes is not None else -1
         sim_limit = max_simulations if max_simulations is not None else -1
         limit_collisions = config.max_collisions if config.max_collisions is not None else 0
-        uniform = type(self.evaluator) is UniformEvaluator
+        # go depth/mate are checked after each mini-batch: not the all-compiled uniform runs
+        uniform = (type(self.evaluator) is UniformEvaluator and limits.depth is None
+                   and limits.mate is None)
         next_report = start + progress_every
         leaves = np.empty(config.batch_size, dtype=np.int64)
         out = np.zeros(3, dtype=np.int64)
@@ -183,6 +187,8 @@ class NativeMCTS:
             if deadline is not None and time.monotonic() >= deadline:
                 break
             if stop is not None and stop.is_set():
+                break
+            if counters[2] and self._reached(limits, counters):
                 break
             if uniform:
                 status = nt.uniform_run(
@@ -232,6 +238,23 @@ class NativeMCTS:
                 next_report = time.monotonic() + progress_every
                 on_progress(self._result(counters, start, reused))
         return self._result(counters, start, reused)
+
+    def _reached(self, limits: Limits, counters: npt.NDArray[np.int64]) -> bool:
+        """``go depth``/``go mate`` reached (:mod:`chessmoe.search.stops`)."""
+        if limits.depth is not None and reported_depth(
+                int(counters[4]) / max(int(counters[0]) - 1, 1)) >= limits.depth:
+            return True
+        if limits.mate is None:
+            return False
+        tree = self._tree
+        assert tree is not None
+        root = tree.root
+        first, count = int(tree.ni[root, nt.FIRST]), int(tree.ni[root, nt.COUNT])
+        best = choose_child(tree.ei[first:first + count, nt.E_N].tolist(),
+                            tree.ef[first:first + count, nt.E_W].tolist(),
+                            self.config.q_veto_delta)
+        return mate_reached(tree_mate(tree.ni, tree.nv, tree.ei, root, best, 2 * limits.mate),
+                            limits.mate)
 
     # -- one mini-batch through the evaluator --
     def _evaluate_steps(self, leaves: npt.NDArray[np.int64], back_up: bool
@@ -346,7 +369,9 @@ class NativeMCTS:
             simulations=int(counters[1]), tree_nodes=tree.nodes,
             seconds=time.monotonic() - start, depth=int(counters[4]) / max(nodes - 1, 1),
             seldepth=int(counters[5]), batches=int(counters[2]),
-            collisions=int(counters[3]), children=children, reused=reused)
+            collisions=int(counters[3]), children=children, reused=reused,
+            mate=tree_mate(tree.ni, tree.nv, tree.ei, root, best, MATE_PROOF_PLIES)
+            if expanded else None)
 
 
 class _WarmEvaluator:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from chessmoe import elo, sequential
-from chessmoe.report.explore_elo import EloExplorerResult, as_typed, parse_number
+from chessmoe.explore.elo import EloExplorerResult, as_typed, parse_number
 
 __all__ = ["FIELDS", "SOURCES", "NoSpread", "PlannerView", "SpreadSource", "planner_html",
            "planner_view"]

@@ -15,10 +15,10 @@ a game replayer, all on the rules of ``docs/phases.md`` (:mod:`chessmoe.phases`)
   marked, and its whole-game chart (mixedness and majors + minors per ply, the division's phases
   shaded, the current ply marked);
 * :func:`strips_svg` -- a game's phase under every definition at once, one strip each
-  (:func:`chessmoe.report.phase_games.definition_strips`).
+  (:func:`chessmoe.explore.phase_games.definition_strips`).
 
-Games are read by :mod:`chessmoe.report.phase_games`; the page's widget is
-:mod:`chessmoe.report.figures.phase_explorer`.
+Games are read by :mod:`chessmoe.explore.phase_games`; the page's widget is
+:mod:`chessmoe.explore.phase_widget`.
 
 Tables use human column names with units, never snake_case.
 """
@@ -36,8 +36,8 @@ import chess.svg
 import pandas as pd
 
 from chessmoe import phases
+from chessmoe.explore.phase_games import SampleGame, StripRow
 from chessmoe.phases import Phase, WindowScore
-from chessmoe.report.phase_games import SampleGame, StripRow
 
 __all__ = [
     "Example",

@@ -1,6 +1,6 @@
 """The SPRT planner's figure and its panel on the Elo explorer's page.
 
-:func:`planner_figure` draws :class:`chessmoe.report.explore_sprt.PlannerView` as two curves
+:func:`planner_figure` draws :class:`chessmoe.explore.sprt.PlannerView` as two curves
 against the true Elo: (a) the chance the test passes (accepts H1), (b) the expected number of
 games until it stops. :class:`SprtPlannerPanel` holds the planner's own controls (where the
 spread comes from, a draw ratio, a pair variance) and shows the text and the figure; the Elo
@@ -15,9 +15,9 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from chessmoe.report import explore_sprt
-from chessmoe.report.explore_elo import EloExplorerResult, as_typed
-from chessmoe.report.explore_sprt import PlannerView
+from chessmoe.explore import sprt as explore_sprt
+from chessmoe.explore.elo import EloExplorerResult, as_typed
+from chessmoe.explore.sprt import PlannerView
 from chessmoe.report.figures.style import figure_png, new_figure
 
 __all__ = ["SprtPlannerPanel", "planner_figure"]

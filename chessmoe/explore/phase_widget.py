@@ -9,7 +9,7 @@ the summary of the games loaded.
   phase definition, the whole game as a table, the phase lengths and middlegame triggers over
   the games loaded, and a box to paste or upload a PGN that reports each skipped game;
 * :func:`summary_figure` / :func:`summary_html` -- phase lengths and triggers
-  (:func:`chessmoe.report.phase_games.phase_summary`).
+  (:func:`chessmoe.explore.phase_games.phase_summary`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from chessmoe import phases
-from chessmoe.report import explore_phases as xp
-from chessmoe.report import phase_games as pg
+from chessmoe.explore import phase_games as pg
+from chessmoe.explore import phases as xp
 from chessmoe.report.figures.style import PHASE_COLORS, figure_png, new_figure
 from chessmoe.report.params import PhaseExplorerParams
 
