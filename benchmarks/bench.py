@@ -536,29 +536,44 @@ def bench_native(repeat: int) -> BenchResult:
     generation = max(_legal_rate(positions) for _ in range(repeat))
     rows.append(("python-chess legal-move generation", f"{generation:,.0f} positions/s"))
 
+    new_nodes: dict[int, float] = {}  # new nodes per second of the last rate() measured
+
     def rate(search: Any, evaluator: Any, batch: int, nodes: int, boards: int = 6) -> float:
-        sims = spent = 0.0
+        """Simulations per second (descents backed up, terminal re-visits included); the
+        new nodes per second of the same searches go to ``new_nodes[id(search)]``."""
+        sims = spent = new = 0.0
         for board in positions[:boards]:
             found = search(evaluator, SearchConfig(batch_size=batch)).search(
                 board, Limits(nodes=nodes))
             sims += found.simulations
+            new += found.nodes
             spent += found.seconds
+        new_nodes[id(search)] = new / spent
         return sims / spent
+
+    def best(search: Any, batch: int, nodes: int, boards: int = 6) -> tuple[float, float]:
+        """The best of the repeats: simulations and new nodes per second."""
+        found = []
+        for _ in range(repeat):
+            sims = rate(search, UniformEvaluator(), batch, nodes, boards)
+            found.append((sims, new_nodes[id(search)]))
+        return max(found)
 
     ratio8 = native8 = 0.0
     for batch in (1, 8, 64):
-        python = max(rate(MCTS, UniformEvaluator(), batch, 3000) for _ in range(repeat))
-        native = max(rate(NativeMCTS, UniformEvaluator(), batch, 3000)
-                     for _ in range(repeat))
+        python, python_new = best(MCTS, batch, 3000)
+        native, native_new = best(NativeMCTS, batch, 3000)
         if batch == 8:
             ratio8, native8 = native / python, native
         rows.append((f"tree alone (uniform evaluator), batch {batch}, 3,000 nodes",
                      f"native {native:,.0f} simulations/s, Python {python:,.0f}: "
-                     f"{native / python:.1f}x; {native / generation:.2f}x move generation"))
-    deep = max(rate(NativeMCTS, UniformEvaluator(), 8, 50_000, boards=2)
-               for _ in range(repeat))
+                     f"{native / python:.1f}x; {native / generation:.2f}x move generation; "
+                     f"new nodes: native {native_new:,.0f}/s, Python {python_new:,.0f}/s "
+                     f"({native_new / generation:.2f} of move generation)"))
+    deep, deep_new = best(NativeMCTS, 8, 50_000, boards=2)
     rows.append(("tree alone, native, batch 8, 50,000-node searches",
-                 f"{deep:,.0f} simulations/s ({deep / generation:.2f}x move generation)"))
+                 f"{deep:,.0f} simulations/s ({deep / generation:.2f}x move generation); "
+                 f"{deep_new:,.0f} new nodes/s"))
     # Paper scale: one worker's tree cost per node through the per-batch path a network
     # takes (records, softmax, priors; no forward pass), and the paper grid projected with
     # the GPU network rate the H200 run recorded (BENCHMARKS.md, 2026-11-26: 114,446
@@ -595,7 +610,9 @@ def bench_native(repeat: int) -> BenchResult:
                          f"batch {batch}, 400 nodes",
                          f"native {native:,.0f} simulations/s, Python {python:,.0f}: "
                          f"{native / python:.2f}x; {native / generation:.3f}x move "
-                         "generation"))
+                         f"generation; new nodes: native {new_nodes[id(NativeMCTS)]:,.0f}/s "
+                         f"({new_nodes[id(NativeMCTS)] / generation:.3f} of move generation), "
+                         f"Python {new_nodes[id(MCTS)]:,.0f}/s"))
         from chessmoe.search.inference import OnnxBackend, _exported
 
         path = experts / "phase0" / "model.pt"
@@ -664,7 +681,9 @@ def bench_native(repeat: int) -> BenchResult:
                    "(tests/test_native_search.py; results/search/native-parity/); with a "
                    "network the forward pass is most of the time, so the speed-up of a search "
                    "with the experts is bounded by the evaluator's own rate (rows 'one expert "
-                   "alone').")
+                   "alone'). Simulations count every descent backed up, the re-visits of "
+                   "terminal positions already in the tree included; new nodes count the "
+                   "leaves evaluated.")
     return result
 
 
@@ -1418,11 +1437,15 @@ BENCHMARKS: dict[str, Callable[[int], BenchResult]] = {
 
 
 def _faster_paths() -> None:
-    """The faster paths' benchmarks (``benchmarks/precision.py``), beside the others."""
+    """The faster paths' benchmarks (``benchmarks/precision.py``, ``benchmarks/glue.py``),
+    beside the others."""
     from precision import bench_low_precision, bench_mixed_precision  # type: ignore[import-not-found]
 
     BENCHMARKS["mixed-precision"] = bench_mixed_precision
     BENCHMARKS["low-precision"] = bench_low_precision
+    from glue import bench_glue  # type: ignore[import-not-found]
+
+    BENCHMARKS["glue"] = bench_glue
 
 
 _faster_paths()

@@ -39,6 +39,7 @@ __all__ = [
     "middlegame_trigger",
     "mixedness",
     "mixedness_batch",
+    "mixedness_tables",
     "movecount_boundaries",
     "movecount_phase",
     "phase_definition",
@@ -154,6 +155,13 @@ _LUT_FLAT: Final[dict[str, npt.NDArray[np.int16]]] = {
 def _check_table(table: str) -> None:
     if table not in _LUT:
         raise ValueError(f"unknown mixedness table {table!r}; known: {', '.join(_LUT)}")
+
+
+def mixedness_tables(table: str) -> tuple[U64, npt.NDArray[np.int16]]:
+    """What :func:`mixedness_batch` reads of ``table``, for a compiled copy of it: the 49
+    window masks and the window-flat scores (index ``k * 25 + 5 * w + b``)."""
+    _check_table(table)
+    return _WINDOW_MASKS_NP, _LUT_FLAT[table]
 
 
 # --- per-board features --------------------------------------------------------------------

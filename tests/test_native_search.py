@@ -114,8 +114,7 @@ def test_leaf_records_expand_to_the_planes_of_the_game_board() -> None:
     counts = tree.ni[nodes, nt.COUNT]
     policy = np.empty(int(counts.sum()), dtype=np.int64)
     offsets = np.empty(len(nodes) + 1, dtype=np.int64)
-    nt.write_batch(tree.ni, tree.pos, tree.ei, nodes, len(nodes), search._hist,
-                   len(search._hist), search._last, records, policy, offsets)
+    nt.write_batch(tree.t, nodes, len(nodes), search._game, records, policy, offsets)
     planes = records_to_planes(records.view(RECORD_DTYPE).reshape(len(nodes)))
     repeated = [0, 0]
     for node in nodes:

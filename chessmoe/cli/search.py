@@ -12,6 +12,7 @@ from chessmoe.cli._common import FORCE_HELP, at_least
 
 if TYPE_CHECKING:
     from chessmoe.cli._common import Commands
+    from chessmoe.search.mcts import Evaluator
 
 
 def _search(args: argparse.Namespace) -> int:
@@ -33,6 +34,16 @@ def _search(args: argparse.Namespace) -> int:
     return 0
 
 
+def _onnx_evaluator(bundle: Path, routing: str | None) -> Evaluator:
+    """A parity case's evaluator: the bundle's mixture with ``routing``, or (None) its single
+    network, on ONNX Runtime."""
+    from chessmoe.search.experts import mixture_from_bundle, network_from_dir
+
+    if routing is None:
+        return network_from_dir(bundle, device="cpu", backend="onnx")
+    return mixture_from_bundle(bundle, routing=routing, device="cpu", backend="onnx")
+
+
 def _search_parity(args: argparse.Namespace) -> int:
     from chessmoe.search.native.parity import record_parity
 
@@ -41,7 +52,8 @@ def _search_parity(args: argparse.Namespace) -> int:
         print(f"chessmoe search-parity: {experts} holds no expert bundles (name them with "
               "--experts)", file=sys.stderr)
         return 2
-    rows = record_parity(experts, args.out, positions=args.positions, nodes=args.nodes)
+    rows = record_parity(experts, args.out, evaluator_for=_onnx_evaluator,
+                         positions=args.positions, nodes=args.nodes)
     for row in rows:
         print(f"{row['label']}: {row['same_move']}/{row['positions']} same move, "
               f"{row['same_visits']} same root visits, {row['same_batches']} same batches")

@@ -50,17 +50,33 @@ class PartProjection:
     wall_hours: float
 
 
+class _ZeroNetwork:
+    """A network whose forward pass is free: the planes a backend builds, then zeros."""
+
+    name = "zero"
+    calls = 0
+    positions = 0
+
+    def forward(self, records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        from chessmoe.encoding import POLICY_SIZE
+        from chessmoe.search.native.glue import planes
+
+        planes(records)
+        return (np.zeros(len(records), dtype=np.float32),
+                np.zeros((len(records), POLICY_SIZE), dtype=np.float32))
+
+
 class _FreeNetwork:
     """An evaluator that costs what a network's evaluator costs around the network: the
-    search's per-batch work, zero logits through the legal softmax, no forward pass."""
+    search's per-batch work, the planes, the legal softmax of zero logits; no forward pass."""
+
+    def __init__(self) -> None:
+        from chessmoe.search.experts import NetworkEvaluator
+
+        self._network = NetworkEvaluator(backend=_ZeroNetwork())
 
     def evaluate(self, batch: LeafBatch) -> Evaluation:
-        from chessmoe.encoding import POLICY_SIZE
-        from chessmoe.search.experts import legal_softmax
-
-        logits = np.zeros((len(batch), POLICY_SIZE), dtype=np.float32)
-        return Evaluation(np.zeros(len(batch), dtype=np.float32),
-                          legal_softmax(logits, batch.policy_indices))
+        return self._network.evaluate(batch)
 
 
 def calibrate(*, preset: str = "paper", backend: str = "torch", device: str = "cpu",

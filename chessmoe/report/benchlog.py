@@ -82,6 +82,10 @@ HEADLINES: dict[str, Headline] = {
     "Tournament games: compiled vs Python search": Headline(
         (("compiled / Python at 100", "100 nodes"), ("compiled / Python at 800", "800 nodes")),
         ">= 2x"),
+    "Per-batch glue: compiled vs numpy": Headline(
+        (("compiled / numpy glue, games per hour", "games"),
+         ("UCI engine, committed small experts", "UCI")),
+        ">= 1.3x games/hour; UCI >= 0.15x move generation"),
     "DeepChess comparison search": Headline((("depth 4 (", "depth 4"),),
                                             ">= 2x the reference at depth 4"),
     "MAIS best-first search": Headline((("1,500-node search (", ""),),

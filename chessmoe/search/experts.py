@@ -6,7 +6,7 @@ expert bundles they are read from (:class:`Bundle`).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -15,20 +15,21 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from chessmoe.encoding import records_to_planes
 from chessmoe.phases import BoardBatch, PhaseDefinition, phase_definition, tapered_alpha_batch
 from chessmoe.search.bundles import Bundle, load_bundle, mixture_baseline, network_file
 from chessmoe.search.inference import (
     BACKEND_PRECISION,
     BackendName,
+    CallResult,
     EvalPlan,
     NetCall,
     NetworkBackend,
-    Outputs,
+    legal_softmax,
     make_backend,
     run_plan,
 )
 from chessmoe.search.mcts import Evaluation, LeafBatch
+from chessmoe.search.native import glue
 from chessmoe.search.routing import ROUTINGS
 
 if TYPE_CHECKING:  # torch is imported only by the eager path: an ONNX Runtime or OpenVINO
@@ -41,7 +42,7 @@ __all__ = [
     "GateDecision",
     "MixtureEvaluator",
     "NetworkEvaluator",
-    "legal_softmax",
+    "legal_softmax",  # re-exported from chessmoe.search.inference (its home)
     "load_bundle",
     "load_model",  # noqa: F822  (re-exported lazily from chessmoe.nets.checkpoints, its home)
     "mixture_from_bundle",
@@ -49,20 +50,6 @@ __all__ = [
     "network_from_dir",
 ]
 
-
-
-def legal_softmax(logits: npt.NDArray[np.float32], indices: Sequence[npt.NDArray[np.int64]]
-                  ) -> list[npt.NDArray[np.float32]]:
-    """Softmax of each row of ``logits`` over that row's legal policy indices (vectorised)."""
-    counts = np.array([len(i) for i in indices], dtype=np.int64)
-    if counts.sum() == 0:
-        return [np.zeros(0, dtype=np.float32) for _ in indices]
-    rows = np.repeat(np.arange(len(indices)), counts)
-    flat = logits[rows, np.concatenate(indices)].astype(np.float64)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    flat = np.exp(flat - np.maximum.reduceat(flat, starts)[rows])
-    flat /= np.add.reduceat(flat, starts)[rows]
-    return np.split(flat.astype(np.float32), np.cumsum(counts)[:-1])
 
 
 class NetworkEvaluator:
@@ -102,7 +89,7 @@ class NetworkEvaluator:
         assert self.model is not None
         import torch
 
-        planes = torch.from_numpy(records_to_planes(records)).to(self.device)
+        planes = torch.from_numpy(glue.planes(records)).to(self.device)
         if self.half:
             planes = planes.half()
         with torch.inference_mode():
@@ -112,15 +99,17 @@ class NetworkEvaluator:
 
     def plan(self, batch: LeafBatch) -> EvalPlan:
         """One call over every row (see :class:`~chessmoe.search.inference.EvalPlan`)."""
-        def combine(outputs: Sequence[Outputs]) -> Evaluation:
-            values, logits = outputs[0]
-            return Evaluation(values.astype(np.float32),
-                              legal_softmax(logits, batch.policy_indices))
-
-        return EvalPlan((NetCall(self, np.arange(len(batch), dtype=np.int64)),), combine)
+        return EvalPlan((NetCall(self, np.arange(len(batch), dtype=np.int64)),), _whole)
 
     def evaluate(self, batch: LeafBatch) -> Evaluation:
         return run_plan(self.plan(batch), batch)
+
+
+def _whole(outputs: Sequence[CallResult]) -> Evaluation:
+    """The evaluation of a batch that one call scored whole."""
+    answer = outputs[0]
+    return Evaluation(answer.values.astype(np.float32), flat=answer.priors,
+                      offsets=answer.offsets)
 
 
 def soft_memberships(batch: LeafBatch) -> npt.NDArray[np.float64]:
@@ -197,26 +186,22 @@ class MixtureEvaluator:
         return self.experts[phase], f"phase{phase}"
 
     def phases(self, batch: LeafBatch) -> npt.NDArray[np.int8]:
-        return self.definition.phases(BoardBatch.from_columns(batch.records))
+        return glue.gate(batch.records, self.definition)[0]
 
     def plan(self, batch: LeafBatch) -> EvalPlan:
         """The gate decision for this mini-batch alone, as network calls (see
         :class:`~chessmoe.search.inference.EvalPlan`): majority -- one call, the whole batch to
         the expert of the most frequent phase; split -- one call per phase present; soft --
         every expert on every row, mixed by tapered memberships."""
-        phases = self.phases(batch)
-        counts = np.bincount(phases, minlength=self.definition.n_phases)
+        phases, counts = glue.gate(batch.records, self.definition)
         everything = np.arange(len(batch), dtype=np.int64)
-        indices = batch.policy_indices
+        combine: Callable[[Sequence[CallResult]], Evaluation]
         if self.routing == "majority":
-            chosen = int(np.argmax(counts))  # first maximum: ties go to the lowest phase id
+            chosen = int(counts.argmax())  # first maximum: ties go to the lowest phase id
             network, label = self.expert_for(chosen)
             decision = (chosen, label)
             calls: tuple[NetCall, ...] = (NetCall(network, everything),)
-
-            def combine(outputs: Sequence[Outputs]) -> Evaluation:
-                values, logits = outputs[0]
-                return Evaluation(values.astype(np.float32), legal_softmax(logits, indices))
+            combine = _whole
         elif self.routing == "split":
             present = [int(p) for p in np.flatnonzero(counts)]
             row_sets = [np.flatnonzero(phases == p).astype(np.int64) for p in present]
@@ -225,13 +210,12 @@ class MixtureEvaluator:
                                                                       strict=True))
             decision = (int(np.argmax(counts)), "+".join(label for _, label in chosen_nets))
 
-            def combine(outputs: Sequence[Outputs]) -> Evaluation:
+            def combine(outputs: Sequence[CallResult]) -> Evaluation:
                 values = np.zeros(len(batch), dtype=np.float32)
                 priors: list[npt.NDArray[np.float32]] = [np.zeros(0, np.float32)] * len(batch)
-                for rows, (part_values, logits) in zip(row_sets, outputs, strict=True):
-                    values[rows] = part_values
-                    part = legal_softmax(logits, [indices[i] for i in rows])
-                    for row, p in zip(rows, part, strict=True):
+                for rows, answer in zip(row_sets, outputs, strict=True):
+                    values[rows] = answer.values
+                    for row, p in zip(rows, answer.split(), strict=True):
                         priors[row] = p
                 return Evaluation(values, priors)
         else:  # soft
@@ -239,20 +223,20 @@ class MixtureEvaluator:
             calls = tuple(NetCall(self.expert_for(k)[0], everything) for k in range(3))
             decision = (int(np.argmax(weights.sum(axis=0))), "soft")
 
-            def combine(outputs: Sequence[Outputs]) -> Evaluation:
+            def combine(outputs: Sequence[CallResult]) -> Evaluation:
                 mixed = np.zeros(len(batch), dtype=np.float64)
-                parts = [legal_softmax(logits, indices) for _, logits in outputs]
-                for k, (values, _) in enumerate(outputs):
-                    mixed += weights[:, k] * values
+                parts = [answer.split() for answer in outputs]
+                for k, answer in enumerate(outputs):
+                    mixed += weights[:, k] * answer.values
                 mixed_priors: list[npt.NDArray[np.float32]] = []
                 for i in range(len(batch)):
-                    mix = np.zeros(len(indices[i]), dtype=np.float64)
+                    mix = np.zeros(len(parts[0][i]), dtype=np.float64)
                     for k in range(3):
                         mix += weights[i, k] * parts[k][i]
                     mixed_priors.append(mix.astype(np.float32))
                 return Evaluation(mixed.astype(np.float32), mixed_priors)
         if self.keep_log:
-            self.log.append(GateDecision(len(batch), tuple(int(c) for c in counts), *decision))
+            self.log.append(GateDecision(len(batch), tuple(counts.tolist()), *decision))
         return EvalPlan(calls, combine)
 
     def evaluate(self, batch: LeafBatch) -> Evaluation:

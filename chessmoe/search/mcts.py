@@ -1,8 +1,9 @@
 """PUCT Monte-Carlo tree search over an :class:`Evaluator` (paper sec. 2 and App. E.1).
 
-* Selection: ``Q + c(N) * P * sqrt(N) / (1 + n)`` with
-  ``c(N) = ln((N + c_base + 1) / c_base) + c_init`` (2.5, 19652); an unvisited child has
-  ``Q = -1``; priors are sharpened by a temperature (``P ** (1 / 1.7)``, renormalised).
+* Selection (:mod:`chessmoe.search.puct`, shared with the compiled tree):
+  ``Q + c(N) * P * sqrt(N) / (1 + n)`` with ``c(N) = ln((N + c_base + 1) / c_base) + c_init``
+  (2.5, 19652); an unvisited child has ``Q = -1``; priors are sharpened by a temperature
+  (``P ** (1 / 1.7)``, renormalised).
 * Mini-batches: a search collects up to ``batch_size`` new leaves, each descent adding a
   virtual visit (counted as a loss) along its path so the next descent looks elsewhere,
   then evaluates them in one :meth:`Evaluator.evaluate` call and backs the values up.
@@ -23,6 +24,7 @@ first one, so selection scans only the visited ones.
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 import time
@@ -44,6 +46,8 @@ from chessmoe.encoding import (
     policy_indices,
     record_board,
 )
+from chessmoe.search import puct
+from chessmoe.search.puct import exploration
 from chessmoe.search.stops import mate_reached, reported_depth, tree_mate
 
 __all__ = [
@@ -62,8 +66,10 @@ __all__ = [
     "choose_child",
     "drive",
     "exploration",
+    "join_flat",
     "leaf_batch",
     "puct_scores",
+    "split_flat",
 ]
 
 
@@ -118,24 +124,58 @@ class Limits:
 
 class LeafBatch:
     """New leaves to evaluate: their compact records (``[N]`` :data:`RECORD_DTYPE`, with the
-    game/search history the encoder needs) and each leaf's legal moves as policy indices
-    (``policy_indices[i]``: ``[moves_i]`` int64, in the order the priors must follow).
+    game/search history the encoder needs) and each leaf's legal moves as policy indices, in
+    the order the priors must follow: a list (``policy_indices[i]``: ``[moves_i]`` int64) or
+    flat (``policy``, leaf i's at ``offsets[i]:offsets[i + 1]``); either is built from the
+    other on first use.
 
     ``boards`` (python-chess boards without history) and ``moves`` (``chess.Move`` lists)
     are built from the records on first use when the search did not pass them: evaluators
     need only the records and the policy indices.
     """
 
-    __slots__ = ("_boards", "_moves", "policy_indices", "records")
+    __slots__ = ("_boards", "_moves", "_offsets", "_policy", "_split", "records")
 
     def __init__(self, *, records: npt.NDArray[Any],
-                 policy_indices: list[npt.NDArray[np.int64]],
+                 policy_indices: list[npt.NDArray[np.int64]] | None = None,
+                 policy: npt.NDArray[np.int64] | None = None,
+                 offsets: npt.NDArray[np.int64] | None = None,
                  boards: list[chess.Board] | None = None,
                  moves: list[list[chess.Move]] | None = None) -> None:
+        if (policy_indices is None) == (policy is None or offsets is None):
+            raise ValueError("a leaf batch takes policy_indices or policy with offsets")
         self.records = records
-        self.policy_indices = policy_indices
+        self._split = policy_indices
+        self._policy = policy
+        self._offsets = offsets
         self._boards = boards
         self._moves = moves
+
+    @property
+    def policy_indices(self) -> list[npt.NDArray[np.int64]]:
+        if self._split is None:
+            assert self._policy is not None and self._offsets is not None
+            self._split = split_flat(self._policy, self._offsets)
+        return self._split
+
+    @property
+    def policy(self) -> npt.NDArray[np.int64]:
+        if self._policy is None:
+            self._policy, self._offsets = join_flat(self.policy_indices, np.int64)
+        return self._policy
+
+    @property
+    def offsets(self) -> npt.NDArray[np.int64]:
+        if self._offsets is None:
+            self._policy, self._offsets = join_flat(self.policy_indices, np.int64)
+        return self._offsets
+
+    def policy_of(self, rows: npt.NDArray[np.int64]
+                  ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """The flat policy indices and offsets of the leaves ``rows`` (increasing)."""
+        if len(rows) == len(self):
+            return self.policy, self.offsets
+        return join_flat([self.policy_indices[int(i)] for i in rows], np.int64)
 
     @property
     def boards(self) -> list[chess.Board]:
@@ -155,12 +195,53 @@ class LeafBatch:
         return len(self.records)
 
 
-@dataclass
 class Evaluation:
-    """Evaluator output: values from the side to move, priors over each leaf's moves."""
+    """Evaluator output: values from the side to move, priors over each leaf's moves: a list
+    (``priors[i]``) or flat (``flat``, leaf i's at ``offsets[i]:offsets[i + 1]``, the
+    offsets of its :class:`LeafBatch`); either is built from the other on first use."""
 
-    values: npt.NDArray[np.float32]
-    priors: list[npt.NDArray[np.float32]]
+    __slots__ = ("_flat", "_offsets", "_priors", "values")
+
+    def __init__(self, values: npt.NDArray[np.float32],
+                 priors: list[npt.NDArray[np.float32]] | None = None, *,
+                 flat: npt.NDArray[np.float32] | None = None,
+                 offsets: npt.NDArray[np.int64] | None = None) -> None:
+        if (priors is None) == (flat is None or offsets is None):
+            raise ValueError("an evaluation takes priors or flat priors with offsets")
+        self.values = values
+        self._priors = priors
+        self._flat = flat
+        self._offsets = offsets
+
+    @property
+    def priors(self) -> list[npt.NDArray[np.float32]]:
+        if self._priors is None:
+            assert self._flat is not None and self._offsets is not None
+            self._priors = split_flat(self._flat, self._offsets)
+        return self._priors
+
+    def flat_priors(self) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int64]]:
+        """The priors flat, with each leaf's offsets."""
+        if self._flat is None or self._offsets is None:
+            self._flat, self._offsets = join_flat(self.priors, np.float32)
+        return self._flat, self._offsets
+
+
+_A = TypeVar("_A", bound=np.generic)
+
+
+def split_flat(flat: npt.NDArray[_A], offsets: npt.NDArray[np.int64]) -> list[npt.NDArray[_A]]:
+    """``flat`` cut at ``offsets`` (part i: ``flat[offsets[i]:offsets[i + 1]]``, views)."""
+    return [flat[lo:hi] for lo, hi in itertools.pairwise(offsets.tolist())]
+
+
+def join_flat(parts: Sequence[npt.NDArray[Any]], dtype: type[_A]
+              ) -> tuple[npt.NDArray[_A], npt.NDArray[np.int64]]:
+    """``parts`` end to end, with the offsets that :func:`split_flat` cuts them at."""
+    offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+    np.cumsum([len(p) for p in parts], out=offsets[1:])
+    flat = np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype)
+    return flat, offsets
 
 
 class Evaluator(Protocol):
@@ -217,16 +298,12 @@ class Node:
         return 1 + sum(c.subtree_size() for c in self.children if c is not None)
 
 
-def exploration(visits: int, c_init: float = 2.5, c_base: float = 19652.0) -> float:
-    """The growing exploration constant ``c(N) = ln((N + c_base + 1) / c_base) + c_init``."""
-    return math.log((visits + c_base + 1) / c_base) + c_init
-
-
 def puct_scores(node: Node, config: SearchConfig) -> list[float]:
-    """PUCT score of every child of ``node`` (for tests and inspection)."""
-    c = exploration(node.visits, config.c_init, config.c_base) * math.sqrt(node.visits)
-    return [(node.child_w[i] / node.child_n[i] if node.child_n[i] else config.unvisited_q)
-            + c * p / (1 + node.child_n[i]) for i, p in enumerate(node.priors)]
+    """PUCT score of every child of ``node`` (:func:`chessmoe.search.puct.score`; for tests
+    and inspection): the child :meth:`MCTS._select` picks has the highest."""
+    c = puct.scale(node.visits, config.c_init, config.c_base)
+    return [puct.score(node.child_w[i], node.child_n[i], p, c, config.unvisited_q)
+            for i, p in enumerate(node.priors)]
 
 
 @dataclass(frozen=True)
@@ -490,27 +567,11 @@ class MCTS:
             node.visits -= vv
 
     def _select(self, node: Node) -> int:
-        """The child maximising PUCT; unvisited children form a suffix in prior order."""
-        n = node.child_n
-        w = node.child_w
-        p = node.priors
-        visits = node.visits
+        """The child maximising PUCT (:func:`chessmoe.search.puct.select`, the rule the
+        compiled tree compiles)."""
         config = self.config
-        c = (math.log((visits + config.c_base + 1) / config.c_base) + config.c_init) * (
-            math.sqrt(visits) if visits > 1 else 1.0)
-        best = -math.inf
-        choice = 0
-        k = 0
-        for nk in n:
-            if not nk:
-                break
-            score = w[k] / nk + c * p[k] / (1 + nk)
-            if score > best:
-                best, choice = score, k
-            k += 1
-        if k < len(n) and config.unvisited_q + c * p[k] > best:
-            choice = k
-        return choice
+        return puct.select(node.child_n, node.child_w, node.priors, 0, len(node.child_n),
+                           node.visits, config.c_init, config.c_base, config.unvisited_q)
 
     def _backup(self, leaf: Node, value: float) -> None:
         """Back up ``value`` (leaf's side to move), removing the descent's virtual visits."""

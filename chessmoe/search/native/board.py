@@ -589,14 +589,15 @@ def pos_from_board(board: chess.Board) -> Pos:
     Refuses (``ValueError``) a Chess960 board, a variant board and a board python-chess
     itself calls invalid (``board.status() != chess.STATUS_VALID``).
     """
-    fen = board.fen(en_passant="fen")  # the raw ep square, which may be what is wrong
     if type(board) is not chess.Board:
-        raise ValueError(f"not a standard chess board ({type(board).__name__}): {fen}")
+        raise ValueError(f"not a standard chess board ({type(board).__name__}): "
+                         f"{board.fen(en_passant='fen')}")
     if board.chess960:
-        raise ValueError(f"Chess960 boards are not supported: {fen}")
+        raise ValueError(f"Chess960 boards are not supported: {board.fen(en_passant='fen')}")
     status = board.status()
-    if status != chess.STATUS_VALID:
-        raise ValueError(f"invalid position (python-chess status {status!r}): {fen}")
+    if status != chess.STATUS_VALID:  # the raw ep square in the FEN: it may be what is wrong
+        raise ValueError(f"invalid position (python-chess status {status!r}): "
+                         f"{board.fen(en_passant='fen')}")
     pos = np.zeros(POS_WORDS, dtype=np.uint64)
     pos[WHITE] = board.occupied_co[chess.WHITE]
     pos[BLACK] = board.occupied_co[chess.BLACK]

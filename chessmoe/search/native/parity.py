@@ -164,19 +164,21 @@ at batch sizes 1, 8 and 64 (ONNX Runtime, whose rows do not depend on their batc
 
 
 def record_parity(experts_root: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
+                  evaluator_for: Callable[[Path, str | None], Evaluator],
                   positions: int = 1000, nodes: int = 100,
                   cases: Sequence[ParityCase] = PARITY_CASES, progress: bool = True
                   ) -> list[dict[str, object]]:
     """Compare the searches on ``positions`` positions per case, one JSON file a case in
     ``out_dir`` (written when the case is done, with provenance; a rerun skips the cases
-    already recorded with the same positions and nodes)."""
+    already recorded with the same positions and nodes). ``evaluator_for(bundle, routing)``
+    builds a case's evaluator on ONNX Runtime (routing None: the bundle's single network;
+    the caller's, so this layer needs no network loading)."""
     import json
 
     from tqdm import tqdm
 
     from chessmoe._io.fsutil import atomic_write_json
     from chessmoe._io.provenance import provenance
-    from chessmoe.search.experts import mixture_from_bundle, network_from_dir
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -193,9 +195,7 @@ def record_parity(experts_root: str | os.PathLike[str], out_dir: str | os.PathLi
         routing = case.routing
 
         def make(bundle: Path = bundle, routing: str | None = routing) -> Evaluator:
-            if routing is None:
-                return network_from_dir(bundle, device="cpu", backend="onnx")
-            return mixture_from_bundle(bundle, routing=routing, device="cpu", backend="onnx")
+            return evaluator_for(bundle, routing)
 
         result = compare_searches(boards, make, label=case.label,
                                   batch_size=case.batch_size, nodes=nodes)

@@ -1,16 +1,18 @@
 """The compiled PUCT search: :class:`NativeMCTS`, a drop-in for :class:`~chessmoe.search.mcts.MCTS`.
 
 Same constructor, ``search``/``search_steps``/``new_game`` and :class:`SearchResult`; the tree,
-move generation, terminal rules, selection, backup and the leaves' records and policy
-indices run in numba (:mod:`chessmoe.search.native.tree`), once per mini-batch. Python keeps
-what must match the reference bit for bit or talk to Python objects: sharpening and ordering
-each leaf's priors (numpy, exactly as the reference does), the evaluator call, limits, and
-the final move choice. With :class:`~chessmoe.search.mcts.UniformEvaluator` whole runs of
-mini-batches stay compiled (the tree-speed benchmark).
+move generation, terminal rules, selection, backup, the leaves' records and policy indices,
+and the sum and order of the sharpened priors run in numba
+(:mod:`chessmoe.search.native.tree`), two compiled calls a mini-batch, its leaves sent flat
+(:class:`~chessmoe.search.mcts.LeafBatch` ``policy``/``offsets``). Python keeps the evaluator
+call, numpy's power of the priors (the reference's own), limits and the final move choice.
+With :class:`~chessmoe.search.mcts.UniformEvaluator` whole runs of mini-batches stay compiled
+(the tree-speed benchmark).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 import time
@@ -42,12 +44,13 @@ from chessmoe.search.stops import MATE_PROOF_PLIES, mate_reached, reported_depth
 
 __all__ = ["NativeMCTS", "uniform_priors", "warm_up"]
 
-_INITIAL_NODES = 4096
+_INITIAL_NODES = 512  # a new tree's nodes (edges: 40 a node); it grows by doubling
 _CHUNK_BATCHES = 64  # compiled mini-batches between checks of the clock and the stop flag
 
 assert RECORD_DTYPE.itemsize == nt.RECORD_SIZE
 
 
+@functools.lru_cache(maxsize=8)
 def uniform_priors(temperature: float) -> npt.NDArray[np.float64]:
     """``[n]``: each move's sharpened prior when n moves share a uniform prior, computed as the
     Python search computes it (float32 ``1/n``, the power in float64, numpy's sum)."""
@@ -61,17 +64,24 @@ def uniform_priors(temperature: float) -> npt.NDArray[np.float64]:
 
 
 class _Tree:
-    """The arrays of one tree (see :mod:`chessmoe.search.native.tree`)."""
+    """The arrays of one tree (:class:`chessmoe.search.native.tree.Tree`, replaced by a new
+    record when an array grows)."""
 
     def __init__(self, nodes: int, edges: int | None = None) -> None:
-        # np.zeros, never zeros_like: fresh zero pages cost nothing until written
-        self.ni = np.zeros((nodes, nt.NI), dtype=np.int64)
-        self.nv = np.zeros(nodes, dtype=np.float64)
-        self.pos = np.zeros((nodes, nb.POS_WORDS), dtype=np.uint64)
         edges = nodes * 40 if edges is None else edges
-        self.ei = np.zeros((edges, nt.EI), dtype=np.int64)
-        self.ef = np.zeros((edges, 2), dtype=np.float64)
-        self.st = np.zeros(4, dtype=np.int64)
+        # np.zeros, never zeros_like: fresh zero pages cost nothing until written
+        self.t = nt.Tree(np.zeros((nodes, nt.NI), dtype=np.int64),
+                         np.zeros(nodes, dtype=np.float64),
+                         np.zeros((nodes, nb.POS_WORDS), dtype=np.uint64),
+                         np.zeros((edges, nt.EI), dtype=np.int64),
+                         np.zeros((edges, 2), dtype=np.float64), np.zeros(4, dtype=np.int64))
+
+    ni = property(lambda self: self.t.ni)
+    nv = property(lambda self: self.t.nv)
+    pos = property(lambda self: self.t.pos)
+    ei = property(lambda self: self.t.ei)
+    ef = property(lambda self: self.t.ef)
+    st = property(lambda self: self.t.st)
 
     @property
     def nodes(self) -> int:
@@ -91,16 +101,16 @@ class _Tree:
         need_e = int(self.st[nt.S_EDGES]) + room_edges
         if need_n > len(self.ni):
             size = max(need_n, 2 * len(self.ni))
-            grown = [_grow(a, size, stop) for a in (self.ni, self.nv, self.pos)]
-            if any(g is None for g in grown):
+            ni, nv, pos = (_grow(a, size, stop) for a in (self.ni, self.nv, self.pos))
+            if ni is None or nv is None or pos is None:
                 return False
-            self.ni, self.nv, self.pos = grown  # type: ignore[assignment]
+            self.t = self.t._replace(ni=ni, nv=nv, pos=pos)
         if need_e > len(self.ei):
             size = max(need_e, 2 * len(self.ei))
-            grown = [_grow(a, size, stop) for a in (self.ei, self.ef)]
-            if any(g is None for g in grown):
+            ei, ef = (_grow(a, size, stop) for a in (self.ei, self.ef))
+            if ei is None or ef is None:
                 return False
-            self.ei, self.ef = grown  # type: ignore[assignment]
+            self.t = self.t._replace(ei=ei, ef=ef)
         return True
 
 
@@ -131,12 +141,15 @@ class NativeMCTS:
         self.config = config or SearchConfig()
         self._tree: _Tree | None = None
         self._history_moves: list[chess.Move] = []
-        self._hist = np.zeros(0, dtype=np.uint64)
-        self._last = np.full((8, 2), NO_SQUARE, dtype=np.int64)
-        self._uniform = uniform_priors(self.config.prior_temperature)
+        self._game = nt.Game(np.zeros(0, dtype=np.uint64),
+                             np.full((8, 2), NO_SQUARE, dtype=np.int64), _PLANE_LUT)
+        config = self.config
+        self._params = nt.Params(float(config.c_init), float(config.c_base),
+                                 float(config.unvisited_q), int(config.virtual_visits),
+                                 int(config.batch_size), int(config.max_collisions or 0))
+        self._uniform = uniform_priors(config.prior_temperature)
         self._buf = np.empty(nt.MAX_MOVES, dtype=np.int32)
-        self._tmp = np.empty((nt.MAX_MOVES, 2), dtype=np.int64)
-        self._inv_t = 1.0 / self.config.prior_temperature
+        self._inv_t = 1.0 / config.prior_temperature
 
     # -- the public entry points --
     def search(self, board: chess.Board, limits: Limits,
@@ -167,7 +180,6 @@ class NativeMCTS:
         tree = self._tree
         assert tree is not None
         config = self.config
-        vv = config.virtual_visits
         counters = np.zeros(6, dtype=np.int64)  # nodes, sims, batches, collisions, depth, seldepth
         root = tree.root
         if not tree.ni[root, nt.FLAGS] & nt.EXPANDED:
@@ -176,7 +188,6 @@ class NativeMCTS:
             counters[0] += 1
         node_limit = limits.nodes if limits.nodes is not None else -1
         sim_limit = max_simulations if max_simulations is not None else -1
-        limit_collisions = config.max_collisions if config.max_collisions is not None else 0
         # go depth/mate are checked after each mini-batch: not the all-compiled uniform runs
         uniform = (type(self.evaluator) is UniformEvaluator and limits.depth is None
                    and limits.mate is None)
@@ -191,11 +202,8 @@ class NativeMCTS:
             if counters[2] and self._reached(limits, counters):
                 break
             if uniform:
-                status = nt.uniform_run(
-                    tree.ni, tree.nv, tree.pos, tree.ei, tree.ef, tree.st, config.batch_size,
-                    node_limit, sim_limit, limit_collisions, vv, config.c_init, config.c_base,
-                    config.unvisited_q, self._hist, len(self._hist), _PLANE_LUT,
-                    self._uniform, _CHUNK_BATCHES, len(tree.ni), len(tree.ei), counters)
+                status = nt.uniform_run(tree.t, self._params, self._game, self._uniform,
+                                        node_limit, sim_limit, _CHUNK_BATCHES, counters)
                 if status == 0:
                     break
                 if status == 1:
@@ -207,7 +215,7 @@ class NativeMCTS:
                     break
                 if sim_limit >= 0 and counters[1] >= sim_limit:
                     break
-                if nt.root_decided(tree.ni, tree.ei, root):
+                if nt.root_decided(tree.t, root):
                     break
                 want = config.batch_size
                 if node_limit >= 0:
@@ -217,10 +225,7 @@ class NativeMCTS:
                 room = 2 * want + 2
                 if not tree.ensure(room, room * nt.MAX_MOVES, stop):
                     break
-                limit = limit_collisions if limit_collisions > 0 else max(1, want)
-                nt.collect(tree.ni, tree.nv, tree.pos, tree.ei, tree.ef, tree.st, want, limit,
-                           vv, config.c_init, config.c_base, config.unvisited_q, self._hist,
-                           len(self._hist), _PLANE_LUT, self._buf, leaves, out)
+                nt.collect(tree.t, want, self._params, self._game, leaves, out)
                 nleaves, done, hits = int(out[0]), int(out[1]), int(out[2])
                 counters[1] += done
                 counters[3] += hits
@@ -262,31 +267,25 @@ class NativeMCTS:
         tree = self._tree
         assert tree is not None
         n = len(leaves)
-        counts = tree.ni[leaves, nt.COUNT]
         records = np.zeros((n, nt.RECORD_SIZE), dtype=np.uint8)
-        policy = np.empty(int(counts.sum()), dtype=np.int64)
+        policy = np.empty(n * nt.MAX_MOVES, dtype=np.int64)
         offsets = np.empty(n + 1, dtype=np.int64)
-        nt.write_batch(tree.ni, tree.pos, tree.ei, leaves, n, self._hist, len(self._hist),
-                       self._last, records, policy, offsets)
-        split = [policy[offsets[i]:offsets[i + 1]] for i in range(n)]
-        batch = LeafBatch(records=records.view(RECORD_DTYPE).reshape(n), policy_indices=split)
+        size = nt.write_batch(tree.t, leaves, n, self._game, records, policy, offsets)
+        batch = LeafBatch(records=np.frombuffer(records, dtype=RECORD_DTYPE),
+                          policy=policy[:size], offsets=offsets)
         result = yield batch
-        lengths = [len(p) for p in result.priors]
-        if lengths != [int(c) for c in counts]:
-            raise ValueError(f"the evaluator returned priors for {lengths} moves; the leaves "
-                             f"have {[int(c) for c in counts]} legal moves")
-        flat = np.concatenate(result.priors) if n else np.zeros(0, dtype=np.float32)
+        flat, got = result.flat_priors()
+        if got is not offsets and not np.array_equal(got, offsets):
+            raise ValueError(f"the evaluator returned priors for {np.diff(got).tolist()} "
+                             f"moves; the leaves have {np.diff(offsets).tolist()} legal moves")
         # the reference's arithmetic (chessmoe.search.mcts.MCTS._expand): the power in numpy
         # (element by element, as the reference's per-leaf calls), the sum and the stable
         # order in compiled code that repeats numpy's pairwise sum
-        powered = np.power(np.maximum(np.asarray(flat).astype(np.float64), 0.0), self._inv_t)
-        sharpened = np.empty(len(policy), dtype=np.float64)
-        order = np.empty(len(policy), dtype=np.int64)
-        nt.sharpen(powered, offsets, n, sharpened, order)
+        powered = np.power(np.maximum(flat.astype(np.float64), 0.0), self._inv_t)
         values = np.asarray(result.values).astype(np.float64)  # float(value), as the reference
         depth = np.zeros(2, dtype=np.int64)
-        nt.finish_batch(tree.ni, tree.ei, tree.ef, tree.st, leaves, n, values, sharpened, order,
-                        offsets, self.config.virtual_visits, self._tmp, back_up, depth)
+        nt.finish_batch(tree.t, leaves, n, values, powered, offsets, self._params.vv, back_up,
+                        depth)
         return depth
 
     # -- tree reuse --
@@ -310,25 +309,25 @@ class NativeMCTS:
                 node = int(tree.ei[first + hits[0], nt.E_CHILD]) if len(hits) else -1
             if (node >= 0 and tree.ni[node, nt.FLAGS] & nt.EXPANDED
                     and nb.key(tree.pos[node]) == nb.key(current)):
-                fresh = _Tree(max(_INITIAL_NODES, len(tree.ni)),
-                              max(_INITIAL_NODES * 40, len(tree.ei)))
-                nt.compact(tree.ni, tree.nv, tree.pos, tree.ei, tree.ef, node, fresh.ni,
-                           fresh.nv, fresh.pos, fresh.ei, fresh.ef, fresh.st)
+                # as large as the old tree's used part, which holds the subtree
+                fresh = _Tree(max(_INITIAL_NODES, tree.nodes),
+                              max(_INITIAL_NODES * 40, int(tree.st[nt.S_EDGES])))
+                nt.compact(tree.t, node, fresh.t)
                 self._tree = fresh
                 reused = True
         self._history_moves = history
         start = nb.pos_from_board(board.root())
         codes = np.array([nb.encode_move(m) for m in history], dtype=np.int32)
-        self._hist = np.zeros(len(codes), dtype=np.uint64)
-        nt.game_keys(start, codes, self._hist)
-        self._last = np.full((8, 2), NO_SQUARE, dtype=np.int64)
+        hist = np.zeros(len(codes), dtype=np.uint64)
+        nt.game_keys(start, codes, hist)
+        last = np.full((8, 2), NO_SQUARE, dtype=np.int64)
         for k, move in enumerate(reversed(history[-8:])):
-            self._last[k] = (move.from_square, move.to_square)
+            last[k] = (move.from_square, move.to_square)
+        self._game = nt.Game(hist, last, _PLANE_LUT)
         if not reused:
             tree = _Tree(_INITIAL_NODES)
             tree.pos[0] = current
-            nt.new_node(tree.ni, tree.nv, tree.pos, tree.ei, tree.ef, tree.st, -1, -1, -1,
-                        self._hist, len(self._hist), _PLANE_LUT, self._buf)
+            nt.new_node(tree.t, -1, -1, -1, self._game, self._buf)
             tree.ni[0, nt.FLAGS] &= ~nt.TERMINAL  # a move must be chosen whatever the position
             tree.ni[0, nt.MOVE] = -1
             self._tree = tree

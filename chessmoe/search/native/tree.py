@@ -1,9 +1,12 @@
 """The search tree as arrays, and the compiled steps of a PUCT search over it.
 
-Contract: every function here is ``@compiled`` over preallocated arrays; the Python
-driver (:mod:`chessmoe.search.native.search`) owns the arrays, grows them between calls and
-talks to evaluators. The arithmetic mirrors :class:`chessmoe.search.mcts.MCTS` operation by
-operation (same float64 expressions in the same order), so both searches visit the same nodes.
+Contract: every function here is ``@compiled`` over preallocated arrays, passed as three typed
+records: :class:`Tree` (the arrays below), :class:`Params` (the search's constants) and
+:class:`Game` (what the tree reads of the game). The Python driver
+(:mod:`chessmoe.search.native.search`) owns the arrays, grows them between calls and talks to
+evaluators. Selection compiles the Python search's own rule (:mod:`chessmoe.search.puct`); the
+rest mirrors :class:`chessmoe.search.mcts.MCTS` operation by operation (same float64
+expressions in the same order), so both searches visit the same nodes.
 
 Layout (``N`` nodes, ``E`` edges; a node's edges are contiguous, in generation order until it
 is expanded, then in descending prior order):
@@ -19,10 +22,12 @@ is expanded, then in descending prior order):
 
 from __future__ import annotations
 
-import math
+from typing import NamedTuple
 
 import numpy as np
+from numba.extending import register_jitable
 
+from chessmoe.search import puct
 from chessmoe.search.native.board import (
     POS_WORDS,
     castling,
@@ -45,6 +50,9 @@ __all__ = [
     "NI",
     "POS_WORDS",
     "RECORD_SIZE",
+    "Game",
+    "Params",
+    "Tree",
 ]
 
 # node columns
@@ -65,6 +73,43 @@ NO_SQUARE = 64
 _PAWNS, _ROOKS, _QUEENS = 2, 5, 6
 
 
+class Tree(NamedTuple):
+    """The arrays of one tree (the layout in the module doc). Immutable as a record: the
+    driver makes a new one when it grows an array; the arrays themselves are written."""
+
+    ni: np.ndarray  # [N, NI] int64
+    nv: np.ndarray  # [N] float64
+    pos: np.ndarray  # [N, POS_WORDS] uint64
+    ei: np.ndarray  # [E, EI] int64
+    ef: np.ndarray  # [E, 2] float64
+    st: np.ndarray  # [4] int64
+
+
+class Params(NamedTuple):
+    """A search's constants (its :class:`~chessmoe.search.mcts.SearchConfig`), typed as
+    the compiled code reads them."""
+
+    c_init: float
+    c_base: float
+    unvisited_q: float
+    vv: int  # virtual visits a descent adds along its path
+    batch_size: int
+    max_collisions: int  # descents that may meet a pending leaf per mini-batch; 0: ``want``
+
+
+class Game(NamedTuple):
+    """What the tree reads of the game being played."""
+
+    hist: np.ndarray  # [k] uint64: the keys of the game's positions before the root
+    last: np.ndarray  # [8, 2] int64: the game's last moves (from, to), most recent first
+    plane_lut: np.ndarray  # [64, 64] int16: chessmoe.encoding's policy plane table
+
+
+for _helper in (puct.exploration, puct.scale, puct.score):
+    register_jitable(_helper)  # callable from compiled code, unchanged for Python
+select_child = compiled(puct.select)
+
+
 # --- policy indices (chessmoe.encoding.policy_indices, one move at a time) -------------------
 
 @compiled
@@ -82,20 +127,20 @@ def policy_index(move: int, white: int, plane_lut: np.ndarray) -> int:
 # --- nodes ------------------------------------------------------------------------------------
 
 @compiled
-def history_count(k: np.uint64, hist: np.ndarray, nhist: int) -> int:
+def history_count(k: np.uint64, hist: np.ndarray) -> int:
     count = 0
-    for i in range(nhist):
+    for i in range(hist.shape[0]):
         if hist[i] == k:
             count += 1
     return count
 
 
 @compiled
-def repetitions(ni: np.ndarray, pos: np.ndarray, node: int, hist: np.ndarray,
-                nhist: int) -> int:
+def repetitions(t: Tree, node: int, hist: np.ndarray) -> int:
     """Earlier occurrences of ``node``'s position in the game and on its search path."""
+    ni, pos = t.ni, t.pos
     k = key(pos[node])
-    count = history_count(k, hist, nhist)
+    count = history_count(k, hist)
     a = ni[node, PARENT]
     while a >= 0 and count < 2:
         if key(pos[a]) == k:
@@ -107,11 +152,10 @@ def repetitions(ni: np.ndarray, pos: np.ndarray, node: int, hist: np.ndarray,
 
 
 @compiled
-def new_node(ni: np.ndarray, nv: np.ndarray, pos: np.ndarray, ei: np.ndarray, ef: np.ndarray,
-             st: np.ndarray, parent: int, edge: int, move: int, hist: np.ndarray, nhist: int,
-             plane_lut: np.ndarray, buf: np.ndarray) -> int:
+def new_node(t: Tree, parent: int, edge: int, move: int, game: Game, buf: np.ndarray) -> int:
     """A node for ``move`` played from ``parent`` (its position must already be in
     ``pos[st[S_NODES]]`` when ``parent`` is -1): legal moves as edges, terminal status."""
+    ni, nv, pos, ei, ef, st = t
     n = int(st[S_NODES])
     st[S_NODES] = n + 1
     if parent >= 0:
@@ -135,7 +179,7 @@ def new_node(ni: np.ndarray, nv: np.ndarray, pos: np.ndarray, ei: np.ndarray, ef
         ei[e, E_MOVE] = buf[k]
         ei[e, E_N] = 0
         ei[e, E_CHILD] = -1
-        ei[e, E_POLICY] = policy_index(buf[k], white, plane_lut)
+        ei[e, E_POLICY] = policy_index(buf[k], white, game.plane_lut)
         ef[e, E_PRIOR] = 0.0
         ef[e, E_W] = 0.0
     ni[n, FIRST] = first
@@ -145,7 +189,7 @@ def new_node(ni: np.ndarray, nv: np.ndarray, pos: np.ndarray, ei: np.ndarray, ef
         nv[n] = -1.0 if is_check(p) else 0.0
     elif (np.int64(halfmove(p)) >= 100
           or ((p[_PAWNS] | p[_ROOKS] | p[_QUEENS]) == 0 and insufficient_material(p))
-          or (parent >= 0 and repetitions(ni, pos, n, hist, nhist) >= 2)):
+          or (parent >= 0 and repetitions(t, n, game.hist) >= 2)):
         ni[n, FLAGS] = TERMINAL  # fifty moves, insufficient material, threefold: a draw
     return n
 
@@ -153,33 +197,16 @@ def new_node(ni: np.ndarray, nv: np.ndarray, pos: np.ndarray, ei: np.ndarray, ef
 # --- selection, collection, backup -------------------------------------------------------------
 
 @compiled
-def select(ni: np.ndarray, ei: np.ndarray, ef: np.ndarray, node: int, c_init: float,
-           c_base: float, unvisited_q: float) -> int:
-    visits = ni[node, VISITS]
-    c = math.log((visits + c_base + 1) / c_base) + c_init
-    c = c * (math.sqrt(visits) if visits > 1 else 1.0)
-    first = ni[node, FIRST]
-    count = ni[node, COUNT]
-    best = -math.inf
-    choice = 0
-    k = 0
-    while k < count:
-        nk = ei[first + k, E_N]
-        if nk == 0:
-            break
-        score = ef[first + k, E_W] / nk + c * ef[first + k, E_PRIOR] / (1 + nk)
-        if score > best:
-            best = score
-            choice = k
-        k += 1
-    if k < count and unvisited_q + c * ef[first + k, E_PRIOR] > best:
-        choice = k
-    return choice
+def select(t: Tree, node: int, params: Params) -> int:
+    """The child of ``node`` a descent takes (:func:`chessmoe.search.puct.select`)."""
+    return select_child(t.ei[:, E_N], t.ef[:, E_W], t.ef[:, E_PRIOR], t.ni[node, FIRST],
+                        t.ni[node, COUNT], t.ni[node, VISITS], params.c_init, params.c_base,
+                        params.unvisited_q)
 
 
 @compiled
-def undo_virtual(ni: np.ndarray, ei: np.ndarray, ef: np.ndarray, node: int, root: int,
-                 vv: int) -> None:
+def undo_virtual(t: Tree, node: int, root: int, vv: int) -> None:
+    ni, ei, ef = t.ni, t.ei, t.ef
     x = node
     while x != root:
         e = ni[x, PEDGE]
@@ -191,9 +218,9 @@ def undo_virtual(ni: np.ndarray, ei: np.ndarray, ef: np.ndarray, node: int, root
 
 
 @compiled
-def backup(ni: np.ndarray, ei: np.ndarray, ef: np.ndarray, leaf: int, root: int, value: float,
-           vv: int) -> None:
+def backup(t: Tree, leaf: int, root: int, value: float, vv: int) -> None:
     """Back up ``value`` (the leaf's side to move), removing ``vv`` virtual visits per edge."""
+    ni, ei, ef = t.ni, t.ei, t.ef
     ni[leaf, VISITS] += 1
     v = -value
     x = leaf
@@ -208,39 +235,41 @@ def backup(ni: np.ndarray, ei: np.ndarray, ef: np.ndarray, leaf: int, root: int,
 
 
 @compiled
-def collect(ni: np.ndarray, nv: np.ndarray, pos: np.ndarray, ei: np.ndarray, ef: np.ndarray,
-            st: np.ndarray, want: int, limit: int, vv: int, c_init: float, c_base: float,
-            unvisited_q: float, hist: np.ndarray, nhist: int, plane_lut: np.ndarray,
-            buf: np.ndarray, leaves: np.ndarray, out: np.ndarray) -> None:
+def collect(t: Tree, want: int, params: Params, game: Game, leaves: np.ndarray,
+            out: np.ndarray) -> None:
     """Up to ``want`` descents from the root; ``leaves`` gets the new (pending) leaves and
-    ``out`` = (leaves, terminal descents, collisions)."""
-    root = st[S_ROOT]
+    ``out`` = (leaves, terminal descents, collisions). At most ``params.max_collisions``
+    descents may meet a pending leaf (0: ``want``, and at least one)."""
+    ni, nv, ei, ef = t.ni, t.nv, t.ei, t.ef
+    vv = params.vv
+    limit = params.max_collisions if params.max_collisions > 0 else max(1, want)
+    buf = np.empty(MAX_MOVES, dtype=np.int32)
+    root = t.st[S_ROOT]
     nleaves = 0
     terminal = 0
     collisions = 0
     while nleaves + terminal < want and collisions < limit:
         node = root
         while (ni[node, FLAGS] & EXPANDED) and not (ni[node, FLAGS] & TERMINAL):
-            i = select(ni, ei, ef, node, c_init, c_base, unvisited_q)
+            i = select(t, node, params)
             e = ni[node, FIRST] + i
             ei[e, E_N] += vv
             ef[e, E_W] -= vv
             ni[node, VISITS] += vv
             child = ei[e, E_CHILD]
             if child < 0:
-                child = new_node(ni, nv, pos, ei, ef, st, node, e, ei[e, E_MOVE], hist, nhist,
-                                 plane_lut, buf)
+                child = new_node(t, node, e, ei[e, E_MOVE], game, buf)
                 ei[e, E_CHILD] = child
             node = child
         if ni[node, FLAGS] & TERMINAL:
-            undo_virtual(ni, ei, ef, node, root, vv)
-            backup(ni, ei, ef, node, root, nv[node], 0)
+            undo_virtual(t, node, root, vv)
+            backup(t, node, root, nv[node], 0)
             terminal += 1
             if node == root:
                 break
             continue
         if ni[node, FLAGS] & PENDING:
-            undo_virtual(ni, ei, ef, node, root, vv)
+            undo_virtual(t, node, root, vv)
             collisions += 1
             continue
         ni[node, FLAGS] |= PENDING
@@ -252,8 +281,9 @@ def collect(ni: np.ndarray, nv: np.ndarray, pos: np.ndarray, ei: np.ndarray, ef:
 
 
 @compiled
-def root_decided(ni: np.ndarray, ei: np.ndarray, root: int) -> bool:
+def root_decided(t: Tree, root: int) -> bool:
     """Every root move leads to a created terminal node and the root has > 4 visits a move."""
+    ni, ei = t.ni, t.ei
     first = ni[root, FIRST]
     count = ni[root, COUNT]
     for k in range(count):
@@ -272,12 +302,13 @@ def _put_u64(rec: np.ndarray, offset: int, value: np.uint64) -> None:
 
 
 @compiled
-def write_batch(ni: np.ndarray, pos: np.ndarray, ei: np.ndarray, leaves: np.ndarray,
-                nleaves: int, hist: np.ndarray, nhist: int, last_hist: np.ndarray,
-                records: np.ndarray, policy: np.ndarray, offsets: np.ndarray) -> int:
+def write_batch(t: Tree, leaves: np.ndarray, nleaves: int, game: Game, records: np.ndarray,
+                policy: np.ndarray, offsets: np.ndarray) -> int:
     """Each leaf's :data:`~chessmoe.encoding.RECORD_DTYPE` bytes into ``records[i]`` and its
     moves' policy indices into ``policy`` (leaf i's at ``offsets[i]:offsets[i + 1]``);
     returns the number of policy indices written."""
+    ni, pos, ei = t.ni, t.pos, t.ei
+    last_hist = game.last
     total = 0
     for i in range(nleaves):
         leaf = leaves[i]
@@ -307,7 +338,7 @@ def write_batch(ni: np.ndarray, pos: np.ndarray, ei: np.ndarray, leaves: np.ndar
         rec[88] = legal_ep_square(p)
         rec[89] = castling(p)
         rec[90] = turn(p)
-        rec[91] = min(repetitions(ni, pos, leaf, hist, nhist), 2)
+        rec[91] = min(repetitions(t, leaf, game.hist), 2)
         rec[92] = 0
         hm = np.int64(halfmove(p))
         if hm > 65535:
@@ -428,10 +459,11 @@ def sharpen(powered: np.ndarray, offsets: np.ndarray, nleaves: int, sharp: np.nd
 # --- expansion and backup of an evaluated mini-batch -------------------------------------------
 
 @compiled
-def expand(ni: np.ndarray, ei: np.ndarray, ef: np.ndarray, node: int, priors: np.ndarray,
-           order: np.ndarray, offset: int, tmp: np.ndarray) -> None:
-    """Expand ``node``: its edges reordered by ``order`` (the driver's stable sort of the
-    sharpened priors) with ``priors`` (already in that order) from ``offset``."""
+def expand(t: Tree, node: int, priors: np.ndarray, order: np.ndarray, offset: int,
+           tmp: np.ndarray) -> None:
+    """Expand ``node``: its edges reordered by ``order`` (the stable sort of the sharpened
+    priors) with ``priors`` (already in that order) from ``offset``."""
+    ni, ei, ef = t.ni, t.ei, t.ef
     first = ni[node, FIRST]
     count = ni[node, COUNT]
     for k in range(count):
@@ -449,20 +481,26 @@ def expand(ni: np.ndarray, ei: np.ndarray, ef: np.ndarray, node: int, priors: np
 
 
 @compiled
-def finish_batch(ni: np.ndarray, ei: np.ndarray, ef: np.ndarray, st: np.ndarray,
-                 leaves: np.ndarray, nleaves: int, values: np.ndarray, priors: np.ndarray,
-                 order: np.ndarray, offsets: np.ndarray, vv: int, tmp: np.ndarray,
-                 back_up: bool, out: np.ndarray) -> None:
-    """Expand every leaf, then back each one's value up in order (as the Python search does);
-    ``out`` = (sum of leaf depths below the root, deepest leaf below the root)."""
-    root = st[S_ROOT]
+def finish_batch(t: Tree, leaves: np.ndarray, nleaves: int, values: np.ndarray,
+                 powered: np.ndarray, offsets: np.ndarray, vv: int, back_up: bool,
+                 out: np.ndarray) -> None:
+    """Expand every leaf with its priors (``powered``: numpy's ``max(p, 0) ** (1 / T)``,
+    sharpened here as :func:`sharpen` does), then back each one's value up in order (as the
+    Python search does); ``out`` = (sum of leaf depths below the root, deepest leaf below
+    the root)."""
+    ni = t.ni
+    root = t.st[S_ROOT]
+    sharp = np.empty(powered.shape[0], dtype=np.float64)
+    order = np.empty(powered.shape[0], dtype=np.int64)
+    sharpen(powered, offsets, nleaves, sharp, order)
+    tmp = np.empty((MAX_MOVES, 2), dtype=np.int64)
     for i in range(nleaves):
-        expand(ni, ei, ef, leaves[i], priors, order, offsets[i], tmp)
+        expand(t, leaves[i], sharp, order, offsets[i], tmp)
     depth_sum = 0
     deepest = 0
     if back_up:
         for i in range(nleaves):
-            backup(ni, ei, ef, leaves[i], root, float(values[i]), vv)
+            backup(t, leaves[i], root, float(values[i]), vv)
             d = ni[leaves[i], DEPTH] - ni[root, DEPTH]
             depth_sum += d
             if d > deepest:
@@ -474,17 +512,15 @@ def finish_batch(ni: np.ndarray, ei: np.ndarray, ef: np.ndarray, st: np.ndarray,
 # --- a whole search with the uniform evaluator (no Python per mini-batch) ----------------------
 
 @compiled
-def uniform_run(ni: np.ndarray, nv: np.ndarray, pos: np.ndarray, ei: np.ndarray,
-                ef: np.ndarray, st: np.ndarray, batch_size: int, node_limit: int,
-                sim_limit: int, limit_collisions: int, vv: int, c_init: float, c_base: float,
-                unvisited_q: float, hist: np.ndarray, nhist: int, plane_lut: np.ndarray,
-                uniform: np.ndarray, max_batches: int, node_room: int, edge_room: int,
-                ctr: np.ndarray) -> int:
+def uniform_run(t: Tree, params: Params, game: Game, uniform: np.ndarray, node_limit: int,
+                sim_limit: int, max_batches: int, ctr: np.ndarray) -> int:
     """Search steps with value 0 and uniform priors (``uniform[n]``: the sharpened prior of
     each of n moves, as the Python search computes it) until a limit (returns 0), the tree
     is too full for another step (1: grow and call again) or ``max_batches`` steps ran (2).
     ``ctr``: nodes, simulations, batches, collisions, depth sum, deepest (updated)."""
-    buf = np.empty(MAX_MOVES, dtype=np.int32)
+    ni, ef, st = t.ni, t.ef, t.st
+    node_room, edge_room = t.ni.shape[0], t.ei.shape[0]
+    batch_size = params.batch_size
     leaves = np.empty(max(batch_size, 1), dtype=np.int64)
     out = np.zeros(3, dtype=np.int64)
     root = st[S_ROOT]
@@ -494,7 +530,7 @@ def uniform_run(ni: np.ndarray, nv: np.ndarray, pos: np.ndarray, ei: np.ndarray,
             return 0
         if sim_limit >= 0 and ctr[1] >= sim_limit:
             return 0
-        if root_decided(ni, ei, root):
+        if root_decided(t, root):
             return 0
         if steps >= max_batches:
             return 2
@@ -506,9 +542,7 @@ def uniform_run(ni: np.ndarray, nv: np.ndarray, pos: np.ndarray, ei: np.ndarray,
         room = 2 * want + 2
         if st[S_NODES] + room > node_room or st[S_EDGES] + room * MAX_MOVES > edge_room:
             return 1
-        limit = limit_collisions if limit_collisions > 0 else max(1, want)
-        collect(ni, nv, pos, ei, ef, st, want, limit, vv, c_init, c_base, unvisited_q, hist,
-                nhist, plane_lut, buf, leaves, out)
+        collect(t, want, params, game, leaves, out)
         nleaves = out[0]
         ctr[1] += out[1]
         ctr[3] += out[2]
@@ -523,7 +557,7 @@ def uniform_run(ni: np.ndarray, nv: np.ndarray, pos: np.ndarray, ei: np.ndarray,
                     ef[first + k, E_PRIOR] = prior
                 ni[leaf, FLAGS] = (ni[leaf, FLAGS] | EXPANDED) & ~PENDING
             for i in range(nleaves):
-                backup(ni, ei, ef, leaves[i], root, 0.0, vv)
+                backup(t, leaves[i], root, 0.0, params.vv)
                 d = ni[leaves[i], DEPTH] - ni[root, DEPTH]
                 ctr[4] += d
                 if d > ctr[5]:
@@ -538,11 +572,11 @@ def uniform_run(ni: np.ndarray, nv: np.ndarray, pos: np.ndarray, ei: np.ndarray,
 # --- tree reuse ----------------------------------------------------------------------------------
 
 @compiled
-def compact(ni: np.ndarray, nv: np.ndarray, pos: np.ndarray, ei: np.ndarray, ef: np.ndarray,
-            new_root: int, ni2: np.ndarray, nv2: np.ndarray, pos2: np.ndarray, ei2: np.ndarray,
-            ef2: np.ndarray, st2: np.ndarray) -> None:
-    """Copy the subtree under ``new_root`` into the second set of arrays, rooted at node 0
-    (depths from 0, no parent, no move), breadth first."""
+def compact(t: Tree, new_root: int, fresh: Tree) -> None:
+    """Copy the subtree under ``new_root`` into ``fresh``, rooted at node 0 (depths from 0,
+    no parent, no move), breadth first."""
+    ni, nv, pos, ei, ef, _ = t
+    ni2, nv2, pos2, ei2, ef2, st2 = fresh
     n_old = ni.shape[0]
     remap = np.full(n_old, -1, dtype=np.int64)
     queue = np.empty(n_old, dtype=np.int64)
