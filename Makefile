@@ -23,7 +23,9 @@ PY := $(ENV_DIR)/bin/python
 STAMP := $(ENV_DIR)/.chessmoe-installed
 TORCH_SPEC ?= torch==2.13.0
 
-# The browser explorers `make explore` serves (one Voila server each, ports EXPLORE_PORT, +1, ...).
+# The browser explorers `make explore` serves (one Voila server each, ports EXPLORE_PORT, +1, ...),
+# with Voila's lab template minus its CDN stylesheets (share/jupyter/voila/templates/
+# chessmoe-offline), so the pages need no network.
 EXPLORE_PORT ?= 8866
 EXPLORERS := 07_elo_explorer.ipynb 12_phase_explorer.ipynb
 # A kernel idle for 2 minutes with no page connected is shut down (checked every minute): each
@@ -124,8 +126,9 @@ explore: $(STAMP) ## Serve the explorers in the browser with Voila on localhost 
 	@mkdir -p $(BUILD); port=$(EXPLORE_PORT); trap 'kill $$(jobs -p) 2>/dev/null; wait; exit 0' INT TERM; \
 	for nb in $(EXPLORERS); do \
 	  echo "$$nb: http://localhost:$$port/"; \
-	  PYTHONPATH=$(ROOT) $(ENV_DIR)/bin/voila notebooks/$$nb --no-browser --port=$$port \
-	    --Voila.ip=127.0.0.1 $(VOILA_CULL) >$(BUILD)/voila-$$port.log 2>&1 & \
+	  PYTHONPATH=$(ROOT) JUPYTER_PATH=$(ROOT)/share/jupyter $(ENV_DIR)/bin/voila notebooks/$$nb \
+	    --no-browser --port=$$port --Voila.ip=127.0.0.1 --template=chessmoe-offline \
+	    $(VOILA_CULL) >$(BUILD)/voila-$$port.log 2>&1 & \
 	  port=$$((port + 1)); \
 	done; \
 	echo "Voila logs: $(BUILD)/voila-*.log. Stop with Ctrl-C."; wait

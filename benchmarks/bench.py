@@ -578,7 +578,7 @@ def bench_native(repeat: int) -> BenchResult:
     # takes (records, softmax, priors; no forward pass), and the paper grid projected with
     # the GPU network rate the H200 run recorded (BENCHMARKS.md, 2026-11-26: 114,446
     # positions/s, bf16, batch 1024) on a box of 15 search workers and one GPU.
-    from chessmoe.play.designs import paper_spec
+    from chessmoe.play.grids import paper_spec
     from chessmoe.play.projection import Calibration, _FreeNetwork, project
     from chessmoe.play.tournament import projection_parts
 
@@ -947,7 +947,7 @@ def bench_gpu(repeat: int) -> BenchResult:
         result.rows = [("paper-scale GPU rows", "not measured: no GPU on this machine")]
         return result
     from chessmoe.nets.model import build_model
-    from chessmoe.play.designs import paper_spec
+    from chessmoe.play.grids import paper_spec
     from chessmoe.play.projection import measure_games, project_from_games
     from chessmoe.play.tournament import projection_parts
     from chessmoe.search.inference import CudaBackend, TorchBackend

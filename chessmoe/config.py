@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chessmoe._io.errors import KitError
+from chessmoe.designs.registry import REGISTERED
 from chessmoe.nets.regimes import TrainingPlan
 from chessmoe.nets.training import TrainConfig
+from chessmoe.play.designs import DESIGNS
 
 __all__ = [
     "MEDIUM_GAMES",
@@ -80,10 +82,7 @@ class SearchPlan:
 class TournamentPlan:
     """Which tournament to play (chessmoe.play.designs.DESIGNS names the designs)."""
 
-    design: str = field(metadata={
-        "doc": "smoke | small | small-cutechess | powered | replicated | settings | seeds-long | "
-               "matched | converged | ratings | ratings-cutechess | related | medium | paper: "
-               "the grid of matches"})
+    design: str = field(metadata={"doc": " | ".join(DESIGNS) + ": the grid of matches"})
     experts: str = field(
         default="",
         metadata={"doc": "which results/experts/<name> it plays (its own profile's by default)"},
@@ -204,71 +203,10 @@ PROFILES: dict[str, Profile] = {
         _SMALL_TRAINING,
         TournamentPlan("small-cutechess", experts="small"),
     ),
-    "powered": Profile(
-        "powered",
-        "the small experts in a tournament that can decide: 400 games per method, "
-        "200 per ablation/definition/routing/gate arm, paired openings (~3 h on 2 "
-        "cores)",
-        _SMALL_DATA,
-        _SMALL_TRAINING,
-        TournamentPlan("powered", experts="small"),
-    ),
-    "replicated": Profile(
-        "replicated",
-        "the powered design replayed under cutechess's draw rules (a re-adjudication of the "
-        "same deterministic games, not an independent replication), with staged and weighted "
-        "a=10 under three seeds against the regular network's three seeds and the "
-        "equal-compute arms head to head with regular-long (~11,400 games, ~13 h on 2 "
-        "cores; resumable)",
-        _SMALL_DATA,
-        _SMALL_TRAINING,
-        TournamentPlan("replicated", experts="small"),
-    ),
-    "settings": Profile(
-        "settings",
-        "staged against the regular network and against regular-long (equal compute) at 100, "
-        "400 and 1,600 nodes with batch 8 and at batch 1 and 32 with 400 nodes, 200 games "
-        "a match on one shared opening draw, cutechess rules (2,000 games; the 1,600-node "
-        "matches cost about 16 times the 100-node ones; resumable, --match plays some first)",
-        _SMALL_DATA,
-        _SMALL_TRAINING,
-        TournamentPlan("settings", experts="small"),
-    ),
-    "seeds-long": Profile(
-        "seeds-long",
-        "equal compute over seeds: staged under its three training seeds against regular-long "
-        "under three (train regular-long-seed10/11 first: chessmoe train --profile small "
-        "--controls), 200 games a pairing at batch 8 and 100 nodes on the replicated "
-        "tournament's openings, cutechess rules (1,600 games; the ninth pairing is the "
-        "replicated tournament's staged-vs-regular-long arm)",
-        _SMALL_DATA,
-        _SMALL_TRAINING,
-        TournamentPlan("seeds-long", experts="small"),
-    ),
-    "matched": Profile(
-        "matched",
-        "the parameter-matched single network: staged against regular-wide (the mixture's "
-        "parameters in one network, regular-long's steps; train it first: chessmoe train "
-        "--profile small --control regular-wide) at batch 8 with 100 nodes and with 100 ms a "
-        "move (the records hold each side's nodes a move), and regular-wide against "
-        "regular-long at 100 nodes (same steps, three times the parameters), 200 games a "
-        "match on one fresh shared opening draw, cutechess rules (600 games; registered "
-        "before its first game)",
-        _SMALL_DATA,
-        _SMALL_TRAINING,
-        TournamentPlan("matched", experts="small"),
-    ),
-    "converged": Profile(
-        "converged",
-        "the data-limited regime: staged and weighted a=10 trained until their validation "
-        "loss stopped improving against the regular network trained so (train them first: "
-        "chessmoe train --profile small --control converged), and that network against the "
-        "regular one, 400 games a match at batch 8 and 100 nodes on the powered tournament's "
-        "openings, cutechess rules (1,200 games; registered before its first game)",
-        _SMALL_DATA,
-        _SMALL_TRAINING,
-        TournamentPlan("converged", experts="small"),
-    ),
+    # the registered designs played with the small profile's experts (chessmoe.designs)
+    **{d.name: Profile(d.name, d.profile, _SMALL_DATA, _SMALL_TRAINING,
+                       TournamentPlan(d.name, experts="small"))
+       for d in REGISTERED if d.profile},
     "precision": Profile(
         "precision",
         "faster paths checked against fp32: regular trained under bf16 autocast against regular "

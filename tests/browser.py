@@ -28,6 +28,9 @@ __all__ = ["chromium", "save_small_png", "serve"]  # the report's helpers, used 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
+#: The Voila template the explorers are served with: Voila's lab template without its CDN
+#: stylesheets (share/jupyter/voila/templates/chessmoe-offline), found through JUPYTER_PATH.
+VOILA_TEMPLATE = "chessmoe-offline"
 
 
 def missing_chromium() -> str | None:
@@ -93,8 +96,9 @@ def voila(notebook: str | Path) -> Iterator[str]:
     path = notebook if isinstance(notebook, Path) else ROOT / "notebooks" / notebook
     command = [str(voila_bin if voila_bin.exists() else shutil.which("voila")),
                str(path), "--no-browser", f"--port={port}",
-               "--Voila.ip=127.0.0.1"]
-    env = os.environ | {"PYTHONPATH": str(ROOT)}
+               "--Voila.ip=127.0.0.1", f"--template={VOILA_TEMPLATE}"]
+    env = os.environ | {"PYTHONPATH": str(ROOT),
+                        "JUPYTER_PATH": str(ROOT / "share" / "jupyter")}
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     try:
@@ -183,6 +187,29 @@ def lab_run_all(driver: Any, timeout: float = 60, cells: int = 2,
 
     wait_until(ran, "every code cell to have run (its prompt numbered)", run_timeout,
                ignore=(WebDriverException,), context=lambda: _lab_state(driver), interval=0.5)
+
+
+def requests_made(driver: Any) -> list[str]:
+    """Every URL the browser asked for since the last call (pages, scripts, styles, fonts,
+    images, web sockets), read from the performance log of a Chromium started with
+    ``offline=True``; failed requests are listed too."""
+    import json
+
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            urls.append(str(message["params"]["request"]["url"]))
+        elif message["method"] == "Network.webSocketCreated":
+            urls.append(str(message["params"]["url"]))
+    return urls
+
+
+def external(urls: list[str]) -> list[str]:
+    """The URLs that leave this machine (anything but 127.0.0.1/localhost, data: and blob:)."""
+    local = ("http://127.0.0.1:", "ws://127.0.0.1:", "http://localhost:", "ws://localhost:",
+             "data:", "blob:", "about:")
+    return [url for url in urls if not url.startswith(local)]
 
 
 def set_text_input(driver: Any, label: str, value: str) -> None:
@@ -279,21 +306,26 @@ def report_screenshots(site: Path) -> list[Path]:
 
 
 def _explorer_screenshots() -> None:
-    with voila("07_elo_explorer.ipynb") as url, chromium() as driver:
+    from selenium.webdriver.common.by import By
+
+    with voila("07_elo_explorer.ipynb") as url, chromium(height=2600) as driver:
         driver.get(url)
-        wait_for(driver, "img.widget-image")
-        time.sleep(2)
+        until(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "img.sprt-planner"),
+              "the Elo explorer's planner", 180)
+        time.sleep(2)  # the last images decode
         save_small_png(element_png(driver, ".widget-vbox"), ROOT / "docs" / "elo-explorer.png")
     print("saved docs/elo-explorer.png")
-    with voila("12_phase_explorer.ipynb") as url, chromium(height=1100) as driver:
+    with voila("12_phase_explorer.ipynb") as url, chromium(height=2600) as driver:
         driver.get(url)
-        wait_for(driver, ".widget-vbox svg")
+        until(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "img.phase-summary"),
+              "the phase explorer's summary", 180)
         time.sleep(2)
         save_small_png(element_png(driver, ".widget-vbox"), ROOT / "docs" / "phase-explorer.png")
-        from selenium.webdriver.common.by import By
-
-        first = driver.find_elements(By.CSS_SELECTOR, ".jp-RenderedHTMLCommon")[2]
-        save_small_png(bytes(first.screenshot_as_png), ROOT / "docs" / "phase-positions.png")
+        typical = driver.find_element(
+            By.XPATH, "//div[contains(@class,'jp-RenderedHTMLCommon')]"
+                      "[.//h4[normalize-space()='Typical opening']]")
+        driver.execute_script("arguments[0].scrollIntoView();", typical)
+        save_small_png(bytes(typical.screenshot_as_png), ROOT / "docs" / "phase-positions.png")
     print("saved docs/phase-explorer.png, docs/phase-positions.png")
 
 

@@ -29,7 +29,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from chessmoe.play.designs import smoke_spec  # noqa: E402
+from chessmoe.play.grids import smoke_spec  # noqa: E402
 from chessmoe.play.match import Adjudication, PlayerSpec  # noqa: E402
 from chessmoe.play.placement import PlacementError  # noqa: E402
 from chessmoe.play.tournament import (  # noqa: E402

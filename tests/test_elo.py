@@ -233,24 +233,32 @@ def test_sprt_bounds_and_states() -> None:
     assert sprt(elo0=0, elo1=5, pentanomial=(20, 60, 300, 120, 40)).state == "continue"
     assert sprt(elo0=0, elo1=5, pentanomial=(40, 120, 600, 240, 80)).state == "H1 accepted"
     assert sprt(elo0=0, elo1=5, pentanomial=(80, 240, 600, 120, 40)).state == "H0 accepted"
+    # empty cells are regularised, not divided by: a run of wins is finite evidence, one
+    # game's exact LLR at most log(q1/q0) of a win (40 wins: 1.13, continue; 200: 5.67)
     assert sprt(elo0=0, elo1=10, wins=40, losses=0, draws=0, model="logistic").state == (
-        "H1 accepted")  # empty cells are regularised, not divided by
+        "continue")
+    assert sprt(elo0=0, elo1=10, wins=200, losses=0, draws=0, model="logistic").llr == (
+        pytest.approx(5 * sprt(elo0=0, elo1=10, wins=40, losses=0, draws=0,
+                               model="logistic").llr))
+    assert sprt(elo0=0, elo1=10, wins=200, losses=0, draws=0, model="logistic").state == (
+        "H1 accepted")
 
 
 def test_sprt_llr_hand_values_and_sign() -> None:
-    # logistic: LLR = N (s1 - s0)(2 mu - s0 - s1) / (2 var)
+    # the closed form (exact=False, kept for comparison): LLR = N (s1 - s0)(2 mu - s0 - s1)
+    # / (2 var)
     n, mu = 300, (120 + 50) / 300
     var = (120 * (1 - mu) ** 2 + 100 * (0.5 - mu) ** 2 + 80 * mu**2) / n
     s0, s1 = 0.5, 1 / (1 + 10 ** (-10 / 400))
-    got = sprt(elo0=0, elo1=10, wins=120, losses=80, draws=100, model="logistic")
+    got = sprt(elo0=0, elo1=10, wins=120, losses=80, draws=100, model="logistic", exact=False)
     assert got.llr == pytest.approx(n * (s1 - s0) * (2 * mu - s0 - s1) / (2 * var), rel=1e-12)
     # normalised: LLR = N / (2 K^2) (n1 - n0)(2 nElo - n0 - n1), N games
     nelo = normalized_elo_trinomial(120, 80, 100)[0]
-    got = sprt(elo0=-2, elo1=6, wins=120, losses=80, draws=100)
+    got = sprt(elo0=-2, elo1=6, wins=120, losses=80, draws=100, exact=False)
     assert got.llr == pytest.approx(n / (2 * K**2) * 8 * (2 * nelo + 2 - 6), rel=1e-12)
     counts = (5, 10, 40, 30, 15)  # pentanomial: the same with 2 games per pair
     pnelo = normalized_elo_pentanomial(counts)[0]
-    got = sprt(elo0=0, elo1=5, pentanomial=counts)
+    got = sprt(elo0=0, elo1=5, pentanomial=counts, exact=False)
     assert got.llr == pytest.approx(200 / (2 * K**2) * 5 * (2 * pnelo - 5), rel=1e-12)
     # sign: positive above the midpoint of the two hypotheses, antisymmetric under W <-> L
     up = sprt(elo0=0, elo1=10, wins=55, losses=45, draws=0, model="logistic")
@@ -367,8 +375,9 @@ def test_cli_prints_the_cutechess_line_first(capsys: pytest.CaptureFixture[str])
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "Elo difference: 381.7 +/- nan, LOS: 99.9 %, DrawRatio: 6.7 %"
     assert lines[1].startswith("nElo: ")
-    # nElo bounds [0, 5] are tiny: LLR = 15 / (2 K^2) * 5 * (2 nElo - 5) = 0.32, keep going
-    assert lines[-1] == "SPRT: llr 0.32, lbound -2.94, ubound 2.94 - continue"
+    # nElo bounds [0, 5] are tiny: the exact LLR is 0.18 (the closed form 15 / (2 K^2) * 5 *
+    # (2 nElo - 5) would print 0.32), keep going
+    assert lines[-1] == "SPRT: llr 0.18, lbound -2.94, ubound 2.94 - continue"
     assert main(["elo", "--pentanomial", "5", "10", "40", "30", "15"]) == 0
     assert capsys.readouterr().out.startswith("Ptnml(0-2): [5, 10, 40, 30, 15], Elo: 70.4 +/- ")
     assert main(["elo"]) == 2  # nothing to rate: one line, no traceback
@@ -478,3 +487,60 @@ def test_games_for_a_margin_by_hand() -> None:
         (1.96 * math.sqrt(0.2) * slope / 10) ** 2, rel=1e-12)
     assert round(games_for_margin(0.6, 0.2, 10, 1.96)) == 4025
     assert games_for_margin(0.6, 0.2, 20, 1.96) == pytest.approx(4025.39 / 4, rel=1e-5)
+
+
+@pytest.mark.parametrize(("argv", "mode", "counts", "model", "bounds", "llr"), [
+    # issue 58: W/D/L 60/30/10 at nElo [0, 10]: the exact LLR 1.68, never the closed form 2.10
+    (["--wins", "60", "--draws", "30", "--losses", "10"], "wdl", (60, 30, 10), "normalized",
+     (0.0, 10.0), "1.68"),
+    # lopsided pairs, logistic bounds (the closed form would print 4.97)
+    (["--pentanomial", "1", "2", "10", "30", "20"], "pentanomial", (1, 2, 10, 30, 20),
+     "logistic", (0.0, 10.0), "1.69"),
+    # an all-but-perfect W/D/L at nElo [0, 5] (the closed form: 0.32)
+    (["--wins", "13", "--losses", "1", "--draws", "1"], "wdl", (13, 1, 1), "normalized",
+     (0.0, 5.0), "0.18"),
+])
+def test_the_cli_and_the_explorer_print_one_llr(
+        capsys: pytest.CaptureFixture[str], argv: list[str], mode: str,
+        counts: tuple[int, ...], model: str, bounds: tuple[float, float], llr: str) -> None:
+    """``chessmoe elo --sprt`` and the Elo explorer compute the same (exact) LLR on lopsided
+    counts, where the closed form differs in the first decimal."""
+    from chessmoe.cli import main
+    from chessmoe.explore import elo as explore_elo
+
+    elo0, elo1 = bounds
+    assert main(["elo", *argv, "--sprt", f"{elo0:g}", f"{elo1:g}", "--model", model]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    sprt_line = next(line for line in printed if line.startswith("SPRT:"))
+    assert sprt_line.startswith(f"SPRT: llr {llr}, ")
+    if mode == "wdl":
+        w, d, l_ = counts
+        explored = explore_elo.explore("wdl", wins=w, draws=d, losses=l_, elo0=elo0,
+                                       elo1=elo1, sprt_model=model)  # type: ignore[arg-type]
+        closed = sprt(elo0=elo0, elo1=elo1, wins=w, draws=d, losses=l_, model=model,
+                      exact=False).llr
+    else:
+        explored = explore_elo.explore("pentanomial", pairs=list(counts), elo0=elo0,
+                                       elo1=elo1, sprt_model=model)  # type: ignore[arg-type]
+        closed = sprt(elo0=elo0, elo1=elo1, pentanomial=counts, model=model, exact=False).llr
+    assert f"{explored.sprt.llr_now:.2f}" == llr
+    assert f"{closed:.2f}" != llr  # the counts are lopsided enough to tell the two apart
+
+
+def test_a_decided_cli_sprt_also_prints_the_estimate_corrected_for_the_stop(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The MAIS match's pairs (5, 10, 26, 28, 9) with logistic bounds [0, 35]: H1 accepted at
+    LLR 2.96; read as stopped there the Elo is +47.7 [+4.9, +90.9], not the fixed-length
+    +58.5."""
+    from chessmoe.cli import main
+
+    assert main(["elo", "--pentanomial", "5", "10", "26", "28", "9", "--sprt", "0", "35",
+                 "--model", "logistic"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-2] == "SPRT: llr 2.96, lbound -2.94, ubound 2.94 - H1 accepted"
+    assert lines[-1] == ("If the match stopped at this decision: +47.7 [+4.9, +90.9] Elo (95 %, "
+                         "corrected for the stop at H1); the fixed-length Elo above is biased "
+                         "by the stop")
+    assert main(["elo", "--wins", "60", "--draws", "30", "--losses", "10", "--sprt", "0",
+                 "10"]) == 0
+    assert "stopped" not in capsys.readouterr().out  # a test that continues has no stop

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from chessmoe.explore.elo_widget import EloExplorerWidget
 from chessmoe.report.figures import elo_explorer as ex
 
 
@@ -59,7 +60,7 @@ def test_the_interval_shrinks_as_the_same_result_gets_more_games() -> None:
 @pytest.mark.slow
 def test_the_widget_recomputes_text_and_png_when_a_count_changes() -> None:
     pytest.importorskip("ipywidgets")
-    widget = ex.EloExplorerWidget(wins=60, draws=30, losses=40)
+    widget = EloExplorerWidget(wins=60, draws=30, losses=40)
     first = bytes(widget.image.value)
     assert first[:8] == b"\x89PNG\r\n\x1a\n" and len(first) > 5000
     assert "+53.9 +/- 53.3 Elo, 95 % interval [+1.9, +108.4]" in widget.text.value

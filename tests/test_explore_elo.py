@@ -1,4 +1,4 @@
-"""The Elo explorer's record (chessmoe.report.explore_elo) and its browser widget, headless."""
+"""The Elo explorer's record (chessmoe.explore.elo) and its browser widget, headless."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import nbformat
 import pytest
 
 from chessmoe import elo
-from chessmoe.report import artefacts, explore_elo, params, runner
-from chessmoe.report.figures import elo_explorer as ex
+from chessmoe.explore import elo as explore_elo
+from chessmoe.explore import elo_widget as ex
+from chessmoe.report import artefacts, params, runner
 from tests.helpers import summary_match, tournament_summary
 from tests.test_notebooks import _parameters_cell
 
@@ -286,6 +287,9 @@ def test_each_mode_owns_its_inputs() -> None:
     kit = next(i for i, p in enumerate(widget.presets) if p.label.startswith("kit-sized"))
     widget.choose_preset(kit)
     assert widget.result is not None and widget.result.pentanomial is not None
+    assert widget.mode.value == "pentanomial"  # a preset with pairs opens in pairs mode
+    widget.mode.value = "wdl"
+    assert widget.result is not None and widget.result.pentanomial is not None
     widget.wins.value = "5"  # no longer the preset's match: its pairs are dropped, no error
     assert widget.result is not None and "error" not in widget.text.value
     assert widget.result.wdl == (5, 5, 3) and widget.result.pentanomial is None
@@ -367,9 +371,12 @@ def test_the_controls_wrap_and_the_plot_keeps_its_labels_clear() -> None:
     """Defect 9: at 800 px the controls scrolled sideways (beta hidden), labels sat on the bars
     and the legend on the LLR line."""
     widget = _widget()
-    rows = [c for c in widget.box.children if hasattr(c, "children")]
-    assert rows and all(r.layout.flex_flow == "row wrap" for r in rows)
-    assert widget.beta in rows[-1].children
+    import ipywidgets
+
+    rows = [c for c in (*widget.box.children, *widget.planner.box.children)
+            if isinstance(c, ipywidgets.HBox)]
+    assert len(rows) == 6 and all(r.layout.flex_flow == "row wrap" for r in rows)
+    assert widget.beta in rows[-2].children and widget.planner.draw_ratio in rows[-1].children
     assert widget.image.layout.width == "100%"
     assert widget.result is not None
     fig = ex.result_figure(widget.result)
@@ -589,34 +596,211 @@ def test_settings_are_read_as_typed(field: str, typed: str, read: float) -> None
         assert "Games needed for +/- 2000 Elo" in widget.text.value
 
 
-def test_presets_are_grouped_by_tournament_and_an_edit_resets_the_match() -> None:
-    """About 200 presets sat in one menu, and the menu kept a preset's name after its counts
-    were edited."""
+@pytest.mark.slow
+def test_the_preset_menu_opens_short_and_a_search_finds_every_match() -> None:
+    """Issue 55: 238 matches sat in the preset menus. The menu opens with the kit's examples
+    and the decisive matches (the full-length matches of the powered, matched and converged
+    tournaments, and every SPRT match); a search finds any other; an edit resets the menu."""
     widget = _widget()
     committed = explore_elo.committed_presets(ROOT / "results")
-    tournaments = sorted(p.name for p in (ROOT / "results" / "tournaments").iterdir()
-                         if (p / "summary.json").exists())
-    groups = [value for _, value in widget.preset_group.options]
-    assert groups == [explore_elo.EXAMPLES, *tournaments] and len(committed) > 150
-    sizes = {}
-    for group in tournaments:
-        widget.preset_group.value = group
-        labels = [label for label, _ in widget.preset.options]
-        assert labels[0] == ex.TYPED
-        sizes[group] = len(labels) - 1
-        assert widget.result is not None  # the group's first match is loaded
-        assert widget.preset.value == widget.groups[group][0]
-    assert sum(sizes.values()) == len(committed) and max(sizes.values()) < 40
+    assert len(committed) > 150
+    shown = [label for label, _ in widget.preset.options]
+    assert shown[0] == ex.TYPED and len(shown) - 1 < 20
+    decisive = [p.name for p in committed if p.decisive]
+    assert shown[4:] == decisive and shown[1] == "parameters cell"
+    assert "powered / staged-b8-n100 (400 games)" in decisive
+    assert "related / mais-vs-mais-at-200-sprt (156 games)" in decisive
+    assert not any(name.startswith(("small", "ratings", "replicated")) for name in decisive)
+    assert f"{len(decisive)} decisive matches of the {len(committed)} committed" in (
+        widget.preset_note.value)
+    # a search: every word in the name, the menu narrowed to it
+    widget.preset_search.value = "small separated-b8"
+    found = [label for label, _ in widget.preset.options][1:]
+    assert found and all(name.startswith(("small / separated-b8", "small-cutechess / separated-b8"))
+                         for name in found)
+    assert f"{len(found)} matches hold 'small separated-b8'" in widget.preset_note.value
+    widget.preset_search.value = "no such match"
+    assert [label for label, _ in widget.preset.options] == [ex.TYPED]
+    assert "No match holds every word of 'no such match'" in widget.preset_note.value
+    # every committed preset can be reached by searching for its name
+    offset = len(widget.presets) - len(committed)
+    for i, p in enumerate(committed):
+        assert offset + i in explore_elo.find_presets(widget.presets, p.name.split(" (")[0])
     small = next(i for i, p in enumerate(widget.presets)
                  if p.group == "small" and p.label.startswith("separated-b8-n100 "))
-    widget.choose_preset(small)
-    assert widget.preset_group.value == "small" and widget.preset.value == small
+    widget.choose_preset(small)  # not in the menu: the search brings it in
+    assert widget.preset.value == small
+    assert widget.preset_search.value == "small / separated-b8-n100"
     assert widget.result is not None and widget.result.pentanomial is not None
-    widget.losses.value = str(int(widget.losses.value) + 1)
+    assert widget.mode.value == "pentanomial"
+    widget.pairs[0].value = str(int(widget.pairs[0].value) + 1)
     assert widget.preset.value == -1 and widget.preset.label == ex.TYPED
-    assert widget.result is not None and widget.result.pentanomial is None
+    assert widget.result is not None and widget.result.trinomial is None
     widget.choose_preset(small)  # choosing it again restores the match
-    assert widget.preset.label == widget.presets[small].label
-    assert widget.result is not None and widget.result.pentanomial is not None
+    assert widget.preset.label == widget.presets[small].name
+    assert widget.result is not None and widget.result.trinomial is not None
     widget.level.value = "0.9"  # a setting is not a new match
     assert widget.preset.value == small
+
+# --- issue 58: pairs first, the spread, the stop, the planner and a block to copy -----------
+
+
+def test_a_preset_with_pairs_opens_in_pairs_mode_and_tests_the_pairs() -> None:
+    """ntuple-d2-vs-pesto (1,000 games): its pairs' exact LLR at nElo [0, 10] is 2.95, H1
+    accepted; its W/D/L's 2.93 would read "continue". Every committed preset with pairs
+    opens in pairs mode."""
+    committed = explore_elo.committed_presets(ROOT / "results")
+    assert all((p.mode == "pentanomial") == any(p.pairs) for p in committed)
+    assert sum(p.mode == "pentanomial" for p in committed) > 200
+    match = next(p for p in committed if p.name.startswith("related / ntuple-d2-vs-pesto "))
+    result = explore_elo.explore(match.mode, wins=match.wins, draws=match.draws,
+                                 losses=match.losses, pairs=match.pairs)
+    assert result.mode == "pentanomial" and result.sprt.state == "H1 accepted"
+    assert f"{result.sprt.llr_now:.2f}" == "2.95"
+    wdl = explore_elo.explore("wdl", wins=match.wins, draws=match.draws, losses=match.losses)
+    assert wdl.sprt.state == "continue" and f"{wdl.sprt.llr_now:.2f}" == "2.93"
+    sprt_match = next(p for p in committed if p.test is not None)
+    assert sprt_match.test == explore_elo.PresetTest(0.0, 35.0, 0.05, 0.05, "logistic")
+
+
+def test_the_spread_shows_why_pairs_narrow_the_interval() -> None:
+    """W/D/L 62/58/36 with pairs (5, 10, 26, 28, 9), the MAIS match: draw ratio 58/156,
+    pair ratio (28 + 9)/(5 + 10) = 2.467, per-game variance 0.1501 from W/D/L and
+    2 * 0.06838 = 0.1368 from the pairs: ratio 0.911, the pairs' interval narrower by 0.954."""
+    result = explore_elo.explore("pentanomial", pairs=[5, 10, 26, 28, 9], wins=62, draws=58,
+                                 losses=36)
+    sp = result.spread
+    assert sp is not None
+    assert sp.draw_ratio == pytest.approx(58 / 156)
+    assert sp.pair_ratio == pytest.approx(37 / 15)
+    mu = (62 + 29) / 156
+    game_var = (62 * (1 - mu) ** 2 + 58 * (0.5 - mu) ** 2 + 36 * mu**2) / 156
+    assert sp.game_variance == pytest.approx(game_var)
+    assert sp.pair_variance == pytest.approx(0.06837606837606838)
+    assert sp.variance_ratio == pytest.approx(2 * 0.06837606837606838 / game_var)
+    assert f"{sp.variance_ratio:.3f}" == "0.911"
+    # the ratio is the square of the ratio of the two models' standard errors of the score
+    _, _, pair_se = elo.pair_standard_error([5, 10, 26, 28, 9])
+    assert sp.variance_ratio == pytest.approx((pair_se / math.sqrt(game_var / 156)) ** 2)
+    import html
+
+    html_text = html.unescape(ex.result_html(result))
+    assert "ratio 0.911 (the pairs' interval is narrower by its square root, 0.954" in html_text
+    assert "pair ratio 2.467" in html_text and "draw ratio 0.372" in html_text
+    # no pair lost: an infinite pair ratio; no pairs at all: none
+    assert explore_elo.match_spread(None, (0, 0, 1, 2, 3)).pair_ratio == math.inf
+    assert math.isnan(explore_elo.match_spread((6, 3, 4), None).pair_ratio)
+
+
+def test_a_decided_test_reads_the_match_as_stopped_on_the_page() -> None:
+    result = explore_elo.explore("pentanomial", pairs=[5, 10, 26, 28, 9], elo0=0, elo1=35,
+                                 sprt_model="logistic")
+    assert result.stopped is not None and result.stopped.accepted == "H1"
+    assert result.stopped.text() == "+47.7 [+4.9, +90.9] Elo (95 %, corrected for the stop at H1)"
+    page = ex.result_html(result)
+    assert ("its Elo read as stopped there is <b>+47.7 [+4.9, +90.9] Elo (95 %, corrected for "
+            "the stop at H1)</b>; the fixed-length Elo +58.5") in page
+    going = explore_elo.explore("wdl", wins=60, draws=30, losses=40)
+    assert going.sprt.state == "continue" and going.stopped is None
+    assert "read as stopped" not in ex.result_html(going)
+
+
+def test_the_result_block_reproduces_the_page_on_the_command_line(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The block to copy names the counts, estimates, spread and SPRT, and its command prints
+    the same Elo and LLR in ``chessmoe elo``."""
+    from chessmoe.cli import main
+
+    result = explore_elo.explore("pentanomial", pairs=[5, 10, 26, 28, 9], wins=62, draws=58,
+                                 losses=36, elo0=0, elo1=35, sprt_model="logistic")
+    block = ex.result_block(result)
+    lines = block.splitlines()
+    assert lines[0] == "Elo explorer (game pairs mode), 95 % intervals"
+    assert any(line.startswith("pentanomial (fastchess): LL 5, LD 10, WL+DD 26, WD 28, WW 9 "
+                               "(entered): +58.5 +/- 41.7 Elo") for line in lines)
+    assert ("SPRT H0 Elo 0, H1 Elo 35, alpha 0.05, beta 0.05: exact LLR 2.96 in [-2.94, 2.94]: "
+            "H1 accepted") in lines
+    assert "read as stopped at this decision: +47.7 [+4.9, +90.9] Elo (95 %, corrected for " \
+           "the stop at H1)" in lines
+    command = lines[-1].removeprefix("same Elo lines and LLR: chessmoe ")
+    assert main(command.split()) == 0
+    printed = capsys.readouterr().out
+    assert "SPRT: llr 2.96, lbound -2.94, ubound 2.94 - H1 accepted" in printed
+    assert "Ptnml(0-2): [5, 10, 26, 28, 9], Elo: 58.5 +/- " in printed
+    assert "If the match stopped at this decision: +47.7 [+4.9, +90.9] Elo" in printed
+
+
+def test_the_planner_reads_its_spread_from_the_match_a_draw_ratio_or_a_pair_variance() -> None:
+    from chessmoe import sequential
+    from chessmoe.explore import sprt as explore_sprt
+
+    match = explore_elo.explore("wdl", wins=60, draws=30, losses=40)
+    settings = {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05, "model": "normalized"}
+    view = explore_sprt.planner_view(source="match", result=match, **settings)
+    assert view.plan.per == 1 and view.plan.variance == pytest.approx(
+        explore_elo.match_spread((60, 30, 40), None).game_variance)
+    assert view.estimate == pytest.approx(match.nelo) and view.estimate_outlook is not None
+    # the page's Wald figures at H0, H1 and the estimate are the planner's
+    for outlook in match.sprt.outlooks:
+        planned = view.plan.at(outlook.elo)
+        # the page's outlook uses fastchess's regularised cells; no cell is empty here
+        assert planned.pass_probability == pytest.approx(outlook.pass_probability)
+    drawn = explore_sprt.planner_view(source="draw ratio", draw_ratio="0.5", **settings)
+    assert drawn.plan.variance == 0.125 and drawn.estimate_outlook is None
+    paired = explore_sprt.planner_view(source="pair variance", pair_variance="0.04", **settings)
+    assert paired.plan.per == 2 and paired.plan.variance == 0.04
+    assert paired.plan.elos == sequential.plan_sprt(elo0=0.0, elo1=10.0, variance=0.04,
+                                                    per=2).elos
+    text = explore_sprt.planner_html(drawn)
+    assert "a draw ratio of 0.5: variance (1 - d) / 4 = 0.1250" in text
+    assert "<td>H1 (nElo 10)</td><td>+7.07</td><td>+10.00</td><td>0.5102</td>" in text
+    for kwargs, message in (
+            ({"source": "draw ratio", "draw_ratio": "1"},
+             "planner: draw ratio must lie in [0, 1) (0.6 for 60 % draws), got 1"),
+            ({"source": "draw ratio", "draw_ratio": "0,5"},
+             "planner: draw ratio must be a number with a decimal point"),
+            ({"source": "pair variance", "pair_variance": "0.3"},
+             "planner: pair variance must lie in (0, 0.25]"),
+            ({"source": "match"}, "the planner has no match to take the spread from")):
+        with pytest.raises(ValueError) as caught:
+            explore_sprt.planner_view(**kwargs, **settings)  # type: ignore[arg-type]
+        assert str(caught.value).startswith(message)
+
+
+@pytest.mark.slow
+def test_the_widget_draws_the_planner_and_fills_the_block() -> None:
+    widget = _widget()
+    assert bytes(widget.planner.image.value).startswith(PNG)
+    assert "sprt-planner" in widget.planner.image._dom_classes
+    assert widget.block.value == ex.result_block(widget.result)  # type: ignore[arg-type]
+    first = bytes(widget.planner.image.value)
+    widget.planner.source.value = "draw ratio"
+    assert widget.planner.draw_ratio.layout.display == ""
+    assert widget.planner.pair_variance.layout.display == "none"
+    second = bytes(widget.planner.image.value)
+    assert second != first and "a draw ratio of 0.6" in widget.planner.text.value
+    widget.planner.draw_ratio.value = "2"
+    assert "error: planner: draw ratio must lie in [0, 1)" in widget.planner.text.value
+    assert widget.planner.image.layout.display == "none"
+    widget.planner.draw_ratio.value = "0.3"
+    assert widget.planner.image.layout.display == ""
+    # without a match (counts refused), the planner still plans from a draw ratio
+    widget.wins.value = "-1"
+    assert widget.result is None and widget.block.value == ""
+    assert widget.planner.image.layout.display == "" and "draw ratio of 0.3" in (
+        widget.planner.text.value)
+    widget.planner.source.value = "match"
+    assert ("<p style='color:#555'>The planner has no match to take the spread from: enter its "
+            "counts") in widget.planner.text.value  # a note, not an error
+    assert "error" not in widget.planner.text.value
+    widget.wins.value = "60"
+    widget.elo1.value = "-5"  # a bad bound: both the page and the planner name it
+    assert "error: H1 must be above H0 (nElo)" in widget.text.value
+    assert "error: H1 must be above H0 (nElo)" in widget.planner.text.value
+    # a preset that ran to an SPRT brings its own test
+    mais = next(i for i, p in enumerate(widget.presets) if p.test is not None)
+    widget.choose_preset(mais)
+    assert (widget.sprt_model.value, widget.elo0.value, widget.elo1.value) == (
+        "logistic", "0", "35")
+    assert widget.result is not None and widget.result.stopped is not None
+    assert "read as stopped at this decision" in widget.block.value

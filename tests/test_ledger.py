@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from chessmoe.played import PlayedBy, tournament_ledger, unrecorded
 from chessmoe.records import GameProvenance, GameRecord
 from chessmoe.report.artefacts import NotebookJob
-from chessmoe.report.ledger import CUTECHESS, PlayedBy, ledger_lines, tournament_ledger, unrecorded
+from chessmoe.report.ledger import CUTECHESS, ledger_lines
 from chessmoe.report.make_figures import _index
 
 

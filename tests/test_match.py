@@ -14,14 +14,8 @@ import chess.pgn
 import pytest
 
 from chessmoe.play.adjudication import claim_adjudication
-from chessmoe.play.designs import (
-    CLAIM_RULES,
-    ablation_grid,
-    build_design,
-    method_grid,
-    paper_spec,
-    small_spec,
-)
+from chessmoe.play.designs import build_design
+from chessmoe.play.grids import ablation_grid, method_grid, paper_spec, small_spec
 from chessmoe.play.match import (
     Adjudication,
     CutechessAdjudicator,
@@ -32,6 +26,7 @@ from chessmoe.play.match import (
     write_pgn,
 )
 from chessmoe.play.openings import read_epd, resolve_suite, schedule, shard
+from chessmoe.play.plans import CLAIM_RULES
 from chessmoe.play.tournament import MatchSpec, TournamentSpec, run_local, units
 from chessmoe.records import GameRecord, summarise
 
@@ -996,7 +991,7 @@ def test_the_ratings_design_is_a_round_robin_with_stockfish_anchors(
     """Every pair of players once, each pairing on its own openings (the committed claim
     design: all on the same); the related engines join only when their weights are
     committed; the anchor is one of the players."""
-    from chessmoe.play.designs import (
+    from chessmoe.play.rosters import (
         RATING_ANCHOR,
         RATING_CHECK,
         ratings_claim_spec,
@@ -1180,7 +1175,8 @@ def test_the_related_design_pairs_each_engine_with_its_documents_baseline(
     """Matches appear when their runs exist; each is labelled with its weights' checksums, so
     a run retrained under the same path makes the design refuse to resume."""
     from chessmoe._io.fsutil import sha256_file
-    from chessmoe.play.designs import build_design, related_spec
+    from chessmoe.play.designs import build_design
+    from chessmoe.play.rosters import related_spec
     from chessmoe.play.tournament import _write_spec
 
     related = tmp_path / "results" / "related"

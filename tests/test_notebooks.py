@@ -74,7 +74,7 @@ def test_parameters_cell_matches_its_declaration(name: str) -> None:
 def test_parameters_rejects_unknown_and_mistyped_names() -> None:
     before = params.snapshot({"x": 1})
     ok = params.parameters(PhaseStatsParams, {"x": 1, "max_move": 40, "table": "engine"}, before)
-    assert ok.max_move == 40 and ok.table == "engine" and ok.positions_split == "test"
+    assert ok.max_move == 40 and ok.table == "engine" and ok.split == "all"
     with pytest.raises(ParameterError, match="did you mean 'max_move'"):
         params.parameters(PhaseStatsParams, {"max_moves": 40}, before)
     with pytest.raises(ParameterError, match="'max_move' must be int"):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from chessmoe._io.fsutil import sha256_file
-from chessmoe.play.designs import smoke_spec
+from chessmoe.play.grids import smoke_spec
 from chessmoe.play.match import Adjudication, PlayerSpec
 from chessmoe.play.openings import embedded_suite_path
 from chessmoe.play.placement import (

@@ -1,4 +1,4 @@
-"""The powered tournament's design and its control claims (play.designs.powered_spec,
+"""The powered tournament's design and its control claims (designs.powered,
 report.verdicts.claims)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from chessmoe._io.jsonl import append_record
-from chessmoe.play.designs import powered_spec
+from chessmoe.play.designs import registered_spec
 from chessmoe.records import GameRecord
 from chessmoe.report.verdicts import claims
 
@@ -27,11 +27,11 @@ def test_powered_arms_pairs_and_shared_openings(tmp_path: Path) -> None:
     ``pairs`` and regular-long ``arm_pairs``; all play the regular network on one openings
     group; a control arm exists only once its bundle is trained."""
     _bundles(tmp_path, ("regular", *METHODS, "separated-movecount2"))
-    spec = powered_spec(str(tmp_path), pairs=7, arm_pairs=3)
+    spec = registered_spec("powered", str(tmp_path), pairs=7, arm_pairs=3)
     names = {m.name: m for m in spec.matches}
     assert [n for n in names if n.startswith(("separated-long", "regular-long"))] == []
     _bundles(tmp_path, ("separated-long", "regular-long"))
-    spec = powered_spec(str(tmp_path), pairs=7, arm_pairs=3)
+    spec = registered_spec("powered", str(tmp_path), pairs=7, arm_pairs=3)
     names = {m.name: m for m in spec.matches}
     assert {names[f"{m}-b8-n100"].pairs for m in METHODS} == {7}
     assert names["separated-long-b8-n100"].pairs == 7
@@ -81,7 +81,8 @@ def test_seed_grid_and_head_to_head_come_from_the_replicated_tournament(tmp_path
     arms replace the powered ones only once every planned game of it is played."""
     import json
 
-    from chessmoe.report.verdicts import primary_tournament, seed_arms
+    from chessmoe.designs.replicated import primary_tournament
+    from chessmoe.designs.seeds import seed_arms
 
     powered, rep = tmp_path / "powered", tmp_path / "replicated"
     win = [(k, 1, 0.5) for k in range(20)]  # 0.75 a pair
@@ -166,7 +167,7 @@ def test_compute_points_put_each_bundle_at_its_training_steps(tmp_path: Path) ->
     three times that) and each Elo is the arm's own pentanomial estimate."""
     import json
 
-    from chessmoe.report import verdicts
+    from chessmoe import estimates, played
     from chessmoe.report.figures import claims
 
     root = Path(__file__).resolve().parents[1] / "results"
@@ -176,8 +177,8 @@ def test_compute_points_put_each_bundle_at_its_training_steps(tmp_path: Path) ->
     assert points["separated"].compute == 1.0
     for bundle in ("regular-long", "separated-long", "staged", "weighted-a4", "weighted-a10"):
         assert points[bundle].compute == 3.0, bundle
-    arms = verdicts.load_arms(powered)
-    assert points["staged"].estimate == verdicts.arm_estimate(
+    arms = played.load_arms(powered)
+    assert points["staged"].estimate == estimates.arm_estimate(
         "staged", arms["staged-b8-n100"])
     # a bundle that is trained but has not played is left out; a scale without a regular
     # network or tournament has no points
@@ -233,7 +234,8 @@ def test_medium_design_plays_equal_compute_under_cutechess_rules(tmp_path: Path)
     """The second scale's tournament: staged, weighted a=10 and regular-long against the
     regular network, and both mixtures head to head against regular-long, 400 games each by
     default, on one openings group, under cutechess rules; a match waits for its bundles."""
-    from chessmoe.play.designs import build_design, medium_spec
+    from chessmoe.play.designs import build_design
+    from chessmoe.play.grids import medium_spec
     from chessmoe.play.match import Adjudication
 
     _bundles(tmp_path, ("regular", "staged"))

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from chessmoe._io.errors import KitError
-from chessmoe.play.designs import PRECISION_BACKEND, build_design
+from chessmoe.play.designs import build_design
+from chessmoe.play.grids import PRECISION_BACKEND
 from chessmoe.search.inference import BACKENDS, LOW_PRECISION
 
 REGULAR = "results/experts/small/regular/baseline/model.pt"
@@ -86,3 +87,24 @@ def test_the_gates_are_measured_and_written_with_their_thresholds(tmp_path: Path
     with pytest.raises(KitError, match="no match 'other'"):
         gates(tmp_path / "results", tmp_path / "data", backend="openvino-bf16",
               networks={"regular": REGULAR}, match="other", positions=60)
+
+
+def test_committed_games_and_networks_are_fp32_but_where_the_docs_name_another() -> None:
+    """docs/playing-at-scale.md's precision section, checked against the committed files."""
+    results = Path("results")
+    if not (results / "tournaments").is_dir():
+        pytest.skip("no committed results here")
+    for spec in sorted((results / "tournaments").glob("*/spec.json")):
+        for match in json.loads(spec.read_text())["matches"]:
+            for side in ("first", "second"):
+                player = match[side]
+                if player.get("kind", "mcts") != "mcts" or player.get("uniform"):
+                    continue
+                expected = ({"onnx", PRECISION_BACKEND} if spec.parent.name == "precision"
+                            else {"onnx", "torch"})
+                assert player["backend"] in expected, (spec, match["name"])
+    for manifest in sorted((results / "experts").glob("*/*/manifest.json")):
+        named = {e.get("precision", "fp32")
+                 for e in json.loads(manifest.read_text())["experts"].values()}
+        expected = {"bf16-autocast"} if manifest.parent.name == "regular-bf16" else {"fp32"}
+        assert named == expected, manifest

@@ -1,5 +1,6 @@
-"""Runs in progress (chessmoe.report.progress): hand-computed rates and hours left from
-records written here, the finished runs left out, and the README's block kept current."""
+"""Runs in progress (chessmoe.played, chessmoe.nets.bundles, chessmoe.report.progress):
+hand-computed rates and hours left from records written here, the finished runs left out, and
+the README's block kept current."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from chessmoe import played
 from chessmoe._io.jsonl import append_record
+from chessmoe.nets import bundles
 from chessmoe.records import GameRecord, TournamentMatch, TournamentSummary, summarise
 from chessmoe.report import answer, progress, summary
 
@@ -46,7 +49,7 @@ def _spec(directory: Path, matches: list[tuple[str, int, bool]], lanes: int | No
 ])
 def test_makespan_is_greedy_list_scheduling(durations: list[float], lanes: int,
                                             expected: float) -> None:
-    assert progress.makespan(durations, lanes) == expected
+    assert played.makespan(durations, lanes) == expected
 
 
 def test_a_tournament_in_progress_is_timed_by_its_shards_makespan(tmp_path: Path) -> None:
@@ -56,7 +59,7 @@ def test_a_tournament_in_progress_is_timed_by_its_shards_makespan(tmp_path: Path
     _shard(t / "done" / "games-000.jsonl", [7, 9])  # complete: its rate does not count
     _shard(t / "half" / "games-000.jsonl", [10, 20])  # 2 of 4 games, makespan 20
     _shard(t / "seq" / "games-000.jsonl", [30, 10, 10, 10])  # 4 of 10, makespan [30|10,10,10]=30
-    [row] = progress.tournaments_in_progress(tmp_path)
+    [row] = played.tournaments_in_progress(tmp_path)
     assert (row.name, row.games, row.planned, row.matches, row.complete) == ("grid", 8, 22, 4, 1)
     # unfinished begun matches: 20 + 30 seconds over 2 + 4 games
     assert row.seconds_per_game == pytest.approx(50 / 6)
@@ -85,7 +88,7 @@ def test_an_sprt_match_its_games_decide_is_complete(tmp_path: Path, pairs_each: 
     _shard(t / "fixed" / "games-000.jsonl", [5, 5])
     scores = [1.0, 0.0] * pairs_each + [1.0, 0.5] * pairs_each
     _shard(t / "seq" / "games-000.jsonl", [10.0] * len(scores), scores=scores)
-    found = progress.tournaments_in_progress(tmp_path)
+    found = played.tournaments_in_progress(tmp_path)
     if decided:
         assert found == []
     else:
@@ -102,7 +105,7 @@ def test_a_finished_design_with_a_new_match_says_only_what_is_not_begun(tmp_path
     t = tmp_path / "tournaments" / "grown"
     _spec(t, [("done", 1, False), ("added", 2, False)], lanes=1)
     _shard(t / "done" / "games-000.jsonl", [700, 1100])
-    [row] = progress.tournaments_in_progress(tmp_path)
+    [row] = played.tournaments_in_progress(tmp_path)
     assert row.seconds_left == 0 and row.untimed == 4
     text = "\n".join(progress.progress_lines(tmp_path))
     assert ("| tournament `grown` | 2 games (1 of 2 matches complete) | 6 games | 900.0 s a "
@@ -120,7 +123,7 @@ def test_matches_the_summary_lists_but_the_spec_does_not_yet_are_planned(
     ``spec.json`` once its networks are trained) still plans the others, which its
     ``summary.json`` lists: the tournament is not complete while they are unplayed, and the
     figures' ledger counts them. The spec's own pairs win where both name a match."""
-    from chessmoe.report import ledger, verdicts
+    from chessmoe.report import ledger
 
     t = tmp_path / "tournaments" / "converged"
     _spec(t, [("registered", 1, False)], lanes=1)
@@ -129,18 +132,18 @@ def test_matches_the_summary_lists_but_the_spec_does_not_yet_are_planned(
         TournamentMatch(name, (), planned, summarise([]))
         for name, planned in (("registered", 400), ("waiting", 400))), False)
     (t / "summary.json").write_text(json.dumps(summary.to_json()))
-    assert verdicts.planned_pairs(t, 7) == {"registered": 1, "waiting": 200}
-    assert verdicts.planned_games(t) == 2 * (1 + 200)
+    assert played.planned_pairs(t, 7) == {"registered": 1, "waiting": 200}
+    assert played.planned_games(t) == 2 * (1 + 200)
     assert ledger._planned_matches(t) == 2
-    [row] = progress.tournaments_in_progress(tmp_path)
+    [row] = played.tournaments_in_progress(tmp_path)
     assert (row.games, row.planned, row.matches, row.complete, row.untimed,
             row.unregistered) == (2, 402, 2, 1, 400, 400)
     assert ("400 games of matches not begun (400 of them in matches not registered yet: each "
             "waits for its networks; no rate of their own yet; then about 0.6 h at its "
             "complete matches' 5.0 s a game)") in "\n".join(progress.progress_lines(tmp_path))
     (t / "summary.json").write_text("{not json")  # unreadable: the spec is the whole plan
-    assert verdicts.planned_pairs(t, 7) == {"registered": 1}
-    assert progress.tournaments_in_progress(tmp_path) == []
+    assert played.planned_pairs(t, 7) == {"registered": 1}
+    assert played.tournaments_in_progress(tmp_path) == []
 
 
 def test_runs_a_begun_design_owes_are_listed_as_not_begun(tmp_path: Path) -> None:
@@ -176,7 +179,7 @@ def test_without_games_at_once_one_game_is_played_at_a_time(tmp_path: Path) -> N
     t = tmp_path / "tournaments" / "serial"
     _spec(t, [("m", 2, False)], lanes=None)
     _shard(t / "m" / "games-000.jsonl", [10, 20, 30])
-    [row] = progress.tournaments_in_progress(tmp_path)
+    [row] = played.tournaments_in_progress(tmp_path)
     assert row.seconds_per_game == pytest.approx(20.0) and row.seconds_left == pytest.approx(20)
 
 
@@ -186,7 +189,7 @@ def test_finished_runs_and_unreadable_specs_are_not_in_progress(tmp_path: Path) 
     _shard(t / "full" / "m" / "games-000.jsonl", [1, 2])
     (t / "nospec" / "m").mkdir(parents=True)
     _shard(t / "nospec" / "m" / "games-000.jsonl", [1])
-    assert progress.tournaments_in_progress(tmp_path) == []
+    assert played.tournaments_in_progress(tmp_path) == []
     assert progress.progress_lines(tmp_path)[0].startswith("No run is in progress")
 
 
@@ -204,7 +207,7 @@ def test_a_training_run_without_a_manifest_reports_its_rate(tmp_path: Path) -> N
     finished = tmp_path / "experts" / "small" / "staged"
     _training(finished / "phase0", 1000, [(100, 10.0)])
     (finished / "manifest.json").write_text("{}")
-    [run] = progress.training_in_progress(tmp_path)
+    [run] = bundles.training_in_progress(tmp_path)
     assert (run.name, run.iterations, run.planned) == ("small/wide/baseline", 200, 1000)
     assert run.seconds_per_iteration == pytest.approx(2.5)
     assert run.seconds_left == pytest.approx(800 * 2.5)
@@ -224,7 +227,7 @@ def test_a_staged_expert_reports_the_stage_it_is_training(tmp_path: Path) -> Non
     _training(stages / "stage2-endgame", 1000, [(100, 60.0), (200, 120.0)])
     _training(bundle / "phase1", 1000, [(900, 450.0)])
     (bundle / "phase1" / "summary.json").write_text("{}")
-    [run] = progress.training_in_progress(tmp_path)
+    [run] = bundles.training_in_progress(tmp_path)
     assert (run.name, run.iterations, run.planned) == (
         "small/staged-converged/phase0/stage2-endgame", 200, 1000)
     assert run.seconds_per_iteration == pytest.approx(0.6)
@@ -248,7 +251,7 @@ def test_a_run_of_epochs_plans_them_over_its_training_set(tmp_path: Path,
     manifest.parent.mkdir(parents=True)
     manifest.write_text(json.dumps({"datasets": {"lichess": {"train": {
         "no-phases": {"games": 9, "positions": 1001}}}}}))
-    [run] = progress.training_in_progress(tmp_path)
+    [run] = bundles.training_in_progress(tmp_path)
     assert (run.iterations, run.planned, run.capped) == (110, 330, patience is not None)
     assert run.seconds_left == pytest.approx(220 * 0.5)
     row = [line for line in progress.progress_lines(tmp_path) if "regular-converged" in line]
@@ -257,7 +260,7 @@ def test_a_run_of_epochs_plans_them_over_its_training_set(tmp_path: Path,
     assert row == [f"| training `small/regular-converged/baseline` | 110 iterations logged | "
                    f"{planned} | 0.50 s an iteration | {'at most ' if patience else ''}0.0 h |"]
     manifest.unlink()  # no manifest, no plan: not listed rather than guessed
-    assert progress.training_in_progress(tmp_path) == []
+    assert bundles.training_in_progress(tmp_path) == []
 
 
 def test_the_readme_block_is_what_the_committed_results_say() -> None:

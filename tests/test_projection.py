@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from chessmoe.play.designs import paper_spec
+from chessmoe.play.grids import paper_spec
 from chessmoe.play.projection import (
     Calibration,
     GameRate,

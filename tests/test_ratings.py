@@ -10,7 +10,7 @@ import pytest
 from chessmoe.cli import main
 from chessmoe.elo import trinomial
 from chessmoe.games.pgn import SkipCounter
-from chessmoe.report.ratings import (
+from chessmoe.games.ratings import (
     MatchCount,
     parse_anchor,
     rating_table,
@@ -147,9 +147,9 @@ def test_the_tournament_rating_list_reads_game_records(tmp_path: Path) -> None:
     """A kit tournament directory (match folders of JSONL game records): W/D/L per match
     from its first engine's side, and the table/figure anchored at the named player."""
     from chessmoe._io.jsonl import append_record
+    from chessmoe.games.ratings import tournament_results
     from chessmoe.records import GameRecord
     from chessmoe.report.figures import ratings as figures
-    from chessmoe.report.ratings import tournament_results
 
     game = GameRecord("a", "b", "fen", "1-0", "checkmate", "", (), (), (), 0.0)
     for first, scores in (("x", [1, 1, 0.5, 0]), ("y", [0, 0, 0.5, 0.5])):
@@ -183,8 +183,8 @@ def test_the_tournament_rating_list_reads_game_records(tmp_path: Path) -> None:
 
 
 def test_the_scale_check_says_whether_the_nominal_rating_is_inside_the_interval() -> None:
+    from chessmoe.games.ratings import RatingRow
     from chessmoe.report.figures.ratings import check_note
-    from chessmoe.report.ratings import RatingRow
 
     near = RatingRow(1, "sf-elo1500-t100", 1460.0, 80.0, 1380.0, 1540.0, 5.0, 12)
     far = RatingRow(1, "sf-elo1500-t100", 1700.0, 80.0, 1620.0, 1780.0, 11.0, 12)

@@ -175,9 +175,9 @@ def test_an_incomplete_pair_counts_in_no_user_of_the_pair_definition() -> None:
     """The summary's pentanomial counts, the claims' pair scores and a sequential test read
     the same complete pairs: 0 (WD) and 4 (LL), never 1 (one game), 2 (three games), a game
     without a pair number or a pair without scores."""
+    from chessmoe import estimates
     from chessmoe.play.match import SprtRule
     from chessmoe.play.tournament import sprt_record
-    from chessmoe.report import verdicts
 
     records = _incomplete_pairs()
     assert list(complete_pairs(records)) == [0, 4]
@@ -187,7 +187,7 @@ def test_an_incomplete_pair_counts_in_no_user_of_the_pair_definition() -> None:
     summary = summarise(records)
     assert summary.pentanomial == expected
     assert (summary.wins, summary.draws, summary.losses) == (6, 1, 2)  # W/D/L: every game
-    assert verdicts.pair_scores(records) == {0: (10, 0.75), 4: (15, 0.0)}
+    assert estimates.pair_scores(records) == {0: (10, 0.75), 4: (15, 0.0)}
     rule = SprtRule(elo0=0.0, elo1=50.0)
     test = sprt_record(rule, records)
     assert (test.pairs, test.pentanomial) == (2, expected)
@@ -201,11 +201,11 @@ def test_an_incomplete_pair_counts_in_no_user_of_the_pair_definition() -> None:
 def test_the_summaries_pairs_are_the_claims_pairs_on_committed_games() -> None:
     """Every arm of the powered tournament: the pentanomial counts of its summary and of the
     claims' pair scores (each pair's mean score in quarters) are the same."""
-    from chessmoe.report import verdicts
+    from chessmoe import estimates, played
 
-    for name, records in verdicts.load_arms(ROOT / "results" / "tournaments" / "powered").items():
+    for name, records in played.load_arms(ROOT / "results" / "tournaments" / "powered").items():
         counts = [0] * 5
-        for _, score in verdicts.pair_scores(records).values():
+        for _, score in estimates.pair_scores(records).values():
             counts[round(4 * score)] += 1
         assert tuple(counts) == summarise(records).pentanomial, name
 

@@ -2,8 +2,8 @@
 trained: the matches, names and sizes of ``matched`` (staged against regular-wide at equal
 nodes and at equal move time, regular-wide against regular-long) and ``converged`` (the powered
 comparisons for the networks trained until convergence), the tournament command's status and
-its refusal while a bundle is missing (play.designs.matched_spec / converged_spec / untrained,
-nets.names, cli.tournaments)."""
+its refusal while a bundle is missing (designs.matched / designs.converged,
+play.designs.untrained, nets.names, cli.tournaments)."""
 
 from __future__ import annotations
 
@@ -14,23 +14,23 @@ import pytest
 
 from chessmoe import config
 from chessmoe.cli import main
+from chessmoe.designs.converged import GROUP as CONVERGED_GROUP
+from chessmoe.designs.converged import grid as converged_grid
+from chessmoe.designs.matched import MATCHES as MATCHED
+from chessmoe.designs.matched import MOVETIME as MATCHED_MOVETIME
+from chessmoe.designs.rows import Claim
 from chessmoe.nets.names import (
-    CONVERGED_GROUP,
     CONVERGED_METHODS,
-    MATCHED,
-    MATCHED_MOVETIME,
     REGULAR_LONG,
     REGULAR_WIDE,
     control_of,
     converged_bundle,
-    converged_grid,
     train_command,
 )
-from chessmoe.play.designs import build_design, converged_spec, matched_spec, untrained
+from chessmoe.play.designs import build_design, registered_spec, untrained
 from chessmoe.play.match import Adjudication
 from chessmoe.play.openings import group_seed, read_epd, resolve_suite, schedule
 from chessmoe.play.tournament import units
-from chessmoe.report.verdicts import Claim
 
 MATCHED_NAMES = ["staged-vs-regular-wide-b8-n100", "staged-vs-regular-wide-b8-t100",
                  "regular-wide-vs-regular-long-b8-n100"]
@@ -54,7 +54,8 @@ def test_matched_design_plays_staged_at_equal_nodes_and_time_and_wide_against_lo
     trained; staged against regular-wide at batch 8 with 100 nodes and with 100 ms a move
     (no node limit), regular-wide against regular-long at 100 nodes; one fresh opening group
     for all, cutechess rules, labels naming the sides and the setting."""
-    spec = matched_spec(str(tmp_path))  # nothing trained: the design is registered anyway
+    # nothing trained: the design is registered anyway
+    spec = registered_spec("matched", str(tmp_path))
     assert [m.name for m in spec.matches] == MATCHED_NAMES
     assert spec == build_design("matched", tmp_path)
     assert spec.name == "matched" and spec.adjudication == Adjudication()
@@ -85,7 +86,7 @@ def test_matched_openings_are_one_fresh_draw_shared_by_its_matches(tmp_path: Pat
     opening), not from the powered b8-n100 draw nor the settings one: 10 of its 100 openings
     are among the replicated tournament's 200, 7 among the settings tournament's 100. The
     timed match is played one game at a time."""
-    spec = matched_spec(str(tmp_path))
+    spec = registered_spec("matched", str(tmp_path))
     assert {u.seed for u in units(spec)} == {group_seed(spec.seed, "matched")}
     assert len(units(spec)) == 3 * 10
     assert {u.games_at_once for u in units(spec) if "-t100" in u.match.name} == {1}
@@ -107,7 +108,7 @@ def test_converged_design_is_the_powered_comparisons_of_the_converged_networks(
     assert converged_grid() == [("staged-converged", "regular-converged"),
                                 ("weighted-a10-converged", "regular-converged"),
                                 ("regular-converged", "regular")]
-    spec = converged_spec(str(tmp_path))
+    spec = registered_spec("converged", str(tmp_path))
     assert spec == build_design("converged", tmp_path)
     assert [m.name for m in spec.matches] == CONVERGED_NAMES
     assert spec.name == "converged" and spec.adjudication == Adjudication()
@@ -155,13 +156,13 @@ def test_each_bundle_names_the_command_that_trains_it() -> None:
 
 
 def test_untrained_lists_every_missing_bundle_once_in_match_order(tmp_path: Path) -> None:
-    assert untrained(matched_spec(str(tmp_path))) == [
+    assert untrained(registered_spec("matched", str(tmp_path))) == [
         str(tmp_path / n) for n in ("staged", REGULAR_WIDE, REGULAR_LONG)]
     _bundles(tmp_path, ("staged", REGULAR_LONG))
-    assert untrained(matched_spec(str(tmp_path))) == [str(tmp_path / REGULAR_WIDE)]
+    assert untrained(registered_spec("matched", str(tmp_path))) == [str(tmp_path / REGULAR_WIDE)]
     _bundles(tmp_path, (REGULAR_WIDE,))
-    assert untrained(matched_spec(str(tmp_path))) == []
-    assert untrained(converged_spec(str(tmp_path))) == [
+    assert untrained(registered_spec("matched", str(tmp_path))) == []
+    assert untrained(registered_spec("converged", str(tmp_path))) == [
         str(tmp_path / n) for n in ("staged-converged", "regular-converged",
                                     "weighted-a10-converged", "regular")]
 
@@ -266,7 +267,7 @@ def test_matched_and_converged_rows_are_registered_before_the_first_game(
     notes say the networks are not trained yet. Without the directories, no such row."""
     import math
 
-    from chessmoe.report import verdicts
+    from chessmoe.designs import rows as verdicts
 
     rows = _claims(tmp_path, matched=tmp_path / "matched", converged=tmp_path / "converged")
     matched = [r for r in rows if r.topic == "parameter-matched network"]
@@ -391,8 +392,8 @@ def test_the_claims_table_renders_the_unplayed_rows_and_names_their_tournaments(
     from chessmoe.report.figures.claims import table_claims
 
     artefact = table_claims(tmp_path / "powered", tmp_path / "experts", tmp_path / "out",
-                            matched_dir=tmp_path / "matched",
-                            converged_dir=tmp_path / "converged")
+                            matched=tmp_path / "matched",
+                            converged=tmp_path / "converged")
     frame = pd.read_csv(tmp_path / "out" / "claims.csv")
     assert artefact.table is not None and len(frame) == len(artefact.table) == 6
     assert list(frame["Topic"]) == ["parameter-matched network"] * 3 + [
@@ -411,15 +412,15 @@ def test_the_claims_regime_note_names_the_converged_networks_and_reads_their_los
     trained for a fixed length and, once regular, regular-long and regular-converged are
     evaluated, says how much of the regular network's loss gap to the converged one
     regular-long closes: (2.40 - 2.22) / (2.40 - 2.20) = 90 %."""
-    from chessmoe.report.figures import claims
+    from chessmoe.designs.converged import regime_note
 
-    note = claims._regime_note(tmp_path)
+    note = regime_note(tmp_path)
     assert "except regular-converged, staged-converged and weighted-a10-converged" in note
     assert "Table 1" not in note  # nothing evaluated: no losses quoted
     for bundle, loss in (("regular", 2.40), ("regular-long", 2.22), ("regular-converged", 2.20)):
         (tmp_path / bundle).mkdir()
         (tmp_path / bundle / "evaluation.json").write_text(json.dumps(
             {"results": {"baseline": {"no-phases": {"loss": loss, "n": 10}}}}))
-    assert claims._regime_note(tmp_path).endswith(
+    assert regime_note(tmp_path).endswith(
         "Table 1's no-phases test loss: regular 2.4000, regular-long 2.2200, regular-converged "
         "2.2000: regular-long closes 90 % of the regular network's gap to the converged one.")

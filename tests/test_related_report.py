@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from chessmoe._io.errors import KitError
+from chessmoe.nets.related import runs
 from chessmoe.report import artefacts, stems
 from chessmoe.report.figures import related
 from tests.helpers import summary_match, tournament_summary
@@ -23,7 +24,7 @@ def _lines(path: Path) -> list[dict[str, object]]:
 
 
 def test_loaders_read_the_committed_runs() -> None:
-    mais = related.load_mais(RELATED / "mais")
+    mais = runs.load_mais(RELATED / "mais")
     assert mais is not None
     mais_lines = _lines(RELATED / "mais" / "metrics.jsonl")
     assert len(mais.batches) == len(mais_lines)  # batch 0 (untrained) + one per batch
@@ -36,7 +37,7 @@ def test_loaders_read_the_committed_runs() -> None:
     assert [b.selfplay_val_mae for b in mais.batches] == [r.get("selfplay_val_mae")
                                                          for r in mais_lines]
 
-    deep = related.load_deepchess(RELATED / "deepchess")
+    deep = runs.load_deepchess(RELATED / "deepchess")
     assert deep is not None
     comparator = [r for r in _lines(RELATED / "deepchess" / "metrics.jsonl")
                   if r["phase"] == "comparator"]
@@ -50,7 +51,7 @@ def test_loaders_read_the_committed_runs() -> None:
     assert deep.paired_by_position.units == paired["by_position"]["units"]
     assert deep.paired_by_game.decided == paired["by_game"]["decided"]
 
-    nt = related.load_ntuple(RELATED / "ntuple-small")  # the small run kept its own match
+    nt = runs.load_ntuple(RELATED / "ntuple-small")  # the small run kept its own match
     assert nt is not None and nt.vs_untrained is not None
     nt_lines = _lines(RELATED / "ntuple-small" / "metrics.jsonl")
     assert [i.iteration for i in nt.iterations] == [r["iteration"] for r in nt_lines]
@@ -64,7 +65,7 @@ def test_loaders_read_the_committed_runs() -> None:
     assert nt.vs_untrained.pair_margin == vs["pentanomial_margin"] != vs["elo_margin"]
     assert nt.vs_untrained.pairs == vs["openings"]["pairs"]
 
-    large = related.load_ntuple(RELATED / "ntuple")  # the kit's engine: the large PeSTO run
+    large = runs.load_ntuple(RELATED / "ntuple")  # the kit's engine: the large PeSTO run
     assert large is not None and large.vs_untrained is None
     test = json.loads((RELATED / "ntuple" / "test.json").read_text())
     assert large.test is not None and (large.start, large.depth) == ("pesto", 1)
@@ -85,7 +86,7 @@ def _with_small_ntuple(tmp_path: Path) -> Path:
 def test_table_rows_carry_the_runs_and_the_documents_numbers(tmp_path: Path) -> None:
     rows = {r["Engine"].split(" ")[0]: r
             for r in related.related_rows(_with_small_ntuple(tmp_path))}
-    deep = related.load_deepchess(RELATED / "deepchess")
+    deep = runs.load_deepchess(RELATED / "deepchess")
     assert deep is not None
     assert f"{100 * deep.epochs[-1].held_out_accuracy:.1f} %" in rows["DeepChess"]["Ours"]
     assert rows["DeepChess"]["Document's"] == "98.2 % / 98.0 %"
@@ -160,7 +161,7 @@ def test_a_match_summary_without_its_rules_says_they_are_not_recorded(tmp_path: 
 @pytest.mark.slow
 def test_a_missing_engine_is_not_trained(tmp_path: Path) -> None:
     shutil.copytree(RELATED / "deepchess", tmp_path / "deepchess")
-    assert related.load_mais(tmp_path / "mais") is None
+    assert runs.load_mais(tmp_path / "mais") is None
     rows = {r["Engine"].split(" ")[0]: r for r in related.related_rows(tmp_path)}
     assert rows["MAIS"]["Ours"] == rows["n-tuple"]["Ours"] == "not trained"
     assert rows["DeepChess"]["Ours"] != "not trained"
@@ -187,7 +188,7 @@ def test_a_cut_metrics_log_is_named(tmp_path: Path) -> None:
     log.write_text(text[: len(text) - 40])  # the last record cut mid-line
     last = len(text.splitlines())
     with pytest.raises(KitError, match=rf"metrics\.jsonl.*line\(s\) \[{last}\]"):
-        related.load_mais(tmp_path / "mais")
+        runs.load_mais(tmp_path / "mais")
 
 
 def _mais_run(root: Path) -> None:
@@ -208,7 +209,7 @@ def _mais_run(root: Path) -> None:
 
 def test_mais_on_the_self_play_split_names_its_baselines(tmp_path: Path) -> None:
     _mais_run(tmp_path)
-    mais = related.load_mais(tmp_path / "mais")
+    mais = runs.load_mais(tmp_path / "mais")
     assert mais is not None and [b.games for b in mais.selfplay] == [10, 20]
     row = {r["Engine"].split(" ")[0]: r for r in related.related_rows(tmp_path)}["MAIS"]
     assert row["Ours"] == ("self-play validation MAE 320 after 20 games (lowest 300 after "
@@ -239,7 +240,7 @@ def test_the_related_tournament_fills_each_engines_baseline_cell(tmp_path: Path)
     _related_tournament(tmp_path, **{"ntuple-vs-pesto": (400, 300, 300, 34.9, 17.0),
                                      "mais-vs-mais-at-200": (80, 16, 104, -41.9, 46.7),
                                      "deepchess-vs-material": (120, 60, 20, 190.8, 50.0)})
-    matches = related.load_related_matches(tmp_path / "tournaments" / "related")
+    matches = runs.load_related_matches(tmp_path / "tournaments" / "related")
     assert matches["deepchess-vs-material"].score == 0.75
     rows = {r["Engine"].split(" ")[0]: r
             for r in related.related_rows(tmp_path, tmp_path / "tournaments" / "related")}
@@ -290,7 +291,7 @@ def test_a_match_still_being_played_shows_its_games_and_decides_nothing(
     _related_tournament(tmp_path, planned={"mais-vs-mais-at-200": 200},
                         **{"mais-vs-mais-at-200": (40, 10, 10, 190.8, 90.0),
                            "ntuple-vs-pesto": (400, 300, 300, 34.9, 17.0)})
-    matches = related.load_related_matches(tmp_path / "tournaments" / "related")
+    matches = runs.load_related_matches(tmp_path / "tournaments" / "related")
     assert matches["mais-vs-mais-at-200"].partial and not matches["ntuple-vs-pesto"].partial
     rows = {r["Engine"].split(" ")[0]: r
             for r in related.related_rows(tmp_path, tmp_path / "tournaments" / "related")}
@@ -324,7 +325,7 @@ def test_a_score_target_is_read_against_the_score_interval_or_the_sprt(
                                      sprt={**test, "state": state, "llr": llr})
         (out / "summary.json").write_text(json.dumps(summary))
         verdicts = related.match_verdicts(
-            "mais", related.load_related_matches(tmp_path / "tournaments" / "related"))
+            "mais", runs.load_related_matches(tmp_path / "tournaments" / "related"))
         assert verdicts["mais-vs-mais-at-200"].endswith(
             "54.2 % over 200 games, +30 +/- 37 Elo per game (target 55 %: not decided (score "
             "interval 49.0 %-59.5 %))")
@@ -344,11 +345,11 @@ def test_a_deepchess_learning_curve_is_read_in_game_order(tmp_path: Path) -> Non
             {"train_games": 5000, "held_out_accuracy_last": 0.65,
              "held_out_position_accuracy_last": None, "material_held_out_accuracy": 0.69}]
     (curve / "learning_curve.json").write_text(json.dumps({"rows": rows}))
-    points = related.load_deepchess_curve(curve)
+    points = runs.load_deepchess_curve(curve)
     assert [p.train_games for p in points] == [5000, 20000]
     assert points[0].held_out_position_accuracy is None
     assert points[1].material_held_out_accuracy == 0.69
-    assert related.load_deepchess_curve(tmp_path / "absent") == ()
+    assert runs.load_deepchess_curve(tmp_path / "absent") == ()
     fig = related.fig_related_learning_curves(tmp_path, tmp_path / "out")
     assert all(p.is_file() for p in fig.paths)
 
@@ -383,7 +384,7 @@ def test_an_ntuple_run_without_its_own_match_shows_its_agreements_and_the_d2_cur
     figure draws a d = 2 run's held-out curve (still training: metrics only) beside it."""
     shutil.copytree(RELATED / "ntuple", tmp_path / "ntuple")
     shutil.rmtree(tmp_path / "ntuple" / "trained-vs-untrained", ignore_errors=True)
-    nt = related.load_ntuple(tmp_path / "ntuple")
+    nt = runs.load_ntuple(tmp_path / "ntuple")
     assert nt is not None and nt.vs_untrained is None
     lines = _lines(RELATED / "ntuple" / "metrics.jsonl")
     best = json.loads((RELATED / "ntuple" / "config.json").read_text())["best_iteration"]
@@ -449,7 +450,7 @@ def test_an_ntuple_run_whose_log_lacks_the_kept_iteration_is_named(tmp_path: Pat
     log = tmp_path / "ntuple" / "metrics.jsonl"
     log.write_text(log.read_text().splitlines()[0] + "\n")  # iteration 0 only
     with pytest.raises(KitError, match=r"metrics\.jsonl: no record of the kept iteration 5"):
-        related.load_ntuple(tmp_path / "ntuple")
+        runs.load_ntuple(tmp_path / "ntuple")
 
 
 AGREEING = ("docs/evidence/related-engines.md", "results/tournaments/related/README.md",
@@ -462,7 +463,7 @@ def test_the_documents_state_each_related_match_as_the_computed_table_does() -> 
     target's verdict), so none can call a target met that the table does not; a match
     still being played is named in the prose documents and tabulated in the figure."""
     root = Path(__file__).resolve().parents[1]
-    matches = related.load_related_matches(root / "results" / "tournaments" / "related")
+    matches = runs.load_related_matches(root / "results" / "tournaments" / "related")
     texts = {name: " ".join((root / name).read_text().split()) for name in AGREEING}
     checked = 0
     for kind in related.RELATED_TARGETS:
@@ -500,7 +501,7 @@ def test_a_score_interval_is_the_scores_own() -> None:
     (+177.2 +- 52.3) converted back to scores (67.2-78.9 %)."""
     from chessmoe.elo import score_from_elo
 
-    m = related.load_related_matches(RELATED.parent / "tournaments" / "related")[
+    m = runs.load_related_matches(RELATED.parent / "tournaments" / "related")[
         "deepchess-quiet-vs-material"]
     assert (m.wins, m.draws, m.losses) == (139, 16, 45)
     low, high = m.score_bounds()
@@ -511,3 +512,20 @@ def test_a_score_interval_is_the_scores_own() -> None:
     half = 1.9571619316560245 * math.sqrt((139 * 0.265**2 + 16 * 0.235**2 + 45 * 0.735**2)
                                           / 200 / 200)
     assert low == pytest.approx(0.735 - half) and high == pytest.approx(0.735 + half)
+
+
+def test_a_match_stopped_by_its_sprt_reports_the_estimate_read_as_stopped() -> None:
+    """Issue 58: the MAIS SPRT (H1 accepted after 78 pairs) printed only its fixed-length
+    +58 +/- 44, which leans away from H0 after a stop at H1; its cell labels that and gives
+    the estimate read as stopped (chessmoe.sequential), +48 [+5, +91]. A fixed-length match
+    keeps its plain interval."""
+    matches = runs.load_related_matches(RELATED.parent / "tournaments" / "related")
+    stopped = matches["mais-vs-mais-at-200-sprt"]
+    assert stopped.stopped is not None and stopped.stopped.accepted == "H1"
+    assert (round(stopped.stopped.elo), round(stopped.stopped.low),
+            round(stopped.stopped.high)) == (48, 5, 91)
+    cells = related.match_verdicts("mais", matches)
+    assert ("+58 +/- 44 Elo per game at fixed length, biased by the stop (read as stopped at "
+            "H1: +48 [+5, +91] Elo) (target 55 %") in cells["mais-vs-mais-at-200-sprt"]
+    assert matches["mais-vs-mais-at-200"].stopped is None
+    assert "biased by the stop" not in cells["mais-vs-mais-at-200"]

@@ -1,4 +1,4 @@
-"""The same games under two rule sets (report.replay and the draw-rules table)."""
+"""The same games under two rule sets (chessmoe.replay and the draw-rules table)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from chessmoe import replay
 from chessmoe._io.jsonl import append_record
 from chessmoe.records import GameRecord
-from chessmoe.report import replay
 from chessmoe.report.figures import claims
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"

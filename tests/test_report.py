@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from chessmoe.report import answer, benchlog, site, stems, summary
+from chessmoe.report import answer, benchlog, site, site_pages, stems, summary
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -261,18 +261,18 @@ def test_links_point_at_the_sites_pages_or_become_paths() -> None:
 
 
 def test_reproducings_comparisons_and_the_index_are_read_back() -> None:
-    compared = site.comparisons((ROOT / "REPRODUCING.md").read_text(encoding="utf-8"))
+    compared = site_pages.comparisons((ROOT / "REPRODUCING.md").read_text(encoding="utf-8"))
     assert compared[("Fig.", 6)].label == "Fig. 6 single experts (nodes)"
     assert compared[("Fig.", 18)].label == compared[("Fig.", 17)].label  # "Fig. 17–19"
     assert compared[("Table", 2)].text.startswith("Drawn from the small tournament")
     assert compared[("Fig.", 25)].label == "Fig. 23–25 weighted experts"
-    index = site.read_index(ROOT / "figures" / "INDEX.md")
+    index = site_pages.read_index(ROOT / "figures" / "INDEX.md")
     assert index.results_read[stems.FIG06_SINGLE_EXPERT_NODES] == [
         "tournaments/small-cutechess"]
     small = next(g for g in index.games if "small-cutechess" in g["tournament"])
     assert small["draw rules (games)"] == "cutechess: 420"
     assert "`06_playing_strength.ipynb`" in small["read by"]
-    assert {a.stem for a in site.artefacts()} == set(index.results_read)
+    assert {a.stem for a in site_pages.artefacts()} == set(index.results_read)
 
 
 def test_the_site_sources_have_a_page_per_artefact_with_its_numbers_and_provenance(
@@ -281,8 +281,8 @@ def test_the_site_sources_have_a_page_per_artefact_with_its_numbers_and_provenan
 
     src = tmp_path / "src"
     pages = site.write_sources(site.SiteInputs(ROOT, _fake_notebooks(tmp_path)), src)
-    for artefact in site.artefacts():
-        assert site.page_name(artefact.stem) in pages
+    for artefact in site_pages.artefacts():
+        assert site_pages.page_name(artefact.stem) in pages
     assert {"index.md", "REPRODUCING.md", "benchmarks.md", "explorers.md", "docs/phases.md",
             "notebooks/10_claims.ipynb"} <= set(pages)
 

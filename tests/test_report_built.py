@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from chessmoe.report import site
+from chessmoe.report import site, site_pages
 from tests import browser
 from tests.conftest import FigureBuild, build_figures
 from tests.helpers import scaled
@@ -146,7 +146,7 @@ def test_every_report_page_loads_renders_its_images_and_links_only_to_pages_that
     # the landing page, every artefact's page, every executed notebook and REPRODUCING.md
     assert (report_site / "index.html").is_file()
     built = {p.relative_to(report_site).as_posix() for p in report_site.rglob("*.html")}
-    assert {site.page_name(a.stem)[:-3] + ".html" for a in site.artefacts()} <= built
+    assert {site_pages.page_name(a.stem)[:-3] + ".html" for a in site_pages.artefacts()} <= built
     assert {f"notebooks/{job.notebook[:-6]}.html" for job in NOTEBOOK_JOBS} <= built
     assert "REPRODUCING.html" in built and "docs/phases.html" in built
     assert _check_site(report_site) == {}

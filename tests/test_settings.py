@@ -1,7 +1,7 @@
 """Issue 40's designs and their reading: the settings tournament (staged against regular and
 regular-long at other node limits and batch sizes) and the equal-compute seed grid (staged's
 seeds against regular-long's), their claims rows registered before the first game, and the
-settings figure (play.designs.settings_spec / seeds_long_spec, report.verdicts,
+settings figure (designs.settings / designs.seeds_long, report.verdicts,
 report.figures.claims.fig_settings)."""
 
 from __future__ import annotations
@@ -12,9 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from chessmoe import estimates, played
 from chessmoe._io.jsonl import append_record
-from chessmoe.nets.names import SETTINGS, seeds_long_grid
-from chessmoe.play.designs import build_design, seeds_long_spec, settings_spec
+from chessmoe.designs import powered, seeds, seeds_long
+from chessmoe.designs import rows as claim_rows
+from chessmoe.designs.seeds_long import grid as seeds_long_grid
+from chessmoe.designs.settings import SETTINGS
+from chessmoe.play.designs import build_design, registered_spec
 from chessmoe.play.match import Adjudication
 from chessmoe.play.openings import group_seed, read_epd, resolve_suite, schedule
 from chessmoe.play.tournament import units
@@ -63,7 +67,7 @@ def test_settings_design_plays_staged_against_both_opponents_at_five_settings(
     cutechess rules, labels naming the opponent and the setting; the regular-long matches
     wait for their bundle."""
     _bundles(tmp_path, ("regular", "staged"))
-    assert [m.name for m in settings_spec(str(tmp_path)).matches] == NAMES[::2]
+    assert [m.name for m in registered_spec("settings", str(tmp_path)).matches] == NAMES[::2]
     _bundles(tmp_path, ("regular-long", "separated"))
     spec = build_design("settings", tmp_path)
     assert [m.name for m in spec.matches] == NAMES
@@ -93,7 +97,7 @@ def test_settings_openings_are_shared_by_every_match_and_drawn_afresh(tmp_path: 
     b8-n100 one: 11 of its 100 openings are among the replicated tournament's 200 there (the
     settings README quotes this)."""
     _bundles(tmp_path, ("regular", "staged", "regular-long"))
-    spec = settings_spec(str(tmp_path))
+    spec = registered_spec("settings", str(tmp_path))
     assert {u.seed for u in units(spec)} == {group_seed(spec.seed, "settings")}
     assert len(units(spec)) == 10 * 10  # ten shards of ten pairs a match
     fens = read_epd(resolve_suite("embedded", None))
@@ -110,7 +114,7 @@ def test_seeds_long_design_is_the_grid_less_the_replicated_cell(tmp_path: Path) 
     assert seeds_long_grid()[0] == ("staged", "regular-long")
     assert len(set(seeds_long_grid())) == 9
     _bundles(tmp_path, ("staged", "staged-seed10", "staged-seed11", "regular-long"))
-    assert [m.name for m in seeds_long_spec(str(tmp_path)).matches] == [
+    assert [m.name for m in registered_spec("seeds-long", str(tmp_path)).matches] == [
         "staged-seed10-vs-regular-long-b8-n100", "staged-seed11-vs-regular-long-b8-n100"]
     _bundles(tmp_path, ("regular-long-seed10", "regular-long-seed11"))
     spec = build_design("seeds-long", tmp_path)
@@ -136,14 +140,14 @@ def test_the_ninth_cell_is_the_replicated_arm_on_the_same_openings() -> None:
     spec = json.loads((REPLICATED / "spec.json").read_text())
     match = next(m for m in spec["matches"] if m["name"] == "staged-vs-regular-long-b8-n100")
     assert (match["pairs"], match["openings_group"]) == (100, "b8-n100")
-    assert spec["seed"] == seeds_long_spec(str(SMALL)).seed == 2024
+    assert spec["seed"] == registered_spec("seeds-long", str(SMALL)).seed == 2024
     assert spec["adjudication"]["draw_rules"] == "cutechess"
 
 
 # --- the claims rows ---------------------------------------------------------------------------
 
 
-def _rows(tmp_path: Path, **kwargs: Path) -> list[verdicts.Claim]:
+def _rows(tmp_path: Path, **kwargs: Path) -> list[claim_rows.Claim]:
     return verdicts.claims(tmp_path / "powered", tmp_path / "experts", **kwargs)
 
 
@@ -154,12 +158,12 @@ def test_settings_rows_are_registered_before_the_first_game(tmp_path: Path) -> N
     rows = [r for r in _rows(tmp_path, settings=tmp_path / "settings")
             if r.topic.startswith("settings")]
     assert len(rows) == 10
-    assert all(r.verdict == verdicts.NOT_PLAYED and math.isnan(r.p_holm) for r in rows)
+    assert all(r.verdict == claim_rows.NOT_PLAYED and math.isnan(r.p_holm) for r in rows)
     assert rows[0].paper.startswith("staged beats regular at batch 8, 100 nodes (paper: +121")
     assert rows[1].paper.startswith("staged beats regular-long at batch 8, 100 nodes")
     assert rows[6].paper.startswith("staged beats regular at batch 1, 400 nodes (paper: +112")
     assert rows[8].paper.startswith("staged beats regular at batch 32, 400 nodes (paper: +125")
-    assert [r.kind for r in rows[:2]] == ["paper claim", verdicts.POST_HOC]
+    assert [r.kind for r in rows[:2]] == ["paper claim", claim_rows.POST_HOC]
     assert "regular-long is one training seed" in rows[1].note
     assert not [r for r in _rows(tmp_path) if r.topic.startswith("settings")]
 
@@ -183,7 +187,7 @@ def test_a_settings_row_is_a_test_once_its_own_match_is_complete(tmp_path: Path)
     running = rows["staged beats regular-long at batch 8, 400 nodes"]
     assert running.verdict == "in progress: 20 of 40 planned games of this match"
     assert running.ours.startswith("-191 Elo") and math.isnan(running.p)
-    assert rows["staged beats regular at batch 32, 400 nodes"].verdict == verdicts.NOT_PLAYED
+    assert rows["staged beats regular at batch 32, 400 nodes"].verdict == claim_rows.NOT_PLAYED
     family = [r for r in rows.values() if not math.isnan(r.p_holm)]
     assert len(family) == 2  # the main staged arm (level: p = 1) and the complete match
     assert done.p == done.p_holm == 0.0  # every pair 0.75: no spread, z infinite
@@ -230,21 +234,21 @@ def test_equal_compute_across_seeds_reads_the_grid_with_the_replicated_cell(
     long_dir, rep = _grid_cells(tmp_path, dict(zip(seeds_long_grid(), scores, strict=True)))
     rows = _rows(tmp_path, replicated=rep, seeds_long=long_dir)
     row = next(r for r in rows if r.topic == "equal training compute, across seeds")
-    grid = verdicts.seeds_long_arms(verdicts.load_arms(long_dir), verdicts.load_arms(rep))
+    grid = seeds_long.seeds_long_arms(played.load_arms(long_dir), played.load_arms(rep))
     assert len(grid) == 9 and ("staged", "regular-long") in grid
-    pooled = verdicts.pooled_estimate("staged", list(grid.values()))
+    pooled = estimates.pooled_estimate("staged", list(grid.values()))
     assert pooled.score == pytest.approx(sum(means.values()) / 9)
-    assert row.ours.startswith(verdicts._arm_text(pooled).split(" (")[0])
+    assert row.ours.startswith(estimates.estimate_text(pooled).split(" (")[0])
     assert row.note.startswith("9 seed pairings (3 staged x 3 regular-long seeds)")
-    below = sum(verdicts.arm_estimate("cell", r).high < 0 for r in grid.values())
+    below = sum(estimates.arm_estimate("cell", r).high < 0 for r in grid.values())
     assert below > 0 and f"and {below} with their own interval below zero;" in row.note
-    level = verdicts.seed_level_estimate("staged", grid)
-    assert level is not None and verdicts.elo_interval(level.estimate) in row.note
-    assert row.verdict == "contradicts" and row.kind == verdicts.POST_HOC
+    level = estimates.seed_level_estimate("staged", grid)
+    assert level is not None and estimates.elo_interval(level.estimate) in row.note
+    assert row.verdict == "contradicts" and row.kind == claim_rows.POST_HOC
     # the rows resting on the one-seed regular-long quote the complete grid's two estimates
     cited = (f"regular-long under three seeds: the row 'equal training compute, across "
-             f"seeds': staged {verdicts.elo_interval(pooled)} Elo against it pooled over 9 "
-             f"seed pairings (these seeds), {verdicts.elo_interval(level.estimate)} with "
+             f"seeds': staged {estimates.elo_interval(pooled)} Elo against it pooled over 9 "
+             f"seed pairings (these seeds), {estimates.elo_interval(level.estimate)} with "
              "both sides' seeds random")
     head = [r for r in rows if r.topic == "equal training compute, head to head"]
     assert head and all(r.note.endswith(cited) for r in head)
@@ -264,20 +268,20 @@ def test_equal_compute_across_seeds_reads_the_grid_with_the_replicated_cell(
 def test_the_ninth_cell_comes_from_the_committed_replicated_arm() -> None:
     """Read from the committed games: the replicated staged-vs-regular-long arm is the grid's
     seed-9 cell, -252 Elo [-307, -206] on 200 games (the claims table's head-to-head row)."""
-    grid = verdicts.seeds_long_arms({}, verdicts.load_arms(REPLICATED))
+    grid = seeds_long.seeds_long_arms({}, played.load_arms(REPLICATED))
     assert list(grid) == [("staged", "regular-long")]
-    e = verdicts.arm_estimate("staged", grid[("staged", "regular-long")])
-    assert (2 * e.pairs, verdicts.elo_interval(e)) == (200, "-252 [-307, -206]")
+    e = estimates.arm_estimate("staged", grid[("staged", "regular-long")])
+    assert (2 * e.pairs, estimates.elo_interval(e)) == (200, "-252 [-307, -206]")
 
 
 def test_the_notes_name_the_seed_spread_and_the_separated_budget() -> None:
     """From the committed results: the regular network's seed alone moves weighted a = 10's
     score by 13.1 points a pair (60.5 % against seed 9, 47.4 % against seed 11), and the
     separated experts trained 610-748 steps against the regular network's 2,056."""
-    spread = verdicts.regular_seed_spread(verdicts.load_arms(REPLICATED))
+    spread = seeds.regular_seed_spread(played.load_arms(REPLICATED))
     assert spread is not None and spread[1] == "weighted-a10"
     assert f"{spread[0]:.1f}" == "13.1"
-    assert verdicts._separated_budget(SMALL).startswith(
+    assert powered._separated_budget(SMALL).startswith(
         "the separated experts are under-trained here: 610-748 steps each against the regular "
         "network's 2,056")
     rows = verdicts.claims(ROOT / "tournaments" / "powered", SMALL, replicated=REPLICATED)
@@ -304,7 +308,7 @@ def test_settings_figure_draws_what_is_played_and_names_what_is_not(tmp_path: Pa
     frame = figures.settings_frame(settings)
     assert list(frame["arm"]) == NAMES
     assert list(frame["state"][:3]) == ["complete", "in progress", "not played"]
-    expected = verdicts.arm_estimate(NAMES[0], verdicts.load_arms(settings)[NAMES[0]])
+    expected = estimates.arm_estimate(NAMES[0], played.load_arms(settings)[NAMES[0]])
     assert frame["elo"][0] == pytest.approx(expected.elo)
     assert (frame["low"][0], frame["high"][0]) == (pytest.approx(expected.low),
                                                    pytest.approx(expected.high))
@@ -328,7 +332,7 @@ def test_settings_figure_draws_what_is_played_and_names_what_is_not(tmp_path: Pa
 def test_every_bundle_trained_from_a_dirty_checkout_is_named_in_its_readme(profile: str) -> None:
     """Each bundle with a record written from a checkout that differed from its commit has a
     row in its folder README's provenance notes naming every such record's file and commit."""
-    from chessmoe.report.ledger import dirty_bundles
+    from chessmoe.nets.bundles import dirty_bundles
 
     readme = (ROOT / "experts" / profile / "README.md").read_text(encoding="utf-8")
     notes = readme.split("## Provenance notes", 1)[1].split("\n## ", 1)[0]
@@ -355,7 +359,7 @@ def test_a_record_differs_outside_its_bundle_only_where_it_lists_another_file(
     """Provenance records of a bundle: clean, dirty in its own files only (a resumed run),
     dirty in another file (a neighbour's name sharing its prefix counts as another), dirty
     with the list cut short or absent (counts as differing: unknown)."""
-    from chessmoe.report.ledger import BundleRecord, bundle_records
+    from chessmoe.nets.bundles import BundleRecord, bundle_records
 
     where = "results/experts/small/regular-converged"
     own = (f"{where}/baseline/state.pt", f"{where}/baseline/metrics.jsonl")

@@ -86,4 +86,5 @@ def test_at_the_small_size_the_trunk_mixture_costs_what_one_network_costs() -> N
     cost = multiply_adds(config) / multiply_adds(regular)
     assert abs(params - 1) <= TOLERANCE and abs(cost - 1) <= TOLERANCE
     assert multiply_adds(regular) == 12_542_528
-    assert (config.policy_channels, config.policy_kernel2) == (107, 1)
+    # the regular trunk fits: it is kept, and the shared policy width balances the two misses
+    assert (config.channels, config.policy_channels, config.policy_kernel2) == (64, 107, 1)

@@ -9,14 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from chessmoe.estimates import arm_estimate, holm, paired_difference, two_sided_p
 from chessmoe.records import GameRecord
-from chessmoe.report.verdicts import (
-    arm_estimate,
-    claims,
-    holm,
-    paired_difference,
-    two_sided_p,
-)
+from chessmoe.report.verdicts import claims
 
 
 def _arm(pair_scores: list[tuple[int, float, float]]) -> list[GameRecord]:
@@ -142,7 +137,7 @@ def test_claims_table_is_computed_from_the_games_on_disk(tmp_path: Path) -> None
 def test_clustered_mean_by_hand() -> None:
     """Values 1, 0 in cluster a and 1, 1 in cluster b: mean 0.75; residual sums a: 0.25 - 0.75
     = -0.5, b: +0.5; se^2 = 2/1 * (0.25 + 0.25) / 16 = 1/16."""
-    from chessmoe.report.verdicts import clustered_mean
+    from chessmoe.estimates import clustered_mean
 
     mean, se, g = clustered_mean([("a", 1.0), ("a", 0.0), ("b", 1.0), ("b", 1.0)])
     assert (mean, g) == (0.75, 2) and se == pytest.approx(0.25)
@@ -154,7 +149,7 @@ def test_clustered_mean_by_hand() -> None:
 def test_pooled_estimate_counts_an_opening_replayed_at_many_settings_once() -> None:
     """Three settings replaying the same two openings with identical results: pooling them as
     independent would shrink the interval by sqrt(3); clustering by opening does not."""
-    from chessmoe.report.verdicts import pooled_estimate
+    from chessmoe.estimates import pooled_estimate
 
     one = _arm([(0, 1, 1), (1, 0.5, 0), (2, 1, 0.5), (3, 0.5, 0.5)])
     single = pooled_estimate("x", [one])
@@ -165,7 +160,7 @@ def test_pooled_estimate_counts_an_opening_replayed_at_many_settings_once() -> N
 
 
 def test_t_quantiles_and_their_use_with_few_clusters() -> None:
-    from chessmoe.report.verdicts import pooled_estimate, t975
+    from chessmoe.estimates import pooled_estimate, t975
 
     assert t975(5) == 2.571 and t975(30) == 2.042
     assert t975(31) == pytest.approx(2.0395, abs=1e-3)
@@ -296,7 +291,8 @@ def test_table1_verdicts_compare_each_mixture_with_the_seed_band(tmp_path: Path)
     """Regular seeds 2.00, 2.10 and 2.30 (regular-long, not a seed, at 1.0): a mixture whose
     every seed lies below 2.00 is below the range, one overlapping the band overlaps it, one
     above 2.30 is above it: descriptive words, not test verdicts."""
-    from chessmoe.report.verdicts import claims, table1_seed_band
+    from chessmoe.nets.bundles import table1_seed_band
+    from chessmoe.report.verdicts import claims
 
     experts = tmp_path / "experts"
     _evaluation(experts, "regular", "baseline", 2.1)
@@ -351,7 +347,7 @@ def test_the_seed_level_estimate_takes_the_seeds_of_both_sides_as_random() -> No
     0.6 -+ 0.20880 -> Elo +70 [-77, +251]. Incomplete grids and thin cells give None."""
     import math
 
-    from chessmoe.report.verdicts import seed_level_estimate
+    from chessmoe.estimates import seed_level_estimate
 
     grid = _seed_grid((-0.05, 0.0, 0.05), (-0.1, 0.0, 0.1), E_SMALL)
     level = seed_level_estimate("staged", grid)
@@ -380,7 +376,7 @@ def test_the_seed_level_estimate_drops_negative_components_and_its_degrees_of_fr
     no finite interval."""
     import math
 
-    from chessmoe.report.verdicts import seed_level_estimate, t975_at
+    from chessmoe.estimates import seed_level_estimate, t975_at
 
     one = seed_level_estimate("x", _seed_grid((0.0, 0.0, 0.0), (-0.1, 0.0, 0.1), E_SMALL))
     assert one is not None and one.df == pytest.approx(2.0)
@@ -403,7 +399,7 @@ def test_a_pooled_estimate_has_a_p_value_only_from_more_than_30_openings() -> No
     """The pooled p-value is the normal one, fair only with many clusters: a seed grid on 20
     openings gets none (its row stays undecided however clear), on 31 openings it gets the
     normal p of its clustered standard error."""
-    from chessmoe.report.verdicts import clustered_mean, pooled_estimate
+    from chessmoe.estimates import clustered_mean, pooled_estimate
 
     def arm(openings: int) -> list[GameRecord]:
         return _arm([(k, 1, 1 if k % 4 else 0) for k in range(openings)])

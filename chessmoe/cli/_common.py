@@ -6,6 +6,8 @@ import argparse
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from chessmoe.designs.registry import REGISTERED
+
 if TYPE_CHECKING:
     from typing import TypeAlias
 
@@ -14,9 +16,9 @@ if TYPE_CHECKING:
 
 # chessmoe.config.PROFILES' names, for help texts without importing torch (a test keeps
 # them equal)
-PROFILE_NAMES = ("smoke", "small", "small-cutechess", "powered", "replicated", "settings",
-                 "seeds-long", "matched", "converged", "ratings", "ratings-cutechess",
-                 "related", "medium", "paper")
+PROFILE_NAMES = ("smoke", "small", "small-cutechess",
+                 *(d.name for d in REGISTERED if d.profile), "precision",
+                 "ratings", "ratings-cutechess", "related", "medium", "paper")
 
 Handler = Callable[[argparse.Namespace], int]
 

@@ -184,7 +184,7 @@ def _openings(args: argparse.Namespace) -> int:
 
 
 def _elo(args: argparse.Namespace) -> int:
-    from chessmoe import elo
+    from chessmoe import elo, sequential
 
     try:
         lines = elo.report_lines(
@@ -193,6 +193,14 @@ def _elo(args: argparse.Namespace) -> int:
             sprt_bounds=tuple(args.sprt) if args.sprt else None, alpha=args.alpha,
             beta=args.beta, model=args.model, z=elo.Z_EXACT if args.exact_z
             else elo.Z_CUTECHESS)
+        if args.sprt:
+            stopped = sequential.match_estimate(
+                elo0=args.sprt[0], elo1=args.sprt[1], alpha=args.alpha, beta=args.beta,
+                model=args.model, wins=args.wins, draws=args.draws, losses=args.losses,
+                pentanomial=args.pentanomial)
+            if stopped is not None:
+                lines.append(f"If the match stopped at this decision: {stopped.text()}; the "
+                             "fixed-length Elo above is biased by the stop")
     except ValueError as error:
         print(f"chessmoe elo: {error}", file=sys.stderr)
         return 2
@@ -202,7 +210,7 @@ def _elo(args: argparse.Namespace) -> int:
 
 def _ratings(args: argparse.Namespace) -> int:
     from chessmoe.games.pgn import SkipCounter
-    from chessmoe.report.ratings import format_table, parse_anchor, rating_table, read_results
+    from chessmoe.games.ratings import format_table, parse_anchor, rating_table, read_results
 
     anchor, anchor_elo = parse_anchor(args.anchor) if args.anchor else (None, 0.0)
     skips = SkipCounter()
@@ -312,7 +320,10 @@ def add_tournament_commands(commands: Commands) -> None:
     elo.add_argument("--pentanomial", type=int, nargs=5, metavar=("LL", "LD", "DD", "WD", "WW"),
                      help="game pairs by their two results (one opening, both colours)")
     elo.add_argument("--sprt", type=float, nargs=2, metavar=("ELO0", "ELO1"),
-                     help="SPRT of H0: ELO0 against H1: ELO1 on the pentanomial counts")
+                     help="SPRT of H0: ELO0 against H1: ELO1, the exact generalized LLR of "
+                          "fishtest and fastchess (as the Elo explorer) on the pentanomial "
+                          "counts when given, else on W/D/L; a decided test also gets the "
+                          "estimate corrected for a stop there")
     elo.add_argument("--alpha", type=float, default=0.05,
                      help="SPRT false-positive rate (default 0.05)")
     elo.add_argument("--beta", type=float, default=0.05,
@@ -354,7 +365,8 @@ def add_tournament_commands(commands: Commands) -> None:
 def _precision(args: argparse.Namespace) -> int:
     from chessmoe import config
     from chessmoe.nets.regimes import profile_dataset
-    from chessmoe.play.designs import PRECISION_GATE_BUNDLE, build_design
+    from chessmoe.play.designs import build_design
+    from chessmoe.play.grids import PRECISION_GATE_BUNDLE
     from chessmoe.play.precision import gates
     from chessmoe.search.experts import load_bundle
     from chessmoe.search.inference import LOW_PRECISION

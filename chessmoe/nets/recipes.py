@@ -8,14 +8,15 @@ layering contract forbids ``chessmoe.report.figures`` to reach torch).
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 
 import pandas as pd
 
 from chessmoe.phases import phase_definition
 
-__all__ = ["TEST_SETS", "balanced_phase_weights", "learning_rate", "momentum", "phase_weights",
-           "plateau_learning_rate", "table5", "test_sets"]
+__all__ = ["TEST_SETS", "balanced_phase_weights", "epoch_iterations", "learning_rate", "momentum",
+           "phase_weights", "plateau_learning_rate", "table5", "test_sets"]
 
 TEST_SETS = ("opening", "middlegame", "endgame", "no-phases")  # under the Lichess definition
 
@@ -25,6 +26,13 @@ def test_sets(definition: str) -> tuple[str, ...]:
     from chessmoe.phases import phase_definition
 
     return (*phase_definition(definition).phase_names, "no-phases")
+
+
+def epoch_iterations(epochs: float, batch_size: int, positions: int) -> int:
+    """The iterations a run of ``epochs`` epochs takes over ``positions`` training positions
+    at ``batch_size`` (a last partial batch counts as one): what a run without a fixed
+    iteration count plans, and at most trains when its patience stops it earlier."""
+    return max(1, math.ceil(epochs * math.ceil(positions / batch_size)))
 
 
 def learning_rate(iteration: int, total: int, max_lr: float = 0.14,

@@ -51,7 +51,14 @@ from chessmoe.nets.checkpoints import (
     save_optimizer,
 )
 from chessmoe.nets.model import PRESETS, ModelConfig, RiseNet, preset
-from chessmoe.nets.recipes import learning_rate, momentum, plateau_learning_rate, test_sets
+from chessmoe.nets.precision import autocast_context, cpu_computes_bf16, training_precision
+from chessmoe.nets.recipes import (
+    epoch_iterations,
+    learning_rate,
+    momentum,
+    plateau_learning_rate,
+    test_sets,
+)
 from chessmoe.nets.trunk import build_network
 
 __all__ = [
@@ -63,7 +70,6 @@ __all__ = [
     "Trainer",
     "compute_loss",
     "cpu_computes_bf16",
-    "epoch_iterations",
     "evaluate",
     "training_precision",
 ]
@@ -243,13 +249,6 @@ class LossTerms:
         return config.val_value_factor * self.value + config.val_policy_factor * self.policy
 
 
-def epoch_iterations(epochs: float, batch_size: int, positions: int) -> int:
-    """The iterations a run of ``epochs`` epochs takes over ``positions`` training positions
-    at ``batch_size`` (a last partial batch counts as one): what a run without a fixed
-    iteration count plans, and at most trains when its patience stops it earlier."""
-    return max(1, math.ceil(epochs * math.ceil(positions / batch_size)))
-
-
 def loss_terms(output: Any, batch: Batch, plies_clip: float = 100.0) -> LossTerms:
     """Per-sample terms for a network output and a batch."""
     policy = output.policy.float()
@@ -292,7 +291,7 @@ def per_sample_terms(model: RiseNet, store: DatasetStore, indices: npt.NDArray[n
     indices = np.asarray(indices, dtype=np.int64)
     keys = ("value", "policy", "wdl", "plies", "correct", "phase")
     out = {k: np.empty(indices.shape[0], dtype=np.float32) for k in keys}
-    autocast = _autocast(config, device)
+    autocast = autocast_context(config, device)
     start = 0
     for batch in store.batches(indices, batch_size, shuffle=False, device=device,
                                definition=definition,
@@ -352,41 +351,6 @@ def evaluate(model: RiseNet, store: DatasetStore, indices: npt.NDArray[np.int64]
     if weights is not None:
         sample_weights = np.asarray(weights, dtype=np.float32)[terms["phase"].astype(np.int64)]
     return summarise(terms, config, sample_weights)
-
-
-def cpu_computes_bf16() -> bool:
-    """Whether this CPU computes bf16 natively (AVX512_BF16 or AMX, as oneDNN reports it):
-    where it does not, bf16 autocast is emulated and slower than fp32."""
-    try:
-        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
-    except (AttributeError, RuntimeError):  # a build without oneDNN
-        return False
-
-
-def training_precision(config: TrainConfig, device: torch.device) -> str:
-    """What a run computes its forward pass in on ``device``: ``fp32``, ``bf16-autocast`` or
-    ``fp16-autocast`` (recorded in its summary and its bundle's manifest)."""
-    if device.type == "cuda" and config.amp != "off":
-        return f"{config.amp}-autocast"
-    if device.type == "cpu" and config.cpu_amp != "off":
-        return f"{config.cpu_amp}-autocast"
-    return "fp32"
-
-
-def _autocast(config: TrainConfig, device: torch.device) -> Any:
-    precision = training_precision(config, device)
-    if device.type == "cuda" and precision != "fp32":
-        dtype = torch.bfloat16 if config.amp == "bf16" else torch.float16
-        return torch.autocast("cuda", dtype=dtype)
-    if device.type == "cpu" and precision != "fp32":
-        if not cpu_computes_bf16():
-            raise KitError("cpu_amp=bf16: this CPU has neither AVX512_BF16 nor AMX, so bf16 "
-                           "would be emulated and slower than fp32; train with cpu_amp=off")
-        return torch.autocast("cpu", dtype=torch.bfloat16)
-    return torch.autocast("cpu", enabled=False)
-
-
-# --- the trainer -------------------------------------------------------------------------
 
 
 def seed_everything(seed: int) -> None:
@@ -567,7 +531,7 @@ class Trainer:
                                     momentum=config.max_momentum, nesterov=config.nesterov,
                                     weight_decay=config.weight_decay)
         return _Run(store, train_index, eval_sets, per_epoch, total, model, optimizer, device,
-                    _autocast(config, device),
+                    autocast_context(config, device),
                     list(data.weights) if data.weights is not None else None)
 
     def _epoch_batches(self, run: _Run, iteration: int) -> Any:

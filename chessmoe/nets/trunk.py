@@ -4,9 +4,10 @@ Phase specialisation without more compute: the regular network's stem and residu
 and the first convolution of its policy head are shared; each phase has its own value head
 and its own policy output (a 1x1 convolution to the 76 policy planes), so a position costs one
 trunk and one head. The hidden width of the shared policy convolution is chosen
-(:func:`trunk_config`) so that the parameters and the multiply-adds per position both lie
-within :data:`TOLERANCE` of the regular network's they replace (a 3x3 output convolution per
-phase would hold 44 k parameters each at the small size and break the parameter budget).
+and the trunk's width are chosen (:func:`trunk_config`) so that the parameters and the
+multiply-adds per position both lie within :data:`TOLERANCE` of the regular network's they
+replace (a 3x3 output convolution per phase would hold 44 k parameters each at the small size
+and break the parameter budget).
 
 In training, :class:`PhaseHeadNet` routes each position to its own phase's head (its label
 under the gate's definition); in search, :meth:`PhaseHeadNet.expert` gives phase ``k``'s
@@ -17,6 +18,7 @@ network as a plain :class:`~chessmoe.nets.model.RiseNet` (trunk, shared convolut
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import replace
 from typing import cast
 
@@ -44,27 +46,55 @@ def multiply_adds(config: ModelConfig) -> int:
 
 
 def trunk_config(regular: ModelConfig, phases: int = 3) -> ModelConfig:
-    """The shared-trunk version of ``regular``: its trunk, ``phases`` heads with a 1x1 policy
-    output, and the shared policy width whose parameters and multiply-adds per position both
-    lie closest to ``regular``'s (the larger relative miss smallest). Raises when no width
-    brings both within :data:`TOLERANCE`."""
+    """The shared-trunk version of ``regular``: ``phases`` heads with a 1x1 policy output, and
+    the narrowest trunk (``regular``'s channels, else up to a third more, depth kept) for which
+    a shared policy width brings the parameters and multiply-adds per position both within
+    :data:`TOLERANCE` of ``regular``'s, with the width whose larger relative miss is smallest
+    (widening the trunk only as far as needed keeps the policy head near ``regular``'s: a
+    wider trunk would fit the budget with a starved head). Raises when no choice brings both within
+    :data:`TOLERANCE` of ``regular``'s."""
+    from chessmoe.nets.model import widened
+
     params = count_parameters(RiseNet(regular))
     cost = multiply_adds(regular)
 
-    def miss(width: int) -> tuple[float, float, float]:
-        config = replace(regular, policy_channels=width, policy_kernel2=1, phase_heads=phases)
-        p = count_parameters(PhaseHeadNet(config)) / params - 1
-        c = multiply_adds(config) / cost - 1
-        return max(abs(p), abs(c)), p, c
+    def config_of(channels: int, width: int) -> ModelConfig:
+        return replace(widened(regular, channels), policy_channels=width, policy_kernel2=1,
+                       phase_heads=phases)
 
-    widths = range(max(1, regular.policy_channels // 2), 3 * regular.policy_channels + 1)
-    best = min(widths, key=lambda w: (miss(w)[0], w))
-    worst, p, c = miss(best)
+    def size(config: ModelConfig) -> int:
+        return count_parameters(PhaseHeadNet(config))
+
+    def widest(channels: int, limit: float) -> int:
+        """The widest shared policy width whose parameters stay below ``limit``."""
+        low, high = 1, 4 * regular.policy_channels
+        while high - low > 1:  # the parameters grow with the width
+            middle = (low + high) // 2
+            low, high = (middle, high) if size(config_of(channels, middle)) <= limit \
+                else (low, middle)
+        return low
+
+    best: tuple[float, int, int, float, float] | None = None
+    for channels in range(regular.channels, regular.channels * 4 // 3 + 1):
+        if size(config_of(channels, 1)) > params * (1 + TOLERANCE):
+            break  # wider trunks hold more than the budget even with the narrowest head
+        first, last = widest(channels, params), widest(channels, params * (1 + TOLERANCE))
+        step = max(1, (last - first) // 40)  # the cost grows with the width
+        for width in {*range(first, last + 1, step), last}:
+            config = config_of(channels, width)
+            p = size(config) / params - 1
+            c = multiply_adds(config) / cost - 1
+            best = min(best or (math.inf, 0, 0, 0.0, 0.0), (max(abs(p), abs(c)), channels,
+                                                            width, p, c))
+        if best is not None and best[0] <= TOLERANCE:
+            break  # the narrowest trunk that fits: the policy head keeps its width
+    assert best is not None
+    worst, channels, width, p, c = best
     if worst > TOLERANCE:
-        raise ValueError(f"no shared policy width brings the trunk mixture within "
-                         f"{TOLERANCE:.0%} of the regular network (best {best}: parameters "
-                         f"{p:+.1%}, cost {c:+.1%})")
-    return replace(regular, policy_channels=best, policy_kernel2=1, phase_heads=phases)
+        raise ValueError(f"no trunk brings the shared-trunk mixture within {TOLERANCE:.0%} of "
+                         f"the regular network (best: {channels} channels, policy width "
+                         f"{width}: parameters {p:+.1%}, cost {c:+.1%})")
+    return config_of(channels, width)
 
 
 class _Head(nn.Module):

@@ -7,7 +7,7 @@ Runtime, itself within 1e-4 of eager torch) on the networks the kit's claims use
   profile's dataset), the share where the best legal move by the policy is the same, and the
   value error (mean and largest absolute difference);
 * **match**: the precision design's match, the same staged mixture evaluated by each backend
-  (:func:`~chessmoe.play.designs.precision_spec`), read as a pentanomial Elo interval.
+  (:func:`~chessmoe.play.grids.precision_spec`), read as a pentanomial Elo interval.
 
 :func:`gates` writes both, with their thresholds and the machine they were measured on, to
 ``results/tournaments/precision/gates.json``; :func:`~chessmoe.search.evaluators.passed_backends`

@@ -1,34 +1,8 @@
-"""The UCI front end (``chessmoe uci``) over text streams.
-
-:class:`UciEngine` speaks the Universal Chess Interface; its options carry the names of the
-paper's cutechess command where they exist (``Batch_Size``, ``Nodes``, ``Simulations``,
-``Fixed_Movetime``, ``Model_Directory``) plus ``Baseline_Directory``, ``Phase_Definition`` (the
-gate), ``Routing``, ``Single_Expert``, ``Threads`` and ``Device``. A related document's engine
-(``--player deepchess|ntuple|mais``) lists only the common options that apply to it
-(:data:`RELATED_COMMON`) and its own (its module's ``OPTIONS``, e.g. DeepChess ``Depth``,
-n-tuple ``Evaluation`` and ``Depth``, MAIS ``Delta_Percent``), and says what it loaded:
-``info string <engine> weights <path> sha256 <first 12 hex>``. Malformed commands and illegal
-moves produce an ``info string`` and never stop the engine.
-
-Loading: ``uci`` is answered before anything is loaded (no engine module, no torch); then the
-player loads in the background, so that a ``go`` sent without ``isready`` finds it loaded;
-``isready`` and ``go`` wait for that load, or load anew after an option that changes the
-player. Weights or a network that cannot be loaded end the engine (status 1, no ``readyok``,
-no ``bestmove``; one line naming the file and the cause on the ``info string`` and stderr), as
-Stockfish does; ``Uniform`` (the paper's engine) is the explicit way to play without a network.
-A bad option value (out of range, missing, not a choice, an unknown device or phase definition
-or option) is refused when set, naming the option, which keeps its value. Where the compiled
-search cannot run (:func:`~chessmoe.search.kinds.native_problem`) the Python reference plays,
-and a search that fails is run again with it; one that still fails ends the engine: no move is
-sent that no search chose.
-
-``go depth``/``go mate`` mean what :mod:`chessmoe.search.stops` says for each search (alone,
-bounded by :data:`DEPTH_ONLY_NODES`), ``info depth`` reports the same, a proven mate is ``score
-mate N``; ``infinite``/``ponder`` answer after ``stop``, also on a finished game; ``position``
-plays the moves before the first illegal one (an ``info string`` names it) and keeps the
-previous position for a FEN it cannot read; any whitespace separates tokens. docs/playing.md
-tells it per player.
-"""
+"""The UCI front end (``chessmoe uci``): :class:`UciEngine` speaks the Universal Chess Interface
+for the paper's engine and the related documents' engines. It answers ``uci`` before loading
+anything, loads in the background, refuses a bad option or unloadable weights in one line,
+never plays a move no search chose, and gives ``go depth``/``go mate`` the meaning
+:mod:`chessmoe.search.stops` states; docs/playing.md tells each command per player."""
 
 from __future__ import annotations
 

@@ -26,26 +26,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from chessmoe.designs import converged, matched, replicated, seeds_long, settings
+from chessmoe.designs.rows import SIGN_AGREES, SIZE_DIFFERS, UNDECIDED, ClaimRow
 from chessmoe.report.blocks import Block
 from chessmoe.report.stems import COMPUTE_GAP
-from chessmoe.report.summary import (
-    ACROSS_SEEDS_TOPIC,
-    CONVERGED_TOPIC,
-    MAIN_TOPICS,
-    MATCHED_TOPIC,
-    SETTINGS_TOPIC,
-    ClaimRow,
-    GapRow,
-    read_claims,
-    read_compute_gap,
-    refresh,
-)
-from chessmoe.report.verdicts import SIGN_AGREES, SIZE_DIFFERS, UNDECIDED
+from chessmoe.report.summary import GapRow, read_claims, read_compute_gap, refresh
 
 __all__ = ["SECTIONS", "ControlRow", "answer_lines", "bottom_line", "control_rows",
            "controls_table", "finding", "paper_table", "refresh_sections", "section_block",
            "section_lines", "seeds_random", "sides", "split_measured", "verdict_cell"]
 
+# The claims-table topics the answer names, as the designs declare them.
+MAIN_TOPICS = replicated.MAIN_TOPICS
+ACROSS_SEEDS_TOPIC = seeds_long.TOPIC
+MATCHED_TOPIC = matched.TOPIC
+CONVERGED_TOPIC = converged.TOPIC
+SETTINGS_TOPIC = settings.TOPIC
 #: The claims-table topic of the separated experts given the regular network's steps.
 ITERATIONS_TOPIC = "iterations per expert"
 #: The controls the README's second table shows, in order, with the tournament each is from.
@@ -346,7 +342,7 @@ def answer_lines(figures: Path, *, image: str = f"figures/{COMPUTE_GAP}.png") ->
 #: REPRODUCING.md's generated tables: a block name and the claims-table topics it shows.
 SECTIONS: dict[str, tuple[str, ...]] = {
     "paper-claims": (MAIN_TOPICS[0],),
-    "seeds": ("MoE vs regular, across seeds",),
+    "seeds": (replicated.SEEDS_TOPIC,),
     "single-expert": ("single expert (Fig. 6)",),
     "phase-definition": ("phase definition (Fig. 7)",),
     "exploratory": ("routing (sec. 4)", "gate table (docs/phases.md)"),

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chessmoe.designs import registry
 from chessmoe.games.sources import results_name
 from chessmoe.report import stems
 
@@ -84,10 +85,14 @@ class ResultsLayout:
     # its replay under cutechess rules with many openings: drawn instead once complete
     ratings_replayed: str = "ratings-cutechess"
     medium: str = "medium"  # the medium profile's experts and tournament (equal compute)
-    settings: str = "settings"  # staged at other node limits and batch sizes
-    seeds_long: str = "seeds-long"  # staged's seeds against regular-long's
-    matched: str = "matched"  # staged against the parameter-matched network
-    converged: str = "converged"  # the networks trained until convergence
+    # each registered design's tournament folder is its name after this prefix
+    designs_prefix: str = ""
+
+    def design_dirs(self, results: Path) -> dict[str, str]:
+        """The tournament folder of every registered design whose rows were registered before
+        its first game, by design name."""
+        return {d.name: str(results / "tournaments" / f"{self.designs_prefix}{d.name}")
+                for d in registry.REGISTERED if d.registered}
 
 
 LAYOUTS: dict[str, ResultsLayout] = {
@@ -98,9 +103,7 @@ LAYOUTS: dict[str, ResultsLayout] = {
                            tournament_replayed="smoke-small-cutechess",
                            search="smoke-separated", powered="smoke", replicated="smoke-replicated",
                            ratings="smoke", ratings_replayed="smoke-ratings-cutechess",
-                           medium="smoke-medium", settings="smoke-settings",
-                           seeds_long="smoke-seeds-long", matched="smoke-matched",
-                           converged="smoke-converged"),
+                           medium="smoke-medium", designs_prefix="smoke-"),
 }
 
 
@@ -196,7 +199,7 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
             params=lambda results, out: {
                 "stats_dir": str(results / "stats" / lay.stats),
                 "compare_dirs": [str(results / "stats" / c) for c in lay.stats_compare],
-                "figures_dir": str(out)},
+                "figures_dir": str(out), "paper_splits": True},
             needs=tuple((f"stats/{n}/manifest.json", stats_target.get(n, "make results"))
                         for n in (lay.stats, *lay.stats_compare)),
             figures=(stems.FIG02_PHASE_DISTRIBUTION, stems.FIG08_MIXEDNESS,
@@ -268,10 +271,7 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
                 "experts_dir": str(results / "experts" / lay.experts),
                 "medium_tournament_dir": str(results / "tournaments" / lay.medium),
                 "medium_experts_dir": str(results / "experts" / lay.medium),
-                "settings_dir": str(results / "tournaments" / lay.settings),
-                "seeds_long_dir": str(results / "tournaments" / lay.seeds_long),
-                "matched_dir": str(results / "tournaments" / lay.matched),
-                "converged_dir": str(results / "tournaments" / lay.converged),
+                "design_dirs": lay.design_dirs(results),
                 "figures_dir": str(out)},
             needs=((f"tournaments/{lay.powered}/spec.json",
                     f"make tournament PROFILE={lay.powered}"),

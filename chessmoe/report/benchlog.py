@@ -90,6 +90,12 @@ HEADLINES: dict[str, Headline] = {
                                             ">= 2x the reference at depth 4"),
     "MAIS best-first search": Headline((("1,500-node search (", ""),),
                                        "faster than the match's search"),
+    "Mixed-precision training (bf16 autocast, CPU)": Headline(
+        (("small (", "small"), ("regular-wide (", "regular-wide")), ">= 1.7x fp32",
+        r"\d+(?:\.\d+)?x"),
+    "Low-precision inference (CPU, one thread)": Headline(
+        (("batch 8", "OpenVINO bf16 / ONNX, batch 8"),), "-",
+        r"(?<=openvino-bf16 )[\d,]+ positions/s \(\d+(?:\.\d+)?x\)"),
 }
 
 _RATIO = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)x(?![\w])")

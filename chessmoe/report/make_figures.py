@@ -73,10 +73,12 @@ def read_folders(job: NotebookJob, results: Path) -> list[str]:
     """The results folders a notebook job reads, relative to ``results``: the existing
     folders its parameters name (so a replay that replaced a committed tournament is the one
     listed), or, for a job whose parameters name only the results root, the folders of the
-    files it needs."""
+    files it needs (a list's items and a dict's values are each a parameter's)."""
     named: list[str] = []
     for value in job.params(results, results.parent / "figures").values():
-        for item in value if isinstance(value, list) else [value]:
+        items = (value if isinstance(value, list) else list(value.values())
+                 if isinstance(value, dict) else [value])
+        for item in items:
             if not isinstance(item, str):
                 continue
             path = Path(item)

@@ -19,8 +19,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from chessmoe.designs.replicated import MAIN_TOPICS
+from chessmoe.designs.rows import ClaimRow
 from chessmoe.report import answer, stems
-from chessmoe.report.summary import MAIN_TOPICS, ClaimRow
 
 __all__ = ["SMALL_TOURNAMENT", "Evidence", "aligned_table", "detail_lines", "evidence_page",
            "games_per_match", "point_links", "read_evidence", "small_note", "small_pooled",

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, Union
 
+from chessmoe.designs import registry
+
 __all__ = [
     "SCRATCH",
     "DatasetsParams",
@@ -44,6 +46,7 @@ __all__ = [
     "is_committed_figures",
     "output_dir",
     "parameters",
+    "parameters_or_defaults",
     "snapshot",
 ]
 
@@ -121,6 +124,52 @@ def parameters(cls: type[D], namespace: Mapping[str, Any], before: Iterable[str]
     return cls(**values)
 
 
+def parameters_or_defaults(cls: type[D], namespace: Mapping[str, Any], before: Iterable[str]
+                           ) -> tuple[D, list[str]]:
+    """:func:`parameters` for a page that must show itself whatever it is given (a Voila page
+    hides a raised error behind a generic message): each unknown name or mistyped value is
+    dropped for its declared default, and named in one line of the returned list."""
+    if not dataclasses.is_dataclass(cls):
+        raise TypeError(f"{cls!r} is not a dataclass")
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    problems = []
+    values = {}
+    for name in namespace:
+        if name in set(before) or name.startswith("_") or isinstance(namespace[name],
+                                                                     types.ModuleType):
+            continue
+        if name not in fields:
+            close = difflib.get_close_matches(name, list(fields), n=1)
+            problems.append(f"unknown parameter {name!r}" + (f" (did you mean {close[0]!r}?)"
+                                                             if close else "")
+                            + f" is ignored; this page takes: {', '.join(fields)}")
+            continue
+        value = namespace[name]
+        if _type_ok(value, hints[name]):
+            values[name] = value
+            continue
+        f = fields[name]
+        default = (f.default if f.default is not dataclasses.MISSING
+                   else f.default_factory() if f.default_factory is not dataclasses.MISSING
+                   else None)
+        shown = f" ({name} = {value}, without quotes)" if (
+            isinstance(value, str) and _type_ok(_literal(value), hints[name])) else ""
+        problems.append(f"parameter {name!r} must be {_describe(hints[name])}{shown}, got "
+                        f"{value!r} ({type(value).__name__}); the page uses {default!r}")
+    return cls(**values), problems
+
+
+def _literal(text: str) -> Any:
+    """``text`` read as a Python number when it is one (to suggest the value without quotes)."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            continue
+    return text
+
+
 def assert_artefacts(paths: Iterable[str | Path]) -> list[Path]:
     """Fail unless every promised artefact exists and is not empty (last notebook cell)."""
     missing = [Path(p) for p in paths if not Path(p).is_file() or Path(p).stat().st_size == 0]
@@ -164,7 +213,9 @@ def output_dir(figures_dir: str | Path, notebook: str) -> Path:
 
 @dataclass
 class PhaseStatsParams:
-    """``01_phase_statistics.ipynb``."""
+    """``01_phase_statistics.ipynb``: every figure reads ``split`` ("all", "train", "val" or
+    "test"); ``paper_splits`` (``make figures``) uses the paper's instead: the test games for
+    Fig. 8-11, the training games for Fig. 12-13, all games for Fig. 2."""
 
     stats_dir: str = "../results/stats/lichess-2013-01-first5000"
     compare_dirs: list[str] = field(default_factory=lambda: [
@@ -172,19 +223,19 @@ class PhaseStatsParams:
     figures_dir: str = f"{SCRATCH}/01_phase_statistics"
     table: str = "lichess"
     max_move: int = 80
-    positions_split: str = "test"
-    games_split: str = "train"
-    distribution_split: str = "all"
+    split: str = "all"
+    paper_splits: bool = False
 
 
 @dataclass
 class PhaseExplorerParams:
-    """``12_phase_explorer.ipynb``."""
+    """``12_phase_explorer.ipynb``: ``game`` is a game's number in the file (from 1, as the
+    page lists them)."""
 
     pgn: str = ""
-    games: int = 30
+    games: int = 100
     table: str = "lichess"
-    game: int = 0
+    game: int = 4
     ply: int = 30
 
 
@@ -293,11 +344,21 @@ class ClaimsParams:
     experts_dir: str = "../results/experts/small"
     medium_tournament_dir: str = "../results/tournaments/medium"  # more data, same network
     medium_experts_dir: str = "../results/experts/medium"
-    settings_dir: str = "../results/tournaments/settings"  # other nodes and batch sizes
-    seeds_long_dir: str = "../results/tournaments/seeds-long"  # regular-long's seeds
-    matched_dir: str = "../results/tournaments/matched"  # the parameter-matched network
-    converged_dir: str = "../results/tournaments/converged"  # trained to convergence
+    # the registered designs' tournaments by design name (None: each design's name beside
+    # tournament_dir)
+    design_dirs: dict[str, str] | None = None
     figures_dir: str = f"{SCRATCH}/10_claims"
+
+    def tournament(self, name: str) -> str:
+        """The tournament directory of the registered design ``name``."""
+        if self.design_dirs is not None and name in self.design_dirs:
+            return self.design_dirs[name]
+        return str(Path(self.tournament_dir).parent / name)
+
+    def tournaments(self) -> dict[str, str]:
+        """Every registered design's tournament whose rows were registered before its first
+        game, by keyword (:func:`chessmoe.report.verdicts.claims`' arguments)."""
+        return {d.keyword: self.tournament(d.name) for d in registry.REGISTERED if d.registered}
 
 
 @dataclass

@@ -92,9 +92,11 @@ def serve(directory: Path) -> Iterator[str]:
 
 
 @contextmanager
-def chromium(width: int = 1250, height: int = 1500, console: bool = False) -> Iterator[Any]:
+def chromium(width: int = 1250, height: int = 1500, console: bool = False,
+             offline: bool = False) -> Iterator[Any]:
     """A headless Chromium driven by chromedriver (``console``: keep the pages' console
-    messages for ``driver.get_log("browser")``)."""
+    messages for ``driver.get_log("browser")``; ``offline``: every host but 127.0.0.1 fails
+    to resolve, and the requests are logged in the ``performance`` log)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -103,8 +105,11 @@ def chromium(width: int = 1250, height: int = 1500, console: bool = False) -> It
     for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
                  "--disable-gpu", f"--window-size={width},{height}"):
         options.add_argument(flag)
-    if console:
-        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    if offline:
+        options.add_argument("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1")
+    logs = ({"browser": "ALL"} if console else {}) | ({"performance": "ALL"} if offline else {})
+    if logs:
+        options.set_capability("goog:loggingPrefs", logs)
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
     try:
         yield driver

@@ -11,11 +11,12 @@ every file a worker will read without importing torch
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from chessmoe.nets.bundles import read_manifest
 
 __all__ = ["Bundle", "load_bundle", "mixture_baseline", "network_file"]
 
@@ -59,11 +60,11 @@ class Bundle:
 def load_bundle(directory: str | os.PathLike[str]) -> Bundle:
     """Read a bundle directory written by :mod:`chessmoe.nets.regimes`."""
     directory = Path(directory)
-    path = directory / "manifest.json"
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: not an expert bundle (train one with "
-                                "'chessmoe train')")
-    return Bundle(directory, json.loads(path.read_text()))
+    manifest = read_manifest(directory)  # what the reports read of it, the same file
+    if manifest is None:
+        raise FileNotFoundError(f"{directory / 'manifest.json'} is missing: not an expert "
+                                "bundle (train one with 'chessmoe train')")
+    return Bundle(directory, manifest)
 
 
 def network_file(directory: str | os.PathLike[str]) -> Path:

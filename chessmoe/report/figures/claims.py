@@ -1,7 +1,8 @@
 """What the evidence decides: the claims table and the powered tournament's forest plot.
 
 Both read a tournament directory's game records (``<match>/games-*.jsonl``) and the experts'
-``evaluation.json`` files through :mod:`chessmoe.report.verdicts`; every verdict is computed
+``evaluation.json`` files (:mod:`chessmoe.report.verdicts` over the registered designs,
+:mod:`chessmoe.estimates`); every verdict is computed
 from them, none is typed by hand. Estimates use game pairs (one opening, both colours) as the
 unit, so the two games of an opening are never counted as independent.
 """
@@ -18,19 +19,24 @@ from typing import Any
 
 import pandas as pd
 
-from chessmoe import paper
-from chessmoe.nets.names import (
-    BALANCED_SUFFIX,
-    CONVERGED_METHODS,
-    REGULAR_LONG,
-    SETTINGS,
-    SETTINGS_OPPONENTS,
-    SETTINGS_PAIRS,
-    converged_bundle,
-    settings_match,
+from chessmoe import paper, played, replay
+from chessmoe.designs import registry, replicated, seeds_long, settings
+from chessmoe.designs.powered import PAPER_TABLE2
+from chessmoe.designs.seeds import seed_arms
+from chessmoe.estimates import (
+    Z95,
+    ArmEstimate,
+    PairedDifference,
+    arm_estimate,
+    elo_interval,
+    paired_difference,
+    pooled_estimate,
+    seed_level_estimate,
 )
+from chessmoe.nets.bundles import BundleLoss, bundle_losses, bundle_steps
+from chessmoe.nets.names import BALANCED_SUFFIX, REGULAR_LONG
 from chessmoe.paper import BATCH_SIZES
-from chessmoe.report import replay, stems, verdicts
+from chessmoe.report import stems, verdicts
 from chessmoe.report.figures.strength import draw_intervals
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 
@@ -62,10 +68,10 @@ class ComputePoint:
     scale: str
     bundle: str
     compute: float
-    estimate: verdicts.ArmEstimate
+    estimate: ArmEstimate
 
 
-def estimates_frame(estimates: Sequence[verdicts.ArmEstimate],
+def estimates_frame(estimates: Sequence[ArmEstimate],
                     **columns: Sequence[object]) -> pd.DataFrame:
     """The numbers a figure of arm estimates draws (``<stem>.csv`` beside it): per arm its
     pairs, openings, score, Elo with its interval and p, after any extra ``columns``."""
@@ -82,32 +88,24 @@ def estimates_frame(estimates: Sequence[verdicts.ArmEstimate],
     return frame.assign(interval=PAIR_INTERVAL)
 
 
-def _steps(bundle: Path) -> int | None:
-    path = bundle / "manifest.json"
-    if not path.is_file():
-        return None
-    experts = json.loads(path.read_text()).get("experts", {})
-    return sum(int(e["iterations"]) for e in experts.values()) or None
-
-
 def compute_points(scale: str, tournament_dir: str | os.PathLike[str],
                    experts_dir: str | os.PathLike[str], setting: str = "b8-n100"
                    ) -> list[ComputePoint]:
     """The regular network (1x, 0 Elo by definition) and every :data:`COMPUTE_ARMS` bundle
     that is trained and has played its arm ``<bundle>-<setting>`` in the tournament."""
     experts = Path(experts_dir)
-    regular = _steps(experts / "regular")
+    regular = bundle_steps(experts / "regular")
     tournament = Path(tournament_dir)
     if regular is None or not tournament.exists():
         return []
-    arms = verdicts.load_arms(tournament)
-    points = [ComputePoint(scale, "regular", 1.0, verdicts.ArmEstimate(
+    arms = played.load_arms(tournament)
+    points = [ComputePoint(scale, "regular", 1.0, ArmEstimate(
         "regular", 0, 0, 0.5, 0.0, 0.0, 0.0))]
     for bundle in COMPUTE_ARMS:
-        steps, records = _steps(experts / bundle), arms.get(f"{bundle}-{setting}")
+        steps, records = bundle_steps(experts / bundle), arms.get(f"{bundle}-{setting}")
         if steps is None or not records:
             continue
-        estimate = verdicts.arm_estimate(bundle, records)
+        estimate = arm_estimate(bundle, records)
         if estimate.pairs >= 2:
             points.append(ComputePoint(scale, bundle, steps / regular, estimate))
     return points
@@ -128,15 +126,15 @@ def table_losses_at_scale(experts_dir: str | os.PathLike[str], out_dir: str | os
     standard errors, and the no-phases difference from the regular network. A bundle not
     yet evaluated is listed as such, so the table shows how far the scale has got."""
     root = Path(experts_dir)
-    losses = {b: verdicts.bundle_losses(root / b) for b in bundles}
+    losses = {b: bundle_losses(root / b) for b in bundles}
     regular = losses.get("regular")
 
-    def cell(entry: verdicts.BundleLoss | None) -> str:
+    def cell(entry: BundleLoss | None) -> str:
         if entry is None:
             return ""
         if entry.se is None:
             return f"{entry.loss:.4f} (no SE recorded)"
-        return f"{entry.loss:.4f} +- {verdicts.Z95 * entry.se:.4f}"
+        return f"{entry.loss:.4f} +- {Z95 * entry.se:.4f}"
 
     records: list[list[object]] = []
     for bundle, table in losses.items():
@@ -149,7 +147,7 @@ def table_losses_at_scale(experts_dir: str | os.PathLike[str], out_dir: str | os
             base = regular["no-phases"]
             gap = f"{mine.loss - base.loss:+.4f}"
             if mine.se is not None and base.se is not None:
-                gap += f" +- {verdicts.Z95 * math.hypot(mine.se, base.se):.4f}"
+                gap += f" +- {Z95 * math.hypot(mine.se, base.se):.4f}"
         records.append([bundle, "mixture" if mine.mixture else "single network",
                         f"{mine.n:,}", *(cell(table.get(key)) for _, key in _LOSS_SETS), gap])
     frame = pd.DataFrame(records, columns=["bundle", "evaluated as", "test positions",
@@ -248,39 +246,13 @@ def fig_compute_gap(scales: Sequence[tuple[str, str | os.PathLike[str],
 
 
 def _played(tournament_dir: Path) -> str:
-    games = (sum(len(r) for r in verdicts.load_arms(tournament_dir).values())
+    games = (sum(len(r) for r in played.load_arms(tournament_dir).values())
              if tournament_dir.exists() else 0)
-    planned = verdicts.planned_games(tournament_dir)
-    rules = verdicts.draw_rules(tournament_dir)
-    played = (f"{games} games" if planned is None else f"{games} games, complete"
-              if games >= planned else f"{games} of {planned} planned games: in progress")
-    return f"{played}{f', {rules} draw rules' if rules else ''}"
-
-
-def _regime_note(experts: Path) -> str:
-    """The regime every row's networks were trained in: the profile's fixed length, except
-    the converged bundles (:data:`~chessmoe.nets.names.CONVERGED_METHODS`, each trained
-    until its validation loss stopped improving); with regular-long's and the converged
-    regular network's no-phases test losses where both are evaluated (Table 1)."""
-    converged = [converged_bundle(m) for m in CONVERGED_METHODS]
-    note = ("Regime: every network behind these rows was trained for its profile's fixed "
-            "length (compute-limited: regular-long for 3 times the regular network's steps), "
-            "except " + ", ".join(converged[:-1]) + " and " + converged[-1]
-            + " (the trained-to-convergence rows' "
-            "networks, each trained until its validation loss stopped improving: the "
-            "data-limited regime; the row against `regular` plays one of them against the "
-            "fixed-length network).")
-    losses = {b: verdicts.bundle_losses(experts / b) for b in (REGULAR_LONG, converged[0],
-                                                                  "regular")}
-    found = {b: v["no-phases"].loss for b, v in losses.items() if v and "no-phases" in v}
-    if len(found) == 3 and found["regular"] > found[converged[0]]:
-        closed = ((found["regular"] - found[REGULAR_LONG])
-                  / (found["regular"] - found[converged[0]]))
-        note += (f" Table 1's no-phases test loss: regular {found['regular']:.4f}, "
-                 f"{REGULAR_LONG} {found[REGULAR_LONG]:.4f}, {converged[0]} "
-                 f"{found[converged[0]]:.4f}: regular-long closes {100 * closed:.0f} % of the "
-                 "regular network's gap to the converged one.")
-    return note
+    planned = played.planned_games(tournament_dir)
+    rules = played.draw_rules(tournament_dir)
+    state = (f"{games} games" if planned is None else f"{games} games, complete"
+             if games >= planned else f"{games} of {planned} planned games: in progress")
+    return f"{state}{f', {rules} draw rules' if rules else ''}"
 
 
 def _p(x: float) -> str:
@@ -289,37 +261,24 @@ def _p(x: float) -> str:
 
 def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.PathLike[str],
                  out_dir: str | os.PathLike[str],
-                 replicated_dir: str | os.PathLike[str] | None = None,
-                 settings_dir: str | os.PathLike[str] | None = None,
-                 seeds_long_dir: str | os.PathLike[str] | None = None,
-                 matched_dir: str | os.PathLike[str] | None = None,
-                 converged_dir: str | os.PathLike[str] | None = None) -> Artefact:
+                 **tournaments: str | os.PathLike[str] | None) -> Artefact:
     """Every claim the committed tournaments and training controls speak to, with our
     estimate, its interval, its p-values (raw and Holm-adjusted over the table) and the
-    verdict; the settings, seeds-long, matched and converged designs' rows from before their
-    first game."""
-    rows = verdicts.claims(tournament_dir, experts_dir, replicated=replicated_dir,
-                           settings=settings_dir, seeds_long=seeds_long_dir,
-                           matched=matched_dir, converged=converged_dir)
+    verdict (:func:`verdicts.claims`: ``tournaments`` are the other registered designs'
+    directories by keyword); a registered design's rows from before its first game."""
+    found = verdicts.evidence(tournament_dir, experts_dir, tournaments)
+    rows = verdicts.claims_of(found)
     columns = ["Topic", "Kind", "The paper says", "We measure (95 % interval unless stated)",
                "p", "p (Holm)", "Verdict", "Note"]
     frame = pd.DataFrame([{"Topic": c.topic, "Kind": c.kind, "The paper says": c.paper,
                            "We measure (95 % interval unless stated)": c.ours,
                            "p": _p(c.p), "p (Holm)": _p(c.p_holm), "Verdict": c.verdict,
                            "Note": c.note} for c in rows], columns=columns)
-    primary = verdicts.primary_tournament(tournament_dir, replicated_dir)
     tested = sum(1 for c in rows if not math.isnan(c.p_holm))
-    sources = f"{primary.name} tournament ({_played(primary)})"
-    if replicated_dir is not None and Path(replicated_dir) != primary:
-        sources += (f" for the main arms; {Path(replicated_dir).name} tournament "
-                    f"({_played(Path(replicated_dir))}) for the seed grid and the head-to-head"
-                    " arms")
-    for label, extra in (("settings", settings_dir), ("seeds-long", seeds_long_dir),
-                         ("parameter-matched", matched_dir),
-                         ("trained-to-convergence", converged_dir)):
-        if extra is not None:
-            sources += (f"; {Path(extra).name} tournament ({_played(Path(extra))}) for the "
-                        f"{label} rows")
+    designs = registry.REGISTERED
+    sources = "; ".join(f"{where.name} tournament ({_played(where)})"
+                        + (f" for the {what}" if what else "")
+                        for design in designs for where, what in design.read_sources(found))
     notes = [f"Source: {sources}; {Path(experts_dir).name} experts' evaluations.",
              f"Verdicts from games: the two-sided p-value of no effect (a z-test on game-pair "
              f"scores, the interval's standard error) adjusted by Holm's procedure over the "
@@ -343,23 +302,9 @@ def table_claims(tournament_dir: str | os.PathLike[str], experts_dir: str | os.P
              "is taken opening by opening (a paired design).",
              "Kind: post-hoc controls were designed after the powered results were seen; "
              "exploratory rows test questions the paper does not ask.",
-             "The settings rows (staged against regular and regular-long at other node "
-             "limits and batch sizes) and the equal-compute across-seeds row were registered "
-             "in this table, with their hypotheses and directions, before their first game. "
-             "A settings row joins the Holm family once its own match has played "
-             "its planned games; the across-seeds row once every pairing has. As rows join, "
-             "the family grows and every adjusted p can only rise.",
-             "The parameter-matched rows (staged against regular-wide, one network with the "
-             "mixture's parameters, at equal nodes and at equal move time; regular-wide "
-             "against regular-long) and the trained-to-convergence rows (staged and weighted "
-             "a = 10 against the regular network, all trained until their validation loss "
-             "stopped improving; that network against the regular one) were registered "
-             "likewise, before their networks were trained; each joins the family "
-             "once its own match has played its planned games.",
-             _regime_note(Path(experts_dir)),
-             "The seeds-long source counts the games played in its own folder; its rows also "
-             "count their ninth pairing (staged and regular-long under seed 9), which is the "
-             "replicated tournament's head-to-head arm.",
+             *(d.notes.registration for d in designs if d.notes.registration),
+             *(d.notes.regime(Path(experts_dir)) for d in designs if d.notes.regime),
+             *(d.notes.source for d in designs if d.notes.source),
              "Table 1 rows compare ranges over training seeds (min to max), not confidence "
              "intervals: their words (below / overlaps / above the seed range) describe, they "
              "do not test, and they are not in the Holm family."]
@@ -377,24 +322,25 @@ def fig_seed_grid(replicated_dir: str | os.PathLike[str] | None,
     each of its seeds (the replicated tournament's seed grid): Elo with its pair interval per
     pairing, the pooled estimate over every pairing (clustered by opening: these seeds) and,
     for a complete grid, the estimate with the seeds of both sides random
-    (:func:`verdicts.seed_level_estimate`). With ``seeds_long_dir``, the same for staged's
-    seeds against regular-long's (:func:`verdicts.seeds_long_arms`), as far as played."""
-    arms = (verdicts.load_arms(replicated_dir) if replicated_dir is not None
+    (:func:`~chessmoe.estimates.seed_level_estimate`). With ``seeds_long_dir``, the same for
+    staged's seeds against regular-long's (:func:`~chessmoe.designs.seeds_long.seeds_long_arms`),
+    as far as played."""
+    arms = (played.load_arms(replicated_dir) if replicated_dir is not None
             and Path(replicated_dir).exists() else {})
-    grids = {f"{m} vs regular": verdicts.seed_arms(arms, m) for m in ("staged", "weighted-a10")}
+    grids = {f"{m} vs regular": seed_arms(arms, m) for m in ("staged", "weighted-a10")}
     if seeds_long_dir is not None:
-        long_arms = (verdicts.load_arms(seeds_long_dir) if Path(seeds_long_dir).is_dir()
+        long_arms = (played.load_arms(seeds_long_dir) if Path(seeds_long_dir).is_dir()
                      else {})
-        grids["staged vs regular-long"] = verdicts.seeds_long_arms(long_arms, arms)
-    rows: list[tuple[str, verdicts.ArmEstimate, bool]] = []
+        grids["staged vs regular-long"] = seeds_long.seeds_long_arms(long_arms, arms)
+    rows: list[tuple[str, ArmEstimate, bool]] = []
     for label, grid in grids.items():
         method = label.split()[0]
-        rows += [(f"{a} vs {b}", verdicts.arm_estimate(a, r), False)
+        rows += [(f"{a} vs {b}", arm_estimate(a, r), False)
                  for (a, b), r in sorted(grid.items())]
         if len(grid) >= 2:
             rows.append((f"{label}: pooled over {len(grid)}",
-                         verdicts.pooled_estimate(method, list(grid.values())), True))
-        level = verdicts.seed_level_estimate(method, grid)
+                         pooled_estimate(method, list(grid.values())), True))
+        level = seed_level_estimate(method, grid)
         if level is not None:
             rows.append((f"{label}: seeds random ({level.df:.1f} df)", level.estimate, True))
     fig = new_figure(7.5, 0.9 + 0.3 * max(len(rows), 3))
@@ -437,22 +383,22 @@ _OPPONENT_COLOURS = {"regular": "#1f77b4", REGULAR_LONG: "#000000"}
 
 
 def settings_frame(settings_dir: str | os.PathLike[str]) -> pd.DataFrame:
-    """Every match the settings design registers (:data:`SETTINGS` x opponents), played or
-    not: its Elo with the pair interval (:func:`verdicts.arm_estimate`), the games played
-    and planned, and its state (``complete``, ``in progress`` or ``not played``)."""
+    """Every match the settings design registers (:data:`~chessmoe.designs.settings.SETTINGS`
+    x opponents), played or not: its Elo with the pair interval, the games played and
+    planned, and its state (``complete``, ``in progress`` or ``not played``)."""
     directory = Path(settings_dir)
-    arms = verdicts.settings_arms(directory)
-    planned = verdicts.planned_pairs(directory, SETTINGS_PAIRS)
-    estimates: list[verdicts.ArmEstimate] = []
+    arms = settings.settings_arms(directory)
+    planned = played.planned_pairs(directory, settings.PAIRS)
+    estimates: list[ArmEstimate] = []
     columns: dict[str, list[object]] = {k: [] for k in ("opponent", "batch_size", "nodes",
                                                         "games_played", "planned_games",
                                                         "state")}
-    for batch, nodes in SETTINGS:
-        for opponent in SETTINGS_OPPONENTS:
-            name = settings_match(opponent, batch, nodes)
+    for batch, nodes in settings.SETTINGS:
+        for opponent in settings.OPPONENTS:
+            name = settings.match_name(opponent, batch, nodes)
             records = arms.get((opponent, batch, nodes), [])
-            wanted = 2 * planned.get(name, SETTINGS_PAIRS)
-            estimates.append(verdicts.arm_estimate(name, records))
+            wanted = 2 * planned.get(name, settings.PAIRS)
+            estimates.append(arm_estimate(name, records))
             for key, value in (("opponent", opponent), ("batch_size", batch),
                                ("nodes", nodes), ("games_played", len(records)),
                                ("planned_games", wanted),
@@ -487,7 +433,7 @@ def fig_settings(settings_dir: str | os.PathLike[str], out_dir: str | os.PathLik
                "batch size (400 nodes)"))
     for ax, x, rows, label in panels:
         missing = []
-        for k, opponent in enumerate(SETTINGS_OPPONENTS):
+        for k, opponent in enumerate(settings.OPPONENTS):
             mine = rows[rows["opponent"] == opponent].sort_values(x)
             colour = _OPPONENT_COLOURS[opponent]
             shift = 2 ** (0.06 * (k - 0.5))
@@ -540,11 +486,11 @@ def fig_settings(settings_dir: str | os.PathLike[str], out_dir: str | os.PathLik
 def fig_powered_arms(tournament_dir: str | os.PathLike[str],
                      out_dir: str | os.PathLike[str]) -> Artefact:
     """Every arm of the tournament's powered design against the regular network
-    (:func:`verdicts.baseline_arms`: a replicated tournament's seed grid and head-to-head
-    matches are left out): Elo with its pentanomial 95 % interval [low, high], game pairs
-    per arm, and the paper's Table 2 value where it has one."""
-    arms = verdicts.baseline_arms(tournament_dir)
-    estimates = [verdicts.arm_estimate(name, records) for name, records in sorted(arms.items())]
+    (:func:`~chessmoe.designs.replicated.baseline_arms`: a replicated tournament's seed grid
+    and head-to-head matches are left out): Elo with its pentanomial 95 % interval [low,
+    high], game pairs per arm, and the paper's Table 2 value where it has one."""
+    arms = replicated.baseline_arms(tournament_dir)
+    estimates = [arm_estimate(name, records) for name, records in sorted(arms.items())]
     fig = new_figure(7.5, 0.9 + 0.32 * max(len(estimates), 3))
     ax = fig.subplots()
     name = Path(tournament_dir).name
@@ -564,7 +510,7 @@ def fig_powered_arms(tournament_dir: str | os.PathLike[str],
             ax.plot([e.elo, end], [y, y], color="#1f4e79", lw=1.4, ls="-" if finite else "--")
         ax.plot([e.elo], [y], marker="o", color="#1f4e79", ms=4)
         method = e.name.rsplit("-b", 1)[0]
-        paper = verdicts.PAPER_TABLE2.get(method)
+        paper = PAPER_TABLE2.get(method)
         if paper is not None:
             ax.plot([paper], [y], marker="x", color="#c00000", ms=7,
                     label="paper, Table 2" if method == "separated" else None)
@@ -585,17 +531,17 @@ def fig_powered_arms(tournament_dir: str | os.PathLike[str],
 
 def table_contrasts(tournament_dir: str | os.PathLike[str],
                     out_dir: str | os.PathLike[str]) -> Artefact:
-    """Every pair of the tournament's powered-design arms (:func:`verdicts.baseline_arms`)
+    """Every pair of the tournament's powered-design arms (:func:`replicated.baseline_arms`)
     compared opening by opening (each arm against the same opponent, the regular network):
     arm a minus arm b in score points a pair with its 95 % interval and unadjusted p. A
     lookup table for comparisons the claims table does not make: none of its rows is a
     planned test."""
     from itertools import combinations
 
-    arms = verdicts.baseline_arms(tournament_dir)
+    arms = replicated.baseline_arms(tournament_dir)
     rows = []
     for a, b in combinations(sorted(arms), 2):
-        d = verdicts.paired_difference(arms[a], arms[b])
+        d = paired_difference(arms[a], arms[b])
         if d.openings >= 2:
             rows.append({"arm a": a, "arm b": b, "a minus b (points a pair)": d.diff,
                          "low": d.low, "high": d.high, "shared openings": d.openings,
@@ -622,13 +568,13 @@ def table_draw_rules(before_dir: str | os.PathLike[str], after_dir: str | os.Pat
                      out_dir: str | os.PathLike[str]) -> Artefact:
     """What changing the draw rules did: every arm both tournaments played (the committed
     one and its replay under other rules, same openings), compared game by game
-    (:mod:`chessmoe.report.replay`), with the arm's Elo under each rule set on the pairs both
+    (:mod:`chessmoe.replay`), with the arm's Elo under each rule set on the pairs both
     played and the shift between them. The last row adds up the games of every arm."""
     rows = replay.replay_tournament(before_dir, after_dir)
-    before_rules = verdicts.draw_rules(before_dir) or "unknown"
-    after_rules = verdicts.draw_rules(after_dir) or "unknown"
+    before_rules = played.draw_rules(before_dir) or "unknown"
+    after_rules = played.draw_rules(after_dir) or "unknown"
 
-    def points(d: verdicts.PairedDifference) -> str:
+    def points(d: PairedDifference) -> str:
         return "" if math.isnan(d.diff) else f"{d.diff:+.1f} [{d.low:+.1f}, {d.high:+.1f}]"
 
     def counts(r: replay.RuleReplay) -> list[int]:
@@ -638,7 +584,7 @@ def table_draw_rules(before_dir: str | os.PathLike[str], after_dir: str | os.Pat
     columns = ["arm", *DRAW_RULES_COUNTS, "Elo, original rules", "Elo, replay rules",
                "shift (points a pair)"]
     records: list[list[object]] = [
-        [r.arm, *counts(r), verdicts.elo_interval(r.before), verdicts.elo_interval(r.after),
+        [r.arm, *counts(r), elo_interval(r.before), elo_interval(r.after),
          points(r.shift)] for r in rows]
     if rows:
         records.append(["all arms", *(sum(col) for col in zip(*(counts(r) for r in rows),

@@ -37,6 +37,7 @@ from chessmoe.report.figures.style import (
 )
 
 __all__ = [
+    "FigureSplits",
     "PhaseStats",
     "fig02_phase_distribution",
     "fig08_mixedness",
@@ -45,6 +46,7 @@ __all__ = [
     "fig11_phase_starts",
     "fig12_results_by_phase",
     "fig13_phase_coverage",
+    "figure_splits",
     "label_agreement",
     "label_agreement_table",
     "load_stats",
@@ -97,6 +99,32 @@ class PhaseStats:
         known = sorted(set(self.games["split"]))
         if split not in known:
             raise ValueError(f"split {split!r} not in {self.directory} (has {known})")
+
+
+@dataclass(frozen=True)
+class FigureSplits:
+    """The split each figure of notebook 01 reads: ``positions`` for Fig. 8-11, ``games`` for
+    Fig. 12-13, ``distribution`` for Fig. 2."""
+
+    positions: str
+    games: str
+    distribution: str
+
+    def describe(self) -> str:
+        if len({self.positions, self.games, self.distribution}) == 1:
+            where = "all kept games" if self.positions == "all" else f"the {self.positions} split"
+            return f"every figure reads {where}"
+        return (f"the paper's splits: Fig. 2 {self.distribution}, Fig. 8-11 {self.positions}, "
+                f"Fig. 12-13 {self.games}")
+
+
+def figure_splits(split: str = "all", *, paper: bool = False) -> FigureSplits:
+    """One split for every figure (the notebook's default, so all figures describe the same
+    games), or with ``paper`` the paper's: the test games for the per-move figures and the
+    start moves (Fig. 8-11), the training games for results and coverage (Fig. 12-13)."""
+    if paper:
+        return FigureSplits(positions="test", games="train", distribution="all")
+    return FigureSplits(split, split, split)
 
 
 def load_stats(directory: str | os.PathLike[str]) -> PhaseStats:

@@ -1,6 +1,6 @@
 """The rating list of the ratings tournament: a table and a figure with intervals.
 
-Ratings are maximum-likelihood logistic Elo (:func:`chessmoe.report.ratings.rating_table`)
+Ratings are maximum-likelihood logistic Elo (:func:`chessmoe.games.ratings.rating_table`)
 from every game of the tournament, anchored to the Stockfish player named by
 :data:`chessmoe.nets.names.RATING_ANCHOR`; intervals are 95 %. Players the results cannot
 place (a perfect or zero score against the rest) are drawn as arrows at the edge, not
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from chessmoe.games.ratings import RatingRow, rating_table, tournament_results
 from chessmoe.nets.names import RATING_CHECK
 from chessmoe.report import stems
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
-from chessmoe.report.ratings import RatingRow, rating_table, tournament_results
 
 __all__ = ["check_note", "fig_rating_list", "rating_rows", "source_note", "table_rating_list"]
 
@@ -56,14 +56,14 @@ def check_note(rows: list[RatingRow], check: tuple[str, float]) -> str | None:
 
 def source_note(tournament_dir: str | os.PathLike[str]) -> str:
     """The tournament the list is made of: its games, distinct openings and draw rules."""
-    from chessmoe.report import verdicts
+    from chessmoe import played
 
     path = Path(tournament_dir)
-    arms = verdicts.load_arms(path) if path.is_dir() else {}
+    arms = played.load_arms(path) if path.is_dir() else {}
     games = sum(len(records) for records in arms.values())
     openings = len({r.opening for records in arms.values() for r in records
                     if r.opening is not None})
-    rules = verdicts.draw_rules(path) or "unknown"
+    rules = played.draw_rules(path) or "unknown"
     return (f"Tournament '{path.name}': {games} games from {openings} distinct openings, "
             f"{rules} draw rules.")
 

@@ -280,9 +280,10 @@ def table2_elo(summary: TournamentSummary, out_dir: str | os.PathLike[str],
     settings played) and over all its settings, beside the paper's. With the tournament's
     directory, a pooled estimate over all of a method's game pairs, clustered by opening
     (the same opening replayed at several settings is not independent evidence)."""
-    from chessmoe.report import verdicts
+    from chessmoe import played
+    from chessmoe.estimates import pooled_estimate
 
-    arms = verdicts.load_arms(tournament_dir) if tournament_dir is not None else {}
+    arms = played.load_arms(tournament_dir) if tournament_dir is not None else {}
     frame = matches_frame(summary)
     rows = frame[frame["kind"] == "method"] if "kind" in frame else frame.iloc[0:0]
     batches = sorted(int(b) for b in rows["batch_size"].dropna().unique())
@@ -301,7 +302,7 @@ def table2_elo(summary: TournamentSummary, out_dir: str | os.PathLike[str],
         wins, draws, losses = (int(mine[k].sum()) for k in ("wins", "draws", "losses"))
         entry["pooled W/D/L"] = f"{wins}/{draws}/{losses}"
         if arms:
-            pooled = verdicts.pooled_estimate(method, [arms[m] for m in mine["name"]
+            pooled = pooled_estimate(method, [arms[m] for m in mine["name"]
                                                        if m in arms])
             entry["pooled Elo, clustered (95 %)"] = (
                 f"{pooled.elo:+.1f} [{pooled.low:+.1f}, {pooled.high:+.1f}] "
@@ -315,7 +316,7 @@ def table2_elo(summary: TournamentSummary, out_dir: str | os.PathLike[str],
     reference.index.name = "Approach"
     settings = sorted({("nodes " + str(int(n))) if _finite(n) else f"{int(t)} ms"
                        for n, t in zip(rows["nodes"], rows["movetime"], strict=True)})
-    rules = verdicts.rules_named(dict(summary.adjudication))
+    rules = played.rules_named(dict(summary.adjudication))
     notes = [f"Tournament '{summary.tournament}' ({rules} draw rules): settings played "
              + ", ".join(settings) + f"; openings: {summary.openings}.",
              "Each value is the mean of cutechess Elo estimates of the method against the "

@@ -95,6 +95,15 @@ class Artefact:
         return md[0].read_text() if md else _markdown(self.table, ".4f")
 
 
+def figure_png(fig: Figure, dpi: int = 80) -> bytes:
+    """The figure as PNG bytes (what the explorers' pages show in an image widget)."""
+    import io
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
+
+
 def save_figure(fig: Figure, out_dir: str | os.PathLike[str], stem: str,
                 data: pd.DataFrame | None = None) -> list[Path]:
     """Save ``fig`` as ``<stem>.png`` and ``<stem>.pdf`` (deterministic metadata) and, given

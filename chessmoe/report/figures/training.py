@@ -19,6 +19,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 
 from chessmoe import paper
+from chessmoe.nets.bundles import convergence_text, is_regular_seed
 from chessmoe.nets.names import (
     CONVERGED_METHODS,
     REGULAR_LONG,
@@ -27,7 +28,7 @@ from chessmoe.nets.names import (
     train_command,
 )
 from chessmoe.nets.recipes import TEST_SETS, learning_rate, momentum, table5
-from chessmoe.report import stems, verdicts
+from chessmoe.report import stems
 from chessmoe.report.figures.style import (
     NO_PHASE_COLOR,
     PHASE_COLORS,
@@ -276,7 +277,7 @@ def _opt_in_notes(runs: ExpertRuns) -> list[str]:
     converged = [converged_bundle(m) for m in CONVERGED_METHODS]
     if any(b in runs.manifests for b in converged):
         notes.append("Trained until the validation loss stopped improving: "
-                     + "; ".join(verdicts.convergence_text(b, runs.manifests.get(b),
+                     + "; ".join(convergence_text(b, runs.manifests.get(b),
                                                            runs.directory / b)
                                  for b in converged) + ".")
     regular = converged_bundle("regular")
@@ -356,7 +357,7 @@ def table1_losses(runs: ExpertRuns, out_dir: str | os.PathLike[str]) -> Artefact
         + (", ".join(f"{k} {v:+.4f}" for k, v in mixture_gain.items()) or "n/a") + ".",
     ]
     seeds = [runs.evaluations[b]["results"]["baseline"]["no-phases"]["loss"]
-             for b in runs.evaluations if verdicts.is_regular_seed(b)]
+             for b in runs.evaluations if is_regular_seed(b)]
     if len(seeds) >= 2:
         low, high, mean = min(seeds), max(seeds), sum(seeds) / len(seeds)
         against = []

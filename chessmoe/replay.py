@@ -29,15 +29,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from chessmoe.records import GameRecord
-from chessmoe.report.verdicts import (
+from chessmoe.estimates import (
     ArmEstimate,
     PairedDifference,
     arm_estimate,
-    load_arms,
     pair_scores,
     paired_difference,
 )
+from chessmoe.played import load_arms
+from chessmoe.records import GameRecord
 
 __all__ = ["DIVERGED", "ENDED_SOONER", "PLAYED_ON", "SAME", "GameChange", "Relation",
            "RuleReplay", "compare_game", "replay_arm", "replay_tournament"]
@@ -141,9 +141,10 @@ def _games(arm: str, records: Sequence[GameRecord]) -> dict[tuple[int, bool], Ga
 
 def replay_arm(arm: str, before: Sequence[GameRecord], after: Sequence[GameRecord]
                ) -> RuleReplay:
-    """Compare one arm's games: every complete game pair (:func:`verdicts.pair_scores`) that
-    both tournaments played, so the Elo estimates and their shift use the same pairs. A
-    pair with two games of one colour raises ``ValueError``."""
+    """Compare one arm's games: every complete game pair
+    (:func:`~chessmoe.estimates.pair_scores`) that both tournaments played, so the Elo
+    estimates and their shift use the same pairs. A pair with two games of one colour raises
+    ``ValueError``."""
     shared = set(pair_scores(before)) & set(pair_scores(after))
     old = {k: r for k, r in _games(arm, before).items() if k[0] in shared}
     new = {k: r for k, r in _games(arm, after).items() if k[0] in shared}

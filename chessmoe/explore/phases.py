@@ -6,15 +6,19 @@ a game replayer, all on the rules of ``docs/phases.md`` (:mod:`chessmoe.phases`)
   real games where one rule just flips the phase (mixedness crossing 150, a back rank just
   turning sparse, 7 -> 6 majors and minors), and one clear position per phase;
 * :func:`mixedness_table` / :func:`window_svg` -- the windows that make a mixedness, as a table
-  and as a board with windows highlighted;
+  and as a board with windows highlighted; :func:`worked_example` /
+  :func:`worked_example_html` -- the move that takes the mixedness over 150, with the windows
+  whose scores it changed;
 * :func:`replay` / :func:`replay_table` -- every ply of a game: mixedness, piece count,
   position-only phase and whole-game division side by side;
 * :func:`move_list_html` / :func:`game_chart_svg` -- the game's moves with the current one
   marked, and its whole-game chart (mixedness and majors + minors per ply, the division's phases
   shaded, the current ply marked);
-* :class:`PhaseExplorerWidget` -- choose a game, table and ply (slider, previous / next, play);
-  board (last move highlighted), numbers, move list and chart; :func:`replayer` -- its box for
-  a page, or one line naming a bad game index.
+* :func:`strips_svg` -- a game's phase under every definition at once, one strip each
+  (:func:`chessmoe.explore.phase_games.definition_strips`).
+
+Games are read by :mod:`chessmoe.explore.phase_games`; the page's widget is
+:mod:`chessmoe.explore.phase_widget`.
 
 Tables use human column names with units, never snake_case.
 """
@@ -23,10 +27,8 @@ from __future__ import annotations
 
 import html
 import itertools
-import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import chess
@@ -34,28 +36,30 @@ import chess.svg
 import pandas as pd
 
 from chessmoe import phases
+from chessmoe.explore.phase_games import SampleGame, StripRow
 from chessmoe.phases import Phase, WindowScore
 
 __all__ = [
     "Example",
-    "PhaseExplorerWidget",
     "PositionFacts",
     "ReplayRow",
-    "SampleGame",
+    "WindowChange",
+    "WorkedExample",
     "board_svg",
     "borderline_examples",
     "example_html",
     "facts_table",
     "game_chart_svg",
-    "load_sample_games",
     "mixedness_table",
     "move_list_html",
     "position_facts",
     "replay",
     "replay_table",
-    "replayer",
+    "strips_svg",
     "typical_examples",
     "window_svg",
+    "worked_example",
+    "worked_example_html",
 ]
 
 _svg_board: Any = chess.svg.board  # python-chess's SVG renderer (untyped for mypy here)
@@ -125,41 +129,6 @@ def facts_table(facts: Sequence[PositionFacts], labels: Sequence[str] | None = N
 
 
 # --- games ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SampleGame:
-    """A game to replay: a label, its start position and moves."""
-
-    label: str
-    start_fen: str | None
-    moves: tuple[chess.Move, ...]
-
-    def boards(self) -> list[chess.Board]:
-        """The start position and the board after every move."""
-        board = chess.Board(self.start_fen) if self.start_fen else chess.Board()
-        out = [board.copy(stack=False)]
-        for move in self.moves:
-            board.push(move)
-            out.append(board.copy(stack=False))
-        return out
-
-
-def load_sample_games(path: str | os.PathLike[str] | None = None, *, count: int = 30
-                      ) -> list[SampleGame]:
-    """The first ``count`` games of a PGN file (default: the kit's embedded self-play sample),
-    read through :func:`chessmoe.games.pgn.iter_games`."""
-    from chessmoe.games import pgn, sources
-
-    source = Path(path) if path is not None else sources.sample_path()
-    games = []
-    records: Iterable[pgn.PgnGame[chess.Board]] = pgn.iter_games(source, max_games=count)
-    for record in records:
-        h = record.headers
-        label = (f"game {record.ordinal + 1}: {h.get('White', '?')} - {h.get('Black', '?')} "
-                 f"{record.result}, {record.plies} plies")
-        games.append(SampleGame(label, record.start_fen, tuple(record.moves)))
-    return games
 
 
 @dataclass(frozen=True)
@@ -414,116 +383,149 @@ def game_chart_svg(rows: Sequence[ReplayRow], ply: int, *, width: int = 640,
     return "".join(parts)
 
 
-# --- the widget ----------------------------------------------------------------------------
+# --- the worked example: the windows a move changed ------------------------------------------
 
 
-class PhaseExplorerWidget:
-    """Choose a game, a mixedness table and a ply: board, the numbers, the position-only
-    phase and the whole-game division side by side (:attr:`box`).
+@dataclass(frozen=True)
+class WindowChange:
+    """One 2x2 window before and after a move, when its score changed."""
 
-    Controls and outputs are attributes so tests can drive the callbacks headlessly. A
-    ``game`` index outside the games, or a ``ply`` outside that game, raises ``ValueError`` in
-    one line naming the parameter and its range (:func:`replayer` shows it on the page).
-    """
+    before: WindowScore
+    after: WindowScore
 
-    def __init__(self, games: Sequence[SampleGame], *, table: str = "lichess",
-                 game: int = 0, ply: int = 0) -> None:
-        import ipywidgets as widgets
-
-        if not games:
-            raise ValueError("the phase explorer needs at least one game")
-        if isinstance(game, bool) or not isinstance(game, int) or not 0 <= game < len(games):
-            raise ValueError(f"game must be a game index from 0 to {len(games) - 1} "
-                             f"({len(games)} games were read), got {game!r}")
-        plies = len(games[game].moves)
-        if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= plies:
-            raise ValueError(f"ply must be from 0 to {plies} (game {game} has {plies} plies), "
-                             f"got {ply!r}")
-        self.games = list(games)
-        self.game = widgets.Dropdown(options=[(g.label, i) for i, g in enumerate(self.games)],
-                                     value=game, description="game", layout={"width": "640px"})
-        self.table = widgets.Dropdown(options=list(phases.MIXEDNESS_TABLES), value=table,
-                                      description="mixedness table",
-                                      style={"description_width": "initial"})
-        self.ply = widgets.IntSlider(value=ply, min=0, max=len(self.games[game].moves),
-                                     description="ply", layout={"width": "640px"})
-        self.play = widgets.Play(value=ply, min=0, max=len(self.games[game].moves), step=1,
-                                 interval=700, description="play")
-        widgets.link((self.play, "value"), (self.ply, "value"))
-        self.previous = widgets.Button(description="previous", icon="step-backward",
-                                       layout={"width": "110px"})
-        self.next = widgets.Button(description="next", icon="step-forward",
-                                   layout={"width": "110px"})
-        self.previous.on_click(lambda _: self.step(-1))
-        self.next.on_click(lambda _: self.step(1))
-        self.board = widgets.HTML()
-        self.facts = widgets.HTML()
-        self.moves = widgets.HTML(layout={"width": "100%", "max_width": "640px"})
-        self.chart = widgets.HTML()
-        self.rows: list[ReplayRow] = []
-        self.game.observe(self._new_game, names="value")
-        self.table.observe(self._new_game, names="value")
-        self.ply.observe(self.update, names="value")
-        wrap = {"display": "flex", "flex_flow": "row wrap"}
-        self.box = widgets.VBox([self.game, widgets.HBox([self.table], layout=wrap),
-                                 widgets.HBox([self.previous, self.play, self.next, self.ply],
-                                              layout=wrap),
-                                 widgets.HBox([self.board, self.facts], layout=wrap),
-                                 self.chart, self.moves])
-        self._new_game()
-
-    def step(self, delta: int) -> None:
-        """One ply back (-1) or forward (+1), staying inside the game."""
-        self.ply.value = max(0, min(self.ply.max, self.ply.value + delta))
-
-    def _new_game(self, *_: Any) -> None:
-        chosen = self.games[self.game.value]
-        self.rows = replay(chosen, self.table.value)
-        self.ply.max = self.play.max = len(chosen.moves)
-        self.ply.value = min(self.ply.value, self.ply.max)
-        self.update()
-
-    def update(self, *_: Any) -> None:
-        """Redraw the board and the numbers for the chosen ply."""
-        chosen = self.games[self.game.value]
-        ply = self.ply.value
-        board = chosen.boards()[ply]
-        last = chosen.moves[ply - 1] if ply else None
-        self.board.value = str(_svg_board(board, size=300, lastmove=last))
-        self.previous.disabled, self.next.disabled = ply == 0, ply == self.ply.max
-        self.moves.value = move_list_html(self.rows, ply)
-        self.chart.value = game_chart_svg(self.rows, ply)
-        row = self.rows[ply]
-        facts = position_facts(board, self.table.value)
-        division = phases.lichess_division(chosen.boards(), self.table.value)
-        starts = (f"middlegame from ply {division.middle}" if division.middle is not None
-                  else "no middlegame")
-        starts += (f", endgame from ply {division.end}" if division.end is not None
-                   else ", no endgame")
-        self.facts.value = (
-            "<table>"
-            f"<tr><td>Ply (move)</td><td>{row.ply} ({row.move or 'start'})</td></tr>"
-            f"<tr><td>Mixedness (points)</td><td>{row.mixedness}</td></tr>"
-            f"<tr><td>Majors + minors (pieces)</td><td>{row.majors_minors}</td></tr>"
-            f"<tr><td>Back rank sparse</td><td>{'yes' if row.back_rank_sparse else 'no'}</td>"
-            "</tr>"
-            f"<tr><td>Phase (position only)</td><td><b>{row.phase}</b></td></tr>"
-            f"<tr><td>Phase (whole-game division)</td><td><b>{row.division}</b></td></tr>"
-            f"<tr><td>Division of the game</td><td>{starts}</td></tr>"
-            "</table>"
-            f"<p>{facts.reason}</p>")
+    @property
+    def delta(self) -> int:
+        return self.after.score - self.before.score
 
 
-def replayer(games: Sequence[SampleGame], *, table: str = "lichess", game: int = 0,
-             ply: int = 0) -> Any:
-    """The replayer's widget box for a notebook page, starting at ``ply`` or at the game's last
-    ply if it is shorter; a bad ``game`` index (or a negative ply) gives one line of red text
-    naming it instead (Voila hides a raised error behind a generic message)."""
-    import ipywidgets as widgets
+@dataclass(frozen=True)
+class WorkedExample:
+    """The move that takes the mixedness over 150 with the other rules held still
+    (:func:`borderline_examples`), and the windows whose scores it changed, largest change
+    first: their changes sum to the mixedness's."""
 
-    known = isinstance(game, int) and 0 <= game < len(games)
-    start = min(ply, len(games[game].moves)) if known else ply
-    try:
-        return PhaseExplorerWidget(games, table=table, game=game, ply=start).box
-    except ValueError as error:
-        return widgets.HTML(f"<p style='color:#b00'>error: {html.escape(str(error))}</p>")
+    example: Example
+    changes: tuple[WindowChange, ...]
+
+
+def worked_example(games: Sequence[SampleGame], table: str = "lichess"
+                   ) -> WorkedExample | None:
+    """The first mixedness crossing of ``games`` with its changed windows; None when no move
+    of these games crosses 150 with the other rules held still."""
+    example = next((e for e in borderline_examples(games, table)
+                    if e.title == "Mixedness crosses 150"), None)
+    if example is None or example.before is None:
+        return None
+    before = phases.window_scores(chess.Board(example.before.fen), table)
+    after = phases.window_scores(chess.Board(example.after.fen), table)
+    changes = [WindowChange(b, a) for b, a in zip(before, after, strict=True)
+               if b.score != a.score]
+    changes.sort(key=lambda c: (-abs(c.delta), c.after.name))
+    return WorkedExample(example, tuple(changes))
+
+
+def _window_words(w: WindowScore) -> str:
+    return f"W {w.white}, B {w.black}, y {w.rank}: {w.score}"
+
+
+def worked_example_html(games: Sequence[SampleGame], table: str = "lichess",
+                        size: int = 280) -> str:
+    """The worked example as HTML: the move, the two boards with the changed windows
+    highlighted (orange: the score rose; blue: it fell), one small board per changed window and
+    the table of the changes; or one line saying that these games hold no such move."""
+    worked = worked_example(games, table)
+    if worked is None:
+        return ("<p class='no-crossing'>None of these games has a move that takes the "
+                "mixedness over 150 while the back ranks stay full and more than 10 majors and "
+                "minors stay on the board: no worked example for them (load more or other "
+                "games).</p>")
+    e, changes = worked.example, worked.changes
+    assert e.before is not None
+    rose = {sq: "#ff8c0070" for c in changes if c.delta > 0 for sq in c.after.squares}
+    fell = {sq: "#1f78b470" for c in changes if c.delta < 0 for sq in c.after.squares}
+    fill = fell | rose
+    total = sum(c.delta for c in changes)
+    boards = "".join(
+        f"<figure style='display:inline-block;margin:4px'>{board_svg(f.fen, size=size, fill=fill)}"
+        f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+        for f, caption in ((e.before, f"before: mixedness {e.before.mixedness}"),
+                           (e.after, f"after {e.move} (ply {e.ply}): mixedness "
+                                     f"{e.after.mixedness}")))
+    small = "".join(
+        f"<figure style='display:inline-block;margin:4px'>"
+        f"{window_svg(e.after.fen, [c.after], size=150)}<figcaption>{c.after.name}: "
+        f"{c.before.score} -> {c.after.score} ({c.delta:+d})</figcaption></figure>"
+        for c in changes[:6])
+    rows = "".join(
+        f"<tr><td>{c.after.name}</td><td>{_window_words(c.before)}</td>"
+        f"<td>{_window_words(c.after)}</td><td>{c.delta:+d}</td></tr>" for c in changes)
+    return (f"<p class='worked-example'><b>{html.escape(e.game)}</b>, ply {e.ply}: {e.move} "
+            f"takes the mixedness from {e.before.mixedness} to {e.after.mixedness}, over 150. "
+            f"The move changed {len(changes)} window(s) (orange: the score rose, blue: it fell); "
+            f"their changes sum to {total:+d} = {e.after.mixedness} - {e.before.mixedness}.</p>"
+            f"<div>{boards}</div><div>{small}</div>"
+            "<table class='changed-windows'><tr><th>Window (squares)</th><th>Before (white, "
+            "black pieces, rank y: points)</th><th>After</th><th>Change (points)</th></tr>"
+            f"{rows}</table>")
+
+
+# --- every definition at once ------------------------------------------------------------------
+
+#: Colours of the strips: the three phases, move-count phases 1-5, the tapered weight's ends.
+STRIP_COLOURS = {"opening": "#a1d99b", "middlegame": "#fdae6b", "endgame": "#9ecae1"}
+MOVECOUNT_COLOURS = ("#d0d1e6", "#a6bddb", "#74a9cf", "#2b8cbe", "#045a8d")
+
+
+def _strip_fill(row: StripRow, i: int) -> str:
+    if row.group == "lichess":
+        return STRIP_COLOURS[row.labels[i]]
+    if row.group == "tapered":
+        shade = round(255 - 190 * row.values[i])  # 1 (all material): dark
+        return f"rgb({shade},{shade},{shade})"
+    names = list(dict.fromkeys(row.labels))
+    return MOVECOUNT_COLOURS[min(names.index(row.labels[i]), len(MOVECOUNT_COLOURS) - 1)]
+
+
+def strips_svg(rows: Sequence[StripRow], ply: int, *, width: int = 760, label_width: int = 250,
+               row_height: int = 15) -> str:
+    """One strip per definition, a band per run of one phase (its name and plies as a
+    tooltip), the current ply marked in red, the phase names in a legend below."""
+    boards = len(rows[0].labels)
+    plot_w = width - label_width - 10
+    top = 4
+    height = top + row_height * len(rows) + 48
+
+    def x(i: float) -> float:
+        return label_width + plot_w * i / boards
+
+    parts = [f"<svg xmlns='http://www.w3.org/2000/svg' class='definition-strips' "
+             f"width='{width}' height='{height}' font-size='10' font-family='sans-serif'>"]
+    for r, row in enumerate(rows):
+        y = top + r * row_height
+        parts.append(f"<text x='{label_width - 6}' y='{y + row_height - 4}' "
+                     f"text-anchor='end'>{html.escape(row.name)}</text>")
+        start = 0
+        for i in range(boards):
+            same = i + 1 < boards and (row.labels[i + 1] == row.labels[i]
+                                       and row.group != "tapered")
+            if same:
+                continue
+            tip = (f"{row.name}: {row.labels[start]}, plies {start}-{i}" if row.group != "tapered"
+                   else f"{row.name}: {row.labels[i]} at ply {i}")
+            parts.append(f"<rect class='strip {row.group}' x='{x(start):.1f}' y='{y}' "
+                         f"width='{x(i + 1) - x(start):.2f}' height='{row_height - 2}' "
+                         f"fill='{_strip_fill(row, i)}'><title>{html.escape(tip)}</title></rect>")
+            start = i + 1
+    bottom = top + row_height * len(rows)
+    parts.append(f"<line class='current-ply' data-ply='{ply}' x1='{x(ply + 0.5):.1f}' "
+                 f"x2='{x(ply + 0.5):.1f}' y1='{top}' y2='{bottom}' stroke='#e31a1c' "
+                 "stroke-width='2'/>")
+    legend = " ".join(f"<tspan fill='{c}'>&#9632;</tspan> {name}"
+                      for name, c in STRIP_COLOURS.items())
+    parts.append(f"<text x='{label_width}' y='{bottom + 14}'>{legend}; red: this ply "
+                 f"(plies 0 to {boards - 1})</text>")
+    parts.append(f"<text x='{label_width}' y='{bottom + 28}'>move count: light to dark, "
+                 "first to last phase</text>")
+    parts.append(f"<text x='{label_width}' y='{bottom + 42}'>tapered: dark = all the "
+                 "material (middlegame weight 1), white = endgame (0)</text></svg>")
+    return "".join(parts)

@@ -16,7 +16,11 @@ for tiny or lopsided matches, which get the exact Clopper-Pearson interval and s
 (:func:`_interval`). LOS is one model in both modes, from the games' W and L
 (:func:`likelihood_of_superiority`). Bounds print with the digits that show their sign
 (:func:`bound_text`). The "what if" match keeps the score (fractional counts). The SPRT uses the
-exact generalized LLR of fishtest and fastchess. Settings are read as typed
+exact generalized LLR of fishtest and fastchess (``chessmoe elo --sprt`` computes the same);
+a test decided at the match's length also gets the Elo read as stopped there
+(:func:`chessmoe.sequential.stopped_estimate`). The spread of the match (draw ratio, pair
+ratio, the pentanomial/trinomial variance ratio: :func:`match_spread`) is on the record, and
+:func:`result_block` is its plain text to copy. Settings are read as typed
 (:func:`parse_number`, :func:`parse_count`) and refused with their field's name (:data:`FIELDS`).
 The formulas are in ``docs/elo.md``.
 """
@@ -31,25 +35,31 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from chessmoe import elo
+from chessmoe import elo, sequential
 from chessmoe.records import TournamentSummary
 
 __all__ = [
+    "DECISIVE_TOURNAMENTS",
     "EXAMPLES",
     "FIELDS",
     "MIN_POINTS",
     "EloExplorerResult",
     "Estimate",
+    "MatchSpread",
     "Mode",
     "Preset",
+    "PresetTest",
     "SprtModel",
     "SprtPath",
     "WhatIf",
     "as_typed",
     "bound_text",
+    "check_sprt",
     "committed_presets",
     "explore",
+    "find_presets",
     "likelihood_of_superiority",
+    "match_spread",
     "parse_count",
     "parse_number",
     "preset_groups",
@@ -167,6 +177,46 @@ class WhatIf:
 
 
 @dataclass(frozen=True)
+class MatchSpread:
+    """How the match's games spread, the numbers that show why pairs narrow the interval:
+    ``draw_ratio`` (draws over games, nan without W/D/L), ``pair_ratio`` (fastchess's
+    PairsRatio: pairs won, WW + WD, over pairs lost, LL + LD; nan without pairs, inf with no
+    pair lost), the per-game score variances of the two models (``game_variance`` from W/D/L,
+    ``pair_variance`` of a pair's mean score, so ``2 * pair_variance`` per game) and
+    ``variance_ratio`` = 2 pair_variance / game_variance: below 1 the pairs' interval is
+    narrower by its square root (the colours and openings cancel), above 1 wider."""
+
+    draw_ratio: float
+    pair_ratio: float
+    game_variance: float
+    pair_variance: float
+    variance_ratio: float
+
+
+def _moments_of(cells: Sequence[float], scores: Sequence[float]) -> tuple[float, float]:
+    n = float(sum(cells))
+    mu = sum(c * s for c, s in zip(cells, scores, strict=True)) / n
+    return mu, sum(c * (s - mu) ** 2 for c, s in zip(cells, scores, strict=True)) / n
+
+
+def match_spread(wdl: Sequence[float] | None, pairs: Sequence[float] | None) -> MatchSpread:
+    """The :class:`MatchSpread` of a match's W/D/L and pairs (either may be None)."""
+    nan = math.nan
+    draw_ratio = game_variance = pair_variance = pair_ratio = nan
+    if wdl is not None and sum(wdl) > 0:
+        w, d, l_ = wdl
+        draw_ratio = d / (w + d + l_)
+        game_variance = _moments_of([l_, d, w], GAME_SCORES)[1]
+    if pairs is not None and sum(pairs) > 0:
+        ll, ld, _, wd, ww = pairs
+        won, lost = ww + wd, ll + ld
+        pair_ratio = won / lost if lost else (math.inf if won else nan)
+        pair_variance = _moments_of(list(pairs), PAIR_SCORES)[1]
+    ratio = 2.0 * pair_variance / game_variance if game_variance > 0.0 else nan
+    return MatchSpread(draw_ratio, pair_ratio, game_variance, pair_variance, ratio)
+
+
+@dataclass(frozen=True)
 class EloExplorerResult:
     """Everything the explorer shows for one match result.
 
@@ -190,6 +240,8 @@ class EloExplorerResult:
     nelo_margin: float = math.nan
     precision: float = 10.0
     games_needed: float = math.nan
+    spread: MatchSpread | None = None
+    stopped: sequential.StoppedEstimate | None = None  # the Elo read as stopped by the test
 
     @property
     def primary(self) -> Estimate:
@@ -281,6 +333,12 @@ def _check_settings(*, level: float, precision: float, elo0: float, elo1: float,
                          f"got {as_typed(level)}")
     if not precision > 0.0:
         raise ValueError(f"{f['precision']} must be > 0, got {as_typed(precision)}")
+    check_sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, unit=unit)
+
+
+def check_sprt(*, elo0: float, elo1: float, alpha: float, beta: float, unit: str) -> None:
+    """Refuse SPRT settings out of range, naming the field as the explorer shows it."""
+    f = FIELDS
     for name, value in ((f["alpha"], alpha), (f["beta"], beta)):
         if not 0.0 < value < 1.0:
             raise ValueError(f"{name} must lie strictly between 0 and 1, got {as_typed(value)}")
@@ -589,20 +647,45 @@ def explore(mode: Mode, *, wins: int = 0, draws: int = 0, losses: int = 0,
     own = nelo if sprt_model == "normalized" else primary.elo
     path = _sprt_path(mode, counts, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta,
                       model=sprt_model, until=max(target, played), own=own)
+    stopped = None
+    if path.state != "continue" and var > 0.0:
+        stopped = sequential.stopped_estimate(
+            elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, model=sprt_model, variance=var,
+            per=per, units=n_units, accepted=path.state.split()[0], level=level,
+            fixed_length=sequential.value_of_score(mu, model=sprt_model, variance=var,
+                                                   per=per))
     return EloExplorerResult(mode=mode, level=level, z=z, wdl=wdl, pairs=pair_counts,
                              trinomial=tri, pentanomial=pen, notes=tuple(notes),
                              verdict=verdict(primary.low, primary.high, level), sprt=path,
                              what_if=what_if, nelo=nelo, nelo_margin=nelo_margin,
-                             precision=precision, games_needed=needed)
+                             precision=precision, games_needed=needed,
+                             spread=match_spread(wdl, pair_counts), stopped=stopped)
 
 
 # --- presets -------------------------------------------------------------------------------
 
+#: The tournaments whose matches decide the kit's answers: their full-length matches open the
+#: preset menu (with every SPRT match); the rest are found by searching.
+DECISIVE_TOURNAMENTS = ("powered", "matched", "converged")
+
+
+@dataclass(frozen=True)
+class PresetTest:
+    """The sequential test a committed match ran to (its bounds, error rates and model)."""
+
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    model: SprtModel
+
 
 @dataclass(frozen=True)
 class Preset:
-    """A starting point of the explorer: a label, the counts it sets and its group (the
-    tournament of a committed match, :data:`EXAMPLES` for the kit's own)."""
+    """A starting point of the explorer: a label, the counts it sets, its group (the
+    tournament of a committed match, :data:`EXAMPLES` for the kit's own), whether it is one of
+    the decisive matches the menu opens with, and the SPRT it ran to (None for a fixed-length
+    match). A preset with pairs opens in pairs mode."""
 
     label: str
     mode: Mode
@@ -611,36 +694,64 @@ class Preset:
     losses: int
     pairs: tuple[int, int, int, int, int]
     group: str = EXAMPLES
+    decisive: bool = False
+    test: PresetTest | None = None
+
+    @property
+    def name(self) -> str:
+        """``powered / staged-b8-n100 (400 games)``: the label with its tournament."""
+        return self.label if self.group == EXAMPLES else f"{self.group} / {self.label}"
 
 
 def committed_presets(results_dir: str | os.PathLike[str]) -> list[Preset]:
     """One preset per played match of every committed ``results/tournaments/*/summary.json``,
-    grouped by its tournament (the folder's name) and labelled by the match's name and length."""
+    grouped by its tournament (the folder's name), labelled by the match's name and length, in
+    pairs mode whenever its pairs describe its games, with its SPRT when it ran to one. The
+    decisive ones: the longest matches of :data:`DECISIVE_TOURNAMENTS` and every SPRT match."""
     out = []
     for path in sorted(Path(results_dir).glob("tournaments/*/summary.json")):
-        for match in TournamentSummary.read(path).matches:
+        group = path.parent.name
+        matches = [m for m in TournamentSummary.read(path).matches
+                   if any((m.summary.wins, m.summary.draws, m.summary.losses))]
+        longest = max((m.summary.games for m in matches), default=0)
+        for match in matches:
             result = match.summary
             penta = result.pentanomial
             wdl = result.wins, result.draws, result.losses
-            if not any(wdl):
-                continue  # a match registered but not played yet: nothing to explore
             note = ""
             if any(penta) and not _pairs_fit_wdl(penta, *wdl):
                 # a match still being played can end on half a pair: its pairs cover fewer
                 # games than its W/D/L, so the preset keeps the W/D/L and drops the pairs
                 penta, note = (0, 0, 0, 0, 0), f", {2 * sum(result.pentanomial)} in pairs"
-            out.append(Preset(f"{match.name} ({result.games} games{note})", "wdl", *wdl,
-                              penta, group=path.parent.name))
+            test = None
+            if match.sprt is not None and match.sprt.model in SPRT_UNITS:
+                t = match.sprt
+                test = PresetTest(t.elo0, t.elo1, t.alpha, t.beta,
+                                  "logistic" if t.model == "logistic" else "normalized")
+            decisive = test is not None or (group in DECISIVE_TOURNAMENTS
+                                            and result.games == longest)
+            out.append(Preset(f"{match.name} ({result.games} games{note})",
+                              "pentanomial" if any(penta) else "wdl", *wdl, penta,
+                              group=group, decisive=decisive, test=test))
     return out
 
 
 def preset_groups(choices: Sequence[Preset]) -> list[tuple[str, list[int]]]:
-    """The presets' groups in order of first appearance, each with its presets' indices (the
-    explorer's two menus: a group, then a match of it)."""
+    """The presets' groups in order of first appearance, each with its presets' indices."""
     groups: dict[str, list[int]] = {}
     for i, preset in enumerate(choices):
         groups.setdefault(preset.group, []).append(i)
     return list(groups.items())
+
+
+def find_presets(choices: Sequence[Preset], query: str = "") -> list[int]:
+    """The indices the preset menu shows for a search: with none, the kit's examples and the
+    decisive matches; else every preset whose name (tournament / match) holds each word of
+    ``query`` (case ignored), in order."""
+    words = query.lower().split()
+    if not words:
+        return [i for i, p in enumerate(choices) if p.group == EXAMPLES or p.decisive]
+    return [i for i, p in enumerate(choices) if all(w in p.name.lower() for w in words)]
 
 
 def presets(results_dir: str | os.PathLike[str] | None = None, *, mode: str = "wdl",
@@ -654,6 +765,6 @@ def presets(results_dir: str | os.PathLike[str] | None = None, *, mode: str = "w
     own = [Preset("parameters cell", mode, wins, draws, losses, given),  # type: ignore[arg-type]
            Preset("paper-sized match: 1000 games, +17 Elo (W 300, D 450, L 250)", "wdl",
                   300, 450, 250, (0, 0, 0, 0, 0)),
-           Preset("kit-sized match: 12 games as 6 pairs, +29 Elo (W 4, D 5, L 3)", "wdl",
-                  4, 5, 3, (0, 1, 3, 2, 0))]
+           Preset("kit-sized match: 12 games as 6 pairs, +29 Elo (W 4, D 5, L 3)",
+                  "pentanomial", 4, 5, 3, (0, 1, 3, 2, 0))]
     return own + (committed_presets(results_dir) if results_dir is not None else [])
