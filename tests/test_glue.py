@@ -141,3 +141,28 @@ def test_batched_searches_are_the_same_with_the_numpy_glue(
     reference = _search_everything(monkeypatch, "numpy")
     assert compiled == reference
     assert all(any(visits for _, visits, _ in root) for root in compiled)
+
+
+def test_where_numba_cannot_compile_the_numpy_definitions_give_the_same_evaluation(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An engine without numba (or with NUMBA_DISABLE_JIT, or no cache it may write) still
+    evaluates with a network: the numpy definitions run, with the same numbers."""
+    import numba
+
+    from chessmoe.search import inference
+
+    batch = leaf_batch(list(random_positions(12, seed=4)))
+    mixture = MixtureEvaluator([HashNet(s) for s in range(3)],  # type: ignore[misc]
+                               phase_definition("lichess"))
+    compiled = mixture.evaluate(batch)
+    assert inference.compiled_glue() is not None
+    inference._compiled_module.cache_clear()
+    monkeypatch.setattr(numba.config, "DISABLE_JIT", True)
+    try:
+        assert inference.compiled_glue() is None
+        reference = mixture.evaluate(batch)
+    finally:
+        inference._compiled_module.cache_clear()
+    np.testing.assert_array_equal(compiled.values, reference.values)
+    for ours, theirs in zip(compiled.priors, reference.priors, strict=True):
+        np.testing.assert_array_equal(ours.view(np.uint32), theirs.view(np.uint32))
