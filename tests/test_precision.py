@@ -12,7 +12,8 @@ from chessmoe.play.designs import build_design
 from chessmoe.play.grids import PRECISION_BACKEND
 from chessmoe.search.inference import BACKENDS, LOW_PRECISION
 
-REGULAR = "results/experts/small/regular/baseline/model.pt"
+ROOT = Path(__file__).resolve().parents[1]  # the checkout: tests may run in another directory
+REGULAR = str(ROOT / "results/experts/small/regular/baseline/model.pt")
 
 
 def test_the_precision_design_plays_each_faster_path_against_fp32() -> None:
@@ -91,7 +92,7 @@ def test_the_gates_are_measured_and_written_with_their_thresholds(tmp_path: Path
 
 def test_committed_games_and_networks_are_fp32_but_where_the_docs_name_another() -> None:
     """docs/playing-at-scale.md's precision section, checked against the committed files."""
-    results = Path("results")
+    results = ROOT / "results"
     if not (results / "tournaments").is_dir():
         pytest.skip("no committed results here")
     for spec in sorted((results / "tournaments").glob("*/spec.json")):
