@@ -1,30 +1,9 @@
 """Negamax alpha-beta with quiescence and iterative deepening, over any evaluation callable.
 
 The comparison-training document (``related-comparison-training-ntuple.md``) plays and
-trains a linear evaluation inside a classical game-tree search; this is that search, generic
-over ``evaluate(board) -> centipawns`` from the side to move (no network, no tree kept):
-
-* negamax alpha-beta (fail-soft) to a nominal depth, then a quiescence search: stand pat
-  on the static evaluation, then captures and promotions only; a side in check may not
-  stand pat and searches every evasion (at most :data:`MAX_CHECK_PLIES` such plies deep);
-* iterative deepening with the previous iteration's principal variation searched first,
-  other moves ordered by MVV-LVA (captures, most valuable victim / least valuable attacker),
-  promotions, then quiet moves;
-* terminal scores: mate ``-(MATE_SCORE - ply)`` for the side to move, draws 0 for
-  stalemate, insufficient material, the fifty-move rule and a repetition inside the game
-  or the search line;
-* limits: :class:`~chessmoe.search.mcts.Limits` ``nodes`` (every visited node counts, the
-  quiescence ones included), ``movetime_ms`` and a ``stop`` event, checked at every node;
-  ``depth`` (the last iteration, in place of ``max_depth``) and ``mate`` (iterations up to
-  ``2 mate - 1``; :mod:`chessmoe.search.stops`); a mate found ends the deepening;
-  the answer is the best move of the deepest iteration finished (or of the unfinished one
-  when it already improved on it).
-
-:func:`principal_leaf` is the training helper of the document's d-ply comparison training:
-the position at the end of the principal variation (quiescence included) of a d-ply search,
-with its negamax value. Values are mapped to the kit's [-1, 1] scale with
-:func:`cp_to_value` (the same arctan mapping as :mod:`chessmoe.play.engine`, kept here so
-the search layer does not import the play layer).
+trains a linear evaluation inside a classical game-tree search: :class:`AlphaBeta` is that
+search, generic over ``evaluate(board) -> centipawns`` from the side to move (no network, no
+tree kept), and :func:`principal_leaf` the leaf its d-ply comparison training compares.
 """
 
 from __future__ import annotations
@@ -160,12 +139,12 @@ class AlphaBeta:
     * terminal scores: mate ``-(MATE_SCORE - ply)`` for the side to move, draws 0 for
       stalemate, insufficient material, the fifty-move rule and a repetition inside the game
       or the search line;
-    * limits: :class:`~chessmoe.search.mcts.Limits` ``nodes`` (every visited node counts,
-      the quiescence ones included), ``movetime_ms`` and a ``stop`` event, checked at every
-      node; the answer is the best move of the deepest iteration finished (or of the
-      unfinished one when it already improved on it). Values are mapped to the kit's
-      [-1, 1] scale with :func:`cp_to_value` (the arctan mapping of
-      :mod:`chessmoe.play.engine`, repeated here so the search layer does not import play).
+    * limits: :class:`~chessmoe.search.mcts.Limits` ``nodes`` (every visited node counts, the
+      quiescence ones included), ``movetime_ms`` and a ``stop`` event, checked at every node;
+      ``depth`` (the last iteration, in place of ``max_depth``) and ``mate`` (iterations up to
+      ``2 mate - 1``; :mod:`chessmoe.search.stops`); a mate found ends the deepening;
+      the answer is the best move of the deepest iteration finished (or of the unfinished one
+      when it already improved on it).
 
     ``delta_margin`` (centipawns; ``None``: off) is delta pruning in the quiescence search:
     a capture is skipped when the stand-pat score plus the captured piece's nominal value

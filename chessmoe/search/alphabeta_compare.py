@@ -1,47 +1,9 @@
 """Alpha-beta search whose bounds are positions, for an evaluation that only compares.
 
 DeepChess (``related-deepchess.md``) has no numeric evaluation: its network says which of two
-positions is better. The document's search keeps whole positions as the bounds
-``alpha_pos`` and ``beta_pos``: a position better than ``alpha_pos`` becomes the new
-``alpha_pos``, and a node whose value is better than ``beta_pos`` is pruned. This module is
-that search, generic over a comparator ``better(a, b) -> bool`` that says whether ``a`` is
-better *for White* than ``b`` (White maximises, Black minimises; no negation exists for a
-comparison, so the search is minimax rather than negamax):
-
-* a node's value is a :class:`Outcome`: the position at the end of the line (a leaf at the
-  search horizon), or a terminal result met on the way -- checkmate, stalemate and draws by
-  rule (insufficient material, the fifty-move rule, a repetition inside the game or the line)
-  are decided before the comparator is asked. A mate for White is better for White than any
-  position (the sooner the better), a mate for Black worse than any; a draw is compared with
-  a position through the position's colour mirror (:meth:`chess.Board.mirror`, the same
-  position with the roles swapped, which is neither side's advantage): the position beats the
-  draw for White exactly when ``better(position, mirror)``;
-* fail-soft alpha-beta to a fixed depth, iterated from depth 1 up to ``max_depth``; the
-  previous iteration's best move is searched first, the others in MVV-LVA order
-  (:func:`chessmoe.search.alphabeta.ordered_moves`); a root move searched in an unfinished
-  iteration replaces the last finished iteration's choice once it beats this iteration's
-  first (previous best) move;
-* ``quiescence=True`` (off by default: the document describes none) extends the horizon as
-  the numeric search (:mod:`chessmoe.search.alphabeta`) does: a horizon node's own position
-  stands pat as a leaf and only its captures and promotions are searched further, every
-  legal move while in check for the first ``MAX_CHECK_PLIES`` checks; the stand-pat
-  position cuts off or raises the bound like any value (no delta pruning: a comparison has
-  no margin);
-* before the leaves below a node of depth 1 are compared, an optional ``prepare(boards)``
-  hook receives them all at once (the network embeds them in one batch);
-* limits: :class:`~chessmoe.search.mcts.Limits` ``nodes`` counts *leaves* (horizon positions
-  and terminal results: what the evaluation is asked about), ``movetime_ms`` and a ``stop``
-  event are checked at every node; ``depth`` is the last iteration (in place of
-  ``max_depth``), ``mate`` allows iterations up to ``2 mate - 1``
-  (:mod:`chessmoe.search.stops`); at least one move is always returned when one is legal.
-
-:class:`~chessmoe.search.mcts.SearchResult` fields: ``nodes`` = leaves, ``simulations`` = calls
-of ``better`` made by the search, ``tree_nodes`` = every node visited, ``depth`` = the deepest
-finished iteration, ``value`` (side to move's view, in [-1, 1]): +-1 for a mate found, 0 for a
-draw, and otherwise ``2 p - 1`` with ``p = confidence(leaf, mirror(leaf))``, the comparator's
-probability that the principal leaf is better for White than its mirror (negated for Black to
-move): a monotone map of the comparator's confidence that the line favours the side to move.
-Without a ``confidence`` callable ``p`` is 0.75 or 0.25 by ``better``.
+positions is better, so the document's search keeps whole positions as the bounds
+``alpha_pos`` and ``beta_pos``. :class:`CompareAlphaBeta` is that search, generic over a
+comparator ``better(a, b)``.
 """
 
 from __future__ import annotations
@@ -128,7 +90,9 @@ class CompareAlphaBeta:
       hook receives them all at once (the network embeds them in one batch);
     * limits: :class:`~chessmoe.search.mcts.Limits` ``nodes`` counts *leaves* (horizon positions
       and terminal results: what the evaluation is asked about), ``movetime_ms`` and a ``stop``
-      event are checked at every node; at least one move is always returned when one is legal.
+      event are checked at every node; ``depth`` is the last iteration (in place of
+      ``max_depth``), ``mate`` allows iterations up to ``2 mate - 1``
+      (:mod:`chessmoe.search.stops`); at least one move is always returned when one is legal.
 
     :class:`~chessmoe.search.mcts.SearchResult` fields: ``nodes`` = leaves, ``simulations`` = calls
     of ``better`` made by the search, ``tree_nodes`` = every node visited, ``depth`` = the deepest
