@@ -21,12 +21,12 @@ from chessmoe.cli import main
 from chessmoe.games.datasets import build
 from chessmoe.games.sources import resolve
 from chessmoe.nets import controls, names
+from chessmoe.nets.evaluation import evaluate_bundle
 from chessmoe.nets.model import RiseNet, count_parameters, matched_width, preset
 from chessmoe.nets.regimes import (
     ALL_BUNDLES,
     CONTROLS,
     DEFAULT_CONTROLS,
-    evaluate_bundle,
     train_bundle,
 )
 from chessmoe.nets.training import TrainConfig

@@ -13,9 +13,10 @@ from chessmoe.games.datasets import Batch, DatasetStore, build
 from chessmoe.games.sources import resolve
 from chessmoe.nets import training
 from chessmoe.nets.checkpoints import CheckpointError, load_checkpoint
+from chessmoe.nets.evaluation import evaluate_bundle
 from chessmoe.nets.model import NetOutput
 from chessmoe.nets.recipes import learning_rate, momentum, phase_weights, table5
-from chessmoe.nets.regimes import evaluate_bundle, plan, stage_order, train_bundle
+from chessmoe.nets.regimes import plan, stage_order, train_bundle
 from chessmoe.nets.training import DataSpec, TrainConfig, Trainer, compute_loss
 
 SMOKE = TrainConfig(model="tiny", batch_size=32, iterations=30, eval_every=10,
@@ -677,7 +678,7 @@ def test_per_sample_terms_fill_every_position_in_order(dataset: Path) -> None:
 
 
 def test_a_test_sample_is_seeded_sorted_and_the_same_for_every_call() -> None:
-    from chessmoe.nets.regimes import sampled_test_index as sample_test_positions
+    from chessmoe.nets.evaluation import sampled_test_index as sample_test_positions
 
     index = np.arange(1000, 3000, 2, dtype=np.int64)  # 1,000 test positions
     chosen = sample_test_positions(index, 100)

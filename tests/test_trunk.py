@@ -9,8 +9,19 @@ from pathlib import Path
 import pytest
 import torch
 
+from chessmoe.games.datasets import DatasetStore, build
+from chessmoe.games.sources import resolve
 from chessmoe.nets.checkpoints import load_checkpoint, save_checkpoint
+from chessmoe.nets.evaluation import evaluate_bundle
 from chessmoe.nets.model import ModelConfig, RiseNet, count_parameters, preset
+from chessmoe.nets.regimes import ALL_REGIMES, REGIMES, plan, regime_config, train_bundle
+from chessmoe.nets.training import (
+    DataSpec,
+    TrainConfig,
+    Trainer,
+    per_sample_terms,
+    summarise,
+)
 from chessmoe.nets.trunk import (
     TOLERANCE,
     PhaseHeadNet,
@@ -88,3 +99,84 @@ def test_at_the_small_size_the_trunk_mixture_costs_what_one_network_costs() -> N
     assert multiply_adds(regular) == 12_542_528
     # the regular trunk fits: it is kept, and the shared policy width balances the two misses
     assert (config.channels, config.policy_channels, config.policy_kernel2) == (64, 107, 1)
+
+
+# --- the trunk regime: trained on every position through its phase's head, then split -------
+
+TRUNK_SMOKE = TrainConfig(model="tiny", model_overrides={"channels": 24, "expansion_init": 24,
+                                                          "expansion_step": 16,
+                                                          "kernel5_reduction": 16},
+                          batch_size=32, iterations=30, eval_every=10, eval_samples=200,
+                          log_every=5, max_lr=0.05, device="cpu", threads=1)
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("data") / "sample"
+    build(resolve("sample"), out, max_games=150, progress=False)
+    return out
+
+
+def test_the_trunk_regime_trains_its_network_within_the_budget() -> None:
+    config = regime_config("trunk", TRUNK_SMOKE)
+    model = config.model_config()
+    assert model.phase_heads == 3 and model.policy_kernel2 == 1
+    regular = count_parameters(RiseNet(TRUNK_SMOKE.model_config()))
+    assert abs(count_parameters(build_network(model)) / regular - 1) <= TOLERANCE
+    assert regime_config("trunk", config) == config  # already a trunk: unchanged
+    assert regime_config("staged", TRUNK_SMOKE) == TRUNK_SMOKE
+    [job] = plan("trunk")
+    assert job.experts == ("phase0", "phase1", "phase2")
+    assert "trunk" not in REGIMES and "trunk" in ALL_REGIMES  # never a profile's default
+
+
+@pytest.mark.slow
+def test_a_trunk_bundle_is_split_into_experts_that_score_as_its_routing(
+        dataset: Path, tmp_path: Path) -> None:
+    manifest = train_bundle("trunk", tmp_path, dataset, TRUNK_SMOKE, progress=False)
+    bundle = tmp_path / "trunk"
+    assert manifest["regime"] == "trunk" and manifest["model"]["phase_heads"] == 3
+    assert set(manifest["experts"]) == {"phase0", "phase1", "phase2"}
+    trunk = load_checkpoint(bundle / "trunk" / "model.pt")
+    assert isinstance(trunk, PhaseHeadNet)
+    trunk_sha = json.loads((bundle / "trunk" / "model.pt.json").read_text())["sha256"]
+    planes = _planes(6)
+    for k in range(3):
+        entry = manifest["experts"][f"phase{k}"]
+        assert entry["trunk"] == {"checkpoint": "trunk/model.pt", "sha256": trunk_sha,
+                                  "head": k}
+        expert = load_checkpoint(bundle / entry["checkpoint"])
+        assert type(expert) is RiseNet and (bundle / f"phase{k}" / "model.onnx").exists()
+        with torch.no_grad():
+            routed = trunk(planes, torch.full((6,), k))
+            torch.testing.assert_close(expert(planes).policy, routed.policy)
+            torch.testing.assert_close(expert(planes).value, routed.value)
+    # the mixture Table 1 scores (each position by its phase's expert) is the trunk's routing
+    result = evaluate_bundle(bundle, dataset, device="cpu")["results"]
+    store = DatasetStore(dataset)
+    index = store.indices("test", "no-phases", "lichess")
+    routed_terms = per_sample_terms(trunk, store, index, TRUNK_SMOKE, torch.device("cpu"),
+                                    definition="lichess")
+    assert result["mixture"]["no-phases"]["loss"] == pytest.approx(
+        summarise(routed_terms, TRUNK_SMOKE)["loss"], rel=1e-5)
+    # finished: a second run changes nothing (the split is kept as it is)
+    files = {p: p.read_bytes() for p in bundle.rglob("*") if p.is_file()}
+    assert train_bundle("trunk", tmp_path, dataset, TRUNK_SMOKE, progress=False) == manifest
+    assert {p: p.read_bytes() for p in bundle.rglob("*") if p.is_file()} == files
+
+
+@pytest.mark.slow
+def test_training_routes_each_position_through_its_own_phase_head(dataset: Path,
+                                                                  tmp_path: Path) -> None:
+    config = regime_config("trunk", TRUNK_SMOKE)
+    torch.manual_seed(5)
+    start = PhaseHeadNet(config.model_config())
+    save_checkpoint(tmp_path / "init.pt", start)
+    Trainer(tmp_path / "run", config, DataSpec(str(dataset), "lichess"),
+            init_from=tmp_path / "init.pt", progress=False).run()
+    trained = load_checkpoint(tmp_path / "run" / "model.pt")
+    assert isinstance(trained, PhaseHeadNet)
+    with torch.no_grad():  # every head learnt, far beyond what weight decay alone moves
+        moved = [float((trained.heads[k].policy_out.weight - start.heads[k].policy_out.weight)
+                       .norm() / start.heads[k].policy_out.weight.norm()) for k in range(3)]
+    assert min(moved) > 0.05, moved

@@ -98,7 +98,8 @@ def add_train_commands(commands: Commands) -> None:
     train.add_argument("--profile", default="small",
                        help="smoke | small | powered | medium | paper (chessmoe config show NAME)")
     train.add_argument("--regime", nargs="*", default=None,
-                       help="regular separated staged weighted (default: all)")
+                       help="regular separated staged weighted (default: all four, the "
+                            "paper's), or trunk (the shared-trunk mixture, opt-in)")
     train.add_argument("--a", type=float, nargs="*", default=None,
                        help="weighting factors for the weighted regime (default: 4 10)")
     train.add_argument("--balanced", action="store_true",

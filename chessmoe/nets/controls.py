@@ -49,10 +49,11 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from chessmoe.nets.model import PRESETS, matched_width
+from chessmoe.nets.evaluation import evaluate_bundle
+from chessmoe.nets.model import matched_width, preset_overrides
 from chessmoe.nets.names import (
     BALANCED_SUFFIX,
     CONTROL_SEEDS,
@@ -70,7 +71,6 @@ from chessmoe.nets.names import (
 from chessmoe.nets.regimes import (
     BundleSpec,
     TrainingPlan,
-    evaluate_bundle,
     profile_dataset,
     train_bundle,
 )
@@ -151,10 +151,8 @@ def wide_config(base: TrainConfig, phases: int, iterations: int) -> TrainConfig:
     everything else (schedule, batch, seed) as ``base``. The widening is recorded as
     ``model_overrides`` on ``base``'s preset, so the manifest's ``model`` names every size."""
     wide = matched_width(base.model_config(), phases)
-    preset = PRESETS[base.model]
-    overrides = {f.name: getattr(wide, f.name) for f in fields(wide)
-                 if getattr(wide, f.name) != getattr(preset, f.name)}
-    return replace(base, iterations=iterations, model_overrides=overrides)
+    return replace(base, iterations=iterations,
+                   model_overrides=preset_overrides(base.model, wide))
 
 
 @dataclass(frozen=True)

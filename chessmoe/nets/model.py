@@ -7,7 +7,7 @@ value head (WDL logits and plies-to-end) and a policy head (4864 logits): :class
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, NamedTuple
 
 import torch
@@ -24,6 +24,7 @@ __all__ = [
     "count_parameters",
     "matched_width",
     "preset",
+    "preset_overrides",
     "widened",
 ]
 
@@ -117,6 +118,14 @@ def preset(name: str, **overrides: Any) -> ModelConfig:
     except KeyError:
         raise ValueError(f"unknown model preset {name!r}; known: {', '.join(PRESETS)}") from None
     return replace(config, **overrides)
+
+
+def preset_overrides(name: str, config: ModelConfig) -> dict[str, Any]:
+    """The fields of ``config`` that differ from the preset ``name``'s: what a training
+    configuration records as ``model_overrides`` so its manifest names the network."""
+    base = preset(name)
+    return {f.name: getattr(config, f.name) for f in fields(config)
+            if getattr(config, f.name) != getattr(base, f.name)}
 
 
 # --- modules -------------------------------------------------------------------------------

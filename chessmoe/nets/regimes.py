@@ -1,61 +1,58 @@
 """The four training regimes of the paper (sec. 2.2) -- regular, separated, staged and
-weighted (:data:`REGIMES`) -- and the expert bundles they produce: :func:`train_bundle` trains
-(or resumes) one into a bundle directory with its manifest, and :func:`evaluate_bundle`
-scores every expert and the mixture on the four test sets (the numbers of Table 1).
+weighted (:data:`REGIMES`) -- and the shared-trunk mixture (``trunk``, not the paper's), and
+the expert bundles they produce: :func:`train_bundle` trains (or resumes) one into a bundle
+directory with its manifest (Table 1's evaluation of it: :mod:`chessmoe.nets.evaluation`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import multiprocessing as mp
 import os
 import shutil
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Final, Literal
-
-import numpy as np
-import numpy.typing as npt
+from typing import Any, Literal
 
 from chessmoe._io.fsutil import atomic_write_json, sha256_file
 from chessmoe._io.jobs import follow_parent
 from chessmoe._io.jsonl import read_records
 from chessmoe._io.provenance import provenance
-from chessmoe.games.datasets import DatasetStore
-from chessmoe.nets.checkpoints import load_checkpoint, resolve_device
+from chessmoe.nets.checkpoints import load_checkpoint
+from chessmoe.nets.evaluation import evaluate_bundle
+from chessmoe.nets.model import preset_overrides
 from chessmoe.nets.names import BALANCED_SUFFIX
-from chessmoe.nets.recipes import balanced_phase_weights, phase_weights, test_sets
+from chessmoe.nets.recipes import balanced_phase_weights, phase_weights
 from chessmoe.nets.training import (
     EXECUTION_OPTIONS,
     DataSpec,
     TrainConfig,
     Trainer,
-    per_sample_terms,
-    summarise,
 )
+from chessmoe.nets.trunk import trunk_config
 from chessmoe.phases import phase_definition
 
 __all__ = [
+    "ALL_REGIMES",
     "CONTROLS",
     "DEFAULT_CONTROLS",
     "REGIMES",
     "ExpertJob",
     "TrainingPlan",
     "bundle_name",
-    "evaluate_bundle",
-    "index_sha256",
     "plan",
-    "sampled_test_index",
+    "regime_config",
+    "split_trunk",
     "stage_order",
     "train_all",
     "train_bundle",
     "train_profile",
+    "trained_experts",
 ]
 
-Regime = Literal["regular", "separated", "staged", "weighted"]
+Regime = Literal["regular", "separated", "staged", "weighted", "trunk"]
 REGIMES: tuple[Regime, ...] = ("regular", "separated", "staged", "weighted")
 """* ``regular`` -- one network on all positions (the baseline);
 * ``separated`` -- one expert per phase, trained on that phase's positions only;
@@ -66,6 +63,10 @@ REGIMES: tuple[Regime, ...] = ("regular", "separated", "staged", "weighted")
   others, weights normalised to mean 1 (:func:`phase_weights`, paper Table 5); a *balanced*
   bundle (``weighted-a<a>-balanced``, not the paper's) rescales them to mean 1 over the
   training data's phase shares (:func:`balanced_phase_weights`)."""
+#: Every regime a bundle can be trained in: the paper's and ``trunk`` (the shared-trunk
+#: mixture of :mod:`chessmoe.nets.trunk`: one network trained on every position, each through
+#: its phase's head, then split into one expert a phase; opt-in, never a profile's default).
+ALL_REGIMES: tuple[Regime, ...] = (*REGIMES, "trunk")
 #: The controls of :mod:`chessmoe.nets.controls`: the regular network and the seeded
 #: mixtures under other seeds, the equal-iteration separated experts, the regular network
 #: trained for the mixtures' total steps, the regular network with the mixture's parameters
@@ -116,7 +117,7 @@ class TrainingPlan:
                                        "positions, the same for every bundle (None: all)"})
 
     def __post_init__(self) -> None:
-        for name, given, known in (("regime", self.regimes, REGIMES),
+        for name, given, known in (("regime", self.regimes, ALL_REGIMES),
                                    ("control", self.controls, CONTROLS)):
             unknown = [g for g in given if g not in known]
             if unknown:
@@ -141,10 +142,16 @@ class Stage:
 class ExpertJob:
     """Everything needed to train one expert (or the baseline) of a bundle."""
 
-    name: str  # "phase0", ..., or "baseline"
+    name: str  # "phase0", ..., "baseline", or "trunk"
     phase: int | None
     stages: tuple[Stage, ...]
     validation: str
+    splits: tuple[str, ...] = ()  # the experts a trunk network is split into after training
+
+    @property
+    def experts(self) -> tuple[str, ...]:
+        """The experts the job leaves in its bundle (its own name, or its splits)."""
+        return self.splits or (self.name,)
 
 
 def bundle_name(regime: str, a: float | None = None, definition: str | None = None,
@@ -185,6 +192,9 @@ def plan(regime: str, definition: str = "lichess", *, a: float | None = None,
         raise ValueError("phase shares balance the weighted regime's weights only")
     if regime == "regular":
         return [ExpertJob("baseline", None, (Stage("no-phases"),), "no-phases")]
+    if regime == "trunk":
+        return [ExpertJob("trunk", None, (Stage("no-phases"),), "no-phases",
+                          splits=tuple(f"phase{p}" for p in range(n)))]
     if regime == "separated":
         return [ExpertJob(f"phase{p}", p, (Stage(names[p]),), names[p]) for p in range(n)]
     if regime == "staged":
@@ -201,7 +211,19 @@ def plan(regime: str, definition: str = "lichess", *, a: float | None = None,
                                                   if shares is None
                                                   else balanced_phase_weights(a, p, shares)),),
                           "no-phases") for p in range(n)]
-    raise ValueError(f"unknown regime {regime!r}; known: {', '.join(REGIMES)}")
+    raise ValueError(f"unknown regime {regime!r}; known: {', '.join(ALL_REGIMES)}")
+
+
+def regime_config(regime: str, config: TrainConfig, phases: int = 3) -> TrainConfig:
+    """The configuration ``regime`` trains with: ``config`` itself, except for ``trunk``,
+    whose network is :func:`~chessmoe.nets.trunk.trunk_config` of ``config``'s (a head per
+    phase, its parameters and cost per position within 10 % of ``config``'s network),
+    recorded as ``model_overrides`` on the same preset."""
+    model = config.model_config()
+    if regime != "trunk" or model.phase_heads > 1:
+        return config
+    return replace(config, model_overrides=preset_overrides(
+        config.model, trunk_config(model, phases)))
 
 
 # --- training ------------------------------------------------------------------------------
@@ -268,7 +290,62 @@ def _train_job(args: _JobArgs) -> dict[str, Any]:
                  **({"convergence": m["convergence"]} if "convergence" in m else {})}
                 for s, m in zip(job.stages, summaries, strict=True)],
             "iterations": offset})
-    return json.loads((expert_dir / "summary.json").read_text())  # type: ignore[no-any-return]
+    summary = json.loads((expert_dir / "summary.json").read_text())
+    if job.splits:
+        summary["split"] = split_trunk(Path(args.bundle), job, summary)
+    return summary  # type: ignore[no-any-return]
+
+
+def split_trunk(bundle: Path, job: ExpertJob, summary: dict[str, Any]
+                ) -> dict[str, dict[str, Any]]:
+    """Split the trained shared-trunk network ``bundle/<job.name>/model.pt`` into one plain
+    network a phase (:meth:`~chessmoe.nets.trunk.PhaseHeadNet.expert`): ``bundle/phase<k>/``
+    with its checkpoint, ONNX export and summary (the trunk run's, its checkpoint replaced,
+    ``trunk`` naming the head and the trunk checkpoint it came from), so the bundle is read,
+    evaluated and played like any mixture. Deterministic; a split already made from the same
+    trunk checkpoint is kept as it is. Returns each expert's summary."""
+    from chessmoe.nets.checkpoints import export_onnx, save_checkpoint
+    from chessmoe.nets.trunk import PhaseHeadNet
+
+    source = bundle / job.name / "model.pt"
+    trunk_sha = summary["checkpoint"]["sha256"]
+    network: PhaseHeadNet | None = None
+    out: dict[str, dict[str, Any]] = {}
+    for head, name in enumerate(job.splits):
+        expert_dir = bundle / name
+        done = expert_dir / "summary.json"
+        if done.exists():
+            kept: dict[str, Any] = json.loads(done.read_text())
+            if kept.get("trunk", {}).get("sha256") == trunk_sha:
+                out[name] = kept
+                continue
+        if network is None:
+            loaded = load_checkpoint(source)
+            if not isinstance(loaded, PhaseHeadNet):
+                raise ValueError(f"{source} is not a shared-trunk network")
+            network = loaded
+        expert_dir.mkdir(parents=True, exist_ok=True)
+        meta = save_checkpoint(expert_dir / "model.pt", network.expert(head),
+                               {"iteration": summary["best_iteration"],
+                                "val_loss": summary["best_val_loss"], "trunk_head": head})
+        export_onnx(network.expert(head), expert_dir / "model.onnx")
+        out[name] = {**{k: v for k, v in summary.items() if k not in ("split", "onnx")},
+                     "checkpoint": {"file": "model.pt", "sha256": meta["sha256"]},
+                     "onnx": {"file": "model.onnx",
+                              "sha256": sha256_file(expert_dir / "model.onnx")},
+                     "trunk": {"checkpoint": f"{job.name}/model.pt", "sha256": trunk_sha,
+                               "head": head}}
+        atomic_write_json(done, out[name])
+    return out
+
+
+def trained_experts(jobs: Sequence[ExpertJob], results: Sequence[dict[str, Any]]
+                    ) -> dict[str, dict[str, Any]]:
+    """Each expert's summary by name: a job's own, or each of a trunk job's splits."""
+    trained: dict[str, dict[str, Any]] = {}
+    for job, result in zip(jobs, results, strict=True):
+        trained.update(result["split"] if job.splits else {job.name: result})
+    return trained
 
 
 def _run_jobs(args: Sequence[_JobArgs], workers: int) -> list[dict[str, Any]]:
@@ -306,7 +383,7 @@ def finished_bundle_changes(bundle: Path, jobs: Sequence[ExpertJob], config: Tra
     if not (manifest_path.exists() and evaluation_path.exists()):
         return None
     manifest = json.loads(manifest_path.read_text())
-    if any(job.name not in manifest.get("experts", {}) for job in jobs):
+    if any(name not in manifest.get("experts", {}) for job in jobs for name in job.experts):
         return None
     changes: list[str] = []
     recorded = _learning(manifest.get("train_config", {}))
@@ -354,7 +431,8 @@ def _may_train(bundle: Path, jobs: Sequence[ExpertJob], config: TrainConfig,
                      what="a finished expert bundle", reason="; ".join(changes) or "retrained")
     if any(c.startswith(_OTHER_SETTINGS) or c == _OTHER_DATASET for c in changes):
         for job in jobs:
-            shutil.rmtree(bundle / job.name, ignore_errors=True)
+            for name in {job.name, *job.experts}:
+                shutil.rmtree(bundle / name, ignore_errors=True)
     return True
 
 
@@ -379,6 +457,7 @@ def train_bundle(regime: str, out_dir: str | os.PathLike[str], dataset_dir: str 
     replaced only with ``force`` where it is committed (:func:`_may_train`).
     """
     bundle = Path(out_dir) / (name or bundle_name(regime, a, balanced=balanced))
+    config = regime_config(regime, config, len(phase_definition(definition).phase_names))
     shares = train_shares(dataset_dir, definition) if balanced else None
     jobs = plan(regime, definition, a=a, orders=orders, shares=shares)
     if phases is not None:
@@ -391,7 +470,7 @@ def train_bundle(regime: str, out_dir: str | os.PathLike[str], dataset_dir: str 
     results = _run_jobs(args, workers)
     return write_manifest(bundle, regime, definition, dataset_dir, config, a=a,
                           profile=profile, baseline=baseline,
-                          trained={j.name: r for j, r in zip(jobs, results, strict=True)},
+                          trained=trained_experts(jobs, results),
                           balance=_balance(jobs, shares))
 
 
@@ -476,6 +555,7 @@ def write_manifest(bundle: Path, regime: str, definition: str,
                          "best_val_loss": summary["best_val_loss"],
                          "iterations": summary["iterations"], "seconds": summary["seconds"],
                          "spikes": summary["spikes"], **_precision(summary),
+                         **({"trunk": summary["trunk"]} if "trunk" in summary else {}),
                          **_convergence(summary)}
     dataset_manifest = Path(dataset_dir) / "manifest.json"
     data = json.loads(dataset_manifest.read_text())
@@ -515,8 +595,9 @@ class BundleSpec:
     balanced: bool = False  # weighted only: weights balanced over the data's phase shares
 
     def __post_init__(self) -> None:
-        if self.regime not in REGIMES:
-            raise ValueError(f"unknown regime {self.regime!r}; known: {', '.join(REGIMES)}")
+        if self.regime not in ALL_REGIMES:
+            raise ValueError(f"unknown regime {self.regime!r}; known: "
+                             f"{', '.join(ALL_REGIMES)}")
         if (self.regime == "weighted") != (self.a is not None):
             raise ValueError("the weighted regime, and only it, takes a factor a")
         if self.balanced and self.regime != "weighted":
@@ -554,28 +635,32 @@ def train_all(out_dir: str | os.PathLike[str], dataset_dir: str | os.PathLike[st
     args: list[_JobArgs] = []
     balances: dict[str, tuple[float, ...] | None] = {}  # a balanced bundle's phase shares
     manifests: dict[str, dict[str, Any]] = {}
+    configs: dict[str, TrainConfig] = {}  # each bundle's (a trunk's network differs)
     for spec in bundles:
         name, bundle_definition = spec.name(definition), spec.resolved(definition)[0]
         shares = train_shares(dataset_dir, bundle_definition) if spec.balanced else None
         balances[name] = shares
         jobs = plan(spec.regime, bundle_definition, a=spec.a, shares=shares)
-        if not _may_train(out / name, jobs, config, dataset_dir, force):
+        configs[name] = regime_config(spec.regime, config,
+                                      len(phase_definition(bundle_definition).phase_names))
+        if not _may_train(out / name, jobs, configs[name], dataset_dir, force):
             manifests[name] = json.loads((out / name / "manifest.json").read_text())
             continue
         for job in jobs:
             planned.append((name, job))
             args.append(_JobArgs(job, str(out / name), str(dataset_dir), bundle_definition,
-                                 config, progress))
+                                 configs[name], progress))
     results = _run_jobs(args, workers)
     for spec in bundles:
         name, bundle_definition = spec.name(definition), spec.resolved(definition)[0]
         if name in manifests:
             continue  # finished and up to date: nothing written
-        trained = {job.name: result for (n, job), result in zip(planned, results, strict=True)
-                   if n == name}
-        jobs = [job for n, job in planned if n == name]
+        own = [(job, result) for (n, job), result in zip(planned, results, strict=True)
+               if n == name]
+        jobs = [job for job, _ in own]
+        trained = trained_experts(jobs, [result for _, result in own])
         manifests[name] = write_manifest(
-            out / name, spec.regime, bundle_definition, dataset_dir, config, a=spec.a,
+            out / name, spec.regime, bundle_definition, dataset_dir, configs[name], a=spec.a,
             profile=profile, baseline=None if spec.regime == "regular"
             else os.path.relpath(regular, out / name), trained=trained,
             balance=_balance(jobs, balances[name]))
@@ -616,11 +701,13 @@ def train_profile(profile: TrainingPlan, name: str, *,
     config = TrainConfig.from_dict({**profile.train.to_dict(), **(overrides or {})})
     dataset_dir = profile_dataset(profile, data_dir=data_dir, source=source, progress=progress)
     wanted = set(regimes) if regimes else set(profile.regimes)
-    unknown = wanted - set(REGIMES)
+    unknown = wanted - set(ALL_REGIMES)
     if unknown:
-        raise ValueError(f"unknown regime(s) {sorted(unknown)}; known: {', '.join(REGIMES)}")
+        raise ValueError(f"unknown regime(s) {sorted(unknown)}; known: "
+                         f"{', '.join(ALL_REGIMES)}")
     factors = tuple(a) if a else profile.weighted_a
-    bundles = [BundleSpec(r) for r in ("regular", "separated", "staged") if r in wanted]
+    bundles = [BundleSpec(r) for r in ("regular", "separated", "staged", "trunk")
+               if r in wanted]
     if balanced and "weighted" not in wanted:
         raise ValueError("balanced weights are the weighted regime's: name --regime weighted")
     if "weighted" in wanted:
@@ -643,91 +730,3 @@ def train_profile(profile: TrainingPlan, name: str, *,
     return train_all(out, dataset_dir, config, definition=profile.definition, bundles=bundles,
                      workers=workers or profile.workers, profile=name, progress=progress,
                      test_samples=profile.test_samples, force=force)
-
-
-# --- evaluation (Table 1) --------------------------------------------------------------------
-
-TEST_SUBSET_SEED: Final = 20240101
-
-
-def sampled_test_index(index: npt.NDArray[np.int64],
-                       samples: int | None) -> npt.NDArray[np.int64]:
-    """``samples`` of the test ``index`` drawn without replacement by a fixed seed, in
-    storage order (sequential reads); all of it when ``samples`` is None or not smaller.
-
-    Drawn with numpy's legacy ``RandomState``, whose stream numpy keeps fixed across
-    versions, so a bundle evaluated on another machine later reads the same positions
-    (``evaluation.json`` records their hash as ``test_index_sha256``)."""
-    if samples is None or samples >= index.shape[0]:
-        return index
-    chosen = np.random.RandomState(TEST_SUBSET_SEED).permutation(index.shape[0])[:samples]
-    return index[np.sort(chosen)]
-
-
-def index_sha256(index: npt.NDArray[np.int64]) -> str:
-    """The hash of a sample index (little-endian int64), to show two evaluations read the
-    same positions."""
-    return hashlib.sha256(np.ascontiguousarray(index, dtype="<i8").tobytes()).hexdigest()
-
-
-def evaluate_bundle(bundle: str | os.PathLike[str], dataset_dir: str | os.PathLike[str], *,
-                    config: TrainConfig | None = None, device: str = "auto",
-                    batch_size: int = 1024, test_samples: int | None = None) -> dict[str, Any]:
-    """Every expert of a bundle, and their mixture, on the four test sets.
-
-    The mixture evaluates each test position with the expert of the position's own
-    phase (under the bundle's definition). ``test_samples`` evaluates a seeded subset of
-    the test positions instead of all of them: the same subset for every bundle of a
-    dataset (its hash is recorded), so bundles stay paired, and each mean carries its
-    standard error (``loss_se``). Writes and returns ``<bundle>/evaluation.json``.
-    """
-    bundle = Path(bundle)
-    manifest = json.loads((bundle / "manifest.json").read_text())
-    definition = manifest["definition"]
-    store = DatasetStore(dataset_dir)
-    full = store.indices("test", "no-phases", definition)
-    index = sampled_test_index(full, test_samples)
-    sampled = index.shape[0] < full.shape[0]
-    inputs = {"experts": {k: v["sha256"] for k, v in manifest["experts"].items()},
-              "dataset_manifest_sha256": sha256_file(Path(dataset_dir) / "manifest.json"),
-              **({"test_index_sha256": index_sha256(index)} if sampled else {})}
-    existing = bundle / "evaluation.json"
-    if existing.exists() and config is None:
-        previous: dict[str, Any] = json.loads(existing.read_text())
-        if previous.get("inputs") == inputs:
-            return previous  # same experts, same test positions
-    config = config or TrainConfig.from_dict(manifest["train_config"])
-    names = manifest["phase_names"]
-    torch_device = resolve_device(device)
-    per_expert: dict[str, dict[str, np.ndarray]] = {}
-    for name in manifest["experts"]:
-        model = load_checkpoint(bundle / name / "model.pt").to(torch_device)
-        per_expert[name] = per_sample_terms(model, store, index, config, torch_device,
-                                            batch_size, definition=definition)
-    phase = next(iter(per_expert.values()))["phase"].astype(np.int64)
-    if phase.size and not (phase.min() >= 0 and phase.max() < len(names)):
-        raise ValueError(f"{bundle}: test positions carry phase ids outside "
-                         f"0..{len(names) - 1} under {definition}")
-    masks = {"no-phases": np.ones(phase.shape[0], dtype=bool),
-             **{n: phase == p for p, n in enumerate(names)}}
-    sets = test_sets(definition)
-    results: dict[str, Any] = {}
-    for name, terms in per_expert.items():
-        results[name] = {s: summarise({k: v[masks[s]] for k, v in terms.items()}, config)
-                         for s in sets}
-    if all(f"phase{p}" in per_expert for p in range(len(names))):
-        mixture = {k: np.zeros_like(v) for k, v in per_expert["phase0"].items()}
-        for p in range(len(names)):
-            chosen = phase == p
-            for key in mixture:
-                mixture[key][chosen] = per_expert[f"phase{p}"][key][chosen]
-        results["mixture"] = {s: summarise({k: v[masks[s]] for k, v in mixture.items()},
-                                           config) for s in sets}
-    out = {"bundle": bundle.name, "regime": manifest["regime"], "a": manifest["a"],
-           "definition": definition, "test_positions": int(index.shape[0]),
-           "test_set_positions": int(full.shape[0]),
-           "test_samples": test_samples if sampled else None,
-           "loss": "0.01 * value MSE + 0.99 * policy cross-entropy (the validation loss)",
-           "results": results, "inputs": inputs, "provenance": provenance()}
-    atomic_write_json(bundle / "evaluation.json", out)
-    return out

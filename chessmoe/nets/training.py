@@ -59,7 +59,7 @@ from chessmoe.nets.recipes import (
     plateau_learning_rate,
     test_sets,
 )
-from chessmoe.nets.trunk import build_network
+from chessmoe.nets.trunk import PhaseHeadNet, build_network, run_network
 
 __all__ = [
     "CONVERGENCE_OPTIONS",
@@ -300,7 +300,7 @@ def per_sample_terms(model: RiseNet, store: DatasetStore, indices: npt.NDArray[n
         if config.channels_last:
             planes = planes.contiguous(memory_format=torch.channels_last)
         with autocast:
-            output = model(planes)
+            output = run_network(model, planes, batch.phase)
         terms = loss_terms(output, batch, config.plies_clip)
         stop = start + int(batch.phase.shape[0])
         for key in keys[:-1]:
@@ -568,7 +568,7 @@ class Trainer:
         if config.channels_last:
             planes = planes.contiguous(memory_format=torch.channels_last)
         with run.autocast:
-            output = run.model(planes)
+            output = run_network(run.model, planes, batch.phase)
         loss = compute_loss(output, batch, config)
         progress.iteration += 1
         if not torch.isfinite(loss):
@@ -739,7 +739,9 @@ class Trainer:
             raise RuntimeError(f"{self.run_dir}: no checkpoint was saved (every evaluation "
                                "failed); see metrics.jsonl")
         model = load_checkpoint(best_path)
-        export_onnx(model, self.run_dir / "model.onnx")
+        plain = not isinstance(model, PhaseHeadNet)  # a trunk exports its experts, split
+        if plain:
+            export_onnx(model, self.run_dir / "model.onnx")
         meta = json.loads((self.run_dir / "model.pt.json").read_text())
         summary = {"iterations": progress.iteration if self.config.open_ended else total,
                    "best_val_loss": best,
@@ -749,8 +751,9 @@ class Trainer:
                    "precision": training_precision(self.config, run.device),
                    "parameters": sum(p.numel() for p in model.parameters()),
                    "checkpoint": {"file": "model.pt", "sha256": meta["sha256"]},
-                   "onnx": {"file": "model.onnx",
-                            "sha256": sha256_file(self.run_dir / "model.onnx")},
+                   **({"onnx": {"file": "model.onnx",
+                                "sha256": sha256_file(self.run_dir / "model.onnx")}}
+                      if plain else {}),
                    **({"convergence": self._convergence(run, progress, meta)}
                       if self.config.open_ended else {}),
                    "provenance": provenance()}

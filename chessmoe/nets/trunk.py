@@ -27,7 +27,8 @@ from torch import nn
 
 from chessmoe.nets.model import ModelConfig, NetOutput, RiseNet, count_parameters
 
-__all__ = ["TOLERANCE", "PhaseHeadNet", "build_network", "multiply_adds", "trunk_config"]
+__all__ = ["TOLERANCE", "PhaseHeadNet", "build_network", "multiply_adds", "run_network",
+           "trunk_config"]
 
 #: How far the shared-trunk mixture's parameters and cost per position may lie from the
 #: regular network's (a fraction of it).
@@ -173,3 +174,11 @@ def build_network(config: ModelConfig) -> RiseNet:
     """A freshly initialised network of ``config``: a shared-trunk network when it has phase
     heads, else a plain :class:`RiseNet` (what checkpoints and the trainer build)."""
     return PhaseHeadNet(config) if config.phase_heads > 1 else RiseNet(config)
+
+
+def run_network(model: RiseNet, planes: torch.Tensor, phase: torch.Tensor) -> NetOutput:
+    """``model`` on ``planes``: a shared-trunk network routes each position to its phase's
+    head (``phase``, the gate's label), a plain network ignores the phase."""
+    if isinstance(model, PhaseHeadNet):
+        return model(planes, phase)  # type: ignore[no-any-return]
+    return model(planes)  # type: ignore[no-any-return]
