@@ -213,6 +213,40 @@ def test_a_proven_mate_is_reported_as_score_mate(engine: tuple[str, Pipe]) -> No
     assert move in ("h2h3", "h2h4") and last_info(info)["score"] == "mate -1", info[-2:]
 
 
+WHITE_WINS = "6k1/8/8/8/8/8/5PPP/3QQ1K1 w - - 0 1"  # two queens up, no mate in one
+BLACK_WINS = "3qq1k1/5ppp/8/8/8/8/8/6K1 w - - 0 1"  # the same, White to move and losing
+
+
+def scores_of(lines: list[str]) -> list[str]:
+    """The ``score`` of every search ``info`` line (not ``info string``); a line without one
+    fails (fastchess warns "No info line available to extract score" on such a move)."""
+    found = []
+    for line in lines:
+        if line.startswith("info ") and not line.startswith("info string"):
+            tokens = line.split()
+            assert "score" in tokens, f"an info line without a score: {line!r}"
+            at = tokens.index("score")
+            assert tokens[at + 1] in ("cp", "mate"), line
+            found.append(f"{tokens[at + 1]} {int(tokens[at + 2])}")
+    return found
+
+
+def test_every_info_line_has_a_score_of_the_winning_side(engine: tuple[str, Pipe]) -> None:
+    """Every player, DeepChess included (its comparator's confidence as logistic Elo, the UCI
+    front end only): each info line of a search has a score, positive for the side two
+    queens up, negative for the side two queens down, within +-10000 cp."""
+    _, pipe = engine
+    for fen, sign in ((WHITE_WINS, 1), (BLACK_WINS, -1),
+                      (chess.Board(WHITE_WINS).mirror().fen(), 1)):
+        info, move = pipe.search("ucinewgame", f"position fen {fen}", "go depth 2")
+        scores = scores_of(info)
+        assert scores and legal(fen, move), info
+        kind, value = scores[-1].split()
+        assert value != "0" and (int(value) > 0) == (sign > 0), (fen, info[-2:])
+        if kind == "cp":
+            assert -10000 <= int(value) <= 10000
+
+
 def test_go_mate_stops_once_the_mate_is_proven(engine: tuple[str, Pipe]) -> None:
     player, pipe = engine
     pipe.send("setoption name Nodes value 0")

@@ -20,7 +20,7 @@ import chess
 
 import chessmoe
 from chessmoe._io.errors import KitError, error_cause
-from chessmoe.play.engine import Player, Searcher, value_to_cp
+from chessmoe.play.engine import Player, Searcher, confidence_to_cp, value_to_cp
 from chessmoe.search.evaluators import EvaluatorSpec
 from chessmoe.search.kinds import SEARCH_KINDS, native_problem
 from chessmoe.search.mcts import Evaluator, Limits, SearchConfig, SearchResult
@@ -709,20 +709,22 @@ class UciEngine:
 
     @staticmethod
     def _info_line(result: SearchResult, board: chess.Board, calibrated: bool = True) -> str:
-        """The search's UCI info: ``score mate`` for a proven mate, else centipawns; an
-        engine whose values are no calibrated evaluation (DeepChess) gives a score only for
-        a mate, so a tournament manager never adjudicates on its comparator's confidence.
+        """The search's UCI info: ``score mate`` for a proven mate, else ``score cp``: the
+        centipawns of the search value, or, for an engine whose values are no calibrated
+        evaluation (DeepChess), the logistic Elo of its comparator's confidence
+        (:func:`~chessmoe.play.engine.confidence_to_cp`), so every info line has the score a
+        manager reads (in-process matches record no such score: :mod:`chessmoe.play.match`).
         The PV ends where the game would (:func:`pv_in_game`)."""
         pv = " ".join(m.uci() for m in pv_in_game(board, result.pv))
         if result.mate is not None:
-            score = f"score mate {uci_mate(result.mate)} "
+            score = f"mate {uci_mate(result.mate)}"
         elif calibrated:
-            score = f"score cp {value_to_cp(result.value)} "
+            score = f"cp {value_to_cp(result.value)}"
         else:
-            score = ""
+            score = f"cp {confidence_to_cp(result.value)}"
         return (f"info depth {reported_depth(result.depth)} seldepth {result.seldepth} "
                 f"nodes {result.nodes} nps {int(result.nps)} "
-                f"time {int(result.seconds * 1000)} {score}pv {pv}")
+                f"time {int(result.seconds * 1000)} score {score} pv {pv}")
 
     def _wait(self) -> None:
         thread = self._thread
