@@ -281,6 +281,44 @@ def test_position_plays_the_moves_before_the_first_illegal_one(
     assert legal(board, move)
 
 
+def test_a_growing_game_plays_only_its_new_moves_and_reaches_the_same_position() -> None:
+    """A manager resends the whole game each move: the engine plays only the moves past the
+    ones it already played from the same base, and every position (history included, which
+    repetition and the fifty-move rule read) is the one a fresh reading gives; another base,
+    a changed earlier move or ``ucinewgame`` reads afresh."""
+    out = io.StringIO()
+    engine = UciEngine(EngineOptions(Uniform=True), out=out)
+    start = "fen r3k2r/ppp2ppp/8/8/8/8/PPP2PPP/R3K2R w KQkq - 0 1"
+    for base in ("startpos", start):
+        board = chess.Board() if base == "startpos" else chess.Board(start[4:])
+        moves: list[str] = []
+        engine.handle("ucinewgame")
+        for _ in range(70):
+            legal_moves = sorted(m.uci() for m in board.legal_moves)
+            if not legal_moves:
+                break
+            moves.append(legal_moves[len(moves) * 7 % len(legal_moves)])
+            board.push_uci(moves[-1])
+            engine.handle(f"position {base} moves {' '.join(moves)}")
+            assert engine.board == board and engine.board.move_stack == board.move_stack
+        assert len(moves) > 40
+        fresh = chess.Board() if base == "startpos" else chess.Board(start[4:])
+        for uci in moves[:-3]:  # an earlier game: fewer moves
+            fresh.push_uci(uci)
+        engine.handle(f"position {base} moves {' '.join(moves[:-3])}")
+        assert engine.board.move_stack == fresh.move_stack
+    engine.handle("position startpos moves e2e4 e7e5")
+    engine.handle("position startpos moves d2d4 e7e5")  # a changed first move
+    assert [m.uci() for m in engine.board.move_stack] == ["d2d4", "e7e5"]
+    engine.handle("position startpos moves d2d4 e7e5 g1f3 e1e8")
+    assert "the position is the one after the 3 move(s) before it" in out.getvalue()
+    engine.handle("position startpos moves d2d4 e7e5 g1f3 b8c6")  # after the illegal one
+    assert [m.uci() for m in engine.board.move_stack] == ["d2d4", "e7e5", "g1f3", "b8c6"]
+    engine.handle("ucinewgame")  # a new game from the same moves is read afresh
+    engine.handle("position startpos moves d2d4 e7e5 g1f3 b8c6 c2c4")
+    assert len(engine.board.move_stack) == 5
+
+
 def test_a_fen_that_cannot_be_read_keeps_the_previous_position(
         engine: tuple[str, Pipe]) -> None:
     _, pipe = engine
