@@ -11,7 +11,8 @@ import chess.engine
 import pytest
 
 import chessmoe
-from chessmoe.play.engine import cp_to_value, value_to_cp
+from chessmoe.elo import score_from_elo
+from chessmoe.play.engine import confidence_to_cp, cp_to_value, value_to_cp
 from chessmoe.play.uci import EngineOptions, UciEngine
 from tests.helpers import wait_until
 
@@ -26,6 +27,19 @@ def test_value_to_centipawns() -> None:
     assert cps == sorted(cps)
     for v in (-0.9, -0.3, 0.2, 0.7):
         assert cp_to_value(value_to_cp(v)) == pytest.approx(v, abs=3e-3)  # 0.5 cp rounding
+
+
+def test_confidence_to_centipawns_is_the_logistic_elo_of_the_confidence() -> None:
+    """DeepChess's UCI score: v = 2p - 1 -> -400 log10(1/p - 1), rounded, clipped."""
+    assert confidence_to_cp(0.0) == 0
+    assert confidence_to_cp(0.5) == 191 and confidence_to_cp(-0.5) == -191  # p = 3/4: 400 lg 3
+    assert confidence_to_cp(0.8) == 382  # p = 0.9: 400 lg 9
+    assert confidence_to_cp(1.0) == 10000 and confidence_to_cp(-1.0) == -10000  # saturated
+    assert confidence_to_cp(1.5) == 10000 and confidence_to_cp(-7.0) == -10000
+    cps = [confidence_to_cp(i / 100) for i in range(-100, 101)]
+    assert cps == sorted(cps) and len(set(cps)) == len(cps)
+    for v in (-0.9, -0.3, 0.2, 0.7):
+        assert 2 * score_from_elo(confidence_to_cp(v)) - 1 == pytest.approx(v, abs=3e-3)
 
 
 class Dialogue:

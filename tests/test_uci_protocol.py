@@ -213,6 +213,40 @@ def test_a_proven_mate_is_reported_as_score_mate(engine: tuple[str, Pipe]) -> No
     assert move in ("h2h3", "h2h4") and last_info(info)["score"] == "mate -1", info[-2:]
 
 
+WHITE_WINS = "6k1/8/8/8/8/8/5PPP/3QQ1K1 w - - 0 1"  # two queens up, no mate in one
+BLACK_WINS = "3qq1k1/5ppp/8/8/8/8/8/6K1 w - - 0 1"  # the same, White to move and losing
+
+
+def scores_of(lines: list[str]) -> list[str]:
+    """The ``score`` of every search ``info`` line (not ``info string``); a line without one
+    fails (fastchess warns "No info line available to extract score" on such a move)."""
+    found = []
+    for line in lines:
+        if line.startswith("info ") and not line.startswith("info string"):
+            tokens = line.split()
+            assert "score" in tokens, f"an info line without a score: {line!r}"
+            at = tokens.index("score")
+            assert tokens[at + 1] in ("cp", "mate"), line
+            found.append(f"{tokens[at + 1]} {int(tokens[at + 2])}")
+    return found
+
+
+def test_every_info_line_has_a_score_of_the_winning_side(engine: tuple[str, Pipe]) -> None:
+    """Every player, DeepChess included (its comparator's confidence as logistic Elo, the UCI
+    front end only): each info line of a search has a score, positive for the side two
+    queens up, negative for the side two queens down, within +-10000 cp."""
+    _, pipe = engine
+    for fen, sign in ((WHITE_WINS, 1), (BLACK_WINS, -1),
+                      (chess.Board(WHITE_WINS).mirror().fen(), 1)):
+        info, move = pipe.search("ucinewgame", f"position fen {fen}", "go depth 2")
+        scores = scores_of(info)
+        assert scores and legal(fen, move), info
+        kind, value = scores[-1].split()
+        assert value != "0" and (int(value) > 0) == (sign > 0), (fen, info[-2:])
+        if kind == "cp":
+            assert -10000 <= int(value) <= 10000
+
+
 def test_go_mate_stops_once_the_mate_is_proven(engine: tuple[str, Pipe]) -> None:
     player, pipe = engine
     pipe.send("setoption name Nodes value 0")
@@ -245,6 +279,44 @@ def test_position_plays_the_moves_before_the_first_illegal_one(
     board = chess.Board()
     board.push_uci("d2d4")
     assert legal(board, move)
+
+
+def test_a_growing_game_plays_only_its_new_moves_and_reaches_the_same_position() -> None:
+    """A manager resends the whole game each move: the engine plays only the moves past the
+    ones it already played from the same base, and every position (history included, which
+    repetition and the fifty-move rule read) is the one a fresh reading gives; another base,
+    a changed earlier move or ``ucinewgame`` reads afresh."""
+    out = io.StringIO()
+    engine = UciEngine(EngineOptions(Uniform=True), out=out)
+    start = "fen r3k2r/ppp2ppp/8/8/8/8/PPP2PPP/R3K2R w KQkq - 0 1"
+    for base in ("startpos", start):
+        board = chess.Board() if base == "startpos" else chess.Board(start[4:])
+        moves: list[str] = []
+        engine.handle("ucinewgame")
+        for _ in range(70):
+            legal_moves = sorted(m.uci() for m in board.legal_moves)
+            if not legal_moves:
+                break
+            moves.append(legal_moves[len(moves) * 7 % len(legal_moves)])
+            board.push_uci(moves[-1])
+            engine.handle(f"position {base} moves {' '.join(moves)}")
+            assert engine.board == board and engine.board.move_stack == board.move_stack
+        assert len(moves) > 40
+        fresh = chess.Board() if base == "startpos" else chess.Board(start[4:])
+        for uci in moves[:-3]:  # an earlier game: fewer moves
+            fresh.push_uci(uci)
+        engine.handle(f"position {base} moves {' '.join(moves[:-3])}")
+        assert engine.board.move_stack == fresh.move_stack
+    engine.handle("position startpos moves e2e4 e7e5")
+    engine.handle("position startpos moves d2d4 e7e5")  # a changed first move
+    assert [m.uci() for m in engine.board.move_stack] == ["d2d4", "e7e5"]
+    engine.handle("position startpos moves d2d4 e7e5 g1f3 e1e8")
+    assert "the position is the one after the 3 move(s) before it" in out.getvalue()
+    engine.handle("position startpos moves d2d4 e7e5 g1f3 b8c6")  # after the illegal one
+    assert [m.uci() for m in engine.board.move_stack] == ["d2d4", "e7e5", "g1f3", "b8c6"]
+    engine.handle("ucinewgame")  # a new game from the same moves is read afresh
+    engine.handle("position startpos moves d2d4 e7e5 g1f3 b8c6 c2c4")
+    assert len(engine.board.move_stack) == 5
 
 
 def test_a_fen_that_cannot_be_read_keeps_the_previous_position(

@@ -20,7 +20,7 @@ import chess
 
 import chessmoe
 from chessmoe._io.errors import KitError, error_cause
-from chessmoe.play.engine import Player, Searcher, value_to_cp
+from chessmoe.play.engine import Player, Searcher, confidence_to_cp, value_to_cp
 from chessmoe.search.evaluators import EvaluatorSpec
 from chessmoe.search.kinds import SEARCH_KINDS, native_problem
 from chessmoe.search.mcts import Evaluator, Limits, SearchConfig, SearchResult
@@ -208,6 +208,10 @@ class UciEngine:
         self._stop = threading.Event()
         self._infinite = False  # "go infinite": bestmove only after stop (UCI)
         self._lag = 0.0  # ms a clock search ran past its move time lately (taken off the next)
+        # what set self.board: the base ("startpos" or the FEN's tokens) and the moves played
+        # from it, so that a manager's next position (the same moves and one or two more)
+        # plays only the new moves (re-checking a long game's moves took ~5 ms of its clock)
+        self._position: tuple[tuple[str, ...], tuple[str, ...]] | None = None
         self._lock = threading.Lock()
         self.engine_settings: dict[str, Any] = {}  # a related engine's own options, as set
 
@@ -391,6 +395,7 @@ class UciEngine:
     def _cmd_ucinewgame(self, _: str) -> None:
         self._stop_search()
         self.board = chess.Board()
+        self._position = None
         if self.player is not None:
             self.player.new_game()
 
@@ -403,11 +408,16 @@ class UciEngine:
         if not tokens or tokens[0] not in ("startpos", "fen"):
             got = f", got {tokens[0]!r}" if tokens else ""
             raise UciError(f"position needs 'startpos' or 'fen <fen>'{got}{keeps}")
-        if tokens[0] == "startpos":
-            board, tokens = chess.Board(), tokens[1:]
+        cut = tokens.index("moves") if "moves" in tokens else len(tokens)
+        base, moves = tuple(tokens[:cut]), tuple(tokens[cut + 1:])
+        known = self._position
+        if known is not None and known[0] == base and moves[:len(known[1])] == known[1]:
+            board, start = self.board.copy(), len(known[1])  # its moves were all legal
+            tokens = ["moves", *moves[start:]]
+        elif tokens[0] == "startpos":
+            board, tokens, start = chess.Board(), tokens[1:], 0
         else:
-            cut = tokens.index("moves") if "moves" in tokens else len(tokens)
-            fen, tokens = " ".join(tokens[1:cut]), tokens[cut:]
+            fen, tokens, start = " ".join(tokens[1:cut]), tokens[cut:], 0
             try:
                 board = chess.Board(fen)
             except ValueError as error:
@@ -418,7 +428,7 @@ class UciEngine:
         if tokens and tokens[0] != "moves":
             notes.append(f"expected 'moves', ignored: {' '.join(tokens)}")
             tokens = []
-        for played, uci in enumerate(tokens[1:]):
+        for played, uci in enumerate(tokens[1:], start):
             try:
                 move: chess.Move | None = chess.Move.from_uci(uci)
             except ValueError:
@@ -432,6 +442,7 @@ class UciEngine:
             board.push(move)
         self._stop_search()
         self.board = board
+        self._position = None if notes else (base, moves)
         for note in notes:
             self.info(f"error: {note}")
 
@@ -709,20 +720,22 @@ class UciEngine:
 
     @staticmethod
     def _info_line(result: SearchResult, board: chess.Board, calibrated: bool = True) -> str:
-        """The search's UCI info: ``score mate`` for a proven mate, else centipawns; an
-        engine whose values are no calibrated evaluation (DeepChess) gives a score only for
-        a mate, so a tournament manager never adjudicates on its comparator's confidence.
+        """The search's UCI info: ``score mate`` for a proven mate, else ``score cp``: the
+        centipawns of the search value, or, for an engine whose values are no calibrated
+        evaluation (DeepChess), the logistic Elo of its comparator's confidence
+        (:func:`~chessmoe.play.engine.confidence_to_cp`), so every info line has the score a
+        manager reads (in-process matches record no such score: :mod:`chessmoe.play.match`).
         The PV ends where the game would (:func:`pv_in_game`)."""
         pv = " ".join(m.uci() for m in pv_in_game(board, result.pv))
         if result.mate is not None:
-            score = f"score mate {uci_mate(result.mate)} "
+            score = f"mate {uci_mate(result.mate)}"
         elif calibrated:
-            score = f"score cp {value_to_cp(result.value)} "
+            score = f"cp {value_to_cp(result.value)}"
         else:
-            score = ""
+            score = f"cp {confidence_to_cp(result.value)}"
         return (f"info depth {reported_depth(result.depth)} seldepth {result.seldepth} "
                 f"nodes {result.nodes} nps {int(result.nps)} "
-                f"time {int(result.seconds * 1000)} {score}pv {pv}")
+                f"time {int(result.seconds * 1000)} score {score} pv {pv}")
 
     def _wait(self) -> None:
         thread = self._thread

@@ -40,9 +40,11 @@ class DeepChessPlayer:
     (:class:`~chessmoe.nets.related.deepchess_fast.FastComparator`: in numpy, a position
     embedded when first compared, embeddings and answers cached per position).
 
-    Its values are a comparator's confidence, not a calibrated evaluation, so in matches it
-    reports no score except for a mate it found (``scores_calibrated``): no resignation or
-    draw adjudication ever rests on its numbers."""
+    Its values are a comparator's confidence, not a calibrated evaluation
+    (``scores_calibrated``), so in in-process matches it records no score except for a mate it
+    found: no resignation or draw adjudication ever rests on its numbers. The UCI front end
+    alone reports the confidence, as its logistic Elo
+    (:func:`~chessmoe.play.engine.confidence_to_cp`), because managers expect a score."""
 
     scores_calibrated = False
 
