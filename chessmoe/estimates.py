@@ -21,7 +21,8 @@ from chessmoe.records import GameRecord, complete_pairs, pentanomial_counts
 
 __all__ = ["MIN_CELL_PAIRS", "Z95", "ArmEstimate", "PairedDifference", "SeedLevelEstimate",
            "arm_estimate", "clustered_mean", "elo_interval", "estimate_text", "holm",
-           "pair_scores", "paired_difference", "pooled_estimate", "seed_level_estimate", "signed",
+           "pair_scores", "paired_difference", "paired_seeds_estimate", "pooled_estimate",
+           "seed_level_estimate", "signed",
            "t975", "t975_at", "two_sided_p"]
 
 Z95 = 1.959963984540054
@@ -232,6 +233,32 @@ def seed_level_estimate(name: str, grid: Mapping[tuple[str, str], Sequence[GameR
     estimate = ArmEstimate(name, sum(len(pairs) for pairs in scored), openings, mean,
                            _elo_bound(mean), _elo_bound(mean - half), _elo_bound(mean + half))
     return SeedLevelEstimate(estimate, df, (n_i, n_j))
+
+
+def paired_seeds_estimate(name: str, cells: Sequence[Sequence[GameRecord]]
+                          ) -> ArmEstimate | None:
+    """The mean score over seed pairings in which each side's seed is trained afresh for
+    every cell (seed 9 against seed 9, 10 against 10, ...), with both sides' seeds taken as
+    random: the cells' mean pair scores are independent draws, so the interval is their mean
+    -+ t(k-1) standard errors of the mean of k cells (with 2 cells t is 12.7: wide by
+    construction). ``None`` for fewer than 2 cells or a cell with fewer than
+    :data:`MIN_CELL_PAIRS` complete pairs."""
+    means: list[float] = []
+    for records in cells:
+        pairs = [score for _, score in pair_scores(records).values()]
+        if len(pairs) < MIN_CELL_PAIRS:
+            return None
+        means.append(sum(pairs) / len(pairs))
+    k = len(means)
+    if k < 2:
+        return None
+    mean = sum(means) / k
+    se = math.sqrt(sum((m - mean) ** 2 for m in means) / (k - 1) / k)
+    half = t975(k - 1) * se
+    openings = len({o for records in cells for o, _ in pair_scores(records).values()})
+    total = sum(len(pair_scores(records)) for records in cells)
+    return ArmEstimate(name, total, openings, mean, _elo_bound(mean), _elo_bound(mean - half),
+                       _elo_bound(mean + half))
 
 
 def paired_difference(a: Sequence[GameRecord], b: Sequence[GameRecord]) -> PairedDifference:

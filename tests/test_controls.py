@@ -105,8 +105,8 @@ def test_the_new_controls_are_opt_in() -> None:
     small = config.profile("small").training
     assert small.controls == DEFAULT_CONTROLS == ("seeds", "separated-long", "regular-long")
     plan = controls.ControlPlan.of(small)
-    assert not plan.regular_wide and plan.converged == ()
-    assert set(CONTROLS) == {*DEFAULT_CONTROLS, "regular-wide", "converged", "bf16"}
+    assert not plan.regular_wide and plan.converged == () and not plan.scale
+    assert set(CONTROLS) == {*DEFAULT_CONTROLS, "regular-wide", "converged", "bf16", "scale"}
     assert names.REGULAR_WIDE in CONTROLS  # the control and its bundle share the name
 
 

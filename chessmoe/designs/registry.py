@@ -8,13 +8,22 @@ the order of the profiles and of the claims table's rows, sources and notes.
 from __future__ import annotations
 
 from chessmoe._io.errors import KitError
-from chessmoe.designs import converged, matched, powered, replicated, seeds_long, settings
+from chessmoe.designs import (
+    converged,
+    matched,
+    powered,
+    replicated,
+    scale,
+    seeds_long,
+    settings,
+)
 from chessmoe.designs.base import Design
 
 __all__ = ["MAIN", "REGISTERED", "design"]
 
 REGISTERED: tuple[Design, ...] = (powered.DESIGN, replicated.DESIGN, settings.DESIGN,
-                                  seeds_long.DESIGN, matched.DESIGN, converged.DESIGN)
+                                  seeds_long.DESIGN, matched.DESIGN, converged.DESIGN,
+                                  scale.DESIGN)
 #: The design whose tournament is the claims table's first argument (its main arms).
 MAIN = powered.DESIGN.name
 

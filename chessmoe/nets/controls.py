@@ -38,6 +38,9 @@
   improved for the patience, and the next stage starts from that stage's best weights with
   a fresh optimiser, a fresh warm-up and a fresh count. Each expert's manifest entry records,
   per stage, where it stopped, its best iteration and why (``convergence``).
+* **Scale** (``scale-<size>-<method>-seed<N>``): ``regular``, ``staged`` and the shared-trunk
+  mixture at three sizes (:data:`~chessmoe.nets.names.SCALE_SIZES`), under two or three seeds,
+  every one on one early-stopped recipe (:func:`scale_config`), in fp32.
 
 All land beside the profile's bundles in ``results/experts/<profile>/`` with their manifest,
 Table 1 evaluation and provenance, and resume like every training run. The last two are
@@ -53,7 +56,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from chessmoe.nets.evaluation import evaluate_bundle
-from chessmoe.nets.model import matched_width, preset_overrides
+from chessmoe.nets.model import ModelConfig, matched_width, preset_overrides
 from chessmoe.nets.names import (
     BALANCED_SUFFIX,
     CONTROL_SEEDS,
@@ -61,11 +64,15 @@ from chessmoe.nets.names import (
     REGULAR_BF16,
     REGULAR_LONG,
     REGULAR_WIDE,
+    SCALE_METHODS,
+    SCALE_SEEDS,
+    SCALE_SIZES,
     SEEDED_METHODS,
     SEPARATED_LONG,
     converged_bundle,
     method_seed_bundle,
     regular_long_seed_bundle,
+    scale_bundle,
     seed_bundle,
 )
 from chessmoe.nets.regimes import (
@@ -78,9 +85,10 @@ from chessmoe.nets.training import TrainConfig
 
 __all__ = ["CONVERGED", "CONVERGED_CAP_EPOCHS", "CONVERGED_MIN_DELTA", "CONVERGED_PATIENCE",
            "CONVERGED_PLATEAU_PATIENCE", "CONVERGED_WARMUP", "METHOD_SEEDS", "REGULAR_LONG",
-           "REGULAR_WIDE", "SEPARATED_LONG", "ControlPlan", "bundle_spec", "converged_config",
-           "method_seed_bundle", "regular_long_seed_bundle", "seed_bundle", "train_controls",
-           "wide_config"]
+           "REGULAR_WIDE", "SCALE_EVAL_EVERY", "SCALE_EVAL_SAMPLES", "SCALE_PATIENCE",
+           "SEPARATED_LONG", "ControlPlan", "bundle_spec", "converged_config",
+           "method_seed_bundle", "regular_long_seed_bundle", "scale_config", "scale_jobs",
+           "scale_model", "seed_bundle", "train_controls", "wide_config"]
 
 
 def bundle_spec(name: str) -> BundleSpec:
@@ -155,6 +163,57 @@ def wide_config(base: TrainConfig, phases: int, iterations: int) -> TrainConfig:
                    model_overrides=preset_overrides(base.model, wide))
 
 
+#: The scale design's recipe: evaluations every 200 steps on 16,384 validation positions (a
+#: staged stage on all of its phase's, 9.7-11.6 k on the small data), so the kept checkpoint
+#: is not a dip of a 4,096-position subset's noise; the patience is 6 evaluations (1,200 steps,
+#: the converged recipe's), the rate cut after every 2 (400 steps, as before).
+SCALE_EVAL_EVERY = 200
+SCALE_EVAL_SAMPLES = 16384
+SCALE_PATIENCE = 6
+SCALE_PLATEAU_PATIENCE = 2
+
+
+def scale_model(base: ModelConfig, size: str) -> ModelConfig:
+    """The scale design's network at ``size``: ``base`` (the small profile's, 201 k
+    parameters) at ``201k``, widened to a quarter of its parameters at ``50k`` and to three
+    times at ``600k`` (:func:`~chessmoe.nets.model.matched_width`: the width grows, the depth
+    stays; ``600k`` is ``regular-wide``'s network)."""
+    factors = {"201k": 1.0, "50k": 0.25, "600k": 3.0}
+    if size not in factors:
+        raise ValueError(f"unknown scale size {size!r}; known: {', '.join(SCALE_SIZES)}")
+    return base if factors[size] == 1.0 else matched_width(base, factors[size])
+
+
+def scale_config(base: TrainConfig, size: str, seed: int) -> TrainConfig:
+    """One recipe for every network of the scale design: ``base`` (the regular network's
+    configuration) trained until its validation loss stops improving
+    (:func:`converged_config`) with the evaluations of :data:`SCALE_EVAL_EVERY` and
+    :data:`SCALE_EVAL_SAMPLES` and a patience of :data:`SCALE_PATIENCE`, in fp32 (the committed
+    bf16 network's no-phases test loss, 2.4253, lies above all three fp32 seeds', 2.376-2.409,
+    so bf16 has not shown it trains as well), with ``size``'s network and ``seed``."""
+    model = scale_model(base.model_config(), size)
+    return replace(converged_config(base), seed=seed, cpu_amp="off",
+                   eval_every=SCALE_EVAL_EVERY, eval_samples=SCALE_EVAL_SAMPLES,
+                   patience=SCALE_PATIENCE, plateau_patience=SCALE_PLATEAU_PATIENCE,
+                   model_overrides=preset_overrides(base.model, model))
+
+
+def scale_jobs(base: TrainConfig, out: Path
+               ) -> list[tuple[str, str, float | None, TrainConfig, Path | None]]:
+    """The scale design's networks as training jobs ``(bundle, regime, a, config,
+    baseline)``, size by size (:data:`~chessmoe.nets.names.SCALE_SIZES`: the profile's size
+    first), seed by seed, each seed's regular network before its mixtures (their baseline), so
+    every finished seed can be played while the next trains."""
+    jobs: list[tuple[str, str, float | None, TrainConfig, Path | None]] = []
+    for size in SCALE_SIZES:
+        for seed in SCALE_SEEDS[size]:
+            regular = out / scale_bundle("regular", size, seed)
+            jobs += [(scale_bundle(method, size, seed), method, None,
+                      scale_config(base, size, seed), None if method == "regular" else regular)
+                     for method in SCALE_METHODS]
+    return jobs
+
+
 @dataclass(frozen=True)
 class ControlPlan:
     """Which controls to train: extra seeds of the regular network (the profile's own seed
@@ -210,6 +269,7 @@ class ControlPlan:
     regular_wide: bool = False
     converged: tuple[BundleSpec, ...] = ()
     bf16: bool = False
+    scale: bool = False
 
     @classmethod
     def of(cls, spec: TrainingPlan) -> ControlPlan:
@@ -225,7 +285,7 @@ class ControlPlan:
                    regular_long_seeds=CONTROL_SEEDS if seeds and long else (),
                    regular_wide="regular-wide" in spec.controls,
                    converged=CONVERGED if "converged" in spec.controls else (),
-                   bf16="bf16" in spec.controls)
+                   bf16="bf16" in spec.controls, scale="scale" in spec.controls)
 
 
 def _regular_iterations(regular: Path) -> int:
@@ -301,6 +361,8 @@ def train_controls(spec: TrainingPlan, profile: str, *,
              for method in plan.converged]
     if plan.bf16:  # the regular network's seed and steps, its forward pass in bf16
         jobs.append((REGULAR_BF16, "regular", None, replace(base, cpu_amp="bf16"), None))
+    if plan.scale:  # days of CPU: resumable, size by size
+        jobs += scale_jobs(base, out)
     todo = [job for job in jobs if not _finished(out / job[0])]
     dataset_dir = profile_dataset(spec, data_dir=data_dir, progress=progress) if todo else None
     for name, regime, a, config, baseline in todo:

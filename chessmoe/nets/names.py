@@ -11,7 +11,10 @@ trainers, designs, players and reports name them alike without importing the tra
   to three times its parameter count), trained for ``regular-long``'s steps;
 * ``<method>-converged`` (``regular-converged``, ``staged-converged``,
   ``weighted-a10-converged``): the method trained until its validation loss stops improving
-  instead of for the profile's fixed epochs.
+  instead of for the profile's fixed epochs;
+* ``scale-<size>-<method>-seed<N>`` (``scale-50k-trunk-seed10``): the scale design's networks,
+  ``regular``, ``staged`` and the shared-trunk mixture ``trunk`` at three network sizes
+  (:data:`SCALE_SIZES`), each early-stopped on one recipe (:mod:`chessmoe.nets.controls`).
 
 The profile's own seed (9) is the bundle without a suffix (``regular``, ``staged``, ...).
 
@@ -23,10 +26,29 @@ rating list's Stockfish players (:data:`RATING_ANCHOR`, :data:`RATING_CHECK`) ar
 
 from __future__ import annotations
 
-__all__ = ["BALANCED_SUFFIX", "CONTROL_SEEDS", "CONVERGED_METHODS", "CONVERGED_SUFFIX",
-           "RATING_ANCHOR", "RATING_CHECK", "REGULAR_BF16", "REGULAR_LONG", "REGULAR_WIDE",
-           "SEEDED_METHODS", "SEPARATED_LONG", "control_of", "converged_bundle",
-           "method_seed_bundle", "regular_long_seed_bundle", "seed_bundle", "train_command"]
+__all__ = [
+    "BALANCED_SUFFIX",
+    "CONTROL_SEEDS",
+    "CONVERGED_METHODS",
+    "CONVERGED_SUFFIX",
+    "RATING_ANCHOR",
+    "RATING_CHECK",
+    "REGULAR_BF16",
+    "REGULAR_LONG",
+    "REGULAR_WIDE",
+    "SCALE_METHODS",
+    "SCALE_SEEDS",
+    "SCALE_SIZES",
+    "SEEDED_METHODS",
+    "SEPARATED_LONG",
+    "control_of",
+    "converged_bundle",
+    "method_seed_bundle",
+    "regular_long_seed_bundle",
+    "scale_bundle",
+    "seed_bundle",
+    "train_command",
+]
 
 SEPARATED_LONG = "separated-long"
 #: The suffix of a weighted bundle trained with weights balanced over the data's phase shares.
@@ -49,6 +71,28 @@ CONTROL_SEEDS: tuple[int, ...] = (10, 11)
 #: The mixtures retrained under :data:`CONTROL_SEEDS`: the methods whose gains the claims
 #: report (staged, the best of the small tournament, and weighted a=10).
 SEEDED_METHODS: tuple[str, ...] = ("staged", "weighted-a10")
+
+
+#: The scale design's network sizes, by label: about 50 k, 201 k (the small profile's network)
+#: and 600 k parameters (the width grows, the depth stays; :func:`chessmoe.nets.controls.
+#: scale_model`), in the order they are trained: the profile's size first.
+SCALE_SIZES: tuple[str, ...] = ("201k", "50k", "600k")
+#: The training seeds of each size's networks: three at the profile's size, two elsewhere.
+SCALE_SEEDS: dict[str, tuple[int, ...]] = {"201k": (9, 10, 11), "50k": (9, 10),
+                                           "600k": (9, 10)}
+#: The networks trained at each size: the single network, the paper's best mixture and the
+#: shared-trunk mixture (one trunk, a head per phase, the single network's cost).
+SCALE_METHODS: tuple[str, ...] = ("regular", "trunk", "staged")
+_SCALE_PREFIX = "scale-"
+
+
+def scale_bundle(method: str, size: str, seed: int) -> str:
+    """Bundle directory name of the scale design's ``method`` at ``size`` under ``seed``:
+    ``scale-201k-staged-seed10``."""
+    if size not in SCALE_SIZES or method not in SCALE_METHODS:
+        raise ValueError(f"no scale bundle {method!r} at {size!r}; sizes: "
+                         f"{', '.join(SCALE_SIZES)}; methods: {', '.join(SCALE_METHODS)}")
+    return f"{_SCALE_PREFIX}{size}-{method}-seed{seed}"
 
 
 def seed_bundle(seed: int) -> str:
@@ -78,6 +122,8 @@ def converged_bundle(method: str) -> str:
 def control_of(bundle: str) -> str | None:
     """The control (``chessmoe train --control NAME``, :data:`chessmoe.nets.regimes.CONTROLS`)
     that trains ``bundle``; ``None`` for a bundle of the profile's own regimes."""
+    if bundle.startswith(_SCALE_PREFIX):
+        return "scale"
     if bundle.endswith(CONVERGED_SUFFIX):
         return "converged"
     if bundle == REGULAR_BF16:

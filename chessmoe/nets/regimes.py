@@ -71,11 +71,12 @@ ALL_REGIMES: tuple[Regime, ...] = (*REGIMES, "trunk")
 #: mixtures under other seeds, the equal-iteration separated experts, the regular network
 #: trained for the mixtures' total steps, the regular network with the mixture's parameters
 #: (``regular-wide``), the methods trained until convergence (``converged``) and the regular
-#: network trained under bf16 autocast (``bf16``: the validation of mixed-precision training).
+#: network trained under bf16 autocast (``bf16``: the validation of mixed-precision training)
+#: and the scale design's networks (``scale``: three sizes, regular, staged and trunk).
 Control = Literal["seeds", "separated-long", "regular-long", "regular-wide", "converged",
-                  "bf16"]
+                  "bf16", "scale"]
 CONTROLS: tuple[Control, ...] = ("seeds", "separated-long", "regular-long", "regular-wide",
-                                 "converged", "bf16")
+                                 "converged", "bf16", "scale")
 #: The controls a profile trains unless it names others: the last two are opt-in (hours of
 #: CPU each; ``chessmoe train --controls --control NAME``).
 DEFAULT_CONTROLS: tuple[Control, ...] = ("seeds", "separated-long", "regular-long")
