@@ -47,8 +47,9 @@ from chessmoe.encoding import (
     record_board,
 )
 from chessmoe.search import puct
+from chessmoe.search.proof import tree_mate
 from chessmoe.search.puct import exploration
-from chessmoe.search.stops import mate_reached, reported_depth, tree_mate
+from chessmoe.search.stops import mate_reached, reported_depth
 
 __all__ = [
     "MCTS",
@@ -467,7 +468,7 @@ class MCTS:
         if limits.depth is not None and reported_depth(mean_depth) >= limits.depth:
             return True
         return limits.mate is not None and mate_reached(
-            tree_mate(root, self._choose(root), 2 * limits.mate), limits.mate)
+            tree_mate(None, root, self._choose(root), 2 * limits.mate), limits.mate)
 
     # -- tree reuse --
     def _prepare_root(self, board: chess.Board) -> bool:
@@ -717,7 +718,7 @@ class MCTS:
             seconds=time.monotonic() - start,
             depth=depth_sum / max(nodes - 1, 1), seldepth=seldepth, batches=batches,
             collisions=collisions, children=children, reused=reused,
-            mate=tree_mate(root, best) if root.expanded else None)
+            mate=tree_mate(None, root, best) if root.expanded else None)
 
 
 SearchSteps = Generator[LeafBatch, Evaluation, SearchResult]
