@@ -1,17 +1,10 @@
 """Notebook parameters: one validated record per notebook (papermill passes literals only).
 
-Every notebook follows one pattern::
-
-    from chessmoe.report import params as nb              # first code cell
-    _before = nb.snapshot(globals())
-
-    stats_dir = "../results/stats/..."            # the cell tagged "parameters": literals only
-
-    p = nb.parameters(PhaseStatsParams, globals(), _before)   # validates, returns a dataclass
-
-and its last cell checks what it promised (:func:`assert_artefacts` with
-:func:`chessmoe.report.artefacts.promised`). The checking itself is
-:mod:`chessmoe._io.parameters`.
+A notebook's first code cell takes ``_before = nb.snapshot(globals())`` (``nb`` is this module),
+its cell tagged "parameters" holds literals only, the next reads them with
+``p = nb.parameters(PhaseStatsParams, globals(), _before)`` (:mod:`chessmoe._io.parameters`) and
+its last cell checks what it promised (:func:`assert_artefacts` with
+:func:`chessmoe.report.artefacts.promised`).
 """
 
 from __future__ import annotations
