@@ -1,4 +1,4 @@
-"""go depth and go mate in every search, and the mates each proves (issue 56): the depth a
+"""go depth and go mate in every search, and the mates each proves: the depth a
 search stops at is the depth it reports, a proven mate is a real forced mate (checked against a
 brute-force solver), a proof needs every defence, and a loss is claimed only when every move
 was weighed."""
