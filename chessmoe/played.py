@@ -1,16 +1,8 @@
-"""What a tournament directory has played and what it plans, read from its files: every
-match's game records (``<match>/games-*.jsonl``), the pairs each match plans (``spec.json``,
-then ``summary.json`` for matches registered since), whether every planned game is played,
-the draw rules it was played under, how far an unfinished one has got at the rate its own
-records measure (:func:`tournaments_in_progress`), and under which draw rules and from which
-checkout each match's games were played (:func:`tournament_ledger`). Reports and the
-tournament designs' readings read tournaments through here.
-
-Rates are what the records say, not a benchmark: a game's ``seconds`` is wall-clock on the
-machine that ran it, shared with whatever else ran beside it. A worker plays
-``games_at_once`` games of a shard side by side, so a shard's time is the makespan of its
-games' durations over that many lanes, not their sum. A match without a game has no rate and
-its games are counted as left but not timed.
+"""What a tournament directory has played and what it plans, read from its files: its game
+records, the pairs each match plans, whether every planned game is played and under which draw
+rules, how far an unfinished one has got (:func:`tournaments_in_progress`), and under which
+draw rules and from which checkout each match's games were played (:func:`tournament_ledger`).
+Reports and the tournament designs' readings read tournaments through here.
 """
 
 from __future__ import annotations
@@ -122,7 +114,13 @@ class TournamentProgress:
     seconds left for one worker at each begun match's own rate (``untimed``: the games left
     in matches with no game yet; ``finished_rate``: one worker's seconds a game over its
     complete matches, the only rate those have). An SPRT match plans its cap: it may stop
-    long before."""
+    long before.
+
+    Rates are what the records say, not a benchmark: a game's ``seconds`` is wall-clock on the
+    machine that ran it, shared with whatever else ran beside it. A worker plays ``games_at_once``
+    games of a shard side by side, so a shard's time is the makespan of its games' durations over
+    that many lanes (:func:`makespan`), not their sum.
+    """
 
     name: str
     games: int

@@ -1,24 +1,6 @@
-"""The same games under two rule sets: what changing the draw rules did to a tournament.
-
-A tournament replayed with other draw rules plays every match's game pairs on the same
-openings (the opening draw depends on the seed and the opening groups alone). With
-node-limited searches and no noise a replayed game is expected to repeat the original move
-for move until one of the two rule sets ends it, so comparing the two game by game
-separates the rules' effect from the rest. Each game pair is matched by its pair number and
-colours (the opening and starting position must agree) and classified:
-
-* **same moves**: both games have the same moves (the ending may be named differently);
-* **played on**: the replay's moves extend the original's (the original's rules ended it
-  earlier, e.g. at a draw that could be *claimed* but had not happened);
-* **ended sooner**: the original's moves extend the replay's;
-* **diverged**: the moves differ before either game ended, which the rules do not do: the
-  engines' numerics, settings or versions differed between the runs.
-
-Whether the expectation holds is measured, not assumed: besides the diverged games, it
-counts the games whose shared moves carry different search scores (``rescored``), a sign
-that the two runs' arithmetic differed even where the moves agree. Per arm it estimates the
-arm's Elo under each rule set on the pairs both played, and the shift (replay minus
-original, score points a pair, paired by opening).
+"""The same games under two rule sets: what changing the draw rules did to a tournament
+(:func:`replay_tournament`), game by game (:func:`compare_game`) and per arm
+(:func:`replay_arm`).
 """
 
 from __future__ import annotations
@@ -104,7 +86,20 @@ def _shared_scores(a: GameRecord, b: GameRecord, plies: int) -> bool:
 
 
 def compare_game(before: GameRecord, after: GameRecord) -> GameChange:
-    """How ``after`` (the replay) relates to ``before`` (the same pair and colours)."""
+    """How ``after`` (the replay) relates to ``before`` (the same pair and colours).
+
+    A tournament replayed with other draw rules plays every match's game pairs on the same openings
+    (the opening draw depends on the seed and the opening groups alone), and with node-limited
+    searches and no noise a replayed game is expected to repeat the original move for move until one
+    of the two rule sets ends it. The game is classified: **same moves** (the ending may be named
+    differently); **played on** (the replay's moves extend the original's: the original's rules
+    ended it earlier, e.g. at a draw that could be *claimed* but had not happened); **ended sooner**
+    (the original's moves extend the replay's); **diverged** (the moves differ before either game
+    ended, which the rules do not do: the engines' numerics, settings or versions differed between
+    the runs). Whether the expectation holds is measured, not assumed: the games whose shared moves
+    carry different search scores are counted too (``rescored``), a sign that the two runs'
+    arithmetic differed even where the moves agree.
+    """
     if (before.fen != after.fen or before.first_is_white != after.first_is_white
             or before.opening != after.opening or before.pair != after.pair):
         raise ValueError(f"pair {before.pair}: not the same game start in both tournaments "
@@ -144,7 +139,12 @@ def replay_arm(arm: str, before: Sequence[GameRecord], after: Sequence[GameRecor
     """Compare one arm's games: every complete game pair
     (:func:`~chessmoe.estimates.pair_scores`) that both tournaments played, so the Elo
     estimates and their shift use the same pairs. A pair with two games of one colour raises
-    ``ValueError``."""
+    ``ValueError``.
+
+    Games are matched by pair number and colours (the opening and starting position must agree). The
+    arm's Elo is estimated under each rule set on the pairs both played, and the shift (replay minus
+    original, score points a pair, paired by opening).
+    """
     shared = set(pair_scores(before)) & set(pair_scores(after))
     old = {k: r for k, r in _games(arm, before).items() if k[0] in shared}
     new = {k: r for k, r in _games(arm, after).items() if k[0] in shared}

@@ -1,26 +1,6 @@
-"""Planning and reading a sequential test (SPRT): Wald's curves, the bounds in three units, and
-the estimate after a test stopped at a bound.
-
-* :func:`plan_sprt` -- the pass probability and the expected number of games of an SPRT as
-  curves against the true Elo, for given bounds, ``alpha``, ``beta`` and a score spread (a draw
-  ratio, :func:`draw_ratio_variance`, or a pair variance), with Wald's approximations as
-  fishtest's SPRT calculator uses them (:func:`chessmoe.elo.sprt_outlook`);
-* :func:`bounds_table` -- the same hypotheses as logistic Elo, normalised Elo (nElo) and
-  expected score;
-* :func:`stopped_estimate` -- the estimate and interval of the Elo after a test stopped at a
-  bound: the fixed-length estimate of such a match leans away from the bound it did not reach
-  (a test stops early when the games ran lucky), so the LLR is read as a Brownian motion with
-  drift between the two bounds and the Elo is the median-unbiased one under the stage-wise
-  ordering of outcomes (a stop at the upper bound after fewer games is the more extreme), its
-  interval the values whose stop probabilities put the observed stop in their central
-  ``level``;
-* :func:`upper_exit_probability` -- the Brownian motion's chance of leaving through the upper
-  bound by a given time (the method of images), behind the estimate.
-
-The LLR of one game (pair) is taken as Wald's (s1 - s0)(2 x - s0 - s1) / (2 var) with x its score,
-the first-order form of the exact generalized LLR (:func:`chessmoe.elo.sprt`): drift
-d = (s1 - s0)(2 s - s0 - s1) / (2 var) per unit at the true score s, variance
-v = (s1 - s0)^2 / var per unit. The formulas are restated in ``docs/elo.md``.
+"""Planning and reading a sequential test (SPRT): Wald's curves (:func:`plan_sprt`), the bounds
+in three units (:func:`bounds_table`), and the estimate after a test stopped at a bound
+(:func:`stopped_estimate`). The formulas are restated in ``docs/elo.md``.
 """
 
 from __future__ import annotations
@@ -159,7 +139,16 @@ def plan_sprt(*, elo0: float, elo1: float, alpha: float = 0.05, beta: float = 0.
               span: tuple[float, float] | None = None, points: int = 121) -> SprtPlan:
     """The SPRT's curves over ``span`` (default: from one bound width below ``elo0`` to one
     above ``elo1``), one spread at every Elo as fishtest's calculator assumes. Raises
-    ``ValueError`` naming what is out of range."""
+    ``ValueError`` naming what is out of range.
+
+    The pass probability and the expected number of games against the true Elo, for given bounds,
+    ``alpha``, ``beta`` and a score spread (a draw ratio, :func:`draw_ratio_variance`, or a pair
+    variance), with Wald's approximations as fishtest's SPRT calculator uses them
+    (:func:`chessmoe.elo.sprt_outlook`). The LLR of one game (pair) is taken as Wald's (s1 - s0)(2 x
+    - s0 - s1) / (2 var) with x its score, the first-order form of the exact generalized LLR
+    (:func:`chessmoe.elo.sprt`): drift d = (s1 - s0)(2 s - s0 - s1) / (2 var) per unit at the true
+    score s, variance v = (s1 - s0)^2 / var per unit.
+    """
     _check_test(elo0, elo1, alpha, beta)
     _check_model(model)
     _check_spread(variance, per)
@@ -348,7 +337,12 @@ def stopped_estimate(*, elo0: float, elo1: float, alpha: float = 0.05, beta: flo
     The estimate is the Elo at which :func:`stop_probability` is 1/2 (median-unbiased), the
     interval the Elos at which it is (1 -+ level) / 2. The LLR is treated as a Brownian motion
     (Wald's first-order LLR, no overshoot), so a stop is read as an exit at the bound it
-    crossed. Raises ``ValueError`` naming a bad argument."""
+    crossed. Raises ``ValueError`` naming a bad argument.
+
+    Why: the fixed-length estimate of such a match leans away from the bound it did not reach (a
+    test stops early when the games ran lucky). The ordering of outcomes is stage-wise: a stop at
+    the upper bound after fewer games is the more extreme.
+    """
     _check_test(elo0, elo1, alpha, beta)
     _check_model(model)
     _check_spread(variance, per)

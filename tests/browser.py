@@ -20,47 +20,24 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from chessmoe.report.screens import chromium, save_small_png, serve, take
+from chessmoe.report.screens import chromium, missing_browser, save_small_png, serve, take
 from tests.helpers import wait_until
 
-__all__ = ["chromium", "save_small_png", "serve"]  # the report's helpers, used here too
+__all__ = ["chromium", "missing_browser", "save_small_png", "serve"]  # the report's, used here
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 #: The Voila template the explorers are served with: Voila's lab template without its CDN
 #: stylesheets (share/jupyter/voila/templates/chessmoe-offline), found through JUPYTER_PATH.
 VOILA_TEMPLATE = "chessmoe-offline"
 
 
-def missing_chromium() -> str | None:
-    """Why Chromium cannot be driven here (None when it can): the browser, its driver or
-    selenium is absent."""
-    if not CHROMIUM.exists():
-        return f"{CHROMIUM} is absent (apt-get install chromium)"
-    if not CHROMEDRIVER.exists():
-        return f"{CHROMEDRIVER} is absent (apt-get install chromium-driver)"
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        return "selenium is not installed (pip install selenium)"
-    return None
-
-
 def missing() -> str | None:
-    """Why the explorers' browser test cannot run here (None when it can)."""
-    if not CHROMIUM.exists():
-        return f"{CHROMIUM} is absent (apt-get install chromium)"
-    if not CHROMEDRIVER.exists():
-        return f"{CHROMEDRIVER} is absent (apt-get install chromium-driver)"
+    """Why the explorers' browser test cannot run here (None when it can): Chromium cannot be
+    driven (:func:`~chessmoe.report.screens.missing_browser`) or voila is absent."""
     voila = Path(sys.executable).parent / "voila"
     if not voila.exists() and shutil.which("voila") is None:
-        return "voila is not installed (pip install voila)"
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        return "selenium is not installed (pip install selenium)"
-    return None
+        return missing_browser() or "voila is not installed (pip install voila)"
+    return missing_browser()
 
 
 def _free_port() -> int:

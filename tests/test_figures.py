@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from chessmoe.games import stats as gs
 from chessmoe.games.datasets import DatasetError, build
 from chessmoe.games.sources import ResolvedSource
 from chessmoe.games.stats import compute
@@ -20,16 +21,16 @@ from tests.helpers import random_games_pgn, summary_match, tournament_summary
 
 
 @pytest.fixture(scope="module")
-def stats(tmp_path_factory: pytest.TempPathFactory) -> ps.PhaseStats:
+def stats(tmp_path_factory: pytest.TempPathFactory) -> gs.PhaseStats:
     root = tmp_path_factory.mktemp("stats")
     pgn = random_games_pgn(root / "g.pgn", 80, seed=9)
     compute(ResolvedSource(str(pgn), "random", (pgn,), "random games"), root / "out",
             progress=False)
-    return ps.load_stats(root / "out")
+    return gs.load_stats(root / "out")
 
 
 @pytest.mark.slow
-def test_dataset_tables_from_a_manifest(stats: ps.PhaseStats, tmp_path: Path) -> None:
+def test_dataset_tables_from_a_manifest(stats: gs.PhaseStats, tmp_path: Path) -> None:
     pgn = random_games_pgn(tmp_path / "g.pgn", 40, seed=3)
     manifest = build(ResolvedSource(str(pgn), "g", (pgn,), "random games"), tmp_path / "ds",
                      progress=False)
@@ -61,7 +62,7 @@ def test_table6_matches_the_paper(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_figures_are_byte_for_byte_reproducible(stats: ps.PhaseStats, tmp_path: Path) -> None:
+def test_figures_are_byte_for_byte_reproducible(stats: gs.PhaseStats, tmp_path: Path) -> None:
     for function in (ps.fig02_phase_distribution, ps.fig11_phase_starts,
                      ps.fig13_phase_coverage):
         first = function(stats, tmp_path / "a")
@@ -71,16 +72,16 @@ def test_figures_are_byte_for_byte_reproducible(stats: ps.PhaseStats, tmp_path: 
             assert a.read_bytes() == b.read_bytes(), a.name
 
 
-def test_summary_metrics_agree_with_the_frames(stats: ps.PhaseStats) -> None:
-    metrics = ps.summary_metrics(stats)
+def test_summary_metrics_agree_with_the_frames(stats: gs.PhaseStats) -> None:
+    metrics = gs.summary_metrics(stats)
     games = stats.games
     assert metrics["draws_pct"] == pytest.approx((games["result"] == "1/2-1/2").mean() * 100)
     shares = [metrics[f"positions_{p}_pct"] for p in ("opening", "middlegame", "endgame")]
     assert sum(shares) == pytest.approx(100)
-    frame = ps.paper_comparison([stats])
+    frame = gs.paper_comparison([stats])
     assert list(frame.columns) == ["paper (KingBase)", "random"]
     assert frame.loc["middlegame_start_mean", "paper (KingBase)"] == 11.89
-    agreement = ps.label_agreement(stats)
+    agreement = gs.label_agreement(stats)
     assert list(agreement.index) == ["lichess", "lichess-2025", "engine"]
     # every labelling's shares add up to 100 %, and the position-only phase and the division
     # disagree somewhere in random games (a phase can come back: the division cannot)
@@ -101,8 +102,8 @@ def test_label_agreement_by_hand() -> None:
         "phase_engine": [1, 1, 2, 0], "division_engine": [0, 1, 2, 2],
     })
     games = pd.DataFrame({"game": [0], "split": ["train"]})
-    stats = ps.PhaseStats(Path("."), positions, games, {"source": {"name": "hand"}})
-    agreement = ps.label_agreement(stats)
+    stats = gs.PhaseStats(Path("."), positions, games, {"source": {"name": "hand"}})
+    agreement = gs.label_agreement(stats)
     assert agreement["differ_pct"].to_dict() == {"lichess": 25.0, "lichess-2025": 0.0,
                                                  "engine": 50.0}
     assert agreement.loc["lichess", "endgame_pct_position_only"] == 50.0
@@ -112,7 +113,7 @@ def test_label_agreement_by_hand() -> None:
     assert agreement.loc["lichess-2025", "middlegame_pct_division"] == 25.0
 
 
-def test_unknown_split_and_table_are_errors(stats: ps.PhaseStats, tmp_path: Path) -> None:
+def test_unknown_split_and_table_are_errors(stats: gs.PhaseStats, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="split 'dev'"):
         ps.fig08_mixedness(stats, tmp_path, split="dev")
     with pytest.raises(ValueError, match="unknown mixedness table"):

@@ -9,6 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from chessmoe.games import stats as gs
 from chessmoe.report import artefacts, params, runner
 from chessmoe.report.figures import phase_stats as ps
 
@@ -33,10 +34,10 @@ def test_one_split_for_every_figure_unless_the_papers_are_asked_for() -> None:
     job = artefacts.job("01_phase_statistics.ipynb")
     assert job.params(ROOT / "results", ROOT / "build")["paper_splits"] is True
     # the same games give the same start move in Fig. 2 and Fig. 11
-    stats = ps.load_stats(LICHESS_STATS)
-    middle, _ = ps._starts(stats.games_in(one.distribution), "lichess")
-    again, _ = ps._starts(stats.games_in(one.positions), "lichess")
-    tested, _ = ps._starts(stats.games_in(paper.positions), "lichess")
+    stats = gs.load_stats(LICHESS_STATS)
+    middle, _ = gs.phase_starts(stats.games_in(one.distribution), "lichess")
+    again, _ = gs.phase_starts(stats.games_in(one.positions), "lichess")
+    tested, _ = gs.phase_starts(stats.games_in(paper.positions), "lichess")
     assert middle.mean() == again.mean() and f"{middle.mean():.2f}" == "11.67"
     assert f"{tested.mean():.2f}" == "11.77"
 
@@ -75,7 +76,7 @@ def test_the_notebook_runs_on_the_committed_data_and_on_a_users_games(tmp_path: 
     assert main(["stats", "--source", str(mine), "--results", str(tmp_path / "my-results"),
                  "--quiet"]) == 0
     (folder,) = (tmp_path / "my-results" / "stats").iterdir()
-    assert set(ps.load_stats(folder).games["split"]) == {"train"}
+    assert set(gs.load_stats(folder).games["split"]) == {"train"}
     runner.execute(NOTEBOOK, tmp_path / "mine.ipynb",
                    {"stats_dir": str(folder), "compare_dirs": [],
                     "figures_dir": str(tmp_path / "mine")}, cwd=NOTEBOOK.parent)

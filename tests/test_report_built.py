@@ -22,8 +22,8 @@ from tests import browser
 from tests.conftest import FigureBuild, build_figures
 from tests.helpers import scaled
 
-needs_chromium = pytest.mark.skipif(browser.missing_chromium() is not None,
-                                    reason=str(browser.missing_chromium()))
+needs_chromium = pytest.mark.skipif(browser.missing_browser() is not None,
+                                    reason=str(browser.missing_browser()))
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""go depth and go mate in every search, and the mates each proves (issue 56): the depth a
+"""go depth and go mate in every search, and the mates each proves: the depth a
 search stops at is the depth it reports, a proven mate is a real forced mate (checked against a
 brute-force solver), a proof needs every defence, and a loss is claimed only when every move
 was weighed."""
@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import chess
+import numpy as np
 import pytest
 
 from chessmoe.nets.related.pesto import PestoEvaluator
@@ -16,13 +17,10 @@ from chessmoe.search.alphabeta_compare import CompareAlphaBeta
 from chessmoe.search.bestfirst import BestFirst
 from chessmoe.search.kinds import make_search
 from chessmoe.search.mcts import Limits, SearchConfig, UniformEvaluator
-from chessmoe.search.stops import (
-    last_iteration,
-    mate_reached,
-    prove,
-    reported_depth,
-    tree_mate,
-)
+from chessmoe.search.native import mates as mates_native
+from chessmoe.search.native import tree
+from chessmoe.search.proof import prove, tree_mate
+from chessmoe.search.stops import last_iteration, mate_reached, reported_depth
 
 MATE_IN_1 = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"  # Ra8#
 MATED_IN_1 = "8/8/8/8/8/1k6/2q4P/K7 w - - 0 1"  # h3 or h4, then Qb2# (or Qc1#)
@@ -90,21 +88,72 @@ DRAWN = FakeNode(terminal=True, terminal_value=0.0, expanded=False)
 
 
 def test_a_win_needs_one_lost_child_and_a_loss_needs_every_child_won() -> None:
-    assert prove(MATED, 5) == -1  # checkmated now: lost in 0 plies
-    assert prove(DRAWN, 5) == 0
+    assert prove(None, MATED, 5) == -1  # checkmated now: lost in 0 plies
+    assert prove(None, DRAWN, 5) == 0
     mates = FakeNode(children=[None, MATED])  # one move mates, another is unexplored
-    assert prove(mates, 5) == 1
+    assert prove(None, mates, 5) == 1
     cornered = FakeNode(children=[mates, FakeNode(children=[MATED, None])])
-    assert prove(cornered, 5) == -3  # every move lets the opponent mate: lost in 2 plies
-    assert prove(FakeNode(children=[mates, None]), 5) == 0  # one defence never looked at
-    assert prove(FakeNode(children=[mates, DRAWN]), 5) == 0  # a draw is no mate
-    assert prove(FakeNode(children=[mates, FakeNode(expanded=False)]), 5) == 0
+    assert prove(None, cornered, 5) == -3  # every move lets the opponent mate: lost in 2 plies
+    assert prove(None, FakeNode(children=[mates, None]), 5) == 0  # one defence never looked at
+    assert prove(None, FakeNode(children=[mates, DRAWN]), 5) == 0  # a draw is no mate
+    assert prove(None, FakeNode(children=[mates, FakeNode(expanded=False)]), 5) == 0
     root = FakeNode(children=[FakeNode(children=[None]), cornered])
-    assert prove(root, 5) == 3 and tree_mate(root, 1) == 3 and tree_mate(root, 0) is None
-    assert prove(root, 2) == 0  # a mate in 3 plies is beyond a proof 2 plies deep
+    assert prove(None, root, 5) == 3 and tree_mate(None, root, 1) == 3
+    assert tree_mate(None, root, 0) is None
+    assert prove(None, root, 2) == 0  # a mate in 3 plies is beyond a proof 2 plies deep
     lost_root = FakeNode(children=[mates, mates])
-    assert tree_mate(lost_root, 0) == -2 and prove(lost_root, 5) == -3
-    assert tree_mate(FakeNode(children=[mates, None]), 0) is None  # the other move: unknown
+    assert tree_mate(None, lost_root, 0) == -2 and prove(None, lost_root, 5) == -3
+    assert tree_mate(None, FakeNode(children=[mates, None]), 0) is None  # the other move: unknown
+
+
+def as_arrays(root: FakeNode) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray],
+                                       dict[int, int]]:
+    """``root``'s tree as the compiled search's arrays ``(ni, nv, ei)``, and each node's row."""
+    rows: dict[int, int] = {}
+    order: list[FakeNode] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) not in rows:
+            rows[id(node)] = len(order)
+            order.append(node)
+            stack.extend(c for c in node.children if c is not None)
+    ni = np.zeros((len(order), tree.NI), dtype=np.int64)
+    nv = np.array([n.terminal_value for n in order])
+    ei = np.full((sum(len(n.children) for n in order), tree.EI), -1, dtype=np.int64)
+    edge = 0
+    for row, node in enumerate(order):
+        ni[row, tree.FIRST], ni[row, tree.COUNT] = edge, len(node.children)
+        ni[row, tree.FLAGS] = ((tree.TERMINAL if node.terminal else 0)
+                               | (tree.EXPANDED if node.expanded else 0))
+        for child in node.children:
+            ei[edge, tree.E_CHILD] = -1 if child is None else rows[id(child)]
+            edge += 1
+    return (ni, nv, ei), rows
+
+
+def test_the_compiled_proof_is_the_python_proof() -> None:
+    mates = FakeNode(children=[None, MATED])
+    cornered = FakeNode(children=[mates, FakeNode(children=[MATED, None])])
+    roots = [FakeNode(children=[FakeNode(children=[None]), cornered]),
+             FakeNode(children=[mates, mates]), FakeNode(children=[mates, DRAWN, cornered]),
+             FakeNode(children=[cornered, FakeNode(expanded=False), MATED])]
+    answers = set()
+    for root in roots:
+        arrays, rows = as_arrays(root)
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            stack.extend(c for c in node.children if c is not None)
+            for plies in range(6):
+                answer = prove(None, node, plies)
+                assert mates_native.prove(arrays, rows[id(node)], plies) == answer
+                answers.add(answer)
+        for best in range(len(root.children)):
+            for plies in (2, 3, 5):
+                assert (mates_native.tree_mate(*arrays, rows[id(root)], best, plies)
+                        == tree_mate(None, root, best, plies))
+    assert answers == {-3, -1, 0, 1, 3}  # wins, losses and unknowns were all compared
 
 
 @pytest.mark.parametrize(("kind", "fen"), [

@@ -21,13 +21,14 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 from chessmoe._io.errors import KitError
 
-__all__ = ["parse_overrides", "parse_value"]
+__all__ = ["parse_overrides", "parse_value", "type_name"]
 
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
 
-def _type_name(tp: Any) -> str:
+def type_name(tp: Any) -> str:
+    """A type as an error message names it (``int``, ``list[str]``, ``str | None``)."""
     return getattr(tp, "__name__", None) or str(tp).replace("typing.", "")
 
 
@@ -42,7 +43,7 @@ def parse_value(key: str, text: str, tp: Any) -> Any:
                 return parse_value(key, text, option)
             except KitError:
                 continue
-        raise KitError(f"{key}={text!r}: expected {_type_name(tp)}")
+        raise KitError(f"{key}={text!r}: expected {type_name(tp)}")
     if origin is Literal:
         if text in args:
             return text
@@ -86,7 +87,7 @@ def parse_value(key: str, text: str, tp: Any) -> Any:
         if not isinstance(value, dict):
             raise KitError(f"{key}={text!r}: expected a JSON object")
         return value
-    raise KitError(f"{key}: fields of type {_type_name(tp)} cannot be set from the command line")
+    raise KitError(f"{key}: fields of type {type_name(tp)} cannot be set from the command line")
 
 
 def parse_overrides(record: type[Any], items: Sequence[str]) -> dict[str, Any]:

@@ -1,23 +1,29 @@
 """Provenance records: what produced a result, from what, where and when.
 
 Every manifest in ``results/`` embeds :func:`provenance` so that a number can be
-traced to a git commit, the data it read, the machine and the date.
+traced to a git commit, the data it read, the machine and the date; :func:`folder_provenance`
+reads them back for a results folder.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import os
 import platform
 import subprocess
 import sys
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import chessmoe
 
-__all__ = ["git_commit", "hardware", "provenance", "software", "utc_now"]
+__all__ = ["FolderProvenance", "checkout_label", "folder_provenance", "git_commit", "hardware",
+           "provenance", "software", "utc_now"]
 
 #: How many differing paths a provenance block names (all of them are counted).
 CHANGED_SHOWN = 20
@@ -121,3 +127,63 @@ def provenance(**extra: Any) -> dict[str, Any]:
     }
     block.update(extra)
     return block
+
+
+# --- read back: what the manifests of a results folder record --------------------------------
+
+
+def checkout_label(commit: str | None, dirty: bool | None) -> str:
+    r"""A recorded checkout as the documents name it: ``\`8929a80a\` clean``, ``dirty`` or
+    ``state not recorded``; ``commit not recorded`` without a commit."""
+    if commit is None:
+        return "commit not recorded"
+    state = {True: "dirty", False: "clean", None: "state not recorded"}[dirty]
+    return f"`{commit[:8]}` {state}"
+
+
+@dataclass(frozen=True)
+class FolderProvenance:
+    """What the manifests of one results folder (and its direct sub-folders) record."""
+
+    folder: str
+    profiles: tuple[str, ...]
+    checkouts: tuple[tuple[str, int], ...]  # ("`8929a80a` clean", records)
+    first_date: str | None
+    last_date: str | None
+
+
+def _manifests(directory: Path) -> Iterable[dict[str, object]]:
+    for name in ("manifest.json", "summary.json"):
+        for path in [directory / name, *sorted(directory.glob(f"*/{name}"))]:
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if isinstance(data, dict):
+                yield data
+
+
+def folder_provenance(results: Path, folder: str) -> FolderProvenance:
+    """The profiles, checkouts and dates the manifests (or summaries) of ``results/folder``
+    and its bundles record."""
+    profiles: set[str] = set()
+    checkouts: Counter[str] = Counter()
+    dates: list[str] = []
+    for record in _manifests(results / folder):
+        profile = record.get("profile") or record.get("tournament")
+        if isinstance(profile, str):
+            profiles.add(profile)
+        prov = record.get("provenance")
+        if not isinstance(prov, dict):
+            continue
+        git = prov.get("git")
+        git = git if isinstance(git, dict) else {}
+        commit, dirty = git.get("commit"), git.get("dirty")
+        checkouts[checkout_label(commit if isinstance(commit, str) else None,
+                                 dirty if isinstance(dirty, bool) else None)] += 1
+        if isinstance(prov.get("date"), str):
+            dates.append(str(prov["date"]))
+    dates.sort()
+    return FolderProvenance(folder, tuple(sorted(profiles)),
+                            tuple(sorted(checkouts.items(), key=lambda kv: (-kv[1], kv[0]))),
+                            dates[0] if dates else None, dates[-1] if dates else None)

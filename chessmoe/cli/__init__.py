@@ -1,15 +1,8 @@
 """The ``chessmoe`` command line (also ``python -m chessmoe``).
 
 One module per command group, each holding its commands' handlers and the function that
-registers them (``add_*_commands``): :mod:`~chessmoe.cli.data` (``data``, ``stats``),
-:mod:`~chessmoe.cli.train` (``train``, ``config``), :mod:`~chessmoe.cli.engine` (``uci``,
-``analyse``, and the evaluator's arguments), :mod:`~chessmoe.cli.search` (``search``,
-``search-parity``), :mod:`~chessmoe.cli.tournaments` (``tournament``, ``parity``,
-``openings``, ``elo``, ``ratings``), :mod:`~chessmoe.cli.related` (``related``) and
-:mod:`~chessmoe.cli.results` (``results``, ``notebooks``); :func:`build_parser` puts them
-together and :func:`main` runs one.
-
-Subcommands import their modules lazily so that ``chessmoe --help`` stays fast.
+registers them (``add_*_commands``); :func:`build_parser` puts them together and :func:`main`
+runs one. Subcommands import their modules lazily so that ``chessmoe --help`` stays fast.
 """
 
 from __future__ import annotations

@@ -40,9 +40,9 @@ def _notebooks(args: argparse.Namespace) -> int:
         for path in strip_outputs(args.paths):
             print(f"stripped {path}")
         return 0
+    from chessmoe._io.parameters import ParameterError
     from chessmoe.report.artefacts import LAYOUTS, notebook_jobs
     from chessmoe.report.make_figures import MissingResults, run_figures
-    from chessmoe.report.params import ParameterError
 
     start = time.monotonic()
     try:

@@ -1,28 +1,8 @@
-"""The Elo explorer's numbers: one match result in, one typed record out.
-
-The user picks a *mode*: the match's W/D/L counts (trinomial, what cutechess prints) or its game
-pair counts (pentanomial, what fastchess prints). Each mode reads only its own counts. The other
-model is shown beside it only where it can be had for the same match, and the record says where
-each number came from:
-
-* pentanomial counts can never be derived from W/D/L (W/D/L does not record which games were
-  paired); they appear in W/D/L mode only when the pairs of the same match were recorded too
-  (a committed tournament summary holds both);
-* W/D/L follow from pairs except that a ``WL+DD`` pair is either a win and a loss or two draws:
-  they are derived when no such pair occurred, taken as recorded when given, else left out.
-
-Intervals: the normal one at ``z`` (:func:`chessmoe.elo.confidence_z` of the level), except
-for tiny or lopsided matches, which get the exact Clopper-Pearson interval and say why
-(:func:`_interval`). LOS is one model in both modes, from the games' W and L
-(:func:`likelihood_of_superiority`). Bounds print with the digits that show their sign
-(:func:`bound_text`). The "what if" match keeps the score (fractional counts). The SPRT uses the
-exact generalized LLR of fishtest and fastchess (``chessmoe elo --sprt`` computes the same);
-a test decided at the match's length also gets the Elo read as stopped there
-(:func:`chessmoe.sequential.stopped_estimate`). The spread of the match (draw ratio, pair
-ratio, the pentanomial/trinomial variance ratio: :func:`match_spread`) is on the record, and
-:func:`result_block` is its plain text to copy. Settings are read as typed
-(:func:`parse_number`, :func:`parse_count`) and refused with their field's name (:data:`FIELDS`).
-The formulas are in ``docs/elo.md``.
+"""The Elo explorer's numbers: one match result in, one typed record out (:func:`explore`,
+:class:`EloExplorerResult`). The user picks a *mode*: the match's W/D/L counts (trinomial, what
+cutechess prints) or its game pair counts (pentanomial, what fastchess prints); each mode reads
+only its own counts, and the record says where each number came from. Settings are read as typed
+(:func:`parse_number`, :func:`parse_count`). The formulas are in ``docs/elo.md``.
 """
 
 from __future__ import annotations
@@ -550,6 +530,21 @@ def explore(mode: Mode, *, wins: int = 0, draws: int = 0, losses: int = 0,
     Elo ("logistic"). ``what_if_games`` (default: ten times the match) rescales the chosen
     counts' proportions to that many games; ``precision``: the +/- Elo whose games are
     estimated. Raises ``ValueError`` naming the offending field.
+
+    The other model is shown beside the chosen one only where it can be had for the same match:
+    pentanomial counts can never be derived from W/D/L (W/D/L does not record which games were
+    paired), so they appear in W/D/L mode only when the pairs of the same match were recorded too (a
+    committed tournament summary holds both); W/D/L follow from pairs except that a ``WL+DD`` pair
+    is either a win and a loss or two draws: they are derived when no such pair occurred, taken as
+    recorded when given, else left out.
+
+    Intervals: the normal one at ``z`` (:func:`chessmoe.elo.confidence_z` of the level), except for
+    tiny or lopsided matches (:func:`_interval`). LOS is one model in both modes
+    (:func:`likelihood_of_superiority`). The "what if" match keeps the score (fractional counts).
+    The SPRT uses the exact generalized LLR of fishtest and fastchess (``chessmoe elo --sprt``
+    computes the same); a test decided at the match's length also gets the Elo read as stopped there
+    (:func:`chessmoe.sequential.stopped_estimate`). The spread of the match is on the record
+    (:func:`match_spread`).
     """
     if mode not in ("wdl", "pentanomial"):
         raise ValueError(f"mode must be 'wdl' or 'pentanomial', got {mode!r}")

@@ -1,19 +1,6 @@
-"""The phase explorer's games: read from a file, pasted text or an upload, each skipped game
-named with its number and reason; and what every phase definition makes of them.
-
-* :func:`load_games` / :func:`read_pgn_text` / :func:`read_pgn_bytes` -- a :class:`GameSet`:
-  the games kept (each with its number in the file, counting from 1, skipped games included)
-  and every game skipped with the reason (a Chess960 game: not standard chess). The explorer
-  reads any standard game with a move (:data:`EXPLORER_FILTERS`): the paper's dataset filters
-  (5 full moves, decided games) are not a teaching page's;
-* :func:`default_games_path` -- the kit's 100 human Lichess games (CC0,
-  ``chessmoe/data/lichess/README.md``), the page's default;
-* :func:`definition_strips` -- a game's phase under every definition at once (the three
-  mixedness tables position by position and as a whole-game division, move-count phases 2-5,
-  the tapered phase);
-* :func:`game_phases` / :func:`phase_summary` -- each game's phase lengths and which rule
-  starts its middlegame (mixedness, back rank or material alone, several at once, or never),
-  and their distribution over the games loaded.
+"""The phase explorer's games: read from a file, pasted text or an upload (:class:`GameSet`:
+each skipped game named with its number and reason), and what every phase definition makes of
+them (:func:`definition_strips`, :func:`game_phases`, :func:`phase_summary`).
 """
 
 from __future__ import annotations
@@ -104,7 +91,13 @@ class SkippedGame:
 
 @dataclass(frozen=True)
 class GameSet:
-    """The games read from one source (``source``: in words), kept and skipped."""
+    """The games read from one source (``source``: in words), kept and skipped.
+
+    Each kept game has its number in the file, counting from 1 with skipped games included; a
+    skipped game carries its reason (a Chess960 game: not standard chess). The explorer reads any
+    standard game with a move (:data:`EXPLORER_FILTERS`): the paper's dataset filters (5 full moves,
+    decided games) are not a teaching page's.
+    """
 
     source: str
     games: tuple[SampleGame, ...]

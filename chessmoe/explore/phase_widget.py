@@ -1,15 +1,6 @@
-"""The phase explorer's page: its parameters read without ever failing, the replayer widget and
-the summary of the games loaded.
-
-* :func:`page_settings` -- the notebook's parameters as the page uses them: every bad one
-  (a mistyped value, an unknown table, a game that was skipped or not read, a ply outside the
-  game, a PGN that cannot be read) named in one line and replaced by a working value;
-* :class:`PhaseExplorerWidget` -- choose a game (listed by its number in the file), a mixedness
-  table and a ply: the board, its numbers, the move list, the whole-game chart, one strip per
-  phase definition, the whole game as a table, the phase lengths and middlegame triggers over
-  the games loaded, and a box to paste or upload a PGN that reports each skipped game;
-* :func:`summary_figure` / :func:`summary_html` -- phase lengths and triggers
-  (:func:`chessmoe.explore.phase_games.phase_summary`).
+"""The phase explorer's page: its parameters read without ever failing (:func:`page_settings`),
+the replayer widget (:class:`PhaseExplorerWidget`) and the summary of the games loaded
+(:func:`summary_figure`, :func:`summary_html`).
 """
 
 from __future__ import annotations
@@ -59,7 +50,11 @@ class PageSettings:
 
 def page_settings(p: PhaseExplorerParams, problems: Sequence[str] = ()) -> PageSettings:
     """Check the parameters against the games: each problem is named (what was asked, what
-    the page does instead), none raises."""
+    the page does instead), none raises.
+
+    The problems named: a mistyped value, an unknown table, a game that was skipped or not read, a
+    ply outside the game, a PGN that cannot be read; each is replaced by a working value.
+    """
     found = list(problems)
     table = p.table
     if table not in phases.MIXEDNESS_TABLES:

@@ -1,25 +1,6 @@
 """The phase explorer for teachers: boards, borderline positions, a worked mixedness example and
-a game replayer, all on the rules of ``docs/phases.md`` (:mod:`chessmoe.phases`).
-
-* :func:`position_facts` -- the three numbers behind a position's phase and the phase itself;
-* :func:`borderline_examples` / :func:`typical_examples` -- pairs of consecutive positions from
-  real games where one rule just flips the phase (mixedness crossing 150, a back rank just
-  turning sparse, 7 -> 6 majors and minors), and one clear position per phase;
-* :func:`mixedness_table` / :func:`window_svg` -- the windows that make a mixedness, as a table
-  and as a board with windows highlighted; :func:`worked_example` /
-  :func:`worked_example_html` -- the move that takes the mixedness over 150, with the windows
-  whose scores it changed;
-* :func:`replay` / :func:`replay_table` -- every ply of a game: mixedness, piece count,
-  position-only phase and whole-game division side by side;
-* :func:`move_list_html` / :func:`game_chart_svg` -- the game's moves with the current one
-  marked, and its whole-game chart (mixedness and majors + minors per ply, the division's phases
-  shaded, the current ply marked);
-* :func:`strips_svg` -- a game's phase under every definition at once, one strip each
-  (:func:`chessmoe.explore.phase_games.definition_strips`).
-
-Games are read by :mod:`chessmoe.explore.phase_games`; the page's widget is
-:mod:`chessmoe.explore.phase_widget`.
-
+a game replayer, all on the rules of ``docs/phases.md`` (:mod:`chessmoe.phases`). Games are read
+by :mod:`chessmoe.explore.phase_games`; the page's widget is :mod:`chessmoe.explore.phase_widget`.
 Tables use human column names with units, never snake_case.
 """
 

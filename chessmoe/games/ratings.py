@@ -1,16 +1,5 @@
-"""A rating list from game results: maximum-likelihood logistic Elo with intervals.
-
-``chessmoe ratings FILE.pgn... [--anchor NAME=ELO]`` reads any PGN files (the kit's own
-``games.pgn``, cutechess or fastchess output), counts each game once by its ``White``,
-``Black`` and ``Result`` headers, and rates every player with
-:func:`chessmoe.elo.rating_list` (Bradley-Terry on the score, draws half a win, the standard
-``10^(d/400)`` scale). The anchor is 0 unless given a value; without an anchor the rated
-players' mean is 0. For two players the difference is exactly their match's Elo as
-cutechess prints it, so a star-shaped tournament anchored at its centre reproduces each
-match's line.
-
-Games without a decided-or-drawn result (``*``) and unreadable games are counted skips,
-reported beside the table, never dropped silently.
+"""A rating list from game results: maximum-likelihood logistic Elo with intervals
+(``chessmoe ratings FILE.pgn... [--anchor NAME=ELO]``, :func:`rating_table`).
 """
 
 from __future__ import annotations
@@ -69,6 +58,10 @@ def read_results(paths: Sequence[str | os.PathLike[str]],
 
     Every game with a result is counted, however short, from any starting position;
     ``*`` games and unreadable ones land in ``skips`` (reason ``unfinished`` etc.).
+
+    Any PGN files are read (the kit's own ``games.pgn``, cutechess or fastchess output), each game
+    counted once by its ``White``, ``Black`` and ``Result`` headers; skips are reported beside the
+    table, never dropped silently.
     """
     filters = PgnFilters(min_full_moves=0, require_decided=True, standard_only=True,
                          require_termination=False)
@@ -126,7 +119,14 @@ def parse_anchor(text: str) -> tuple[str, float]:
 
 def rating_table(matches: Iterable[MatchCount], *, anchor: str | None = None,
                  anchor_elo: float = 0.0, level: float = 0.95) -> list[RatingRow]:
-    """The rating list, best first, ranks 1.. (players that cannot be placed come last)."""
+    """The rating list, best first, ranks 1.. (players that cannot be placed come last).
+
+    Every player is rated with :func:`chessmoe.elo.rating_list` (Bradley-Terry on the score, draws
+    half a win, the standard ``10^(d/400)`` scale). The anchor is 0 unless given a value; without an
+    anchor the rated players' mean is 0. For two players the difference is exactly their match's Elo
+    as cutechess prints it, so a star-shaped tournament anchored at its centre reproduces each
+    match's line.
+    """
     matches = list(matches)
     rows = [(m.first, m.second, m.wins, m.draws, m.losses) for m in matches]
     known = {name for m in matches for name in (m.first, m.second)}

@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import chessmoe
+from chessmoe import paper
 from chessmoe._io.fsutil import atomic_path, atomic_write_json, sha256_file
 from chessmoe._io.jobs import Unit, run_units
 from chessmoe._io.provenance import provenance
@@ -29,6 +31,7 @@ from chessmoe.games.splits import month_of, split_to_dict
 from chessmoe.phases import (
     MIXEDNESS_TABLES,
     BoardBatch,
+    Phase,
     backrank_sparse_batch,
     division_batch,
     lichess_phase_batch,
@@ -37,11 +40,14 @@ from chessmoe.phases import (
     tapered_alpha_batch,
 )
 
-__all__ = ["TABLE_COLUMNS", "StatsResult", "compute", "compute_and_save", "ensure", "load"]
+__all__ = ["TABLE_COLUMNS", "PhaseStats", "StatsResult", "compute", "compute_and_save", "ensure",
+           "games_reaching", "label_agreement", "label_agreement_table", "load", "load_stats",
+           "paper_comparison", "phase_starts", "summary_metrics", "table_column"]
 
 TABLE_COLUMNS = {table: table.replace("-", "_") for table in MIXEDNESS_TABLES}
 _CHUNK_POSITIONS = 32_768  # positions per chunk; the peak memory of the pass follows it
 _RESULT_CODES = ("1-0", "1/2-1/2", "0-1")
+_PHASE_NAMES = tuple(phase.name.lower() for phase in Phase)
 
 
 @dataclass
@@ -379,3 +385,172 @@ def load(directory: str | os.PathLike[str], *, verify: bool = True
                                "recompute it with 'make results-stats'")
         frames[key] = pd.read_parquet(path)
     return frames["positions"], frames["games"], manifest
+
+
+# --- the directory read back as frames, and the statistics the paper quotes from them -------
+
+
+@dataclass
+class PhaseStats:
+    """The frames of one statistics directory, with split-aware views.
+
+    Labelling conventions (``docs/phases.md``): the *position-only* phase (``phase_T`` for
+    mixedness table ``T``) is the Lichess phase of each position alone, the label the phase
+    datasets use; the *division* phase (``division_T``) is the forward-only split of each whole
+    game, used for phase start moves and for games reaching a phase; a phase's *start move* is
+    the full-move number of its first board.
+    """
+
+    directory: Path
+    positions: pd.DataFrame
+    games: pd.DataFrame
+    manifest: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        return str(self.manifest["source"]["name"])
+
+    @property
+    def description(self) -> str:
+        return str(self.manifest["source"]["description"])
+
+    @cached_property
+    def _split_of_position(self) -> np.ndarray:
+        split_by_game = self.games.set_index("game")["split"]
+        lookup = np.empty(int(self.games["game"].max()) + 1, dtype=object)
+        lookup[split_by_game.index.to_numpy()] = split_by_game.to_numpy()
+        split: np.ndarray = lookup[self.positions["game"].to_numpy()]
+        return split
+
+    def positions_in(self, split: str = "all") -> pd.DataFrame:
+        """Positions of games in ``split`` (``"all"`` for every kept game)."""
+        if split == "all":
+            return self.positions
+        self._check_split(split)
+        return self.positions[self._split_of_position == split]
+
+    def games_in(self, split: str = "all") -> pd.DataFrame:
+        if split == "all":
+            return self.games
+        self._check_split(split)
+        return self.games[self.games["split"] == split]
+
+    def _check_split(self, split: str) -> None:
+        known = sorted(set(self.games["split"]))
+        if split not in known:
+            raise ValueError(f"split {split!r} not in {self.directory} (has {known})")
+
+
+
+
+def load_stats(directory: str | os.PathLike[str]) -> PhaseStats:
+    """A statistics directory written by :func:`compute` as frames (checksums verified)."""
+    positions, games, manifest = load(directory)
+    return PhaseStats(Path(directory), positions, games, manifest)
+
+
+def table_column(table: str) -> str:
+    """The frames' column suffix of a mixedness table (an unknown table is an error)."""
+    try:
+        return TABLE_COLUMNS[table]
+    except KeyError:
+        raise ValueError(f"unknown mixedness table {table!r}; known: "
+                         f"{', '.join(TABLE_COLUMNS)}") from None
+
+
+
+
+def phase_starts(games: pd.DataFrame, table: str) -> tuple[pd.Series, pd.Series]:
+    """The full-move numbers at which the games' middlegames and endgames start (division)."""
+    col = table_column(table)
+    middle = games.loc[games[f"middle_{col}"] >= 0, f"middle_move_{col}"]
+    end = games.loc[games[f"end_{col}"] >= 0, f"end_move_{col}"]
+    return middle, end
+
+
+
+
+def games_reaching(stats: PhaseStats, split: str, table: str) -> pd.DataFrame:
+    """Per game: whether it contributes a position to each (position-only) phase."""
+    col = table_column(table)
+    positions = stats.positions_in(split)
+    reach = pd.crosstab(positions["game"], positions[f"phase_{col}"]).reindex(
+        columns=range(3), fill_value=0) > 0
+    games = stats.games_in(split).set_index("game")
+    return reach.reindex(games.index, fill_value=False)
+
+
+
+
+def summary_metrics(stats: PhaseStats, *, table: str = "lichess",
+                    split: str = "all") -> dict[str, float]:
+    """The paper's KingBase statistics (``paper.KINGBASE_STATS`` keys) for this data."""
+    col = table_column(table)
+    games = stats.games_in(split)
+    positions = stats.positions_in(split)
+    middle, end = phase_starts(games, table)
+    reach = games_reaching(stats, split, table)
+    phase_share = positions[f"phase_{col}"].value_counts(normalize=True).reindex(
+        range(3), fill_value=0) * 100
+    results = games.set_index("game")["result"]
+
+    def draws(mask: pd.Series) -> float:
+        subset = results[mask]
+        return float((subset == "1/2-1/2").mean() * 100) if len(subset) else float("nan")
+
+    return {
+        "middlegame_start_mean": float(middle.mean()),
+        "middlegame_start_std": float(middle.std()),
+        "endgame_start_mean": float(end.mean()),
+        "endgame_start_std": float(end.std()),
+        "games_reaching_middlegame_pct": float(reach[1].mean() * 100),
+        "games_reaching_endgame_pct": float(reach[2].mean() * 100),
+        "positions_opening_pct": float(phase_share[0]),
+        "positions_middlegame_pct": float(phase_share[1]),
+        "positions_endgame_pct": float(phase_share[2]),
+        "white_wins_pct": float((results == "1-0").mean() * 100),
+        "draws_pct": float((results == "1/2-1/2").mean() * 100),
+        "black_wins_pct": float((results == "0-1").mean() * 100),
+        "draws_reaching_middlegame_pct": draws(reach[1]),
+        "draws_reaching_endgame_pct": draws(reach[2]),
+    }
+
+
+def paper_comparison(stats_list: list[PhaseStats], *, table: str = "lichess",
+                     split: str = "all") -> pd.DataFrame:
+    """The paper's KingBase numbers beside the same statistics of each source."""
+    columns: dict[str, pd.Series] = {"paper (KingBase)": pd.Series(paper.KINGBASE_STATS)}
+    for stats in stats_list:
+        columns[stats.name] = pd.Series(summary_metrics(stats, table=table, split=split))
+    frame = pd.DataFrame(columns)
+    frame.index.name = "statistic"
+    return frame.round(2)
+
+
+def label_agreement(stats: PhaseStats, split: str = "all") -> pd.DataFrame:
+    """Per mixedness table: share of positions whose position-only phase differs from
+    the division phase, and each labelling's phase shares."""
+    positions = stats.positions_in(split)
+    rows = {}
+    for table, col in TABLE_COLUMNS.items():
+        phase, division = positions[f"phase_{col}"], positions[f"division_{col}"]
+        row = {"differ_pct": float((phase != division).mean() * 100)}
+        for p, label in enumerate(_PHASE_NAMES):
+            row[f"{label}_pct_position_only"] = float((phase == p).mean() * 100)
+            row[f"{label}_pct_division"] = float((division == p).mean() * 100)
+        rows[table] = row
+    frame = pd.DataFrame(rows).T
+    frame.index.name = "table"
+    return frame.round(2)
+
+
+def label_agreement_table(stats_list: list[PhaseStats], split: str = "all") -> pd.DataFrame:
+    """:func:`label_agreement` of several sources, one row per (source, table)."""
+    frames = []
+    for stats in stats_list:
+        frame = label_agreement(stats, split)
+        frame.index = [f"{stats.name} / {table}" for table in frame.index]
+        frames.append(frame)
+    table = pd.concat(frames)
+    table.index.name = "source / table"
+    return table

@@ -1,51 +1,12 @@
-"""Training controls the paper does not report, so its loss and Elo differences can be judged.
-
-* **Seed noise** of the regular network: the same data and schedule under other seeds
-  (``regular-seed<N>`` bundles). Table 1's loss differences are compared with the spread of
-  these runs (the paper reports one run per regime).
-* **Equal-iteration separated experts** (``separated-long``): each separated expert trains on
-  a third of the positions, so at the profile's epoch budget it makes 0.3-0.4x the regular
-  network's optimiser steps. Training it for as many iterations as the regular network tests
-  the explanation that separated learning loses because it is data-starved (fewer updates)
-  rather than because its experts see only their phase.
-
-* **Equal-compute regular network** (``regular-long``): ``separated-long`` spends the regular
-  network's iterations on *each* expert, three times its total. The regular network trained
-  for that same total separates the separated experts' gain from the extra training.
-* **Seed noise of the mixtures** (``staged-seed<N>``, ``weighted-a10-seed<N>``): the methods
-  whose gain the paper reports, retrained under other seeds, so every Elo can be read against
-  the spread of both the mixture's and the regular network's seeds.
-* **Seed noise of the equal-compute network** (``regular-long-seed<N>``): ``regular-long``
-  under the same other seeds, so the head-to-head equal-compute result is read over the
-  training seeds of both sides (the ``seeds-long`` tournament design), not one.
-
-* **Parameter-matched single network** (``regular-wide``): a mixture of three experts holds
-  three times the regular network's parameters. The regular network widened to that count
-  (:func:`~chessmoe.nets.model.matched_width`: every channel count scaled, the depth kept)
-  and trained for ``regular-long``'s steps (the same schedule, batch and seed) separates the
-  mixture's gain from its size. It is slower per node than one expert, so it is played at
-  equal nodes and at equal move time.
-* **Mixed-precision training** (``regular-bf16``): the regular network with its seed and
-  steps, its forward pass under bf16 autocast (``cpu_amp=bf16``); its test losses and a match
-  against ``regular`` say whether bf16 training may replace fp32 for new designs.
-* **Trained to convergence** (``regular-converged``, ``staged-converged``,
-  ``weighted-a10-converged``): the data-limited regime. Each run trains until its validation
-  loss has not improved (by more than :data:`CONVERGED_MIN_DELTA`) for
-  :data:`CONVERGED_PATIENCE` evaluations, at most :data:`CONVERGED_CAP_EPOCHS` epochs of its
-  own training data, on the plateau schedule (see :func:`converged_config` for why not the
-  one-cycle). A staged expert applies the patience to each stage on its own: a stage stops
-  when its own validation loss (on the stage's phase, as in every staged run) has not
-  improved for the patience, and the next stage starts from that stage's best weights with
-  a fresh optimiser, a fresh warm-up and a fresh count. Each expert's manifest entry records,
-  per stage, where it stopped, its best iteration and why (``convergence``).
-* **Scale** (``scale-<size>-<method>-seed<N>``): ``regular``, ``staged`` and the shared-trunk
-  mixture at three sizes (:data:`~chessmoe.nets.names.SCALE_SIZES`), under two or three seeds,
-  every one on one early-stopped recipe (:func:`scale_config`), in fp32.
+"""Training controls the paper does not report, so its loss and Elo differences can be judged:
+which to train and what each tests (:class:`ControlPlan`), their configurations
+(:func:`converged_config`, :func:`wide_config`, :func:`scale_config`) and the run
+(:func:`train_controls`).
 
 All land beside the profile's bundles in ``results/experts/<profile>/`` with their manifest,
-Table 1 evaluation and provenance, and resume like every training run. The last two are
-opt-in (``chessmoe train --controls --control regular-wide`` / ``--control converged``): a
-profile's ``--controls`` trains :data:`~chessmoe.nets.regimes.DEFAULT_CONTROLS`.
+Table 1 evaluation and provenance, and resume like every training run. A profile's
+``--controls`` trains :data:`~chessmoe.nets.regimes.DEFAULT_CONTROLS`; the others are opt-in
+(``chessmoe train --controls --control regular-wide``, ``--control converged``, ...).
 """
 
 from __future__ import annotations
@@ -222,7 +183,8 @@ class ControlPlan:
     the extra seeds of ``regular-long`` (``regular-long-seed<N>``), whether to train
     ``regular-wide`` (``phases`` times the parameters, ``regular-long``'s steps) and which
     methods to train until convergence (``<method>-converged``), these last three in
-    this order after the others. What each control tests:
+    this order after the others, and whether to train ``regular-bf16``. What each control
+    tests:
 
     * **Seed noise** of the regular network: the same data and schedule under other seeds
       (``regular-seed<N>`` bundles). Table 1's loss differences are compared with the spread
@@ -248,6 +210,9 @@ class ControlPlan:
       depth kept) and trained for ``regular-long``'s steps (the same schedule, batch and
       seed) separates the mixture's gain from its size. It is slower per node than one
       expert, so it is played at equal nodes and at equal move time.
+    * **Mixed-precision training** (``regular-bf16``): the regular network with its seed and
+      steps, its forward pass under bf16 autocast (``cpu_amp=bf16``); its test losses and a
+      match against ``regular`` say whether bf16 training may replace fp32 for new designs.
     * **Trained to convergence** (``regular-converged``, ``staged-converged``,
       ``weighted-a10-converged``): the data-limited regime. Each run trains until its
       validation loss has not improved (by more than :data:`CONVERGED_MIN_DELTA`) for
@@ -258,7 +223,10 @@ class ControlPlan:
       run) has not improved for the patience, and the next stage starts from that stage's
       best weights with a fresh optimiser, a fresh warm-up and a fresh count. Each expert's
       manifest entry records, per stage, where it stopped, its best iteration and why
-      (``convergence``)."""
+      (``convergence``).
+    * **Scale** (``scale-<size>-<method>-seed<N>``, :func:`scale_jobs`): ``regular``,
+      ``staged`` and the shared-trunk mixture at three sizes, under two or three seeds, every
+      one on one early-stopped recipe (:func:`scale_config`), in fp32."""
 
     seeds: tuple[int, ...] = CONTROL_SEEDS
     separated_long: bool = True

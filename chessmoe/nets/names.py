@@ -1,26 +1,6 @@
 """Names of the control bundles under ``results/experts/<profile>/`` (one home, torch-free, so
-trainers, designs, players and reports name them alike without importing the trainer).
-
-* ``regular-seed<N>``: the regular network under another seed;
-* ``<method>-seed<N>``: a mixture (staged, weighted a=10) under another seed;
-* ``separated-long`` / ``regular-long``: the equal-iteration and equal-compute controls;
-* ``regular-long-seed<N>``: the equal-compute regular network under another seed;
-* ``weighted-a<a>-balanced``: weighted learning with the weights rescaled to mean 1 over the
-  training data's phase shares (:func:`chessmoe.nets.recipes.balanced_phase_weights`);
-* ``regular-wide``: one network with the mixture's parameters (the profile's network widened
-  to three times its parameter count), trained for ``regular-long``'s steps;
-* ``<method>-converged`` (``regular-converged``, ``staged-converged``,
-  ``weighted-a10-converged``): the method trained until its validation loss stops improving
-  instead of for the profile's fixed epochs;
-* ``scale-<size>-<method>-seed<N>`` (``scale-50k-trunk-seed10``): the scale design's networks,
-  ``regular``, ``staged`` and the shared-trunk mixture ``trunk`` at three network sizes
-  (:data:`SCALE_SIZES`), each early-stopped on one recipe (:mod:`chessmoe.nets.controls`).
-
-The profile's own seed (9) is the bundle without a suffix (``regular``, ``staged``, ...).
-
-The tournament designs (:mod:`chessmoe.designs`) name their matches from these bundles; the
-rating list's Stockfish players (:data:`RATING_ANCHOR`, :data:`RATING_CHECK`) are played by
-:mod:`chessmoe.play.rosters` and read by :mod:`chessmoe.report` under these names;
+trainers, designs, players and reports name them alike without importing the trainer); the
+profile's own seed (9) is the bundle without a suffix (``regular``, ``staged``, ...).
 :func:`control_of` and :func:`train_command` say which ``chessmoe train`` makes a bundle.
 """
 
@@ -50,9 +30,11 @@ __all__ = [
     "train_command",
 ]
 
+#: The equal-iteration control: the separated experts trained for the regular network's steps.
 SEPARATED_LONG = "separated-long"
 #: The suffix of a weighted bundle trained with weights balanced over the data's phase shares.
 BALANCED_SUFFIX = "-balanced"
+#: The equal-compute control: the regular network trained for the separated experts' total.
 REGULAR_LONG = "regular-long"
 #: The parameter-matched single network: as many parameters as the mixture's experts together.
 REGULAR_WIDE = "regular-wide"

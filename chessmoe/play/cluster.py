@@ -1,20 +1,7 @@
-"""The Dask side of a tournament: connecting, checking every worker, waiting without hanging.
-
-:func:`chessmoe.play.tournament.run_dask` plays a tournament's units on a ``dask.distributed``
-cluster (``pip install 'chessmoe[dask]'``). This module holds what is particular to Dask,
-each step bounded in time so that nothing waits forever:
-
-* :func:`dask_client`: a client of a scheduler (one line when it cannot be reached) or of a new
-  local cluster;
-* :func:`wait_for_workers`: at least one worker, within a limit;
-* :func:`check_workers`: every worker checks every unit's :class:`~chessmoe.play.placement.
-  Placement` (paths seen, checksums, the kit's version) before anything is played; the first
-  problem stops the run in one line naming the path and the worker;
-* :func:`gather`: the units' results as they finish; the first failure cancels the rest, and a
-  cluster left with no worker able to run what is left stops the run after ``patience``.
-
-A worker that dies mid-unit (killed, out of memory) is replaced by its nanny and the scheduler
-runs the unit again; the unit resumes its log, so every game is recorded once.
+"""The Dask side of a tournament (:func:`chessmoe.play.tournament.run_dask`): connecting
+(:func:`dask_client`), checking every worker (:func:`wait_for_workers`, :func:`check_workers`)
+and gathering the units' results (:func:`gather`), each step bounded in time so that nothing
+waits forever.
 """
 
 from __future__ import annotations
@@ -143,7 +130,11 @@ def gather(client: Any, futures: Sequence[Any], *, gpu: Sequence[bool],
     """The results of ``futures`` (one per unit; ``gpu``: which ask for a GPU), calling
     ``on_done`` with each as it finishes. The first failure is raised at once (a
     ``KilledWorker`` as a :class:`KitError` line) and the units left are cancelled; so are
-    they when no worker has been able to run them for ``patience`` seconds."""
+    they when no worker has been able to run them for ``patience`` seconds.
+
+    A worker that dies mid-unit (killed, out of memory) is replaced by its nanny and the scheduler
+    runs the unit again; the unit resumes its log, so every game is recorded once.
+    """
     distributed = _distributed()
     pending = dict(zip(futures, gpu, strict=True))
     results: dict[Any, Any] = {}

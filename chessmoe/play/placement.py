@@ -1,16 +1,8 @@
 """What a unit of work needs of the machine that plays it: absolute paths, checksums, the code.
 
-A tournament's shard sent to another process (a Dask worker, started in any directory on any
-machine) must not read its paths against that worker's working directory, nor play whatever
-file happens to sit at a bundle's path there. So the client places every player before the
-units leave (:func:`place_player`, :func:`place_openings`): each path is made absolute against
-the client's directory (:func:`absolute`) and checked there, and every network file a player
-will load is named with the sha256 of the client's copy. The unit carries this as a
-:class:`Placement`; the worker checks it before it writes anything
-(:meth:`Placement.check`): a path it cannot see, a file whose content differs from the
-client's (another copy of the results), a directory it cannot write or another version of the
-kit each stop the unit with one line naming the path (or version) and the worker
-(:func:`where`).
+The client places every player before the units leave (:func:`place_player`,
+:func:`place_openings`); the unit carries a :class:`Placement`, which the worker checks before
+it writes anything (:meth:`Placement.check`).
 """
 
 from __future__ import annotations
@@ -53,7 +45,15 @@ class Placement:
     """What a unit needs of its worker: the paths it reads and writes (:class:`Need`), the
     sha256 of its opening suite as the client read it, and the client's kit version
     (:func:`code_version`). The default needs nothing (a unit played in the client's own
-    processes)."""
+    processes).
+
+    Why: a unit sent to another process (a Dask worker, started in any directory on any machine)
+    must not read its paths against that worker's working directory, nor play whatever file happens
+    to sit at a bundle's path there. A path the worker cannot see, a file whose content differs from
+    the client's (another copy of the results), a directory it cannot write or another version of
+    the kit each stop the unit with one line naming the path (or version) and the worker
+    (:func:`where`).
+    """
 
     needs: tuple[Need, ...] = ()
     suite_sha256: str | None = None

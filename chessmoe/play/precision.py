@@ -1,18 +1,8 @@
-"""Gates a low-precision evaluator passes before a claim reads games it played.
-
-A faster backend (:data:`~chessmoe.search.inference.LOW_PRECISION`) is compared with fp32 (ONNX
-Runtime, itself within 1e-4 of eager torch) on the networks the kit's claims use:
-
-* **agreement**: on held-out positions (a seeded draw from the test split of the small
-  profile's dataset), the share where the best legal move by the policy is the same, and the
-  value error (mean and largest absolute difference);
-* **match**: the precision design's match, the same staged mixture evaluated by each backend
-  (:func:`~chessmoe.play.grids.precision_spec`), read as a pentanomial Elo interval.
-
-:func:`gates` writes both, with their thresholds and the machine they were measured on, to
-``results/tournaments/precision/gates.json``; :func:`~chessmoe.search.evaluators.passed_backends`
-reads which backends passed, which is how a user's ``auto`` backend (the UCI engine's default)
-knows it may use one.
+"""Gates a low-precision evaluator passes before a claim reads games it played (:func:`gates`):
+a faster backend (:data:`~chessmoe.search.inference.LOW_PRECISION`) compared with fp32 (ONNX
+Runtime, itself within 1e-4 of eager torch) on the networks the kit's claims use.
+:func:`~chessmoe.search.evaluators.passed_backends` reads which backends passed, which is how a
+user's ``auto`` backend knows it may use one.
 """
 
 from __future__ import annotations
@@ -146,7 +136,14 @@ def gates(results_dir: str | os.PathLike[str], dataset_dir: str | os.PathLike[st
           backend: str, networks: Mapping[str, str | os.PathLike[str]], match: str,
           positions: int = AGREEMENT_POSITIONS) -> dict[str, Any]:
     """Measure both gates and write them (with thresholds and machine) to :data:`GATES_FILE`
-    under ``results_dir``, the backend's entry replaced and any other kept."""
+    under ``results_dir``, the backend's entry replaced and any other kept.
+
+    The gates: **agreement**, on held-out positions (a seeded draw from the test split of the small
+    profile's dataset), the share where the best legal move by the policy is the same, and the value
+    error (mean and largest absolute difference); **match**, the precision design's match, the same
+    staged mixture evaluated by each backend (:func:`~chessmoe.play.grids.precision_spec`), read as
+    a pentanomial Elo interval.
+    """
     played = match_gate(Path(results_dir) / GATES_FILE.parent / "summary.json", match)
     records = held_out_records(dataset_dir, positions)
     agreement = agreement_gate(networks, records, backend=backend)

@@ -1,19 +1,6 @@
-"""Tournaments: matches sharded into game pairs, run locally or on Dask, and summarised.
-
-A :class:`TournamentSpec` lists matches (two :class:`~chessmoe.play.match.PlayerSpec` s, a number
-of game pairs, labels for the figures) and an opening suite. Each match is cut into shards
-of whole game pairs; a shard is a unit of work that appends to its own
-``<out>/<match>/games-<shard>.jsonl``, so any interruption resumes where it stopped and
-several processes or machines never write the same file. The designs the kit plays (the
-paper's grids, the small, powered, replicated ... profiles) are built in
-:mod:`chessmoe.play.designs`.
-
-Executors: :func:`run_local` (processes, with a separate limit for GPU-bound units so GPU
-engines do not oversubscribe a device) and :func:`run_dask` (a ``dask.distributed``
-client: ``pip install chessmoe[dask]``; its workers may start anywhere: each unit carries
-absolute paths and its networks' checksums, :mod:`chessmoe.play.placement`, and the Dask
-steps are bounded in time, :mod:`chessmoe.play.cluster`). :func:`summarise_tournament` writes
-the tournament's ``summary.json`` (:class:`chessmoe.records.TournamentSummary`).
+"""Tournaments: matches sharded into game pairs, run locally (:func:`run_local`) or on Dask
+(:func:`run_dask`), and summarised (:func:`summarise_tournament`). The designs the kit plays
+are built in :mod:`chessmoe.play.designs`.
 """
 
 from __future__ import annotations
@@ -111,7 +98,12 @@ class MatchSpec:
 
 @dataclass(frozen=True)
 class TournamentSpec:
-    """A set of matches sharing an opening suite, seed and adjudication."""
+    """A set of matches sharing an opening suite, seed and adjudication.
+
+    Each match (two :class:`~chessmoe.play.match.PlayerSpec` s, a number of game pairs,
+    labels for the figures) is cut into shards of whole game pairs (:class:`Unit`); a shard
+    appends to its own ``<out>/<match>/games-<shard>.jsonl``, so any interruption resumes
+    where it stopped and several processes or machines never write the same file."""
 
     name: str
     matches: tuple[MatchSpec, ...]
@@ -577,8 +569,8 @@ def run_dask(spec: TournamentSpec, out_dir: str | os.PathLike[str], client: Any,
              force: bool = False,
              before_play: Callable[[], None] | None = None,
              progress: bool = False, patience: float = PATIENCE_S) -> TournamentSummary:
-    """Run every unit on a ``dask.distributed`` client; then summarise (a finished committed
-    tournament and ``before_play``: as :func:`run_local`).
+    """Run every unit on a ``dask.distributed`` client (``pip install chessmoe[dask]``); then
+    summarise (a finished committed tournament and ``before_play``: as :func:`run_local`).
 
     Workers may start in any directory: every path a unit carries (the players' networks and
     engines, the opening suite, ``out_dir``, ``data_dir``) is made absolute here and checked

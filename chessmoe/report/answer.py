@@ -1,21 +1,8 @@
-"""The answer a reviewer reads first, generated from the claims table (``figures/claims.csv``)
-and the equal-compute figure's numbers (its CSV), both written by ``make figures``:
-
-* :func:`bottom_line`: three sentences chosen from the verdicts (the paper's claims, the kit's
-  controls, the regime the answer holds in);
-* :func:`paper_table`: the paper's four claims, one row each: paper | kit [interval] |
-  verdict (a verdict carries the size as well as the sign: ``sign agrees, size differs``);
-* :func:`controls_table`: the kit's controls, one row each, whose last column says what the
-  games found ("regular-long wins", "no difference shown"), not whether a claim the paper
-  never made is contradicted;
-* :func:`section_lines`: the rows of one topic as REPRODUCING.md's generated blocks show them
-  (:data:`SECTIONS`), with the interval over random seeds beside the pooled one where a row
-  has it.
-
-The README's block (:data:`chessmoe.report.summary.BLOCK`) and the report's landing page hold
-:func:`answer_lines`; REPRODUCING.md's blocks are rewritten by :func:`refresh_sections`;
+"""The answer a reviewer reads first (:func:`answer_lines`: the README's block and the report's
+landing page) and REPRODUCING.md's generated blocks (:func:`refresh_sections`), generated from the
+claims table (``figures/claims.csv``) and the equal-compute figure's numbers (its CSV), both
+written by ``make figures``: every estimate and interval is copied from the two artefacts.
 ``python -m chessmoe.report.answer README.md`` (``make figures``) rewrites both.
-Nothing here is typed by hand: every estimate and interval is copied from the two artefacts.
 """
 
 from __future__ import annotations
@@ -195,7 +182,11 @@ def control_rows(every: Sequence[ClaimRow], gap: Sequence[GapRow]) -> list[Contr
 
 
 def controls_table(every: Sequence[ClaimRow], gap: Sequence[GapRow]) -> list[str]:
-    """:func:`control_rows` as a Markdown table (empty without rows)."""
+    """:func:`control_rows` as a Markdown table (empty without rows).
+
+    The last column says what the games found ("regular-long wins", "no difference shown"), not
+    whether a claim the paper never made is contradicted.
+    """
     rows = control_rows(every, gap)
     if not rows:
         return []
@@ -309,7 +300,11 @@ def _regime_sentence(every: Sequence[ClaimRow]) -> str:
 
 
 def bottom_line(every: Sequence[ClaimRow], gap: Sequence[GapRow]) -> str:
-    """Three sentences: the paper's claims, the kit's controls, the regime."""
+    """Three sentences: the paper's claims, the kit's controls, the regime.
+
+    Chosen from the verdicts: the paper's claims, the kit's controls, the regime the answer holds
+    in.
+    """
     versus = [r for r in every if r.topic == MAIN_TOPICS[0]]
     parts = [_claims_sentence(versus), _controls_sentence(every, gap), _regime_sentence(every)]
     return " ".join(p for p in parts if p)

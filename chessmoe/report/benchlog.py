@@ -1,26 +1,6 @@
-"""BENCHMARKS.md read back: the "latest" table at its top, generated from the log below it.
-
-``make bench`` (``benchmarks/bench.py``) appends one entry per run, newest last::
-
-    ## 2026-11-23T13:11:28+00:00 — commit e10ebaac7f94 (dirty)
-
-    Machine: AMD EPYC, 2 cores, 23.5 GiB, GPU: none; Python 3.11.7, ...
-
-    ### MCTS search
-
-    | measure | value |
-    |---|---|
-    | uniform evaluator, batch 8 | 6,893 simulations/s (0.55 per generated position) |
-
-    Target: uniform search >= 0.5x ... — **NOT met**.
-
-:func:`latest` keeps each benchmark's newest section (a benchmark is a section title without
-its "(issue ...)" suffix, so "MCTS search (issue 5)" and "MCTS search (issues 5 and 12)" are
-one), and :func:`refresh` writes them as a table between :data:`BEGIN` and :data:`END` under
-the file's title: one short row a benchmark, its headline ratio (:data:`HEADLINES`), its
-target in a few words, whether it was met and the machine, all read from the log, which
-keeps the dates, commits, every measure and the targets in full.
-"""
+"""BENCHMARKS.md read back: the "latest" table at its top (:func:`refresh`), generated from the
+log below it, which ``make bench`` (``benchmarks/bench.py``) appends to and which keeps the
+dates, commits, every measure and the targets in full (:func:`parse_log`)."""
 
 from __future__ import annotations
 
@@ -132,7 +112,8 @@ class Section:
 
     @property
     def benchmark(self) -> str:
-        """The title without its "(issue ...)" suffix: what stays the same across runs."""
+        """The title without the tracker suffix older log entries carry ("MCTS search (issue
+        5)" is "MCTS search"): what stays the same across runs."""
         return re.sub(r"\s*\(issues? [^)]*\)\s*$", "", self.title).strip()
 
     def headline(self) -> str:
@@ -187,7 +168,20 @@ def _without_block(text: str) -> str:
 
 def parse_log(text: str) -> list[Section]:
     """Every benchmark section of every entry of BENCHMARKS.md, oldest first (the generated
-    table is not read)."""
+    table is not read). ``make bench`` appends one entry per run, newest last::
+
+        ## 2026-11-23T13:11:28+00:00 — commit e10ebaac7f94 (dirty)
+
+        Machine: AMD EPYC, 2 cores, 23.5 GiB, GPU: none; Python 3.11.7, ...
+
+        ### MCTS search
+
+        | measure | value |
+        |---|---|
+        | uniform evaluator, batch 8 | 6,893 simulations/s (0.55 per generated position) |
+
+        Target: uniform search >= 0.5x ... — **NOT met**.
+    """
     sections: list[Section] = []
     date = commit = machine = ""
     dirty = False
@@ -227,7 +221,8 @@ def parse_log(text: str) -> list[Section]:
 
 
 def latest(sections: Sequence[Section]) -> list[Section]:
-    """Each benchmark's newest section, in the order the benchmarks first appear."""
+    """Each benchmark's newest section, in the order the benchmarks first appear (a benchmark
+    is a section title without its parenthesised suffix: :attr:`Section.benchmark`)."""
     newest: dict[str, Section] = {}
     for section in sections:  # the log is oldest first: a later section replaces
         newest[section.benchmark] = section
@@ -256,8 +251,10 @@ def latest_table(text: str) -> list[str]:
 
 
 def refresh(text: str) -> str:
-    """BENCHMARKS.md's ``text`` with its "latest" block rewritten from its log (inserted
-    before the first entry when it has none)."""
+    """BENCHMARKS.md's ``text`` with its "latest" block, between :data:`BEGIN` and
+    :data:`END` under the file's title, rewritten from its log (inserted before the first
+    entry when it has none): one short row a benchmark with its headline ratio
+    (:data:`HEADLINES`), its target in a few words, whether it was met and the machine."""
     if BLOCK.span(text) is not None:
         return BLOCK.replace(text, latest_table(text))
     block = BLOCK.render(latest_table(text))

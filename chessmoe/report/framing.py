@@ -1,25 +1,8 @@
-"""Wording the documents must not use because it claims more than the games show, read the
-way :mod:`chessmoe.report.quotes` reads numbers: every README, REPRODUCING.md, the pages of
-``docs/`` (the evidence among them), the results' READMEs and the generated tables.
-
-Each :data:`RULES` entry is one pattern with what to write instead:
-
-* a network early-stopped by its validation patience is not "trained out";
-* an interval's end is not a bound on the true value ("at most +61 Elo");
-* a sequential test accepting H1 (+35 Elo against 0) shows the stronger player, not a 55 %
-  score: no "target met by the SPRT";
-* "just inside" an interval's edge hides that one convention puts the value outside;
-* one seed a network at each setting does not make "the answers hold from 100 to 1,600
-  nodes";
-* a row over the seeds of both sides says which interval it shows: "the training seeds
-  played of both" (pooled, fixed) or "seeds random" (both sides random); no p-value of the
-  pooled test beside the interval with both sides' seeds random;
-* a control the paper never ran does not "contradict" the paper: say who won;
-* a paper claim whose size lies outside our interval is not plainly "supported": its sign
-  agrees, its size differs.
-
-:func:`check_repository` names each use (``file:line: 'text' -- advice``); a test keeps the
-committed documents at none.
+"""Wording the documents must not use because it claims more than the games show (:data:`RULES`:
+each a pattern with what to write instead), read the way :mod:`chessmoe.report.quotes` reads
+numbers: every README, REPRODUCING.md, the pages of ``docs/``, the results' READMEs and the
+generated tables. :func:`check_repository` names each use; a test keeps the committed documents
+at none.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from chessmoe import played
+from chessmoe._io.provenance import checkout_label
 from chessmoe.records import SpecError, TournamentPlan
 
 __all__ = ["CUTECHESS", "ledger_lines"]
@@ -32,13 +33,6 @@ def _planned_matches(tournament: Path) -> int | None:
     except SpecError:
         return None
     return len(played.planned_pairs(tournament, 0))
-
-
-def _checkout(commit: str | None, dirty: bool | None) -> str:
-    if commit is None:
-        return "commit not recorded"
-    state = {True: "dirty", False: "clean", None: "state not recorded"}[dirty]
-    return f"`{commit[:8]}` {state}"
 
 
 def _count(pairs: Sequence[tuple[str, int]]) -> str:
@@ -67,7 +61,7 @@ def ledger_lines(folders: Mapping[str, Sequence[str]], results: Path) -> list[st
         for m in ledger:
             rules.update(dict(m.draw_rules))
             for p in m.played_by:
-                checkouts[_checkout(p.commit, p.dirty)] += p.games
+                checkouts[checkout_label(p.commit, p.dirty)] += p.games
         total += games
         other[folder] += games - rules[CUTECHESS]
         dates = sorted({d for m in ledger for d in (m.first_date, m.last_date) if d})

@@ -1,36 +1,12 @@
 """Numbers the documents quote, checked against the artefacts they come from.
 
-README.md, REPRODUCING.md, the pages of ``docs/`` and the results' READMEs quote estimates
-with bracketed intervals ("+67 Elo [+41, +93]", "-45.5 points [-51.6, -39.4]"). Each such
-quote must be found, to its printed precision, in one row of a generated artefact
-(``figures/**/*.csv``, ``figures/**/*.md``) or one record of a committed result
-(``results/**/*.json``): the interval's two ends, and the estimate when the quote prints one
-right before the bracket. They also quote estimates with a margin (``+1.7 +- 31.0``,
-``+177.2 +/- 52.3 Elo``, ``11.7 ± 2.6``): the estimate and the margin must be found, to
-their printed precision, in one row (:func:`quoted_margins`). A quote nothing supports is a
-number typed by hand or left behind when its result changed; :func:`check_documents` names
-each one (``make figures`` prints them, a test keeps the committed documents at zero). A
-margin without an estimate before it (``about +- 29``) and ranges (``2.643-2.682``) are not
-read.
-
-What counts as a quote: ``[low, high]`` (numbers may carry ``%``; one with ``low >= high``
-is always reported), not
-inside code (fenced blocks, inline code), not a Markdown link (``[1, 2](url)``) and not an
-index (``a[0, 1]``). Its estimate is the number right before the bracket, with only spaces,
-a unit (``Elo``, ``Elo points``, ``points``, ``points a pair``) and a line break on either
-side of the unit between them, and not glued to a word ("movecount4 [" quotes no estimate).
-
-A row is one line of a Markdown file, one record of a CSV file, or the numbers directly
-inside one JSON object (its number fields and lists of numbers), in their order; numbers
-inside words (``b8-n200``, dates) are not numbers of a row. In a Markdown or CSV row the
-interval's ends must be two neighbouring numbers, in order, with the estimate right before
-them; in a JSON object (keys sorted, so ``elo_high`` precedes ``elo_low``) they must be three
-different fields. A quoted value ``q`` printed with ``d`` decimals matches a number ``x`` that
-its source prints with ``k`` decimals when every value that prints as ``x`` rounds to ``q``:
-``|x - q| <= 0.5 * 10**-d - 0.5 * 10**-k``. A figure's full-precision CSV supports any
-correct rounding of its values (a value that prints short, such as 73.5, is taken as printed);
-a rounded table supports only what it implies (its -15.95 does not support a quoted -16.0,
-which the true -15.947 would not round to).
+README.md, REPRODUCING.md, the pages of ``docs/`` and the results' READMEs quote estimates with
+bracketed intervals (:func:`quoted_intervals`) or margins (:func:`quoted_margins`); each must be
+found, to its printed precision, in one row (:class:`Row`) of a generated artefact
+(``figures/**/*.csv``, ``figures/**/*.md``) or a committed result (``results/**/*.json``).
+:func:`check_documents` names each quote nothing supports: a number typed by hand or left behind
+when its result changed (``make figures`` prints them, a test keeps the committed documents at
+zero).
 """
 
 from __future__ import annotations
@@ -84,7 +60,14 @@ class Quote:
 
 @dataclass(frozen=True)
 class Row:
-    """The numbers of one artefact row, in order (see the module's note)."""
+    """The numbers of one artefact row, in order.
+
+    A row is one line of a Markdown file, one record of a CSV file, or the numbers directly inside
+    one JSON object (its number fields and lists of numbers), in their order; numbers inside words
+    (``b8-n200``, dates) are not numbers of a row. In a Markdown or CSV row an interval's ends must
+    be two neighbouring numbers, in order, with the estimate right before them; in a JSON object
+    (keys sorted, so ``elo_high`` precedes ``elo_low``) they must be three different fields.
+    """
 
     where: str
     numbers: tuple[tuple[float, int], ...]  # (value, decimals printed by the source)
@@ -106,7 +89,15 @@ def _blank_code(text: str) -> str:
 
 
 def quoted_intervals(text: str, name: str = "") -> list[Quote]:
-    """Every ``[low, high]`` interval of ``text`` (with the estimate printed before it)."""
+    """Every ``[low, high]`` interval of ``text`` (with the estimate printed before it).
+
+    What counts: ``[low, high]`` ("+67 Elo [+41, +93]", "-45.5 points [-51.6, -39.4]"; numbers may
+    carry ``%``; one with ``low >= high`` is always reported), not inside code (fenced blocks,
+    inline code), not a Markdown link (``[1, 2](url)``) and not an index (``a[0, 1]``). Its estimate
+    is the number right before the bracket, with only spaces, a unit (``Elo``, ``Elo points``,
+    ``points``, ``points a pair``) and a line break on either side of the unit between them, and not
+    glued to a word ("movecount4 [" quotes no estimate). Ranges (``2.643-2.682``) are not read.
+    """
     text = _blank_code(text)
     quotes = []
     for match in _QUOTE.finditer(text):  # a quote may run over a line break
@@ -127,7 +118,12 @@ def quoted_intervals(text: str, name: str = "") -> list[Quote]:
 
 def quoted_margins(text: str, name: str = "") -> list[Quote]:
     """Every ``estimate +- margin`` of ``text`` (``+/-`` and the plus-minus sign too; a unit
-    may stand before the sign), outside code; an estimate glued to a word is not one."""
+    may stand before the sign), outside code; an estimate glued to a word is not one.
+
+    For example ``+1.7 +- 31.0``, ``+177.2 +/- 52.3 Elo``, ``11.7 ± 2.6``: the estimate and the
+    margin must be found in one row. A margin without an estimate before it (``about +- 29``) is not
+    read.
+    """
     text = _blank_code(text)
     quotes = []
     for match in _MARGIN.finditer(text):
@@ -187,7 +183,15 @@ def rows_of(path: Path, name: str | None = None) -> list[Row]:
 
 
 def _near(value: float, decimals: int, number: tuple[float, int]) -> bool:
-    """Whether ``number``, as precise as its source prints it, rounds to ``value``."""
+    """Whether ``number``, as precise as its source prints it, rounds to ``value``.
+
+    A quoted value ``q`` printed with ``d`` decimals matches a number ``x`` that its source prints
+    with ``k`` decimals when every value that prints as ``x`` rounds to ``q``: ``|x - q| <= 0.5 *
+    10**-d - 0.5 * 10**-k``. A figure's full-precision CSV supports any correct rounding of its
+    values (a value that prints short, such as 73.5, is taken as printed); a rounded table supports
+    only what it implies (its -15.95 does not support a quoted -16.0, which the true -15.947 would
+    not round to).
+    """
     x, k = number
     return math.isfinite(x) and abs(x - value) <= 0.5 * 10.0 ** -decimals - 0.5 * 10.0 ** -k \
         + 1e-9

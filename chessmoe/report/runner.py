@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from chessmoe.report.params import ParameterError
+from chessmoe._io.parameters import ParameterError
 
 __all__ = [
     "declared_parameters",

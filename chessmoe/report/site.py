@@ -1,17 +1,7 @@
 """``make report``: a static reproduction report (Sphinx + MyST-NB) built offline from the
 executed notebooks ``make figures`` leaves in ``build/notebooks/``, the artefacts in
-``figures/`` and the committed ``results/``.
-
-Every page is generated, none is written by hand (:mod:`chessmoe.report.site_pages`): the
-landing page (the answer, :mod:`chessmoe.report.answer`, and the claims table), one page per
-artefact of the job table, the executed notebooks, the ``docs/`` pages, REPRODUCING.md, the
-README, the evidence in detail (``docs/evidence/``, :mod:`chessmoe.report.pages`), the figure
-index, the benchmarks and how to start the explorers.
-
-Links between these documents are rewritten to the site's pages; a link to a file the site
-does not hold becomes its path in code. The build fails, naming what is missing, when an
-executed notebook, an artefact or a document is absent, on any Sphinx warning (a broken
-cross-reference among them), and when a page would fetch anything from the network.
+``figures/`` and the committed ``results/``; every page is generated
+(:mod:`chessmoe.report.site_pages`), none is written by hand.
 
     python -m chessmoe.report.site [--root .] [--notebooks build/notebooks] [--out build/report]
 """
@@ -232,7 +222,13 @@ def _commit(root: Path) -> str:
 
 def write_sources(inputs: SiteInputs, src: Path,
                   jobs: Sequence[NotebookJob] = NOTEBOOK_JOBS) -> list[str]:
-    """Write the report's Sphinx sources into ``src`` (emptied first); return its pages."""
+    """Write the report's Sphinx sources into ``src`` (emptied first); return its pages.
+
+    The pages: the landing page (the answer, :mod:`chessmoe.report.answer`, and the claims table),
+    one page per artefact of the job table, the executed notebooks, the ``docs/`` pages,
+    REPRODUCING.md, the README, the evidence in detail (``docs/evidence/``,
+    :mod:`chessmoe.report.pages`), the figure index, the benchmarks and how to start the explorers.
+    """
     check_inputs(inputs, jobs)
     if src.exists():
         shutil.rmtree(src)

@@ -9,23 +9,22 @@ and the claims table), one page per group of artefacts and the explorers' page.
 from __future__ import annotations
 
 import csv
-import json
 import posixpath
 import re
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from chessmoe import paper
+from chessmoe._io.provenance import FolderProvenance, folder_provenance
 from chessmoe.designs.rows import ClaimRow
 from chessmoe.report import answer, stems
 from chessmoe.report import pages as report_pages
 from chessmoe.report.artefacts import NOTEBOOK_JOBS, NotebookJob
 
-__all__ = ["GROUPS", "Artefact", "Comparison", "Context", "FolderProvenance", "IndexTables",
+__all__ = ["GROUPS", "Artefact", "Comparison", "Context", "IndexTables",
            "ReportInputsMissing", "SiteInputs", "artefact_page", "artefacts", "comparisons",
-           "explorers_page", "folder_provenance", "group_page", "landing", "page_name",
+           "explorers_page", "group_page", "landing", "page_name",
            "read_index", "toctree"]
 
 
@@ -287,59 +286,6 @@ def comparisons(reproducing: str) -> dict[tuple[str, int], Comparison]:
         for number in range(first, (int(last) if last else first) + 1):
             out.setdefault((kind, number), Comparison(label, text))
     return out
-
-
-# --- provenance of the results folders ----------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FolderProvenance:
-    """What the manifests of one results folder (and its direct sub-folders) record."""
-
-    folder: str
-    profiles: tuple[str, ...]
-    checkouts: tuple[tuple[str, int], ...]  # ("`8929a80a` clean", records)
-    first_date: str | None
-    last_date: str | None
-
-
-def _records(directory: Path) -> Iterable[dict[str, object]]:
-    for name in ("manifest.json", "summary.json"):
-        for path in [directory / name, *sorted(directory.glob(f"*/{name}"))]:
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue
-            if isinstance(data, dict):
-                yield data
-
-
-def folder_provenance(results: Path, folder: str) -> FolderProvenance:
-    """The profiles, checkouts and dates the manifests (or summaries) of ``results/folder``
-    and its bundles record."""
-    profiles: set[str] = set()
-    checkouts: Counter[str] = Counter()
-    dates: list[str] = []
-    for record in _records(results / folder):
-        profile = record.get("profile") or record.get("tournament")
-        if isinstance(profile, str):
-            profiles.add(profile)
-        prov = record.get("provenance")
-        if not isinstance(prov, dict):
-            continue
-        git = prov.get("git")
-        git = git if isinstance(git, dict) else {}
-        commit, dirty = git.get("commit"), git.get("dirty")
-        state = ("state not recorded" if not isinstance(dirty, bool)
-                 else "dirty" if dirty else "clean")
-        checkouts[f"`{commit[:8]}` {state}" if isinstance(commit, str) else
-                  "commit not recorded"] += 1
-        if isinstance(prov.get("date"), str):
-            dates.append(str(prov["date"]))
-    dates.sort()
-    return FolderProvenance(folder, tuple(sorted(profiles)),
-                            tuple(sorted(checkouts.items(), key=lambda kv: (-kv[1], kv[0]))),
-                            dates[0] if dates else None, dates[-1] if dates else None)
 
 
 # --- the pages ----------------------------------------------------------------------------------

@@ -1,22 +1,7 @@
 """What the committed evidence decides: every claim of the paper we test, with our estimate,
-its 95 % interval and a verdict computed from the results (never typed by hand).
-
-Verdicts: **supports** (the estimate lies on the paper's side of zero and the test of zero
-rejects after Holm's correction; where the paper gives a size, it lies inside our interval),
-**sign agrees, size differs** (the same, with the paper's size outside our interval),
-**contradicts** (it rejects, on the other side), **undecided at this scale** (it does not
-reject). Every claim decided by games is one test in one family: its
-two-sided p-value (a z-test on pair scores, the same standard error as the interval) is
-adjusted by Holm's step-down procedure over the whole table, so the table's family-wise error
-is at most 5 %, not 5 % per row. Intervals are shown unadjusted (95 %); a row whose interval
-excludes zero can still be undecided after the correction. Where the paper gives a size, the
-note says whether it lies inside our interval. Table 1 rows are decided by training seeds: they
-compare seed ranges (min to max), which are not confidence intervals, and are not in the
-family.
-
-The rows decided by games are the registered designs' (:mod:`chessmoe.designs.registry`), in
-the registry's order, each design reading its own tournament (:mod:`chessmoe.estimates`: game
-pairs are the unit of every estimate).
+its 95 % interval and a verdict computed from the results (never typed by hand): :func:`claims`,
+with the verdicts of :func:`decide`. The rows decided by games are the registered designs'
+(:mod:`chessmoe.designs.registry`), each reading its own tournament.
 """
 
 from __future__ import annotations
@@ -47,7 +32,14 @@ __all__ = ["SIGN_AGREES", "SIZE_DIFFERS", "UNDECIDED", "claims", "claims_of", "d
 
 
 def decide(test: ClaimTest, p_holm: float, alpha: float) -> str:
-    """A test's verdict from its Holm-adjusted p-value and its decision rule."""
+    """A test's verdict from its Holm-adjusted p-value and its decision rule.
+
+    Verdicts: **supports** (the estimate lies on the paper's side of zero and the test of zero
+    rejects after Holm's correction; where the paper gives a size, it lies inside our interval),
+    **sign agrees, size differs** (the same, with the paper's size outside our interval),
+    **contradicts** (it rejects, on the other side), **undecided at this scale** (it does not
+    reject).
+    """
     rejected = not math.isnan(p_holm) and p_holm < alpha
     sign = 1 if test.effect > 0 else -1
     if test.paper_sign is None:
@@ -111,7 +103,15 @@ def claims(tournament: str | os.PathLike[str], experts: str | os.PathLike[str],
     design's by keyword (:attr:`~chessmoe.designs.base.Design.keyword`). Each design's
     rows follow in the registry's order; a registered design's rows are in the table from
     before its first game, and a row is a test only once its match has played its planned
-    games. The Table 1 rows (seed ranges) close the table."""
+    games. The Table 1 rows (seed ranges) close the table.
+
+    Every claim decided by games is one test in one family: its two-sided p-value (a z-test on pair
+    scores, the same standard error as the interval; :mod:`chessmoe.estimates`) is adjusted by
+    Holm's step-down procedure over the whole table, so the table's family-wise error is at most 5
+    %, not 5 % per row. Intervals are shown unadjusted (95 %); a row whose interval excludes zero
+    can still be undecided after the correction. Table 1 rows are decided by training seeds: they
+    compare seed ranges (min to max), which are not confidence intervals, and are not in the family.
+    """
     return claims_of(evidence(tournament, experts, tournaments, setting), alpha)
 
 

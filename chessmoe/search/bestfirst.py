@@ -1,39 +1,6 @@
-"""Best-first search over a value function, then minimax (related-selfplay-value-search.md).
-
-The document's search keeps a tree and a min-heap: each position reached is in the heap with
-priority ``P = f(y * (-1)**w) * delta**d`` and the position with the smallest ``P`` is
-expanded next (all its children are evaluated, in one batch here). When the budget is spent a
-minimax over the tree picks the move. The pieces:
-
-* ``y``: the value function's estimate of the position (White's point of view, the document's
-  convention; for the MAIS network, Q in centipawns).
-* ``w``: 1 when White is to move in the position where the move into the node is chosen
-  (the node's parent), else 0. So White's candidate moves are ranked by ``-y`` (the best
-  for White first) and Black's by ``y`` -- the document's "moves that are good for itself
-  when it is its turn to play, and the opponent's best moves when it is not".
-* ``d``: the node's depth in the tree (the root is 0, its children 1), ``delta`` 0.3: deeper
-  nodes get a priority nearer 0, i.e. later in the min-heap.
-* ``f(x) = -exp(h(-x))`` with ``h(x) = ln(x + 1)`` for ``x >= 0``, ``-ln(-x + 1)`` below:
-  an increasing map of the reals onto the negative reals, ``f(x) = x - 1`` for ``x <= 0`` and
-  ``-1 / (x + 1)`` above (:func:`priority_f`).
-
-The move: minimax over the expanded tree (leaves keep their estimate, finished games their
-exact score), choosing only among root children that were themselves expanded -- the document
-plays no move it did not look into -- or that checkmate. A mate in 1 is played at once. With
-a budget too small to expand any root child, every child is a candidate.
-
-Budget: ``Limits.nodes`` counts positions evaluated (children created); an expansion that
-would pass it is not started, except the root's. ``movetime_ms``, the ``stop`` event,
-``depth`` (the reported depth: one more than the mean depth of the expanded positions) and
-``mate`` (a mate proven by the minimax; :mod:`chessmoe.search.stops`) are checked between
-expansions.
-
-The reported value maps the network's scale onto [-1, 1] for the side to move: the Q of a
-steady advantage of ``c`` centipawns is about ``c / (1 - gamma)``, so ``cp = cp_per_unit *
-y_stm`` (``cp_per_unit`` = 1 - gamma = 0.1) and ``v = atan(cp / 111.7146) / 1.5620688``
-(the inverse of the kit's centipawn mapping, so UCI scores read as the naive evaluation's
-centipawns). A forced mate found in the tree is exactly +-1.
-"""
+"""Best-first search over a value function, then minimax (related-selfplay-value-search.md):
+the MAIS engine's search (:class:`BestFirst`), its expansion priority (:func:`priority`) and
+its value mapping (:meth:`BestFirst.to_unit`)."""
 
 from __future__ import annotations
 
@@ -80,8 +47,20 @@ def priority_f(x: float) -> float:
 
 
 def priority(y: float, white_chooses: bool, depth: int, delta: float = 0.3) -> float:
-    """``P = f(y * (-1)**w) * delta**d`` with ``w = 1`` when White chooses the move into the
-    node (White to move in its parent); smaller is expanded first."""
+    """A position's priority in the min-heap, ``P = f(y * (-1)**w) * delta**d``; smaller is
+    expanded first.
+
+    * ``y``: the value function's estimate of the position (White's point of view, the
+      document's convention; for the MAIS network, Q in centipawns).
+    * ``w``: 1 when White is to move in the position where the move into the node is chosen
+      (the node's parent, ``white_chooses``), else 0. So White's candidate moves are ranked by
+      ``-y`` (the best for White first) and Black's by ``y`` -- the document's "moves that are
+      good for itself when it is its turn to play, and the opponent's best moves when it is
+      not".
+    * ``d``: the node's depth in the tree (the root is 0, its children 1), ``delta`` 0.3:
+      deeper nodes get a priority nearer 0, i.e. later in the min-heap.
+    * ``f`` is :func:`priority_f`, an increasing map of the reals onto the negative reals.
+    """
     x = -y if white_chooses else y
     return priority_f(x) * delta ** depth
 
@@ -124,19 +103,9 @@ class _Node:
 class BestFirst:
     """The document's best-first search with minimax over a batched value function.
 
-    A position's priority is ``P = f(y * (-1)**w) * delta**d`` (:func:`priority`):
-
-    * ``y``: the value function's estimate of the position (White's point of view, the
-      document's convention; for the MAIS network, Q in centipawns).
-    * ``w``: 1 when White is to move in the position where the move into the node is chosen
-      (the node's parent), else 0. So White's candidate moves are ranked by ``-y`` (the best
-      for White first) and Black's by ``y`` -- the document's "moves that are good for itself
-      when it is its turn to play, and the opponent's best moves when it is not".
-    * ``d``: the node's depth in the tree (the root is 0, its children 1), ``delta`` 0.3:
-      deeper nodes get a priority nearer 0, i.e. later in the min-heap.
-    * ``f(x) = -exp(h(-x))`` with ``h(x) = ln(x + 1)`` for ``x >= 0``, ``-ln(-x + 1)``
-      below: an increasing map of the reals onto the negative reals, ``f(x) = x - 1`` for
-      ``x <= 0`` and ``-1 / (x + 1)`` above (:func:`priority_f`).
+    The document's search keeps a tree and a min-heap: each position reached is in the heap
+    with its :func:`priority` and the position with the smallest is expanded next (all its
+    children evaluated, in one batch here).
 
     The move: minimax over the expanded tree (leaves keep their estimate, finished games
     their exact score), choosing only among root children that were themselves expanded --
@@ -145,14 +114,10 @@ class BestFirst:
     candidate.
 
     Budget: ``Limits.nodes`` counts positions evaluated (children created); an expansion
-    that would pass it is not started, except the root's. ``movetime_ms`` and the ``stop``
-    event are checked between expansions.
-
-    The reported value maps the network's scale onto [-1, 1] for the side to move: the Q of
-    a steady advantage of ``c`` centipawns is about ``c / (1 - gamma)``, so ``cp =
-    cp_per_unit * y_stm`` (``cp_per_unit`` = 1 - gamma = 0.1) and ``v = atan(cp / 111.7146)
-    / 1.5620688`` (the inverse of the kit's centipawn mapping, so UCI scores read as the
-    naive evaluation's centipawns). A forced mate found in the tree is exactly +-1."""
+    that would pass it is not started, except the root's. ``movetime_ms``, the ``stop``
+    event, ``depth`` (the reported depth: one more than the mean depth of the expanded
+    positions) and ``mate`` (a mate proven by the minimax; :mod:`chessmoe.search.stops`) are
+    checked between expansions."""
 
     def __init__(self, value_fn: ValueFn, config: BestFirstConfig | None = None) -> None:
         self.value_fn = value_fn
@@ -162,7 +127,13 @@ class BestFirst:
         """Nothing is kept between moves (a fresh tree each search)."""
 
     def to_unit(self, y_white: float, white_to_move: bool) -> float:
-        """A value on the network's scale (White's view) as [-1, 1] for the side to move."""
+        """A value on the network's scale (White's view) as [-1, 1] for the side to move.
+
+        The Q of a steady advantage of ``c`` centipawns is about ``c / (1 - gamma)``, so
+        ``cp = cp_per_unit * y_stm`` (``cp_per_unit`` = 1 - gamma = 0.1) and ``v = atan(cp /
+        111.7146) / 1.5620688`` (the inverse of the kit's centipawn mapping, so UCI scores read
+        as the naive evaluation's centipawns). A forced mate found in the tree is exactly +-1.
+        """
         y = y_white if white_to_move else -y_white
         if abs(y) >= self.config.mate_value / 2:
             return 1.0 if y > 0 else -1.0

@@ -1,30 +1,9 @@
 """How a search scores its leaves, said once: :class:`EvaluatorSpec` and its one ``build()``.
 
 The UCI engine, in-process players, the CLI (``chessmoe analyse``), the pipeline and the
-notebooks all describe the evaluator they want with an :class:`EvaluatorSpec` -- a bundle (a
-mixture of experts, or the regular bundle's single network) or a run directory or checkpoint,
-the routing and gate, the single-expert ablation, the backend and device -- and call
-:meth:`EvaluatorSpec.build`. Bundles are read through :class:`~chessmoe.search.bundles.Bundle`
+notebooks all describe the evaluator they want with an :class:`EvaluatorSpec` and call
+:meth:`EvaluatorSpec.build`; bundles are read through :class:`~chessmoe.search.bundles.Bundle`
 (their manifest), never by hand.
-
-When no network is named, the kit's committed small experts are used if they can be found
-(:func:`committed_results`): ``$CHESSMOE_RESULTS``, else ``./results`` when it holds them, else
-the source checkout's ``results/``. An installed wheel has none: then ``build()`` refuses with
-one line (:class:`~chessmoe._io.errors.KitError`) instead of searching without a network;
-``uniform=True`` is the explicit way to search without one.
-
-The defaults live here, once, for two contexts:
-
-* :class:`EvaluatorSpec`'s own defaults (:data:`DEFAULT_DEVICE`, :data:`DEFAULT_BACKEND`: both
-  ``auto``) are those of a user's engine: the UCI engine's options
-  (:class:`~chessmoe.play.uci.EngineOptions`), the ``chessmoe uci`` and ``chessmoe analyse``
-  arguments and library code. ``auto`` runs on the fastest exact backend of the machine.
-* :meth:`EvaluatorSpec.recorded` (:data:`RECORDED_DEVICE` ``cpu``, :data:`RECORDED_BACKEND`
-  ``torch``) is the default of the kit's tournament players
-  (:class:`~chessmoe.play.match.PlayerSpec`): the committed tournaments record these values
-  (and games played with a backend other than the one recorded could differ move for move), so
-  a player that names no backend plays, and is recorded, with eager fp32 torch on the CPU,
-  whatever machine resumes it.
 """
 
 from __future__ import annotations
@@ -133,8 +112,12 @@ class EvaluatorSpec:
     reference), ``onnx`` (ONNX Runtime, CPU) or ``cuda`` (bf16, CUDA graphs); ``threads``:
     CPU threads of the network. ``uniform``: no network at all (value 0, uniform priors).
 
-    These defaults are a user's engine's; :meth:`recorded` gives a tournament player's (see
-    the module doc).
+    The defaults live here, once, for two contexts. These (:data:`DEFAULT_DEVICE`,
+    :data:`DEFAULT_BACKEND`: both ``auto``, the fastest exact backend of the machine) are
+    those of a user's engine: the UCI engine's options
+    (:class:`~chessmoe.play.uci.EngineOptions`), the ``chessmoe uci`` and ``chessmoe analyse``
+    arguments and library code. :meth:`recorded` gives a tournament player's
+    (:class:`~chessmoe.play.match.PlayerSpec`).
     """
 
     network: str | None = None
@@ -160,9 +143,11 @@ class EvaluatorSpec:
 
     @classmethod
     def recorded(cls, **fields: Any) -> EvaluatorSpec:
-        """A tournament player's evaluator: ``fields`` over :data:`RECORDED_DEVICE` and
-        :data:`RECORDED_BACKEND` (the values committed tournaments record for a player that
-        names neither) instead of a user's ``auto``."""
+        """A tournament player's evaluator: ``fields`` over :data:`RECORDED_DEVICE` (``cpu``)
+        and :data:`RECORDED_BACKEND` (``torch``) instead of a user's ``auto``. The committed
+        tournaments record these values for a player that names neither (and games played
+        with another backend could differ move for move), so such a player plays, and is
+        recorded, with eager fp32 torch on the CPU, whatever machine resumes it."""
         return cls(**{"device": RECORDED_DEVICE, "backend": RECORDED_BACKEND, **fields})
 
     def to_dict(self) -> dict[str, Any]:

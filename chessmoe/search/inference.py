@@ -1,35 +1,8 @@
-"""Fast network inference for the search: backends, and one service that batches many searches.
-
-**Backends** run one network on a batch of compact leaf records (``RECORD_DTYPE``, shape
-``[N]``) and return ``(values [N] float32, policy logits [N, 4864] float32)``:
-
-* ``torch`` -- eager PyTorch in fp32 on the CPU (the reference every backend is compared with);
-* ``onnx`` -- ONNX Runtime on the CPU (the network exported once per checkpoint, cached by the
-  checkpoint's sha256). On this kit's small networks it is 2x eager torch at batch 8 and 6x at
-  batch 1 (``make bench``), and its rows are bit-identical whatever the batch they sit in, so a
-  batched search reproduces an unbatched one exactly;
-* ``openvino-bf16`` -- OpenVINO on the CPU with bf16 inference precision (the ONNX export read
-  as it is; weights and activations in bf16 where the CPU computes bf16 natively: AVX512_BF16
-  or AMX). Not exact: it is used for claims only after the gates of
-  :mod:`chessmoe.play.precision` (move agreement, value error, a match against fp32) pass, and
-  :func:`choose_backend` picks it only where those gates are committed as passed;
-* ``cuda`` -- PyTorch on a GPU: weights and inputs in bf16 (or fp16), channels-last memory,
-  planes expanded from the records on the GPU, and one CUDA graph per batch-size bucket (a
-  batch is padded to the next bucket) so a call is one graph launch instead of ~160 kernels.
-
-Agreement with eager fp32 (tested, the reduced-precision path on the CPU): ``onnx`` within
-1e-4 on values and priors; bf16 within 0.03 on values and on each prior (8 mantissa bits);
-fp16 within 0.005.
-
-**The service** (:class:`InferenceService`) evaluates the mini-batches of many searches at
-once. Each search's mini-batch is first *planned* by its own evaluator -- a mixture of experts
-takes its gate decision (the paper's majority vote) on that mini-batch alone, exactly as when it
-runs by itself -- into network calls (which network, which rows). The service then concatenates
-the rows bound for the same network across all searches, runs each network once, takes the
-softmax over every row's legal moves in one go, and hands every search its own rows back.
-Evaluators that cannot plan (a uniform evaluator, test stubs) are called directly. The planes,
-the gate's phases and the softmax run compiled where numba can compile them
-(:func:`compiled_glue`), else as their numpy definitions; the numbers are the same.
+"""Fast network inference for the search: backends that run one network on a batch of compact
+leaf records (:func:`make_backend`), and one service that batches the mini-batches of many
+searches (:class:`InferenceService`). The planes, the gate's phases and the softmax run compiled
+where numba can compile them (:func:`compiled_glue`), else as their numpy definitions; the
+numbers are the same.
 """
 
 from __future__ import annotations
@@ -390,11 +363,18 @@ def make_backend(checkpoint: str | os.PathLike[str], backend: BackendName = "tor
     * ``cuda`` -- PyTorch on a GPU: weights and inputs in bf16 (or fp16), channels-last
       memory, planes expanded from the records on the GPU, and one CUDA graph per batch-size
       bucket (a batch is padded to the next bucket) so a call is one graph launch instead of
-      ~160 kernels.
+      ~160 kernels;
+    * ``openvino-bf16`` -- OpenVINO on the CPU with bf16 inference precision (the ONNX export
+      read as it is; weights and activations in bf16 where the CPU computes bf16 natively:
+      AVX512_BF16 or AMX). Not exact: it is used for claims only after the gates of
+      :mod:`chessmoe.play.precision` (move agreement, value error, a match against fp32)
+      pass, and :func:`choose_backend` picks it only where those gates are committed as
+      passed.
 
-    Agreement with eager fp32 (tested, the reduced-precision path on the CPU): ``onnx`` within
-    1e-4 on values and priors; bf16 within 0.03 on values and on each prior (8 mantissa
-    bits); fp16 within 0.005."""
+    Each returns ``(values [N] float32, policy logits [N, 4864] float32)`` for records
+    (``RECORD_DTYPE``) of shape ``[N]``. Agreement with eager fp32 (tested, the
+    reduced-precision path on the CPU): ``onnx`` within 1e-4 on values and priors; bf16 within
+    0.03 on values and on each prior (8 mantissa bits); fp16 within 0.005."""
     from chessmoe._io.fsutil import sha256_file
 
     path = Path(checkpoint)
@@ -581,8 +561,9 @@ class InferenceService:
     takes its gate decision (the paper's majority vote) on that mini-batch alone, exactly as
     when it runs by itself -- into network calls (which network, which rows). The service
     then concatenates the rows bound for the same network across all searches, runs each
-    network once, and hands every search its own rows back. Evaluators that cannot plan (a
-    uniform evaluator, test stubs) are called directly.
+    network once, takes the softmax over every row's legal moves in one go, and hands every
+    search its own rows back. Evaluators that cannot plan (a uniform evaluator, test stubs)
+    are called directly.
 
     ``max_batch`` caps one network call (larger groups are split into several calls); the
     statistics count network calls and positions per call.

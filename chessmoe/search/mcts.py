@@ -1,25 +1,7 @@
-"""PUCT Monte-Carlo tree search over an :class:`Evaluator` (paper sec. 2 and App. E.1).
-
-* Selection (:mod:`chessmoe.search.puct`, shared with the compiled tree):
-  ``Q + c(N) * P * sqrt(N) / (1 + n)`` with ``c(N) = ln((N + c_base + 1) / c_base) + c_init``
-  (2.5, 19652); an unvisited child has ``Q = -1``; priors are sharpened by a temperature
-  (``P ** (1 / 1.7)``, renormalised).
-* Mini-batches: a search collects up to ``batch_size`` new leaves, each descent adding a
-  virtual visit (counted as a loss) along its path so the next descent looks elsewhere,
-  then evaluates them in one :meth:`Evaluator.evaluate` call and backs the values up.
-* Terminal positions (mate, stalemate, threefold repetition counting the game history and
-  the search path, the fifty-move rule, insufficient material) are scored without the
-  evaluator.
-* Limits: new nodes, simulations, move time, or an external stop; the tree is reused
-  between moves when the new position is in it.
-* The move: most visits, with the Q-veto (a child whose Q beats the most visited one's by
-  more than 0.4 with more than one visit takes over; otherwise the runner-up's visits are
-  raised by ``(Q2 - Q1) * n_best`` when its Q is higher).
-
-Values are from the side to move at a node; each edge stores the visits and value sum of
-its child as seen by the parent's side to move. Children are kept in descending prior
-order, which makes the visited children a prefix: the best unvisited child is always the
-first one, so selection scans only the visited ones.
+"""PUCT Monte-Carlo tree search over an :class:`Evaluator` (paper sec. 2 and App. E.1): the
+Python reference (:class:`MCTS`), the oracle the compiled tree (:mod:`chessmoe.search.native`)
+is tested against, with the records both share (:class:`SearchConfig`, :class:`Limits`,
+:class:`SearchResult`).
 """
 
 from __future__ import annotations
@@ -47,8 +29,9 @@ from chessmoe.encoding import (
     record_board,
 )
 from chessmoe.search import puct
+from chessmoe.search.proof import tree_mate
 from chessmoe.search.puct import exploration
-from chessmoe.search.stops import mate_reached, reported_depth, tree_mate
+from chessmoe.search.stops import mate_reached, reported_depth
 
 __all__ = [
     "MCTS",
@@ -373,7 +356,26 @@ def choose_child(child_n: Sequence[int], child_w: Sequence[float], q_veto_delta:
 
 
 class MCTS:
-    """A PUCT search that keeps its tree between moves."""
+    """A PUCT search that keeps its tree between moves.
+
+    Selection (:mod:`chessmoe.search.puct`, shared with the compiled tree): ``Q + c(N) * P * sqrt(N)
+    / (1 + n)`` with ``c(N) = ln((N + c_base + 1) / c_base) + c_init`` (2.5, 19652); an unvisited
+    child has ``Q = -1``; priors are sharpened by a temperature (``P ** (1 / 1.7)``, renormalised).
+    Mini-batches: a search collects up to ``batch_size`` new leaves, each descent adding a virtual
+    visit (counted as a loss) along its path so the next descent looks elsewhere, then evaluates
+    them in one :meth:`Evaluator.evaluate` call and backs the values up. Terminal positions (mate,
+    stalemate, threefold repetition counting the game history and the search path, the fifty-move
+    rule, insufficient material) are scored without the evaluator. Limits: new nodes, simulations,
+    move time, or an external stop; the tree is reused between moves when the new position is in it.
+    The move: most visits, with the Q-veto (a child whose Q beats the most visited one's by more
+    than 0.4 with more than one visit takes over; otherwise the runner-up's visits are raised by
+    ``(Q2 - Q1) * n_best`` when its Q is higher).
+
+    Values are from the side to move at a node; each edge stores the visits and value sum of its
+    child as seen by the parent's side to move. Children are kept in descending prior order, which
+    makes the visited children a prefix: the best unvisited child is always the first one, so
+    selection scans only the visited ones.
+    """
 
     name = "python"
 
@@ -467,7 +469,7 @@ class MCTS:
         if limits.depth is not None and reported_depth(mean_depth) >= limits.depth:
             return True
         return limits.mate is not None and mate_reached(
-            tree_mate(root, self._choose(root), 2 * limits.mate), limits.mate)
+            tree_mate(None, root, self._choose(root), 2 * limits.mate), limits.mate)
 
     # -- tree reuse --
     def _prepare_root(self, board: chess.Board) -> bool:
@@ -717,7 +719,7 @@ class MCTS:
             seconds=time.monotonic() - start,
             depth=depth_sum / max(nodes - 1, 1), seldepth=seldepth, batches=batches,
             collisions=collisions, children=children, reused=reused,
-            mate=tree_mate(root, best) if root.expanded else None)
+            mate=tree_mate(None, root, best) if root.expanded else None)
 
 
 SearchSteps = Generator[LeafBatch, Evaluation, SearchResult]

@@ -1,16 +1,10 @@
-"""DeepChess training runs (``related-deepchess.md``): data, training loop, run files and the
-held-out evaluations that need no search.
+"""DeepChess training runs (``related-deepchess.md``): :func:`train` (``chessmoe related train
+deepchess``) and :func:`train_run` write a resumable run directory, :func:`learning_curve` one run
+per training-set size, :func:`level_material` a finished run's accuracy where material is level.
+The networks and their training steps are in :mod:`chessmoe.nets.related.deepchess`.
 
-:func:`train` (``chessmoe related train deepchess``) and :func:`train_run` write a resumable
-run directory (``config.json``, ``weights.pt``, ``metrics.jsonl``, ``summary.json``,
-``material-paired.json``, ``provenance.json``; ``state/`` not for version control);
-:func:`learning_curve` one run per training-set size; :func:`level_material` re-reads a
-finished run's positions for its accuracy where material is level. The networks and their
-training steps are in :mod:`chessmoe.nets.related.deepchess`.
-
-Contract: this module imports nothing above the nets layer. The one step that searches (the
-summary's search speed) is a :class:`SearchSteps` its caller passes in
-(:data:`chessmoe.play.players.deepchess.SEARCH_STEPS`).
+Contract: this module imports nothing above the nets layer; the one step that searches (the
+summary's search speed) is a :class:`SearchSteps` its caller passes in.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """Comparison-training runs of the n-tuple engine (``related-comparison-training-ntuple.md``):
-positions, Stockfish labels, the training run's files and the held-out test set.
+:func:`train` (``chessmoe related train ntuple``) labels positions with Stockfish's best move and
+runs the document's comparison training into a run directory, resumably.
 
-:func:`train` (``chessmoe related train ntuple``) labels positions of the Lichess excerpt with
-Stockfish's best move and runs the document's comparison training
-(:func:`chessmoe.nets.related.ntuple_comparison.train_comparison`) into a run directory,
-resumably; its overrides (``--set KEY=VALUE``) are fields of
-:class:`~chessmoe.nets.related.ntuple_comparison.NtupleTrainConfig`.
-
-Contract: this module imports nothing above the nets layer. The d-ply search each move is
-compared through is the ``search`` (a :data:`~chessmoe.nets.related.ntuple.LeafSearch`) its
-caller passes in (:data:`chessmoe.play.players.ntuple.SEARCH_STEPS`).
+Contract: this module imports nothing above the nets layer; the d-ply search each move is
+compared through is the ``search`` its caller passes in
+(:data:`chessmoe.play.players.ntuple.SEARCH_STEPS`).
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
 """The engines of the related documents, as players beside the paper's MoE engine (kind
-``"moe"``).
-
-Each related engine is one module here (``deepchess``, ``ntuple``, ``mais``) exposing
-``OPTIONS`` (its own settings, declared once in :data:`ENGINE_OPTIONS` here, so a UCI ``uci``
-answer imports neither the engine's module nor torch), ``build_searcher(model_dir, *,
-threads, options) -> Searcher`` (a player of the :class:`~chessmoe.play.engine.Searcher`
-protocol that loads its trained weights safely, default the committed
-``results/related/<name>``, and says what it loaded in ``loaded``: :func:`weights_note`) and
-``SEARCH_STEPS`` (what its trainer needs of its search, given to it by the caller). Their
-networks, trainers and searches sit in the layers below; this package only joins them into
-players and never imports a trainer.
+``"moe"``): one module each (``deepchess``, ``ntuple``, ``mais``), their settings declared once
+here (:data:`ENGINE_OPTIONS`). Their networks, trainers and searches sit in the layers below;
+this package only joins them into players and never imports a trainer.
 """
 
 from __future__ import annotations
@@ -206,7 +198,16 @@ def run_files(kind: str, model_dir: Path | None, *names: str) -> list[Path]:
 def build_searcher(kind: str, model_dir: str | Path | None = None, *,
                    threads: int = 1, options: Mapping[str, object] | None = None) -> Searcher:
     """A fresh player of engine ``kind`` (its own state; one per game lane), set up with its
-    own ``options`` (:func:`resolve_options`)."""
+    own ``options`` (:func:`resolve_options`).
+
+    Each engine's module exposes ``OPTIONS`` (its settings, declared here in :data:`ENGINE_OPTIONS`
+    so a UCI ``uci`` answer imports neither the engine's module nor torch),
+    ``build_searcher(model_dir, *, threads, options) -> Searcher`` (a
+    :class:`~chessmoe.play.engine.Searcher` that loads its trained weights safely, default the
+    committed ``results/related/<name>``, and says what it loaded in ``loaded``:
+    :func:`weights_note`) and ``SEARCH_STEPS`` (what its trainer needs of its search, given to it by
+    the caller).
+    """
     module = _module(kind)
     values = resolve_options(kind, options)
     path = Path(model_dir) if model_dir else default_model_dir(kind)

@@ -1,31 +1,19 @@
 """Game-phase statistics figures: paper Fig. 2, 8-13 (Tables 3-4 come from the datasets).
 
-Every function reads a :class:`PhaseStats` (the frames of one ``results/stats/<name>/``
-directory), draws or tabulates one paper artefact, saves it under the paper's
-numbering and returns an :class:`~chessmoe.report.figures.style.Artefact`.
-
-Labelling conventions (see ``docs/phases.md``):
-
-* *position-only* phase (``phase_T``): the Lichess phase of each position alone,
-  the label the phase datasets use (Fig. 13 b);
-* *division* phase (``division_T``): the forward-only split of each whole game, used
-  for the phase start moves (Fig. 2, 11) and for games reaching a phase;
-* a phase *start move* is the full-move number of the first board of that phase.
-"""
+Every function reads a :class:`~chessmoe.games.stats.PhaseStats`, draws or tabulates one paper
+artefact, saves it under the paper's numbering and returns an
+:class:`~chessmoe.report.figures.style.Artefact`."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from functools import cached_property
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from chessmoe import paper
-from chessmoe.games.stats import TABLE_COLUMNS, load
+from chessmoe.games.stats import PhaseStats, games_reaching, phase_starts, table_column
 from chessmoe.report import stems
 from chessmoe.report.figures.style import (
     PHASE_COLORS,
@@ -38,7 +26,6 @@ from chessmoe.report.figures.style import (
 
 __all__ = [
     "FigureSplits",
-    "PhaseStats",
     "fig02_phase_distribution",
     "fig08_mixedness",
     "fig09_pieces",
@@ -47,58 +34,9 @@ __all__ = [
     "fig12_results_by_phase",
     "fig13_phase_coverage",
     "figure_splits",
-    "label_agreement",
-    "label_agreement_table",
-    "load_stats",
-    "paper_comparison",
     "readable_columns",
-    "summary_metrics",
 ]
 
-
-
-@dataclass
-class PhaseStats:
-    """The frames of one statistics directory, with split-aware views."""
-
-    directory: Path
-    positions: pd.DataFrame
-    games: pd.DataFrame
-    manifest: dict[str, Any]
-
-    @property
-    def name(self) -> str:
-        return str(self.manifest["source"]["name"])
-
-    @property
-    def description(self) -> str:
-        return str(self.manifest["source"]["description"])
-
-    @cached_property
-    def _split_of_position(self) -> np.ndarray:
-        split_by_game = self.games.set_index("game")["split"]
-        lookup = np.empty(int(self.games["game"].max()) + 1, dtype=object)
-        lookup[split_by_game.index.to_numpy()] = split_by_game.to_numpy()
-        split: np.ndarray = lookup[self.positions["game"].to_numpy()]
-        return split
-
-    def positions_in(self, split: str = "all") -> pd.DataFrame:
-        """Positions of games in ``split`` (``"all"`` for every kept game)."""
-        if split == "all":
-            return self.positions
-        self._check_split(split)
-        return self.positions[self._split_of_position == split]
-
-    def games_in(self, split: str = "all") -> pd.DataFrame:
-        if split == "all":
-            return self.games
-        self._check_split(split)
-        return self.games[self.games["split"] == split]
-
-    def _check_split(self, split: str) -> None:
-        known = sorted(set(self.games["split"]))
-        if split not in known:
-            raise ValueError(f"split {split!r} not in {self.directory} (has {known})")
 
 
 @dataclass(frozen=True)
@@ -127,30 +65,11 @@ def figure_splits(split: str = "all", *, paper: bool = False) -> FigureSplits:
     return FigureSplits(split, split, split)
 
 
-def load_stats(directory: str | os.PathLike[str]) -> PhaseStats:
-    """Load a statistics directory written by :mod:`chessmoe.games.stats` (checksums verified)."""
-    positions, games, manifest = load(directory)
-    return PhaseStats(Path(directory), positions, games, manifest)
-
-
-def _col(table: str) -> str:
-    try:
-        return TABLE_COLUMNS[table]
-    except KeyError:
-        raise ValueError(f"unknown mixedness table {table!r}; known: "
-                         f"{', '.join(TABLE_COLUMNS)}") from None
 
 
 def _source_note(stats: PhaseStats, split: str) -> str:
     where = "all kept games" if split == "all" else f"{split} split"
     return f"{stats.description} — {where}"
-
-
-def _starts(games: pd.DataFrame, table: str) -> tuple[pd.Series, pd.Series]:
-    col = _col(table)
-    middle = games.loc[games[f"middle_{col}"] >= 0, f"middle_move_{col}"]
-    end = games.loc[games[f"end_{col}"] >= 0, f"end_move_{col}"]
-    return middle, end
 
 
 # --- Fig. 2 ---------------------------------------------------------------------------------
@@ -161,13 +80,13 @@ def fig02_phase_distribution(stats: PhaseStats, out_dir: str | os.PathLike[str],
                              max_move: int = 80) -> Artefact:
     """Share of positions in each (position-only) phase per move number, with the mean
     division start moves of the middlegame and endgame marked."""
-    col = _col(table)
+    col = table_column(table)
     positions = stats.positions_in(split)
     counts = pd.crosstab(positions["move_number"], positions[f"phase_{col}"])
     counts = counts.reindex(columns=range(3), fill_value=0)
     counts = counts[counts.index <= max_move]
     shares = counts.div(counts.sum(axis=1), axis=0) * 100
-    middle, end = _starts(stats.games_in(split), table)
+    middle, end = phase_starts(stats.games_in(split), table)
 
     fig = new_figure(8, 5)
     top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[1, 3])
@@ -211,7 +130,7 @@ def fig08_mixedness(stats: PhaseStats, out_dir: str | os.PathLike[str], *,
                     table: str = "lichess", split: str = "test",
                     max_move: int = 80) -> Artefact:
     """Mixedness by move number: mean, median and inter-quartile band; threshold 150."""
-    col = _col(table)
+    col = table_column(table)
     frame = _by_move(stats.positions_in(split), f"mixedness_{col}", max_move)
     fig = new_figure(7, 4)
     ax = fig.subplots()
@@ -277,7 +196,7 @@ def fig11_phase_starts(stats: PhaseStats, out_dir: str | os.PathLike[str], *,
                        table: str = "lichess", split: str = "test",
                        max_move: int = 80) -> Artefact:
     """Distribution of the (division) start moves of the middlegame and endgame."""
-    middle, end = _starts(stats.games_in(split), table)
+    middle, end = phase_starts(stats.games_in(split), table)
     fig = new_figure(7, 4)
     ax = fig.subplots()
     bins = [b + 0.5 for b in range(max_move + 1)]
@@ -304,20 +223,10 @@ def fig11_phase_starts(stats: PhaseStats, out_dir: str | os.PathLike[str], *,
 # --- Fig. 12, 13 and Tables 3, 4: phase coverage -------------------------------------------
 
 
-def _games_reaching(stats: PhaseStats, split: str, table: str) -> pd.DataFrame:
-    """Per game: whether it contributes a position to each (position-only) phase."""
-    col = _col(table)
-    positions = stats.positions_in(split)
-    reach = pd.crosstab(positions["game"], positions[f"phase_{col}"]).reindex(
-        columns=range(3), fill_value=0) > 0
-    games = stats.games_in(split).set_index("game")
-    return reach.reindex(games.index, fill_value=False)
-
-
 def fig12_results_by_phase(stats: PhaseStats, out_dir: str | os.PathLike[str], *,
                            table: str = "lichess", split: str = "train") -> Artefact:
     """Result shares of the games reaching each phase (every game reaches the opening)."""
-    reach = _games_reaching(stats, split, table)
+    reach = games_reaching(stats, split, table)
     results = stats.games_in(split).set_index("game")["result"]
     names = {"1-0": "White wins", "1/2-1/2": "Draw", "0-1": "Black wins"}
     rows = {}
@@ -359,8 +268,8 @@ def fig13_phase_coverage(stats: PhaseStats, out_dir: str | os.PathLike[str], *,
                          table: str = "lichess", split: str = "train") -> Artefact:
     """(a) Share of games reaching each phase; (b) share of positions per phase, with
     position-only and division labels, beside the paper's KingBase shares."""
-    col = _col(table)
-    reach = _games_reaching(stats, split, table)
+    col = table_column(table)
+    reach = games_reaching(stats, split, table)
     positions = stats.positions_in(split)
     ref = paper.KINGBASE_STATS
     games_pct = reach.mean().to_numpy() * 100
@@ -406,83 +315,6 @@ def fig13_phase_coverage(stats: PhaseStats, out_dir: str | os.PathLike[str], *,
     return Artefact(stems.FIG13_PHASE_COVERAGE,
                     save_figure(fig, out_dir, stems.FIG13_PHASE_COVERAGE), figure=fig,
                     table=frame)
-
-
-# --- teaching helpers -------------------------------------------------------------------
-
-
-def summary_metrics(stats: PhaseStats, *, table: str = "lichess",
-                    split: str = "all") -> dict[str, float]:
-    """The paper's KingBase statistics (``paper.KINGBASE_STATS`` keys) for this data."""
-    col = _col(table)
-    games = stats.games_in(split)
-    positions = stats.positions_in(split)
-    middle, end = _starts(games, table)
-    reach = _games_reaching(stats, split, table)
-    phase_share = positions[f"phase_{col}"].value_counts(normalize=True).reindex(
-        range(3), fill_value=0) * 100
-    results = games.set_index("game")["result"]
-
-    def draws(mask: pd.Series) -> float:
-        subset = results[mask]
-        return float((subset == "1/2-1/2").mean() * 100) if len(subset) else float("nan")
-
-    return {
-        "middlegame_start_mean": float(middle.mean()),
-        "middlegame_start_std": float(middle.std()),
-        "endgame_start_mean": float(end.mean()),
-        "endgame_start_std": float(end.std()),
-        "games_reaching_middlegame_pct": float(reach[1].mean() * 100),
-        "games_reaching_endgame_pct": float(reach[2].mean() * 100),
-        "positions_opening_pct": float(phase_share[0]),
-        "positions_middlegame_pct": float(phase_share[1]),
-        "positions_endgame_pct": float(phase_share[2]),
-        "white_wins_pct": float((results == "1-0").mean() * 100),
-        "draws_pct": float((results == "1/2-1/2").mean() * 100),
-        "black_wins_pct": float((results == "0-1").mean() * 100),
-        "draws_reaching_middlegame_pct": draws(reach[1]),
-        "draws_reaching_endgame_pct": draws(reach[2]),
-    }
-
-
-def paper_comparison(stats_list: list[PhaseStats], *, table: str = "lichess",
-                     split: str = "all") -> pd.DataFrame:
-    """The paper's KingBase numbers beside the same statistics of each source."""
-    columns: dict[str, pd.Series] = {"paper (KingBase)": pd.Series(paper.KINGBASE_STATS)}
-    for stats in stats_list:
-        columns[stats.name] = pd.Series(summary_metrics(stats, table=table, split=split))
-    frame = pd.DataFrame(columns)
-    frame.index.name = "statistic"
-    return frame.round(2)
-
-
-def label_agreement(stats: PhaseStats, split: str = "all") -> pd.DataFrame:
-    """Per mixedness table: share of positions whose position-only phase differs from
-    the division phase, and each labelling's phase shares."""
-    positions = stats.positions_in(split)
-    rows = {}
-    for table, col in TABLE_COLUMNS.items():
-        phase, division = positions[f"phase_{col}"], positions[f"division_{col}"]
-        row = {"differ_pct": float((phase != division).mean() * 100)}
-        for p, label in enumerate(PHASE_LABELS):
-            row[f"{label}_pct_position_only"] = float((phase == p).mean() * 100)
-            row[f"{label}_pct_division"] = float((division == p).mean() * 100)
-        rows[table] = row
-    frame = pd.DataFrame(rows).T
-    frame.index.name = "table"
-    return frame.round(2)
-
-
-def label_agreement_table(stats_list: list[PhaseStats], split: str = "all") -> pd.DataFrame:
-    """:func:`label_agreement` of several sources, one row per (source, table)."""
-    frames = []
-    for stats in stats_list:
-        frame = label_agreement(stats, split)
-        frame.index = [f"{stats.name} / {table}" for table in frame.index]
-        frames.append(frame)
-    table = pd.concat(frames)
-    table.index.name = "source / table"
-    return table
 
 
 def readable_columns(table: pd.DataFrame) -> pd.DataFrame:

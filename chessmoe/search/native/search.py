@@ -40,7 +40,8 @@ from chessmoe.search.mcts import (
 from chessmoe.search.native import board as nb
 from chessmoe.search.native import tree as nt
 from chessmoe.search.native.mates import tree_mate
-from chessmoe.search.stops import MATE_PROOF_PLIES, mate_reached, reported_depth
+from chessmoe.search.proof import MATE_PROOF_PLIES
+from chessmoe.search.stops import mate_reached, reported_depth
 
 __all__ = ["NativeMCTS", "uniform_priors", "warm_up"]
 

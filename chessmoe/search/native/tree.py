@@ -1,23 +1,11 @@
-"""The search tree as arrays, and the compiled steps of a PUCT search over it.
+"""The search tree as arrays (:class:`Tree`), and the compiled steps of a PUCT search over it.
 
-Contract: every function here is ``@compiled`` over preallocated arrays, passed as three typed
-records: :class:`Tree` (the arrays below), :class:`Params` (the search's constants) and
-:class:`Game` (what the tree reads of the game). The Python driver
-(:mod:`chessmoe.search.native.search`) owns the arrays, grows them between calls and talks to
-evaluators. Selection compiles the Python search's own rule (:mod:`chessmoe.search.puct`); the
-rest mirrors :class:`chessmoe.search.mcts.MCTS` operation by operation (same float64
-expressions in the same order), so both searches visit the same nodes.
-
-Layout (``N`` nodes, ``E`` edges; a node's edges are contiguous, in generation order until it
-is expanded, then in descending prior order):
-
-* ``ni[N, NI]`` int64: parent, edge from the parent, depth, first edge, edge count, flags
-  (expanded, pending, terminal), visits, the move that led here (-1 at the root);
-* ``nv[N]`` float64: the terminal value (side to move);
-* ``pos[N, POS_WORDS]`` uint64: the position (:mod:`chessmoe.search.native.board`);
-* ``ei[E, EI]`` int64: move, visits, child node (-1 none), policy index;
-* ``ef[E, 2]`` float64: sharpened prior, value sum (the parent's side to move);
-* ``st[4]`` int64: nodes used, edges used, the root.
+Every function here is ``@compiled`` over preallocated arrays, passed as three typed records:
+:class:`Tree`, :class:`Params` (the search's constants) and :class:`Game` (what the tree reads
+of the game). The Python driver (:mod:`chessmoe.search.native.search`) owns the arrays, grows
+them between calls and talks to evaluators. Selection compiles the Python search's own rule
+(:mod:`chessmoe.search.puct`); the rest mirrors :class:`chessmoe.search.mcts.MCTS` operation by
+operation (same float64 expressions in the same order), so both searches visit the same nodes.
 """
 
 from __future__ import annotations
@@ -74,8 +62,20 @@ _PAWNS, _ROOKS, _QUEENS = 2, 5, 6
 
 
 class Tree(NamedTuple):
-    """The arrays of one tree (the layout in the module doc). Immutable as a record: the
-    driver makes a new one when it grows an array; the arrays themselves are written."""
+    """The arrays of one tree. Immutable as a record: the driver makes a new one when it grows
+    an array; the arrays themselves are written.
+
+    Layout (``N`` nodes, ``E`` edges; a node's edges are contiguous, in generation order until
+    it is expanded, then in descending prior order):
+
+    * ``ni[N, NI]`` int64: parent, edge from the parent, depth, first edge, edge count, flags
+      (expanded, pending, terminal), visits, the move that led here (-1 at the root);
+    * ``nv[N]`` float64: the terminal value (side to move);
+    * ``pos[N, POS_WORDS]`` uint64: the position (:mod:`chessmoe.search.native.board`);
+    * ``ei[E, EI]`` int64: move, visits, child node (-1 none), policy index;
+    * ``ef[E, 2]`` float64: sharpened prior, value sum (the parent's side to move);
+    * ``st[4]`` int64: nodes used, edges used, the root.
+    """
 
     ni: np.ndarray  # [N, NI] int64
     nv: np.ndarray  # [N] float64
