@@ -1,24 +1,12 @@
 """The ``powered`` design: a tournament that can decide something on 2 CPU cores.
 
-Every arm at one node-limited setting (batch 8, 100 nodes: the paper's default batch size and
-its cheapest node limit, where a 2-core machine plays the most games), all arms against the
-regular network and all drawing their openings from one shared permutation of the embedded
-suite, so arms are paired by opening:
-
-* the four methods (separated, staged, weighted a=4 and a=10): ``pairs`` pairs each (400
-  games from 200 openings by default);
-* the single-expert ablation (Fig. 6/29), the phase definitions (Fig. 7: move-count experts;
-  the Lichess arm is the separated method's), the routings (split and soft; majority is the
-  separated method's) and the gate table (the authors' ``engine`` table; the ``lichess``
-  table is the separated method's): ``arm_pairs`` pairs each (200 games);
-* the controls: separated experts trained for as many iterations as the regular network
-  (``separated-long``, when trained), ``pairs`` pairs; the regular network trained for their
-  total (``regular-long``, when trained), ``arm_pairs`` pairs.
-
-The committed tournament was played under the claim reading of the draw rules; the replicated
-design replays it under cutechess's. Its arms' claims rows (:func:`against_regular`,
-:func:`controls`) are read from the replicated tournament once that is complete, else from
-this one; the replicated design orders them with its own (:mod:`chessmoe.designs.replicated`).
+Every arm plays the regular network at one node-limited setting, all drawing their openings
+from one shared permutation of the embedded suite, so arms are paired by opening
+(:func:`plan`). The committed tournament was played under the claim reading of the draw
+rules; the replicated design replays it under cutechess's. Its arms' claims rows
+(:func:`against_regular`, :func:`controls`) are read from the replicated tournament once that
+is complete, else from this one; the replicated design orders them with its own
+(:mod:`chessmoe.designs.replicated`).
 """
 
 from __future__ import annotations
@@ -55,8 +43,23 @@ _DEFINITIONS = ("movecount2", "movecount3", "movecount4", "movecount5")
 
 def plan(experts_root: str | os.PathLike[str], *, pairs: int = 200, arm_pairs: int = 100,
          draw_rules: Literal["claim", "cutechess"] = "claim", name: str = "powered") -> Plan:
-    """The powered arms over the bundles under ``experts_root`` (an arm whose bundle is not
-    trained is left out, but for the ablation, routing and gate arms of ``separated``)."""
+    """The powered arms over the bundles under ``experts_root``, every one against the
+    regular network at batch 8 and 100 nodes (:data:`~chessmoe.designs.base.POWERED_SETTING`:
+    the paper's default batch size and its cheapest node limit, where a 2-core machine plays
+    the most games):
+
+    * the four methods (:data:`METHODS`): ``pairs`` pairs each (400 games from 200 openings
+      by default);
+    * the single-expert ablation (Fig. 6/29), the phase definitions (Fig. 7: move-count
+      experts; the Lichess arm is the separated method's), the routings (split and soft;
+      majority is the separated method's) and the gate table (the authors' ``engine`` table;
+      the ``lichess`` table is the separated method's): ``arm_pairs`` pairs each (200 games);
+    * the controls: separated experts trained for as many iterations as the regular network
+      (``separated-long``), ``pairs`` pairs; the regular network trained for their total
+      (``regular-long``), ``arm_pairs`` pairs.
+
+    An arm whose bundle is not trained is left out, but for the ablation, routing and gate
+    arms of ``separated``."""
     batch, nodes = POWERED_SETTING
     group = f"b{batch}-n{nodes}"
 

@@ -1,25 +1,10 @@
 """The ``replicated`` design, and the claims table's main rows.
 
 The powered design replayed under cutechess's draw rules, with the evidence a single seed and
-a common opponent cannot give, all on one shared opening permutation (every arm paired by
-opening with every other):
-
-* every powered arm (:func:`chessmoe.designs.powered.plan`), same names, same openings;
-* **seeds**: staged and weighted a=10 under their three seeds (the committed bundle and
-  ``<method>-seed10/11``) against each of the regular network's three seeds (``regular``,
-  ``regular-seed10/11``): ``pairs`` pairs each, named
-  ``<method>[-seedN]-vs-regular[-seedM]-b8-n100`` (the seed-9 pairs are the powered method
-  arms themselves);
-* **equal compute head to head**: staged, weighted a=4, a=10 and separated-long against
-  ``regular-long`` (the regular network trained for their total iterations), ``arm_pairs``
-  pairs each, named ``<method>-vs-regular-long-b8-n100``.
-
-Arms whose bundles are not trained are left out (they join when trained). The claims table's
-main rows (:func:`claims`) read the powered arms from this tournament once every planned game
-of it is played, else from the powered one (:func:`primary_tournament`), then its seed grid
-and head-to-head arms (shown while it is played, tests once it is complete), then the
-seeds-long design's row; the README's answer (:mod:`chessmoe.report.answer`) opens with them
-(:data:`MAIN_TOPICS`).
+a common opponent cannot give: a seed grid, and the equal-compute arms head to head with
+``regular-long`` (:func:`plan`). The claims table's main rows (:func:`claims`) come from the
+powered arms, this design's arms and the seeds-long design's row; the README's answer
+(:mod:`chessmoe.report.answer`) opens with them (:data:`MAIN_TOPICS`).
 """
 
 from __future__ import annotations
@@ -59,8 +44,20 @@ HEAD_TO_HEAD = ("staged", "weighted-a4", "weighted-a10", SEPARATED_LONG)
 
 
 def plan(experts_root: str | os.PathLike[str], *, pairs: int = 200, arm_pairs: int = 100) -> Plan:
-    """The powered arms under cutechess's rules, then the seed grid and the head-to-head
-    arms whose bundles are trained."""
+    """The replicated arms, all on one shared opening permutation (every arm paired by
+    opening with every other); arms whose bundles are not trained are left out (they join
+    when trained):
+
+    * every powered arm (:func:`chessmoe.designs.powered.plan`) under cutechess's rules, same
+      names, same openings;
+    * **seeds**: staged and weighted a=10 under their three seeds (the committed bundle and
+      ``<method>-seed10/11``) against each of the regular network's three seeds (``regular``,
+      ``regular-seed10/11``): ``pairs`` pairs each, named
+      ``<method>[-seedN]-vs-regular[-seedM]-b8-n100`` (the seed-9 pairs are the powered method
+      arms themselves);
+    * **equal compute head to head**: staged, weighted a=4, a=10 and separated-long against
+      ``regular-long`` (the regular network trained for their total iterations), ``arm_pairs``
+      pairs each, named ``<method>-vs-regular-long-b8-n100``."""
     base = powered.plan(experts_root, pairs=pairs, arm_pairs=arm_pairs, draw_rules="cutechess",
                         name="replicated")
 
@@ -162,7 +159,10 @@ def head_to_head(evidence: Evidence, long_seeds: str) -> list[ClaimTest]:
 
 def claims(evidence: Evidence) -> list[ClaimTest]:
     """The main rows: the powered arms against the regular network, the seed grid, the
-    powered controls, the head-to-head arms and the seeds-long row, in that order."""
+    powered controls, the head-to-head arms and the seeds-long row, in that order. The
+    powered arms are read from the replicated tournament once every planned game of it is
+    played, else from the powered one (:func:`primary_tournament`); the seed grid and the
+    head-to-head arms are shown while it is played, tests once it is complete."""
     arms = evidence.arms(_primary(evidence))
     long_seeds = seeds_long.regular_long_note(evidence)
     across = seeds_long.row(evidence)

@@ -1,19 +1,10 @@
 """The ``scale`` design: does the answer survive as the networks grow?
 
-At three sizes (:data:`~chessmoe.nets.names.SCALE_SIZES`: about 50 k, 201 k and 600 k
-parameters, the width growing), ``staged`` and the shared-trunk mixture ``trunk`` each play the
-``regular`` network of their size and seed (seed 9 against seed 9, 10 against 10, ...: every
-pairing has both sides trained afresh), 100 pairs a pairing at the powered setting under
-cutechess's draw rules, named ``<first>-vs-<second>-b8-n100`` in the opening group ``b8-n100``.
-Every network is early-stopped on one recipe (:func:`chessmoe.nets.controls.scale_config`).
-Beside it, staged plays ``regular-seed10`` and ``regular-seed11`` at batch 8 and 400 nodes on
-the settings design's openings, so that setting rests on three regular seeds (the settings
-design plays seed 9).
-
-The claims rows were registered before the first network trained: per size and mixture,
-pooled over the seed pairings (these seeds), the estimate with both sides' seeds random in
-its note; and staged at 400 nodes over the three regular seeds. A row is a test once every
-one of its pairings has played its planned games.
+At three sizes, ``staged`` and the shared-trunk mixture ``trunk`` each play the ``regular``
+network of their size and seed, every network early-stopped on one recipe
+(:func:`chessmoe.nets.controls.scale_config`); beside them, staged plays two more regular
+seeds at 400 nodes (:func:`plan`). The claims rows (:func:`claims`) were registered before
+the first network trained.
 """
 
 from __future__ import annotations
@@ -68,9 +59,17 @@ def beside_name(seed: int) -> str:
 
 
 def plan(experts_root: str | os.PathLike[str], *, pairs: int = PAIRS) -> Plan:
-    """Every match, trained or not (registered): the sizes in training order, each seed's
-    mixtures against its regular network, then staged against the other regular seeds at
-    400 nodes."""
+    """Every match, trained or not (registered):
+
+    * the sizes in training order (:data:`~chessmoe.nets.names.SCALE_SIZES`: about 50 k, 201 k
+      and 600 k parameters, the width growing), each seed's mixtures against the regular
+      network of its size and seed (seed 9 against seed 9, 10 against 10, ...: every pairing
+      has both sides trained afresh), ``pairs`` pairs a pairing at the powered setting under
+      cutechess's draw rules, named ``<first>-vs-<second>-b8-n100`` in the opening group
+      ``b8-n100``;
+    * then staged against ``regular-seed10`` and ``regular-seed11`` at batch 8 and 400 nodes
+      on the settings design's openings, so that setting rests on three regular seeds (the
+      settings design plays seed 9)."""
     matches = [versus(first, second, pairs, (("kind", "scale"), ("size", size),
                                              ("seed", seed), ("method", mixture),
                                              ("first", first), ("second", second)))
@@ -175,7 +174,9 @@ def _beside_row(evidence: Evidence) -> ClaimTest:
 
 def claims(evidence: Evidence) -> list[ClaimTest]:
     """Per size (in parameter order) staged and then the shared-trunk mixture against the
-    regular network, then staged at 400 nodes over three regular seeds."""
+    regular network, each pooled over its seed pairings (these seeds) with the estimate with
+    both sides' seeds random in its note, then staged at 400 nodes over three regular seeds.
+    A row is a test once every one of its pairings has played its planned games."""
     if evidence.tournament("scale") is None:
         return []
     sizes = sorted(SCALE_SIZES, key=lambda s: float(PARAMETERS[s].split()[0]))

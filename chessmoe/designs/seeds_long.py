@@ -1,17 +1,10 @@
 """The ``seeds-long`` design: equal training compute over training seeds.
 
-Staged under its three seeds against ``regular-long`` under its three, 100 pairs a pairing at
-the powered setting (batch 8, 100 nodes) under cutechess's draw rules, named
-``<staged seed>-vs-<regular-long seed>-b8-n100`` in the opening group ``b8-n100``. The ninth
-cell, ``staged-vs-regular-long-b8-n100`` (both seed 9), is the replicated tournament's
-head-to-head arm: the same name, the same openings and 100 pairs, so it is not played again
-here; the reading takes it from there (:func:`seeds_long_arms`). A pairing whose bundles are
-not trained is left out.
-
-Its one claims row, registered before its first game, pools the grid (these seeds) with the
-seeds-random estimate in its note; it closes the claims table's equal-compute rows, so the
-replicated design places it (:func:`chessmoe.designs.replicated.claims`). Every row resting
-on the one-seed ``regular-long`` quotes :func:`regular_long_note`.
+Staged under its three training seeds against ``regular-long`` under its three (:func:`grid`,
+:func:`plan`). Its one claims row (:func:`row`), registered before its first game, closes the
+claims table's equal-compute rows, so the replicated design places it
+(:func:`chessmoe.designs.replicated.claims`). Every row resting on the one-seed
+``regular-long`` quotes :func:`regular_long_note`.
 """
 
 from __future__ import annotations
@@ -45,6 +38,7 @@ __all__ = ["DESIGN", "LONG_SEED", "TOPIC", "grid", "plan", "regular_long_note", 
 TOPIC = "equal training compute, across seeds"
 #: How a claims row that rests on the one-seed regular-long starts its note's seed clause.
 LONG_SEED = "regular-long is one training seed"
+#: Game pairs of every pairing (200 games).
 PAIRS = 100
 
 
@@ -57,7 +51,12 @@ def grid() -> list[tuple[str, str]]:
 
 
 def plan(experts_root: str | os.PathLike[str], *, pairs: int = PAIRS) -> Plan:
-    """Every trained pairing of :func:`grid` but the first (the replicated tournament's)."""
+    """Every pairing of :func:`grid` whose bundles are trained, ``pairs`` pairs each at the
+    powered setting (batch 8, 100 nodes) under cutechess's draw rules, named
+    ``<staged seed>-vs-<regular-long seed>-b8-n100`` in the opening group ``b8-n100``; but the
+    first: ``staged-vs-regular-long-b8-n100`` (both seed 9) is the replicated tournament's
+    head-to-head arm, the same name, the same openings and 100 pairs, so it is not played
+    again here (:func:`seeds_long_arms` takes it from there)."""
     return Plan("seeds-long", tuple(
         versus(first, second, pairs, (("kind", "seed-long"), ("method", "staged"),
                                       ("first", first), ("second", second)))

@@ -1,20 +1,9 @@
 """Training one network: loss, schedules, the trainer, checkpoints (paper sec. 3, Table 7).
 
-* :func:`compute_loss` -- ``0.01 value MSE + 0.988 policy CE + 0.01 WDL CE + 0.002 plies MSE``
-  per sample, weighted by per-sample weights and averaged (paper Eq. 2); the validation
-  loss that picks checkpoints is ``0.01 value + 0.99 policy`` (the authors' CrazyAra trainer).
-* :func:`learning_rate` / :func:`momentum` -- the one-cycle schedules of Fig. 14, pure
-  functions of the iteration.
-* :class:`Trainer` -- SGD with (Nesterov) momentum and weight decay, evaluation every N
-  iterations on the validation set and the four test sets, best-checkpoint saving, spike
-  recovery, exact resume after an interruption, bf16 autocast and channels-last on GPU, and
-  bf16 autocast on a CPU that computes bf16 natively (``cpu_amp``, opt-in: fp32 is the recipe
-  of every committed network; :func:`training_precision` names what a run used).
-
-A run directory holds ``config.json`` (the resolved config), ``metrics.jsonl`` (one row
-per evaluation per set, and training-loss rows), ``model.pt`` (best checkpoint, loaded
-with ``weights_only=True`` and checked against ``model.pt.json``), ``model.onnx``,
-``state.pt`` while running (for resume) and ``summary.json`` when done.
+:func:`compute_loss` is the training loss (paper Eq. 2); the learning rate and momentum follow
+the one-cycle schedules of Fig. 14 (:func:`~chessmoe.nets.recipes.learning_rate`,
+:func:`~chessmoe.nets.recipes.momentum`, pure functions of the iteration); :class:`Trainer`
+runs one network's training in a run directory and keeps its checkpoints.
 """
 
 from __future__ import annotations
@@ -423,7 +412,9 @@ class Trainer:
 
     SGD with (Nesterov) momentum and weight decay, evaluation every N iterations on the
     validation set and the four test sets, best-checkpoint saving, spike recovery, exact
-    resume after an interruption, bf16 autocast and channels-last on GPU. The validation loss
+    resume after an interruption, bf16 autocast and channels-last on GPU, and bf16 autocast on
+    a CPU that computes bf16 natively (``cpu_amp``, opt-in: fp32 is the recipe of every
+    committed network; :func:`training_precision` names what a run used). The validation loss
     that picks checkpoints is ``0.01 value + 0.99 policy`` (the authors' CrazyAra trainer).
 
     ``run_dir`` holds ``config.json`` (the resolved config), ``metrics.jsonl`` (one row per

@@ -1,18 +1,11 @@
 """The shared-trunk mixture: one trunk, a policy and value head per phase, chosen by the gate.
 
-Phase specialisation without more compute: the regular network's stem and residual blocks
-and the first convolution of its policy head are shared; each phase has its own value head
-and its own policy output (a 1x1 convolution to the 76 policy planes), so a position costs one
-trunk and one head. The hidden width of the shared policy convolution is chosen
-and the trunk's width are chosen (:func:`trunk_config`) so that the parameters and the
-multiply-adds per position both lie within :data:`TOLERANCE` of the regular network's they
-replace (a 3x3 output convolution per phase would hold 44 k parameters each at the small size
-and break the parameter budget).
-
-In training, :class:`PhaseHeadNet` routes each position to its own phase's head (its label
-under the gate's definition); in search, :meth:`PhaseHeadNet.expert` gives phase ``k``'s
-network as a plain :class:`~chessmoe.nets.model.RiseNet` (trunk, shared convolution and head
-``k``), so a trained trunk bundle is read, gated and played like any mixture of experts.
+Phase specialisation without more compute: a position costs one trunk and one head, and the
+network holds about the regular network's parameters and cost per position
+(:func:`trunk_config`). In training, :class:`PhaseHeadNet` routes each position to its own
+phase's head; in search, :meth:`PhaseHeadNet.expert` gives one phase's network as a plain
+:class:`~chessmoe.nets.model.RiseNet`, so a trained trunk bundle is read, gated and played like
+any mixture of experts.
 """
 
 from __future__ import annotations
@@ -47,13 +40,14 @@ def multiply_adds(config: ModelConfig) -> int:
 
 
 def trunk_config(regular: ModelConfig, phases: int = 3) -> ModelConfig:
-    """The shared-trunk version of ``regular``: ``phases`` heads with a 1x1 policy output, and
-    the narrowest trunk (``regular``'s channels, else up to a third more, depth kept) for which
-    a shared policy width brings the parameters and multiply-adds per position both within
-    :data:`TOLERANCE` of ``regular``'s, with the width whose larger relative miss is smallest
-    (widening the trunk only as far as needed keeps the policy head near ``regular``'s: a
-    wider trunk would fit the budget with a starved head). Raises when no choice brings both within
-    :data:`TOLERANCE` of ``regular``'s."""
+    """The shared-trunk version of ``regular``: ``phases`` heads with a 1x1 policy output (a
+    3x3 output convolution per phase would hold 44 k parameters each at the small size and
+    break the parameter budget), and the narrowest trunk (``regular``'s channels, else up to a
+    third more, depth kept) for which a shared policy width brings the parameters and
+    multiply-adds per position both within :data:`TOLERANCE` of ``regular``'s, with the width
+    whose larger relative miss is smallest (widening the trunk only as far as needed keeps the
+    policy head near ``regular``'s: a wider trunk would fit the budget with a starved head).
+    Raises when no choice brings both within :data:`TOLERANCE` of ``regular``'s."""
     from chessmoe.nets.model import widened
 
     params = count_parameters(RiseNet(regular))
@@ -111,7 +105,11 @@ class _Head(nn.Module):
 
 
 class PhaseHeadNet(RiseNet):
-    """A trunk shared by every phase and one head per phase (``config.phase_heads``)."""
+    """A trunk shared by every phase and one head per phase (``config.phase_heads``): the
+    regular network's stem and residual blocks and the first convolution of its policy head
+    are shared; each phase has its own value head and its own policy output (a 1x1
+    convolution to the 76 policy planes). Each position goes through its own phase's head
+    (its label under the gate's definition)."""
 
     def __init__(self, config: ModelConfig) -> None:
         if config.phase_heads < 2:
