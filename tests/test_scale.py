@@ -149,7 +149,8 @@ def test_its_networks_train_size_by_size_on_one_early_stopped_fp32_recipe(
     for name, regime, _, config, _ in jobs:
         assert regime == name.split("-")[2]
         assert (config.cpu_amp, config.schedule, config.eval_every, config.eval_samples,
-                config.patience, config.plateau_patience) == ("off", "plateau", 200, 16384, 6, 2)
+                config.eval_test_samples, config.patience, config.plateau_patience) == (
+            "off", "plateau", 200, 16384, 4096, 6, 2)
         assert config.seed == int(name.split("seed")[1])
         sizes[name.split("-")[1]] = count_parameters(RiseNet(config.model_config()))
     assert sizes == {"201k": 201_469, "50k": 49_969, "600k": 604_086}

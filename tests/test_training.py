@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -840,3 +841,16 @@ def test_a_bf16_run_computes_in_bf16_and_says_so(dataset: Path, tmp_path: Path) 
     assert abs(fp32["best_val_loss"] - bf16["best_val_loss"]) < 0.2  # the same run, near
     config = json.loads((tmp_path / "bf16" / "config.json").read_text())
     assert config["train"]["cpu_amp"] == "bf16"
+
+
+def test_training_evaluations_can_read_fewer_test_positions_than_validation_ones(
+        dataset: Path, tmp_path: Path) -> None:
+    """eval_test_samples caps the test sets (the curves) below the validation set, which
+    alone picks the checkpoint; unset, every set reads eval_samples; recorded only when set."""
+    config = replace(SMOKE, iterations=10, eval_every=10, eval_samples=300, eval_test_samples=40)
+    Trainer(tmp_path / "run", config, DataSpec(str(dataset), "lichess"), progress=False).run()
+    sizes = {r["set"]: r["n"] for r in _rows(tmp_path / "run") if "n" in r}
+    assert sizes["val"] == 300 and sizes["test/no-phases"] == 40
+    assert {n for s, n in sizes.items() if s.startswith("test/")} <= {40}
+    assert "eval_test_samples" not in SMOKE.to_dict()
+    assert config.to_dict()["eval_test_samples"] == 40

@@ -99,6 +99,8 @@ class TrainConfig:
     plies_clip: float = 100.0
     eval_every: int = 500
     eval_samples: int | None = None  # cap per evaluation set (seeded subset); None = all
+    eval_test_samples: int | None = None  # cap per test set in training's evaluations (None:
+    #   eval_samples); they draw the curves, the validation set alone picks the checkpoint
     log_every: int = 50
     spike_threshold: float = 1.5
     max_spikes: int = 20
@@ -186,7 +188,7 @@ CONVERGENCE_OPTIONS = ("schedule", "patience", "min_delta", "plateau_patience",
                        "plateau_factor", "warmup_iterations")
 #: Options recorded only where they differ from their default, so the records of runs made
 #: before the option existed (all fp32 on the CPU) read, resume and compare as before.
-RECORDED_IF_SET = ("cpu_amp",)
+RECORDED_IF_SET = ("cpu_amp", "eval_test_samples")
 _DEFAULTS = {f.name: f.default for f in fields(TrainConfig)}
 
 
@@ -508,7 +510,8 @@ class Trainer:
                                     config.eval_samples, config.seed)}
         for name in test_sets(data.definition):
             eval_sets[f"test/{name}"] = _subset(store.indices("test", name, data.definition),
-                                                config.eval_samples, config.seed + 1)
+                                                config.eval_test_samples or config.eval_samples,
+                                                config.seed + 1)
         per_epoch = math.ceil(train_index.shape[0] / config.batch_size)
         total = config.iterations or epoch_iterations(config.epochs, config.batch_size,
                                                        train_index.shape[0])
