@@ -27,6 +27,7 @@ from typing import Any
 __all__ = ["bench_glue"]
 
 GLUES = ("numpy", "compiled")
+GATES_NOTE = "results/tournaments/precision/gates.json"
 
 
 @contextmanager
@@ -77,17 +78,18 @@ def _search_rates(evaluator: Any, boards: list[Any], nodes: int) -> tuple[float,
     return new / spent, sims / spent, spent
 
 
-def _games(experts: Path, baseline: Path, out: Path, pairs: int) -> tuple[float, list[Any], Any]:
+def _games(experts: Path, baseline: Path, out: Path, pairs: int, backend: str = "onnx"
+           ) -> tuple[float, list[Any], Any]:
     """Seconds, moves of every game and the summary of a 100-node tournament (separated
-    against regular, ONNX Runtime fp32, 2 workers, ``pairs`` pairs each, played at once)."""
+    against regular on ``backend``, 2 workers, ``pairs`` pairs each, played at once)."""
     from chessmoe._io.jsonl import read_records
     from chessmoe.play.match import Adjudication, PlayerSpec
     from chessmoe.play.tournament import MatchSpec, TournamentSpec, run_local
 
     first = PlayerSpec(name="separated", experts=str(experts), nodes=100, batch_size=8,
-                       backend="onnx", search="native")
+                       backend=backend, search="native")
     second = PlayerSpec(name="regular", experts=str(baseline), nodes=100, batch_size=8,
-                        backend="onnx", search="native")
+                        backend=backend, search="native")
     spec = TournamentSpec("bench", (MatchSpec("m", first, second, 2 * pairs),), seed=7,
                           pairs_per_shard=pairs, adjudication=Adjudication(),
                           games_at_once=2 * pairs)
@@ -112,9 +114,11 @@ def bench_glue(repeat: int) -> Any:
     from chessmoe.search.experts import MixtureEvaluator, mixture_from_bundle
 
     result = BenchResult("glue", "Per-batch glue: compiled vs numpy",
-                         target="tournament games per hour at 100 nodes, ONNX fp32: compiled "
-                         ">= 1.3x the numpy glue, the same games; UCI engine, committed small "
-                         "experts, default options, >= 0.15x move generation")
+                         target="tournament games per hour at 100 nodes against the numpy "
+                         "glue on ONNX fp32: compiled glue on ONNX fp32 >= 1.3x, the same "
+                         "games; compiled glue on the gated low-precision backend >= 2.5x; UCI "
+                         "engine, committed small experts, default options, >= 0.15x move "
+                         "generation")
     experts, baseline = committed_bundles()
     if experts is None or baseline is None:
         result.rows = [("small experts", "not in this checkout: benchmark skipped")]
@@ -158,42 +162,60 @@ def bench_glue(repeat: int) -> Any:
                  f"{share:.0%}: no glue can make those searches more than "
                  f"{1 / share:.2f}x faster"))
 
-    # tournament games, numpy glue then compiled glue
+    # tournament games: numpy glue then compiled glue on ONNX fp32, then the compiled glue on
+    # the low-precision backend where its gates passed here (what auto picks)
+    from chessmoe.search.evaluators import committed_results, passed_backends
+    from chessmoe.search.inference import LOW_PRECISION, choose_backend
+
+    chosen = choose_backend("auto", "cpu", gated=passed_backends(committed_results()))
+    low = chosen if chosen in LOW_PRECISION else None
+    legs = [("numpy", "onnx"), ("compiled", "onnx"), *([("compiled", low)] if low else [])]
     pairs = 4
-    games: dict[str, tuple[float, list[Any], Any]] = {}
+    games: dict[tuple[str, str], tuple[float, list[Any], Any]] = {}
     with tempfile.TemporaryDirectory() as tmp_name:
         for attempt in range(max(1, repeat - 1)):
-            for glue in GLUES:
+            for glue, backend in legs:
                 with _glue(glue):
-                    found = _games(experts, baseline, Path(tmp_name) / f"{glue}-{attempt}",
-                                   pairs)
-                if glue not in games or found[0] < games[glue][0]:
-                    games[glue] = found
+                    played = _games(experts, baseline,
+                                    Path(tmp_name) / f"{glue}-{backend}-{attempt}", pairs,
+                                    backend)
+                if (glue, backend) not in games or played[0] < games[(glue, backend)][0]:
+                    games[(glue, backend)] = played
     per_hour = {}
-    for glue in GLUES:
-        seconds, _, summary = games[glue]
-        per_hour[glue] = summary.games / seconds * 3600
-        rows.append((f"{glue} glue, 100 nodes, 2 workers x {2 * pairs} games at once",
-                     f"{per_hour[glue]:,.0f} games/hour ({summary.games} games, mean "
+    for leg in legs:
+        seconds, _, summary = games[leg]
+        per_hour[leg] = summary.games / seconds * 3600
+        rows.append((f"{leg[0]} glue, {leg[1]}, 100 nodes, 2 workers x {2 * pairs} games at once",
+                     f"{per_hour[leg]:,.0f} games/hour ({summary.games} games, mean "
                      f"{summary.mean_plies:.0f} plies, {seconds:.0f} s incl. start-up)"))
-    same = sum(a == b for a, b in zip(games["numpy"][1], games["compiled"][1], strict=False))
-    ratio = per_hour["compiled"] / per_hour["numpy"]
-    rows.append(("compiled / numpy glue, games per hour at 100 nodes",
-                 f"{ratio:.2f}x; games identical move for move: {same} of "
-                 f"{len(games['numpy'][1])}"))
+    before = games[("numpy", "onnx")][1]
+    same = sum(a == b for a, b in zip(before, games[("compiled", "onnx")][1], strict=False))
+    ratio = per_hour[("compiled", "onnx")] / per_hour[("numpy", "onnx")]
+    rows.append(("compiled / numpy glue, ONNX fp32, games per hour at 100 nodes",
+                 f"{ratio:.2f}x; games identical move for move: {same} of {len(before)}"))
+    low_ratio = per_hour[("compiled", low)] / per_hour[("numpy", "onnx")] if low else 0.0
+    rows.append(("compiled glue on the gated low-precision backend / numpy glue on ONNX fp32, "
+                 "games per hour at 100 nodes",
+                 f"{low} (its gates: {GATES_NOTE}): {low_ratio:.2f}x" if low
+                 else "no low-precision backend passed its gates on this machine"))
 
-    # the UCI engine
+    # the UCI engine: default options (auto: the gated backend where it passed) and ONNX fp32
     uci: dict[str, float] = {}
-    for glue in GLUES:
+    for glue, extra in (("compiled", []), ("compiled", ["--backend", "onnx"]),
+                        ("numpy", ["--backend", "onnx"])):
         with _glue(glue):
-            uci[glue] = _uci_nodes_per_second(positions[:6], [])
-    rows.append(("UCI engine, committed small experts, default options, 800-node searches",
-                 f"compiled {uci['compiled']:,.0f} nodes/s ({uci['compiled'] / generation:.3f}x "
-                 f"move generation), numpy {uci['numpy']:,.0f} nodes/s "
-                 f"({uci['numpy'] / generation:.3f}x): {uci['compiled'] / uci['numpy']:.2f}x"))
+            uci[f"{glue} {' '.join(extra) or 'default'}"] = _uci_nodes_per_second(
+                positions[:6], extra)
+    default, onnx_c, onnx_n = (uci["compiled default"], uci["compiled --backend onnx"],
+                               uci["numpy --backend onnx"])
+    rows.append(("UCI engine, committed small experts, default options (backend auto: "
+                 f"{low or 'onnx'}), 800-node searches",
+                 f"{default:,.0f} nodes/s ({default / generation:.3f}x move generation); with "
+                 f"--backend onnx {onnx_c:,.0f} nodes/s ({onnx_c / generation:.3f}x), numpy "
+                 f"glue {onnx_n:,.0f} nodes/s ({onnx_n / generation:.3f}x)"))
     result.rows = rows
-    result.met = (ratio >= 1.3 and same == len(games["numpy"][1])
-                  and uci["compiled"] >= 0.15 * generation)
+    result.met = (ratio >= 1.3 and same == len(before) and low_ratio >= 2.5
+                  and default >= 0.15 * generation)
     result.note = ("CHESSMOE_GLUE=numpy runs the numpy definitions the compiled glue is tested "
                    "equal to (tests/test_glue.py), in the searches, the tournament workers and "
                    "the engine alike. Nodes are new nodes (evaluated leaves); simulations add "

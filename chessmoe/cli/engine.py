@@ -43,8 +43,10 @@ def add_evaluator_options(parser: argparse.ArgumentParser) -> None:
                         help="auto (cuda when present, else cpu), cpu, cuda or cuda:N "
                              f"(default {default.device})")
     parser.add_argument("--backend", default=default.backend, choices=BACKENDS,
-                        help="network backend (auto: cuda on a GPU, ONNX Runtime on a CPU; "
-                             f"torch: eager fp32, the reference; default {default.backend})")
+                        help="network backend (auto: cuda on a GPU; on a CPU openvino-bf16 "
+                             "where its committed gates passed and the CPU computes bf16, else "
+                             "ONNX Runtime fp32; onnx: fp32 always; torch: eager fp32, the "
+                             f"reference; default {default.backend})")
     parser.add_argument("--threads", type=at_least(1), default=default.threads,
                         help=f"CPU threads of the network (default {default.threads})")
 

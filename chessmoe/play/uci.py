@@ -66,8 +66,8 @@ class EngineOptions:
     Single_Expert: int = -1  # -1: all experts; k: phase k's expert, baseline elsewhere
     Threads: int = _EVALUATOR.threads
     Device: str = _EVALUATOR.device  # auto: cuda when present, else cpu
-    # auto: cuda on a GPU, ONNX Runtime on a CPU (search.inference.choose_backend); torch
-    # (eager fp32, the reference), onnx (ONNX Runtime, CPU), cuda (bf16 + graphs)
+    # auto: cuda on a GPU, else openvino-bf16 where its gates passed, else ONNX Runtime
+    # (search.inference.choose_backend); torch (eager fp32, the reference), onnx (fp32)
     Backend: str = _EVALUATOR.backend
     Uniform: bool = _EVALUATOR.uniform  # no network: value 0, uniform priors
     Search: str = "native"  # the tree search: native (compiled) or python (the reference)
