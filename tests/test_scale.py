@@ -162,3 +162,14 @@ def test_its_networks_train_size_by_size_on_one_early_stopped_fp32_recipe(
     assert train_command("scale-50k-trunk-seed10", "small").endswith("--control scale")
     with pytest.raises(ValueError, match="no scale bundle"):
         scale_bundle("weighted-a10", "201k", 9)
+
+
+def test_its_networks_not_begun_are_one_line_of_the_runs_in_progress(tmp_path: Path) -> None:
+    from chessmoe.report import progress
+
+    (tmp_path / "experts" / "small" / "scale-201k-regular-seed9").mkdir(parents=True)
+    lines = progress.progress_lines(tmp_path)
+    owed = [line for line in lines if "scale-" in line]
+    assert owed == ["| training `small/ (scale design)` | 20 networks not begun "
+                    "(scale-201k-trunk-seed9 ... scale-600k-staged-seed10) | - | no rate yet | "
+                    "not timed |"]

@@ -26,7 +26,14 @@ from chessmoe.estimates import (
     paired_seeds_estimate,
     pooled_estimate,
 )
-from chessmoe.nets.names import CONTROL_SEEDS, SCALE_SEEDS, SCALE_SIZES, scale_bundle, seed_bundle
+from chessmoe.nets.names import (
+    CONTROL_SEEDS,
+    SCALE_METHODS,
+    SCALE_SEEDS,
+    SCALE_SIZES,
+    scale_bundle,
+    seed_bundle,
+)
 from chessmoe.played import planned_pairs
 from chessmoe.records import GameRecord
 
@@ -200,4 +207,4 @@ DESIGN = Design(
         "with their directions before the first of their networks trained; each joins the "
         "Holm family once every one of its pairings has played its planned games.")),
     awaited=tuple(scale_bundle(m, size, seed) for size in SCALE_SIZES
-                  for seed in SCALE_SEEDS[size] for m in ("regular", *MIXTURES)))
+                  for seed in SCALE_SEEDS[size] for m in SCALE_METHODS))

@@ -91,8 +91,26 @@ def progress_lines(results: Path) -> list[str]:
         lines.append(f"| training `{r.name}` | {r.iterations:,} iterations logged | "
                      f"{planned} | {r.seconds_per_iteration:.2f} s an iteration | {left} |")
     lines += [f"| training `{name}` | {left} | - | no rate yet | not timed |"
-              for name, left in waiting]
+              for name, left in _grouped(waiting)]
     return lines
+
+
+def _grouped(waiting: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``waiting`` with the networks a design awaits collapsed into one entry per design and
+    profile where there are more than three (``small/scale-*``: 20 networks not begun)."""
+    out = list(waiting)
+    for design in registry.REGISTERED:
+        owed = {b for b in design.awaited}
+        for profile in sorted({n.split("/", 1)[0] for n, _ in out}):
+            mine = [(n, left) for n, left in out if left == "not begun"
+                    and n.split("/", 1)[0] == profile and n.split("/", 1)[1] in owed]
+            if len(mine) > 3:
+                first = out.index(mine[0])
+                out = [e for e in out if e not in mine]
+                out.insert(first, (f"{profile}/ ({design.name} design)",
+                                   f"{len(mine)} networks not begun ({mine[0][0].split('/')[1]}"
+                                   f" ... {mine[-1][0].split('/')[1]})"))
+    return out
 
 
 def refresh(text: str, lines: Sequence[str]) -> str:
