@@ -228,7 +228,8 @@ class OnnxBackend:
 class OpenVinoBackend:
     """OpenVINO on the CPU: the ONNX export compiled once (dynamic batch) with ``precision``
     as its inference precision (``bf16``; ``f32`` computes as ONNX Runtime does, for tests),
-    ``threads`` threads, one stream, latency mode (one search's small batches)."""
+    ``threads`` threads, one stream, latency mode (one search's small batches), threads not
+    pinned (pinned, the workers of a tournament all chose the same core)."""
 
     def __init__(self, onnx_path: str | os.PathLike[str], *, precision: str = "bf16",
                  threads: int = 1, name: str = "network") -> None:
@@ -247,7 +248,7 @@ class OpenVinoBackend:
         core.set_property({"CACHE_DIR": str(onnx_cache_dir().parent / "openvino")})
         self.compiled = core.compile_model(core.read_model(str(onnx_path)), "CPU", {
             "INFERENCE_PRECISION_HINT": precision, "INFERENCE_NUM_THREADS": threads,
-            "NUM_STREAMS": 1, "PERFORMANCE_HINT": "LATENCY"})
+            "NUM_STREAMS": 1, "PERFORMANCE_HINT": "LATENCY", "ENABLE_CPU_PINNING": False})
         self.request = self.compiled.create_infer_request()
         self._value = self.compiled.output("value")
         self._policy = self.compiled.output("policy")
