@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from chessmoe.elo import elo_from_score, pair_standard_error
 from chessmoe.records import GameRecord, complete_pairs, pentanomial_counts
 
-__all__ = ["MIN_CELL_PAIRS", "Z95", "ArmEstimate", "PairedDifference", "SeedLevelEstimate",
-           "arm_estimate", "clustered_mean", "elo_interval", "estimate_text", "holm",
+__all__ = ["MIN_CELL_PAIRS", "Z95", "ArmEstimate", "EloTrend", "PairedDifference",
+           "SeedLevelEstimate", "arm_estimate", "clustered_mean", "elo_interval", "elo_trend",
+           "estimate_text", "holm",
            "pair_scores", "paired_difference", "paired_seeds_estimate", "pooled_estimate",
            "seed_level_estimate", "signed",
            "t975", "t975_at", "two_sided_p"]
@@ -259,6 +260,53 @@ def paired_seeds_estimate(name: str, cells: Sequence[Sequence[GameRecord]]
     total = sum(len(pair_scores(records)) for records in cells)
     return ArmEstimate(name, total, openings, mean, _elo_bound(mean), _elo_bound(mean - half),
                        _elo_bound(mean + half))
+
+
+@dataclass(frozen=True)
+class EloTrend:
+    """Elo = ``intercept + slope * log10(parameters)``, fitted by :func:`elo_trend`, with the
+    covariance of its two coefficients (from the points' standard errors, taken as known)."""
+
+    slope: float  # Elo per tenfold parameters
+    intercept: float
+    var_intercept: float
+    covariance: float
+    var_slope: float
+    points: int
+
+    def at(self, parameters: float) -> tuple[float, float, float]:
+        """``(elo, low, high)``: the fitted line at ``parameters`` and its 95 % interval
+        (the line's own uncertainty, +- :data:`Z95` of its standard error; not the spread of
+        a new network's Elo around it). Beyond the fitted sizes it is an extrapolation."""
+        x = math.log10(parameters)
+        elo = self.intercept + self.slope * x
+        var = self.var_intercept + 2 * x * self.covariance + x * x * self.var_slope
+        half = Z95 * math.sqrt(max(var, 0.0))
+        return elo, elo - half, elo + half
+
+
+def elo_trend(points: Sequence[tuple[float, ArmEstimate]]) -> EloTrend | None:
+    """Elo against log10(parameters) by weighted least squares over ``(parameters,
+    estimate)`` points: each point's standard error is its 95 % interval's half-width over
+    :data:`Z95`, the two sides of an asymmetric interval averaged (``(high - low) / 2Z95``),
+    its weight 1/se^2. The standard errors are treated as known (no residual variance is
+    estimated from so few points), so the coefficients' covariance is (X'WX)^-1 and the
+    line's interval uses the normal quantile. A point without a finite estimate and interval
+    is left out; ``None`` with fewer than two points left or only one distinct size."""
+    rows = [(math.log10(n), e.elo, (e.high - e.low) / (2 * Z95)) for n, e in points
+            if n > 0 and all(math.isfinite(v) for v in (e.elo, e.low, e.high))
+            and e.high > e.low]
+    if len(rows) < 2 or len({x for x, _, _ in rows}) < 2:
+        return None
+    weights = [1 / (se * se) for _, _, se in rows]
+    sw = sum(weights)
+    sx = sum(w * x for w, (x, _, _) in zip(weights, rows, strict=True))
+    sy = sum(w * y for w, (_, y, _) in zip(weights, rows, strict=True))
+    sxx = sum(w * x * x for w, (x, _, _) in zip(weights, rows, strict=True))
+    sxy = sum(w * x * y for w, (x, y, _) in zip(weights, rows, strict=True))
+    det = sw * sxx - sx * sx
+    return EloTrend((sw * sxy - sx * sy) / det, (sxx * sy - sx * sxy) / det,
+                    sxx / det, -sx / det, sw / det, len(rows))
 
 
 def paired_difference(a: Sequence[GameRecord], b: Sequence[GameRecord]) -> PairedDifference:

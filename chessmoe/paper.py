@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["BATCH_SIZES", "KINGBASE_STATS", "TABLE1_LOSSES", "TABLE2_ELO", "TABLE3_POSITIONS",
-           "TABLE4_GAMES", "TABLE7"]
+__all__ = ["BATCH_SIZES", "KINGBASE_STATS", "NETWORK_PARAMETERS", "TABLE1_LOSSES", "TABLE2_ELO",
+           "TABLE3_POSITIONS", "TABLE4_GAMES", "TABLE7"]
 
 # FACTS.md section 2 / paper App. B.1 and Fig. 2, 11, 12, 13 (KingBase Lite 2019).
 KINGBASE_STATS: Final[dict[str, float]] = {
@@ -28,6 +28,10 @@ KINGBASE_STATS: Final[dict[str, float]] = {
     "draws_reaching_middlegame_pct": 38.51,
     "draws_reaching_endgame_pct": 36.09,
 }
+
+#: The paper's network (RISEv3.3, FACTS.md section 5: "about 5.8 M parameters at full size"),
+#: counted exactly as the kit builds it (the ``paper`` preset; tests/test_model.py counts it).
+NETWORK_PARAMETERS: Final = 5_755_348
 
 # Table 3: positions per phase dataset (rows: split; columns: no-phases, opening,
 # middlegame, endgame).

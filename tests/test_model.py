@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from chessmoe import paper
 from chessmoe.nets.model import (
     PRESETS,
     ModelConfig,
@@ -24,7 +25,7 @@ from chessmoe.nets.model import (
 def test_paper_preset_has_the_papers_size() -> None:
     # Stem 120,320 + blocks 3,225,792 + dense attention 5 x 327,936 + value head 4,116
     # + policy head 765,440 = 5,755,348 ("about 5.8 M").
-    assert count_parameters(build_model("paper")) == 5_755_348
+    assert count_parameters(build_model("paper")) == paper.NETWORK_PARAMETERS == 5_755_348
     # The same net with ECA as Wang et al. define it (5 weights per attention module).
     assert count_parameters(build_model("paper-eca")) == 4_115_693
 

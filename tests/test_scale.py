@@ -18,7 +18,13 @@ from chessmoe.elo import elo_from_score
 from chessmoe.estimates import paired_seeds_estimate
 from chessmoe.nets.controls import scale_config, scale_jobs, scale_model
 from chessmoe.nets.model import RiseNet, count_parameters, preset
-from chessmoe.nets.names import SCALE_SIZES, control_of, scale_bundle, train_command
+from chessmoe.nets.names import (
+    SCALE_PARAMETERS,
+    SCALE_SIZES,
+    control_of,
+    scale_bundle,
+    train_command,
+)
 from chessmoe.nets.training import TrainConfig
 from chessmoe.play import designs as play_designs
 from chessmoe.records import GameRecord
@@ -153,7 +159,7 @@ def test_its_networks_train_size_by_size_on_one_early_stopped_fp32_recipe(
             "off", "plateau", 200, 16384, 4096, 6, 2)
         assert config.seed == int(name.split("seed")[1])
         sizes[name.split("-")[1]] = count_parameters(RiseNet(config.model_config()))
-    assert sizes == {"201k": 201_469, "50k": 49_969, "600k": 604_086}
+    assert sizes == SCALE_PARAMETERS == {"201k": 201_469, "50k": 49_969, "600k": 604_086}
     assert scale_model(preset("small"), "201k") == preset("small")
     with pytest.raises(ValueError, match="unknown scale size '1m'"):
         scale_config(base, "1m", 9)

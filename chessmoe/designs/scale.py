@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from chessmoe.designs.base import Design, Evidence, Pairing, Plan, Side, TableNotes, versus
 from chessmoe.designs.powered import PAPER_TABLE2
@@ -29,16 +30,17 @@ from chessmoe.estimates import (
 from chessmoe.nets.names import (
     CONTROL_SEEDS,
     SCALE_METHODS,
+    SCALE_PARAMETERS,
     SCALE_SEEDS,
     SCALE_SIZES,
     scale_bundle,
     seed_bundle,
 )
-from chessmoe.played import planned_pairs
+from chessmoe.played import load_arms, planned_pairs
 from chessmoe.records import GameRecord
 
-__all__ = ["DESIGN", "MIXTURES", "NODES_BESIDE", "PAIRS", "TOPIC", "beside_name", "cells",
-           "plan"]
+__all__ = ["DESIGN", "MIXTURES", "NODES_BESIDE", "PAIRS", "PARAMETERS", "TOPIC", "SizeEstimate",
+           "beside_name", "by_parameters", "cells", "plan", "size_estimate", "size_estimates"]
 
 #: The claims table's topics of the design start so.
 TOPIC = "scale:"
@@ -48,8 +50,14 @@ PAIRS = 100
 MIXTURES: tuple[str, ...] = ("staged", "trunk")
 #: The node limit (at batch 8) staged plays the other regular seeds at, beside the sizes.
 NODES_BESIDE = 400
-#: What each size label stands for, in parameters (the networks' counts, rounded).
-PARAMETERS = {"50k": "50 k", "201k": "201 k", "600k": "604 k"}
+#: What each size label stands for, in parameters (the networks' counts in thousands, rounded:
+#: "50 k", "201 k", "604 k").
+PARAMETERS = {size: f"{round(n / 1000)} k" for size, n in SCALE_PARAMETERS.items()}
+
+
+def by_parameters() -> list[str]:
+    """The sizes from the fewest parameters to the most (not the training order)."""
+    return sorted(SCALE_SIZES, key=SCALE_PARAMETERS.__getitem__)
 
 
 def size_matches(size: str, mixture: str) -> list[tuple[int, str, str]]:
@@ -116,6 +124,47 @@ def _pooled(name: str, matches: Sequence[Sequence[GameRecord]]) -> ArmEstimate:
     return pooled_estimate(name, played)
 
 
+@dataclass(frozen=True)
+class SizeEstimate:
+    """One size's mixture against the regular network of its size, as played so far: the
+    estimate pooled over its seed pairings (openings the clusters: these seeds) and the one
+    with both sides' seeds random (``None`` until every pairing has enough pairs), with the
+    games played and planned of its matches."""
+
+    size: str  # the label of :data:`~chessmoe.nets.names.SCALE_SIZES` ("201k")
+    label: str  # "201 k"
+    parameters: int  # the regular network's (each of staged's experts has as many)
+    mixture: str
+    pooled: ArmEstimate | None  # None: fewer than two complete pairs over two openings
+    seeds_random: ArmEstimate | None
+    played: int  # games
+    planned: int  # games
+
+
+def size_estimate(arms: dict[str, list[GameRecord]], planned: dict[str, int], size: str,
+                  mixture: str) -> SizeEstimate:
+    """``mixture`` against the regular network at ``size`` from a tournament's ``arms``
+    (match -> records) and its planned pairs by match (:data:`PAIRS` where not planned)."""
+    by_seed = cells(arms, size, mixture)
+    pooled = _pooled(mixture, list(by_seed.values()))
+    names = [f"{first}-vs-{second}-b8-n100" for _, first, second in size_matches(size, mixture)]
+    return SizeEstimate(size, PARAMETERS[size], SCALE_PARAMETERS[size], mixture,
+                        None if math.isnan(pooled.elo) else pooled,
+                        paired_seeds_estimate(mixture, list(by_seed.values())),
+                        sum(len(r) for r in by_seed.values()),
+                        sum(2 * planned.get(n, PAIRS) for n in names))
+
+
+def size_estimates(tournament_dir: str | os.PathLike[str]) -> list[SizeEstimate]:
+    """Every size (fewest parameters first) x mixture (:data:`MIXTURES`) of the tournament in
+    ``tournament_dir`` (a directory not there yet: nothing played)."""
+    directory = Path(tournament_dir)
+    arms = load_arms(directory) if directory.is_dir() else {}
+    planned = planned_pairs(directory, PAIRS) if directory.is_dir() else {}
+    return [size_estimate(arms, planned, size, mixture)
+            for size in by_parameters() for mixture in MIXTURES]
+
+
 def _size_row(evidence: Evidence, size: str, mixture: str) -> ClaimTest:
     directory = evidence.tournament("scale")
     assert directory is not None
@@ -123,7 +172,8 @@ def _size_row(evidence: Evidence, size: str, mixture: str) -> ClaimTest:
     by_seed = cells(evidence.arms("scale"), size, mixture)
     names = {seed: f"{first}-vs-{second}-b8-n100"
              for seed, first, second in size_matches(size, mixture)}
-    pooled = _pooled(mixture, list(by_seed.values()))
+    pooled = _pooled(mixture, list(by_seed.values()))  # its counts even without an estimate
+    level = size_estimate(evidence.arms("scale"), planned, size, mixture).seeds_random
     seeds = ", ".join(str(s) for s in by_seed)
     if mixture == "staged":
         claim = (f"staged beats regular at {PARAMETERS[size]} parameters, both early-stopped "
@@ -135,7 +185,6 @@ def _size_row(evidence: Evidence, size: str, mixture: str) -> ClaimTest:
                  "has no such network)")
     each = "; ".join(f"seed {seed}: {elo_interval(arm_estimate(names[seed], records))}"
                      for seed, records in by_seed.items() if records)
-    level = paired_seeds_estimate(mixture, list(by_seed.values()))
     note = ((f"by seed pairing {each}; " if each else "")
             + "pooled over these seeds (openings are the clusters); "
             + (f"with both sides' seeds random (t over {len(by_seed)} pairings): "
@@ -186,8 +235,8 @@ def claims(evidence: Evidence) -> list[ClaimTest]:
     A row is a test once every one of its pairings has played its planned games."""
     if evidence.tournament("scale") is None:
         return []
-    sizes = sorted(SCALE_SIZES, key=lambda s: float(PARAMETERS[s].split()[0]))
-    return [*(_size_row(evidence, size, mixture) for size in sizes for mixture in MIXTURES),
+    return [*(_size_row(evidence, size, mixture) for size in by_parameters()
+              for mixture in MIXTURES),
             _beside_row(evidence)]
 
 

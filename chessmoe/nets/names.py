@@ -17,6 +17,7 @@ __all__ = [
     "REGULAR_LONG",
     "REGULAR_WIDE",
     "SCALE_METHODS",
+    "SCALE_PARAMETERS",
     "SCALE_SEEDS",
     "SCALE_SIZES",
     "SEEDED_METHODS",
@@ -65,6 +66,10 @@ SCALE_SEEDS: dict[str, tuple[int, ...]] = {"201k": (9, 10, 11), "50k": (9, 10),
 #: The networks trained at each size: the single network, the paper's best mixture and the
 #: shared-trunk mixture (one trunk, a head per phase, the single network's cost).
 SCALE_METHODS: tuple[str, ...] = ("regular", "trunk", "staged")
+#: The parameters of each size's regular network (each of staged's experts has as many; the
+#: shared-trunk mixture is within 10 % of it), counted from the models the scale recipe builds
+#: (tests/test_scale.py counts them again).
+SCALE_PARAMETERS: dict[str, int] = {"50k": 49_969, "201k": 201_469, "600k": 604_086}
 _SCALE_PREFIX = "scale-"
 
 

@@ -277,10 +277,12 @@ def notebook_jobs(layout: ResultsLayout | None = None) -> tuple[NotebookJob, ...
                     f"make tournament PROFILE={lay.powered}"),
                    *((f"experts/{lay.experts}/{b}/evaluation.json",
                       f"make experts PROFILE={lay.experts}") for b in ("regular",))),
-            figures=(stems.POWERED_ARMS, stems.SEED_GRID, stems.COMPUTE_GAP, stems.SETTINGS),
+            figures=(stems.POWERED_ARMS, stems.SEED_GRID, stems.COMPUTE_GAP, stems.SETTINGS,
+                     stems.SCALE),
             tables=(stems.CLAIMS, stems.EXTRAS_CONTRASTS, stems.EXTRAS_DRAW_RULES,
-                    stems.EXTRAS_TABLE1_SCALE),
-            data=(stems.POWERED_ARMS, stems.SEED_GRID, stems.COMPUTE_GAP, stems.SETTINGS)),
+                    stems.EXTRAS_TABLE1_SCALE, stems.EXTRAS_TABLE1_SIZES),
+            data=(stems.POWERED_ARMS, stems.SEED_GRID, stems.COMPUTE_GAP, stems.SETTINGS,
+                  stems.SCALE)),
         NotebookJob(
             notebook="11_ratings.ipynb",
             params=lambda results, out: {
