@@ -63,9 +63,11 @@ HEADLINES: dict[str, Headline] = {
         (("compiled / Python at 100", "100 nodes"), ("compiled / Python at 800", "800 nodes")),
         ">= 2x"),
     "Per-batch glue: compiled vs numpy": Headline(
-        (("compiled / numpy glue, games per hour", "games"),
+        (("compiled / numpy glue", "games fp32"),
+         ("compiled glue on the gated low-precision backend", "games bf16"),
          ("UCI engine, committed small experts", "UCI")),
-        ">= 1.3x games/hour; UCI >= 0.15x move generation"),
+        ">= 1.3x / 2.5x games/hour; UCI >= 0.15x",
+        r"\d+(?:\.\d+)?x"),
     "DeepChess comparison search": Headline((("depth 4 (", "depth 4"),),
                                             ">= 2x the reference at depth 4"),
     "MAIS best-first search": Headline((("1,500-node search (", ""),),
