@@ -598,11 +598,13 @@ def test_a_finished_run_gains_its_paired_material_comparison(smoke_run: Path) ->
 
 def test_uci_every_go_ends_in_one_bestmove(smoke_run: Path) -> None:
     text, _ = uci_script("deepchess", smoke_run)
-    # its comparator confidence is no evaluation: info lines carry a score only for a mate
+    # every info line carries a score: the comparator's confidence as cp until the search
+    # proves the mate, then the mate
     infos = [ln for ln in text.splitlines() if ln.startswith("info depth")]
-    first_mate = next(i for i, ln in enumerate(infos) if "score" in ln)
+    assert all(" score " in ln for ln in infos)
+    first_mate = next(i for i, ln in enumerate(infos) if "score mate" in ln)
     assert infos[first_mate].split("score ")[1].split()[:2] == ["mate", "1"]  # Rd8#
-    assert all("score" not in ln for ln in infos[:first_mate]) and first_mate > 0
+    assert all("score cp" in ln for ln in infos[:first_mate]) and first_mate > 0
 
 
 @pytest.mark.parametrize("fen", [

@@ -1,4 +1,4 @@
-"""Does the answer survive scale? The scale design's reading (issue 54): Elo of each mixture
+"""Does the answer survive scale? The scale design's reading: Elo of each mixture
 against the regular network of its size, by parameters, beside the paper's network, with a
 weighted trend; and Table 1's no-phases loss per size.
 
