@@ -15,7 +15,6 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,29 +27,14 @@ from chessmoe.report.benchlog import refresh
 if TYPE_CHECKING:
     from chessmoe.games.sources import ResolvedSource
 
+from common import (  # type: ignore[import-not-found]
+    BenchResult,
+    _legal_rate,
+    _positions_from_sample,
+    _uci_nodes_per_second,
+)
+
 __all__ = ["BENCHMARKS", "BenchResult", "main"]
-
-
-@dataclass
-class BenchResult:
-    """One benchmark's rows (metric -> value) and its verdict against a target."""
-
-    name: str
-    title: str
-    rows: list[tuple[str, str]] = field(default_factory=list)
-    target: str = ""
-    met: bool | None = None
-    note: str = ""
-
-    def markdown(self) -> str:
-        lines = [f"### {self.title}", "", "| measure | value |", "|---|---|"]
-        lines += [f"| {k} | {v} |" for k, v in self.rows]
-        if self.target:
-            verdict = {True: "met", False: "NOT met", None: "n/a"}[self.met]
-            lines += ["", f"Target: {self.target} — **{verdict}**."]
-        if self.note:
-            lines += ["", self.note]
-        return "\n".join(lines) + "\n"
 
 
 def _best(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
@@ -329,21 +313,6 @@ def bench_planes(repeat: int) -> BenchResult:
     return result
 
 
-def _positions_from_sample(count: int) -> list[chess.Board]:
-    from chessmoe.games.pgn import iter_games
-    from chessmoe.games.sources import sample_path
-
-    boards: list[chess.Board] = []
-    games: Any = iter_games(sample_path(), max_games=60)
-    for game in games:
-        board = chess.Board()
-        for ply, move in enumerate(game.moves):
-            if ply % 7 == 3:
-                boards.append(board.copy())
-            board.push(move)
-        if len(boards) >= count:
-            break
-    return boards[:count]
 
 
 def bench_mcts(repeat: int) -> BenchResult:
@@ -457,15 +426,6 @@ def bench_mcts(repeat: int) -> BenchResult:
     return result
 
 
-def _legal_rate(positions: list[chess.Board], rounds: int = 200) -> float:
-    """python-chess legal-move generation: positions per second (the same-run baseline)."""
-    start = time.perf_counter()
-    for _ in range(rounds):
-        for board in positions:
-            len(list(board.legal_moves))
-    return rounds * len(positions) / (time.perf_counter() - start)
-
-
 def _compile_seconds() -> tuple[float, float]:
     """Seconds of a fresh process's first compiled search with an empty numba cache (every
     function compiled), then with that cache (every function loaded)."""
@@ -489,26 +449,6 @@ def _compile_seconds() -> tuple[float, float]:
                                   capture_output=True, text=True, check=True)
             seconds.append(float(done.stdout.strip().splitlines()[-1]))
     return seconds[0], seconds[1]
-
-
-def _uci_nodes_per_second(positions: list[chess.Board], extra: list[str],
-                          nodes: int = 800) -> float:
-    """Nodes per second of ``chessmoe uci`` (default options plus ``extra``) over searches of
-    ``nodes`` nodes from each position, as the engine reports them."""
-    import sys
-
-    import chess.engine
-
-    root = Path(__file__).resolve().parents[1]
-    command = [sys.executable, "-m", "chessmoe", "uci", *extra]
-    searched = spent = 0.0
-    with chess.engine.SimpleEngine.popen_uci(command, cwd=root, timeout=120) as engine:
-        engine.analyse(chess.Board(), chess.engine.Limit(nodes=50))  # load and warm up
-        for board in positions:
-            info = engine.analyse(board, chess.engine.Limit(nodes=nodes))
-            searched += info.get("nodes", 0)
-            spent += info.get("time", 0.0)
-    return searched / spent if spent else 0.0
 
 
 def bench_native(repeat: int) -> BenchResult:

@@ -102,7 +102,7 @@ def _games(experts: Path, baseline: Path, out: Path, pairs: int, backend: str = 
 
 
 def bench_glue(repeat: int) -> Any:
-    from bench import (  # type: ignore[import-not-found]
+    from common import (  # type: ignore[import-not-found]
         BenchResult,
         _legal_rate,
         _positions_from_sample,

@@ -34,7 +34,7 @@ def _interleaved(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, fl
 
 def bench_mixed_precision(repeat: int) -> Any:
     import torch
-    from bench import BenchResult  # type: ignore[import-not-found]
+    from common import BenchResult  # type: ignore[import-not-found]
 
     from chessmoe.games.datasets import DatasetStore, build
     from chessmoe.games.sources import ResolvedSource, sample_path
@@ -100,7 +100,7 @@ def bench_mixed_precision(repeat: int) -> Any:
 
 def bench_low_precision(repeat: int) -> Any:
     import numpy as np
-    from bench import BenchResult, _positions_from_sample  # type: ignore[import-not-found]
+    from common import BenchResult, _positions_from_sample  # type: ignore[import-not-found]
 
     from chessmoe.encoding import legal_policy_indices, records_to_planes
     from chessmoe.search.evaluators import committed_bundles

@@ -30,7 +30,7 @@ from chessmoe.search.mcts import Limits, SearchConfig
 def positions(count: int) -> list[chess.Board]:
     """Every 7th position of the sample games (plies 3, 10, 17, ...), ``count`` of them: the
     positions ``bench.py`` measures on (this script runs beside it in benchmarks/)."""
-    from bench import _positions_from_sample
+    from common import _positions_from_sample
 
     return _positions_from_sample(count)
 

@@ -4,16 +4,24 @@ precision in its summary and its bundle's manifest)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import torch
 
 from chessmoe._io.errors import KitError
 
-if TYPE_CHECKING:
-    from chessmoe.nets.training import TrainConfig
+__all__ = ["Precisions", "autocast_context", "cpu_computes_bf16", "training_precision"]
 
-__all__ = ["autocast_context", "cpu_computes_bf16", "training_precision"]
+
+class Precisions(Protocol):
+    """The two autocast choices of a run's configuration (a
+    :class:`~chessmoe.nets.training.TrainConfig`): on a GPU and on the CPU."""
+
+    @property
+    def amp(self) -> str: ...
+
+    @property
+    def cpu_amp(self) -> str: ...
 
 
 def cpu_computes_bf16() -> bool:
@@ -25,7 +33,7 @@ def cpu_computes_bf16() -> bool:
         return False
 
 
-def training_precision(config: TrainConfig, device: torch.device) -> str:
+def training_precision(config: Precisions, device: torch.device) -> str:
     """What a run computes its forward pass in on ``device``: ``fp32``, ``bf16-autocast`` or
     ``fp16-autocast`` (recorded in its summary and its bundle's manifest)."""
     if device.type == "cuda" and config.amp != "off":
@@ -35,7 +43,7 @@ def training_precision(config: TrainConfig, device: torch.device) -> str:
     return "fp32"
 
 
-def autocast_context(config: TrainConfig, device: torch.device) -> Any:
+def autocast_context(config: Precisions, device: torch.device) -> Any:
     precision = training_precision(config, device)
     if device.type == "cuda" and precision != "fp32":
         dtype = torch.bfloat16 if config.amp == "bf16" else torch.float16
