@@ -156,7 +156,9 @@ def test_every_topic_the_readme_answer_names_is_a_row_of_the_committed_claims_ta
     """The answer (chessmoe.report.answer) picks its rows by topic: a topic a design no longer
     writes would drop its rows from the README without an error. Each control's tournament is
     a registered design."""
-    committed = {r.topic for r in summary.read_claims(Path("figures") / "claims.csv")}
+    checkout = Path(__file__).resolve().parents[1]  # not the working directory: another test
+    # in the same worker may have changed it
+    committed = {r.topic for r in summary.read_claims(checkout / "figures" / "claims.csv")}
     named = {t for t, _ in answer.CONTROL_TOPICS} | {t for topics in answer.SECTIONS.values()
                                                       for t in topics}
     assert named - committed == set()
