@@ -21,6 +21,17 @@ def repo() -> Path:
     return REPO
 
 
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A phase dataset built from 150 games of the embedded sample (one per test module)."""
+    from chessmoe.games.datasets import build
+    from chessmoe.games.sources import resolve
+
+    out = tmp_path_factory.mktemp("data") / "sample"
+    build(resolve("sample"), out, max_games=150, progress=False)
+    return out
+
+
 @pytest.fixture(scope="session")
 def lichess_excerpt() -> Path:
     """The 5000-game Lichess excerpt beside the project (skips when absent)."""

@@ -294,3 +294,19 @@ def wait_until(check: Callable[[], _T], what: str, timeout: float = 20.0, *,
             seen = f"; (reading the context failed: {error!r})"
     raise AssertionError(f"waited {limit:.0f} s ({timeout:g} s x load scale {scale:.1f}) for "
                          f"{what}{seen}")
+
+
+def plant_games(directory: Path, scores: list[tuple[float, float]], start: int = 0) -> None:
+    """Game pairs in ``directory/games-000.jsonl`` as a tournament writes them: pair ``k``
+    (numbered from ``start``) on opening ``k``, the first player's score in each of its two
+    games (first as White, then as Black)."""
+    from chessmoe._io.jsonl import append_record
+    from chessmoe.records import GameRecord
+
+    directory.mkdir(parents=True, exist_ok=True)
+    for pair, pair_scores in enumerate(scores, start):
+        for white_first, score in zip((True, False), pair_scores, strict=True):
+            game = GameRecord("a", "b", "fen", "1-0", "checkmate", "", (), (), (), 0.0)
+            append_record(directory / "games-000.jsonl",
+                          game.in_match(pair=pair, opening=pair, first_score=score,
+                                        first_is_white=white_first).to_json())

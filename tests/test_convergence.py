@@ -11,8 +11,6 @@ from typing import Any
 import pytest
 
 from chessmoe._io.errors import KitError
-from chessmoe.games.datasets import build
-from chessmoe.games.sources import resolve
 from chessmoe.nets import training
 from chessmoe.nets.recipes import plateau_learning_rate
 from chessmoe.nets.regimes import train_bundle
@@ -22,13 +20,6 @@ from chessmoe.nets.training import DataSpec, TrainConfig, Trainer
 #: validation losses.
 TINY = TrainConfig(model="tiny", batch_size=32, iterations=40, eval_every=2, eval_samples=64,
                    log_every=1, max_lr=0.05, device="cpu", threads=1)
-
-
-@pytest.fixture(scope="module")
-def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("data") / "sample"
-    build(resolve("sample"), out, max_games=150, progress=False)
-    return out
 
 
 def _rows(run: Path, kind: str | None = None) -> list[dict[str, Any]]:

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from chessmoe import config, designs
-from chessmoe._io.jsonl import append_record
 from chessmoe.cli._common import PROFILE_NAMES
 from chessmoe.designs import registry
 from chessmoe.designs.base import Design, Evidence, Plan, TableNotes, versus
@@ -23,9 +22,9 @@ from chessmoe.designs.rows import NOT_PLAYED, POST_HOC, ClaimTest, arm_claim, re
 from chessmoe.estimates import arm_estimate
 from chessmoe.play import designs as play_designs
 from chessmoe.played import planned_pairs
-from chessmoe.records import GameRecord
 from chessmoe.report import answer, artefacts, params, progress, summary, verdicts
 from chessmoe.report.figures import claims as figures
+from tests.helpers import plant_games
 
 # --- the registry ---------------------------------------------------------------------------
 
@@ -90,14 +89,6 @@ def with_toy(monkeypatch: pytest.MonkeyPatch) -> Design:
     return TOY
 
 
-def _games(directory: Path, scores: list[tuple[float, float]]) -> None:
-    directory.mkdir(parents=True, exist_ok=True)
-    for pair, pair_scores in enumerate(scores):
-        for white_first, score in zip((True, False), pair_scores, strict=True):
-            game = GameRecord("a", "b", "fen", "1-0", "checkmate", "", (), (), (), 0.0)
-            append_record(directory / "games-000.jsonl",
-                          game.in_match(pair=pair, opening=pair, first_score=score,
-                                        first_is_white=white_first).to_json())
 
 
 def test_a_new_design_is_played_and_its_rows_are_registered_before_its_first_game(
@@ -124,11 +115,11 @@ def test_a_new_designs_complete_match_joins_the_holm_family(tmp_path: Path,
     toy = tmp_path / "toy"
     (toy).mkdir()
     (toy / "spec.json").write_text(json.dumps({"matches": [{"name": MATCH, "pairs": PAIRS}]}))
-    _games(toy / MATCH, [(1.0, 0.5)] * (PAIRS - 1))
+    plant_games(toy / MATCH, [(1.0, 0.5)] * (PAIRS - 1))
     [running] = verdicts.claims(tmp_path / "powered", tmp_path / "experts", toy=toy)
     assert running.verdict == f"in progress: {2 * PAIRS - 2} of {2 * PAIRS} planned games of " \
                               "this match"
-    _games(toy / MATCH, [(1.0, 0.5)])
+    plant_games(toy / MATCH, [(1.0, 0.5)])
     [done] = verdicts.claims(tmp_path / "powered", tmp_path / "experts", toy=toy)
     assert done.verdict == "supports" and done.p_holm == 0.0 and done.kind == POST_HOC
 

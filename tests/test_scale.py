@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from chessmoe._io.jsonl import append_record
 from chessmoe.designs import scale
 from chessmoe.designs.rows import NOT_PLAYED, POST_HOC
 from chessmoe.elo import elo_from_score
@@ -29,16 +28,7 @@ from chessmoe.nets.training import TrainConfig
 from chessmoe.play import designs as play_designs
 from chessmoe.records import GameRecord
 from chessmoe.report import verdicts
-
-
-def _games(directory: Path, scores: list[tuple[float, float]], start: int = 0) -> None:
-    directory.mkdir(parents=True, exist_ok=True)
-    for pair, pair_scores in enumerate(scores, start):
-        for white_first, score in zip((True, False), pair_scores, strict=True):
-            game = GameRecord("a", "b", "fen", "1-0", "checkmate", "", (), (), (), 0.0)
-            append_record(directory / "games-000.jsonl",
-                          game.in_match(pair=pair, opening=pair, first_score=score,
-                                        first_is_white=white_first).to_json())
+from tests.helpers import plant_games
 
 
 def test_each_mixture_plays_the_regular_network_of_its_own_size_and_seed(
@@ -86,14 +76,14 @@ def test_a_size_row_is_a_test_once_every_seed_pairing_is_played(tmp_path: Path) 
     root.mkdir()
     (root / "spec.json").write_text(json.dumps({"matches": [{"name": n, "pairs": 40}
                                                             for n in names]}))
-    _games(root / names[0], [(1.0, 0.5)] * 40)
-    _games(root / names[1], [(1.0, 0.5), (0.5, 0.5)] * 20)
-    _games(root / names[2], [(1.0, 0.0)] * 39)
+    plant_games(root / names[0], [(1.0, 0.5)] * 40)
+    plant_games(root / names[1], [(1.0, 0.5), (0.5, 0.5)] * 20)
+    plant_games(root / names[2], [(1.0, 0.0)] * 39)
     row = next(r for r in verdicts.claims(tmp_path / "powered", tmp_path / "experts",
                                           scale=root)
                if r.topic == "scale: 201 k parameters")
     assert row.verdict == "in progress: 238 of 240 planned games of its 3 matches"
-    _games(root / names[2], [(0.5, 0.5)], start=39)
+    plant_games(root / names[2], [(0.5, 0.5)], start=39)
     row = next(r for r in verdicts.claims(tmp_path / "powered", tmp_path / "experts",
                                           scale=root)
                if r.topic == "scale: 201 k parameters")
@@ -127,14 +117,14 @@ def test_the_seeds_random_interval_is_t_over_the_pairings_means() -> None:
 def test_the_400_node_row_pools_the_settings_designs_seed_9_with_its_own_two(
         tmp_path: Path) -> None:
     settings = tmp_path / "settings"
-    _games(settings / "staged-vs-regular-b8-n400", [(1.0, 0.5)] * 12)
+    plant_games(settings / "staged-vs-regular-b8-n400", [(1.0, 0.5)] * 12)
     root = tmp_path / "scale"
     root.mkdir()
     names = [scale.beside_name(s) for s in (10, 11)]
     (root / "spec.json").write_text(json.dumps({"matches": [{"name": n, "pairs": 12}
                                                             for n in names]}))
     for name in names:
-        _games(root / name, [(0.5, 0.5)] * 12)
+        plant_games(root / name, [(0.5, 0.5)] * 12)
     row = next(r for r in verdicts.claims(tmp_path / "powered", tmp_path / "experts",
                                           scale=root, settings=settings)
                if r.topic == "scale: 400 nodes over three regular seeds")

@@ -20,7 +20,7 @@ from chessmoe.estimates import Z95, ArmEstimate, elo_trend
 from chessmoe.nets.names import scale_bundle
 from chessmoe.report import stems
 from chessmoe.report.figures import scale as by_size
-from tests.test_scale import _games
+from tests.helpers import plant_games
 
 
 def _point(elo: float, se: float, *, below: float | None = None) -> ArmEstimate:
@@ -89,9 +89,9 @@ def _plant(root: Path) -> list[str]:
                                                             for n in names]}))
     for name, pattern in zip(staged["201k"], ([(1.0, 0.5)], [(1.0, 0.5), (0.5, 0.5)],
                                               [(0.5, 0.5)]), strict=True):
-        _games(root / name, pattern * (12 // len(pattern)))
+        plant_games(root / name, pattern * (12 // len(pattern)))
     for name in staged["50k"]:
-        _games(root / name, [(1.0, 0.5), (0.5, 0.5), (0.5, 0.5), (0.5, 0.5)] * 3)
+        plant_games(root / name, [(1.0, 0.5), (0.5, 0.5), (0.5, 0.5), (0.5, 0.5)] * 3)
     return names
 
 

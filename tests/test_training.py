@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from chessmoe.games.datasets import Batch, DatasetStore, build
-from chessmoe.games.sources import resolve
+from chessmoe.games.datasets import Batch, DatasetStore
 from chessmoe.nets import training
 from chessmoe.nets.checkpoints import CheckpointError, load_checkpoint
 from chessmoe.nets.evaluation import evaluate_bundle
@@ -22,13 +21,6 @@ from chessmoe.nets.training import DataSpec, TrainConfig, Trainer, compute_loss
 
 SMOKE = TrainConfig(model="tiny", batch_size=32, iterations=30, eval_every=10,
                     eval_samples=200, log_every=5, max_lr=0.05, device="cpu", threads=1)
-
-
-@pytest.fixture(scope="module")
-def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("data") / "sample"
-    build(resolve("sample"), out, max_games=150, progress=False)
-    return out
 
 
 def _rows(run: Path, kind: str | None = None) -> list[dict]:

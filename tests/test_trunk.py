@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from chessmoe.games.datasets import DatasetStore, build
-from chessmoe.games.sources import resolve
+from chessmoe.games.datasets import DatasetStore
 from chessmoe.nets.checkpoints import load_checkpoint, save_checkpoint
 from chessmoe.nets.evaluation import evaluate_bundle
 from chessmoe.nets.model import ModelConfig, RiseNet, count_parameters, preset
@@ -108,13 +107,6 @@ TRUNK_SMOKE = TrainConfig(model="tiny", model_overrides={"channels": 24, "expans
                                                           "kernel5_reduction": 16},
                           batch_size=32, iterations=30, eval_every=10, eval_samples=200,
                           log_every=5, max_lr=0.05, device="cpu", threads=1)
-
-
-@pytest.fixture(scope="module")
-def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("data") / "sample"
-    build(resolve("sample"), out, max_games=150, progress=False)
-    return out
 
 
 def test_the_trunk_regime_trains_its_network_within_the_budget() -> None:

@@ -326,10 +326,11 @@ def split_trunk(bundle: Path, job: ExpertJob, summary: dict[str, Any]
                 raise ValueError(f"{source} is not a shared-trunk network")
             network = loaded
         expert_dir.mkdir(parents=True, exist_ok=True)
-        meta = save_checkpoint(expert_dir / "model.pt", network.expert(head),
+        expert = network.expert(head)
+        meta = save_checkpoint(expert_dir / "model.pt", expert,
                                {"iteration": summary["best_iteration"],
                                 "val_loss": summary["best_val_loss"], "trunk_head": head})
-        export_onnx(network.expert(head), expert_dir / "model.onnx")
+        export_onnx(expert, expert_dir / "model.onnx")
         out[name] = {**{k: v for k, v in summary.items() if k not in ("split", "onnx")},
                      "checkpoint": {"file": "model.pt", "sha256": meta["sha256"]},
                      "onnx": {"file": "model.onnx",
