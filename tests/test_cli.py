@@ -286,6 +286,30 @@ def test_a_tournament_with_no_trained_engine_says_so_in_one_line(
     assert not (tmp_path / "out").exists()
 
 
+def test_a_design_is_registered_before_its_networks_are_trained(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--register records every match of the scale design while none of its bundles exist
+    (the design is declared before it is trained); nothing is played, and a run of the same
+    untrained design is still refused in one line."""
+    from chessmoe import config
+    from chessmoe.play import designs
+
+    out = tmp_path / "out"
+    argv = ["tournament", "--profile", "scale", "--experts", str(tmp_path / "none"),
+            "--out", str(out), "--quiet"]
+    assert main([*argv, "--register"]) == 0
+    assert "(16 matches)" in capsys.readouterr().out
+    recorded = json.loads((out / "spec.json").read_text())["matches"]
+    chosen = config.profile("scale")
+    built = designs.build_design(chosen.tournament.design, tmp_path / "none",
+                                 pairs=chosen.tournament.pairs).matches
+    assert [m["name"] for m in recorded] == [m.name for m in built]
+    assert sorted(p.name for p in out.iterdir()) == ["spec.json"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "are not trained" in err
+
+
 def test_a_tournament_run_from_a_changed_checkout_says_its_records_will_be_dirty() -> None:
     """Before playing, a checkout whose tracked files differ from its commit is named in one
     line (the first three files and the count), since every game it plays will say dirty;

@@ -90,6 +90,14 @@ def _tournament(args: argparse.Namespace) -> int:
         rows = projection.project(tournament.projection_parts(spec), calibration)
         print(projection.format_projection(rows, calibration))
         return 0
+    if args.register:
+        # a design is recorded before its networks are trained (pre-registration): the
+        # record names bundle paths, not weights, so nothing here needs them to exist
+        recorded = tournament.register(spec, out, data_dir=args.data_dir, force=args.force)
+        print(f"recorded the {spec.name} design in {Path(out) / 'spec.json'} "
+              f"({len(recorded)} matches); commit it before the first "
+              "game so that the games' records name a clean checkout")
+        return 0
     missing = designs.untrained(spec)
     if missing:
         print(f"chessmoe tournament: {_untrained_line(missing, config.experts_of(chosen))}",
@@ -102,12 +110,6 @@ def _tournament(args: argparse.Namespace) -> int:
         if note:
             print(note, file=sys.stderr)
 
-    if args.register:
-        recorded = tournament.register(spec, out, data_dir=args.data_dir, force=args.force)
-        print(f"recorded the {spec.name} design in {Path(out) / 'spec.json'} "
-              f"({len(recorded)} matches); commit it before the first "
-              "game so that the games' records name a clean checkout")
-        return 0
     if args.dask is not None:
         with tournament.dask_client(args.dask or None, workers=args.workers) as client:
             summary = tournament.run_dask(spec, out, client, data_dir=args.data_dir,
