@@ -178,6 +178,61 @@ def test_the_answer_puts_the_figure_right_after_the_bottom_line(tmp_path: Path) 
         in lines
 
 
+SCALE_ROW = ('"scale: {size} parameters",post-hoc control,"{claim} at {size} parameters, both '
+             'early-stopped (seeds 9, 10; the paper: +121 Elo at 5.8 M parameters, fixed '
+             'epochs)","{ours}",{p},{p},"{v}","by seed pairing seed 9: x; pooled over these '
+             'seeds (openings are the clusters); {random}"\n')
+
+
+def _scale(size: str, mixture: str, verdict: str, ours: str = "no complete game pair yet",
+           random: str = "the seeds-random interval once every pairing is played") -> str:
+    claim = "staged beats regular" if mixture == "staged" else \
+        "the shared-trunk mixture beats regular"
+    return SCALE_ROW.format(size=size, claim=claim, ours=ours, v=verdict, random=random,
+                            p="<0.0001" if verdict[:3] in ("sup", "con") else "")
+
+
+def test_the_answer_says_what_the_scale_design_has_decided_size_by_size(
+        tmp_path: Path) -> None:
+    """Nothing played: one sentence says the question is open and no size figure is shown.
+    With 50 k played (staged wins only for these seeds, the trunk loses) and 201 k in
+    progress: the sentence names each mixture's result at 50 k and the sizes not played, the
+    size figure follows the equal-compute one, and the controls table shows the two decided
+    rows with their seeds-random intervals."""
+    waiting = [_scale(size, m, "not played yet (registered before its first game)")
+               for size in ("50 k", "201 k", "604 k") for m in ("staged", "trunk")]
+    figures = _figures(tmp_path, [*_paper_rows(), *waiting])
+    lines = answer.answer_lines(figures)
+    assert lines[0].endswith(
+        " Whether this holds as networks grow (`scale`: 50 k to 604 k parameters, and a "
+        "shared-trunk mixture at one network's cost) is still being played.")
+    assert "GPU scale" not in lines[0]  # the sentence on scale replaces the regime's tail
+    assert not any("figures/scale.png" in line for line in lines)
+    played = [_scale("50 k", "staged", "supports", "+60 Elo [+20, +100] (400 games, 100 "
+                     "openings)", "with both sides' seeds random (t over 2 pairings): "
+                     "+60 [-200, +320]"),
+              _scale("50 k", "trunk", "contradicts", "-80 Elo [-120, -40] (400 games, 100 "
+                     "openings)", "with both sides' seeds random (t over 2 pairings): "
+                     "-80 [-90, -70]"),
+              _scale("201 k", "staged", "in progress: 200 of 600 planned games of its 3 "
+                     "matches", "+10 Elo [-40, +60] (200 games, 100 openings)"),
+              *waiting[3:]]
+    figures = _figures(tmp_path, [*_paper_rows(), *played])
+    lines = answer.answer_lines(figures)
+    assert lines[0].endswith(
+        " As networks grow (`scale`, early-stopped): at 50 k parameters staged "
+        "beats regular (for these seeds only) and trunk loses to it; 201 k and 604 k not "
+        "played yet.")
+    assert lines[4] == ("![As networks grow: each mixture against one network, by size]"
+                        "(figures/scale.png)")
+    rows = summary.read_claims(figures / "claims.csv")
+    assert answer.controls_table(rows, [])[2:] == [
+        "| staged vs regular, 50 k parameters, seeds random (`scale`) | +60 [-200, +320] | "
+        "staged wins for these seeds only |",
+        "| trunk vs regular, 50 k parameters, seeds random (`scale`) | -80 [-90, -70] | "
+        "regular wins |"]
+
+
 def test_the_answer_names_make_figures_when_the_claims_table_is_missing(tmp_path: Path) -> None:
     with pytest.raises(summary.ClaimsMissing, match="run `make figures` first"):
         answer.answer_lines(tmp_path)

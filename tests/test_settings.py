@@ -183,7 +183,9 @@ def test_a_settings_row_is_a_test_once_its_own_match_is_complete(tmp_path: Path)
     assert done.ours.startswith("+191 Elo") and "(40 games, 20 openings)" in done.ours
     # decided on the paper's side with the paper's +121 outside the interval of +191
     assert done.verdict == "sign agrees, size differs" and not math.isnan(done.p_holm)
-    assert done.note == "the paper's batch-8 mean +121 is outside our interval"
+    # no seed grid played here: the note names the regular seed and no more
+    assert done.note == ("the paper's batch-8 mean +121 is outside our interval; regular is "
+                         "training seed 9")
     running = rows["staged beats regular-long at batch 8, 400 nodes"]
     assert running.verdict == "in progress: 20 of 40 planned games of this match"
     assert running.ours.startswith("-191 Elo") and math.isnan(running.p)
@@ -203,7 +205,8 @@ def test_a_match_not_in_the_spec_is_planned_at_the_design_count(tmp_path: Path) 
                if r.paper.startswith("staged beats regular at batch 8, 400 nodes"))
     assert row.verdict == "in progress: 40 of 200 planned games of this match"
     # its estimate so far is shown, but not read against the paper before it is complete
-    assert row.ours.startswith("+191 Elo") and row.note == ""
+    assert row.ours.startswith("+191 Elo") and "the paper's" not in row.note
+    assert row.note.startswith("regular is training seed 9; over regular seeds 9, 10 and 11")
 
 
 #: Game scores giving each possible pair score.
@@ -415,3 +418,24 @@ def test_settings_games_on_replicated_openings_repeat_the_replicated_games() -> 
         assert ours["result"] == theirs["result"], key
         assert {ours["provenance"]["search"], theirs["provenance"].get("search", "python")} \
             == {"native", "python"}
+
+
+def test_every_settings_row_against_regular_names_its_regular_seed_and_where_it_stands() -> None:
+    """From the committed results: each staged-vs-regular settings row says it plays regular
+    seed 9, the weakest of three in the replicated seed grid (staged +95 to +114 Elo against
+    it, +48 to +70 against seed 10, +30 to +58 against seed 11), and the 400-node row names
+    the scale design's row that plays that setting over three regular seeds, a topic of the
+    same table."""
+    rows = verdicts.claims(ROOT / "tournaments" / "powered", SMALL, replicated=REPLICATED,
+                           settings=ROOT / "tournaments" / "settings",
+                           scale=ROOT / "tournaments" / "scale")
+    against = [r for r in rows if r.topic == "settings: MoE vs regular"]
+    assert len(against) == 5
+    grid = ("regular is training seed 9; in the seed grid (3 staged seeds, b8-n100) staged "
+            "scores +95 to +114 Elo against it and +48 to +70 against seed 10, +30 to +58 "
+            "against seed 11")
+    assert all(grid in r.note for r in against), [r.note for r in against]
+    cited = [r for r in against if "the row '" in r.note]
+    assert [r.paper.split(" (")[0] for r in cited] == ["staged beats regular at batch 8, 400 nodes"]
+    topic = cited[0].note.split("the row '", 1)[1].split("'", 1)[0]
+    assert topic in {r.topic for r in rows}

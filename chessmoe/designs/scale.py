@@ -19,6 +19,7 @@ from chessmoe.designs.base import Design, Evidence, Pairing, Plan, Side, TableNo
 from chessmoe.designs.powered import PAPER_TABLE2
 from chessmoe.designs.rows import NOT_PLAYED, POST_HOC, ClaimTest, arm_claim
 from chessmoe.designs.settings import GROUP as SETTINGS_GROUP
+from chessmoe.designs.settings import THREE_SEEDS_TOPIC
 from chessmoe.designs.settings import match_name as settings_match
 from chessmoe.estimates import (
     ArmEstimate,
@@ -221,8 +222,7 @@ def _beside_row(evidence: Evidence) -> ClaimTest:
                if level is not None else "the seeds-random interval once every match is played"))
     claim = (f"staged beats regular at batch 8, {NODES_BESIDE} nodes over regular seeds 9, 10 "
              f"and 11 (pooled; the paper's Table 2 rests on one regular network)")
-    test = arm_claim(f"{TOPIC} {NODES_BESIDE} nodes over three regular seeds", claim, pooled, +1,
-                     note, POST_HOC)
+    test = arm_claim(THREE_SEEDS_TOPIC, claim, pooled, +1, note, POST_HOC)
     names = {beside_name(s): len(own[seed_bundle(s)]) for s in CONTROL_SEEDS}
     state = _state(names, {n: 2 * planned.get(n, PAIRS) for n in names})
     return replace(test, in_progress=state)

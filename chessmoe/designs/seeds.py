@@ -15,7 +15,7 @@ from chessmoe.estimates import arm_estimate, elo_interval, seed_level_estimate, 
 from chessmoe.nets.names import CONTROL_SEEDS, SEEDED_METHODS, method_seed_bundle, seed_bundle
 from chessmoe.records import GameRecord
 
-__all__ = ["regular_seed_spread", "seed_arms", "seed_note"]
+__all__ = ["regular_seed_note", "regular_seed_spread", "seed_arms", "seed_note"]
 
 
 def seed_arms(arms: dict[str, list[GameRecord]], method: str, setting: str = "b8-n100"
@@ -74,4 +74,31 @@ def regular_seed_spread(replicated_arms: dict[str, list[GameRecord]],
                 if best is None or width > best[0]:
                     best = (width, first)
     return best
+
+
+def regular_seed_note(replicated_arms: dict[str, list[GameRecord]], method: str = "staged",
+                      setting: str = "b8-n100") -> str:
+    """Which regular network a row plays ("regular is training seed 9") and, from the
+    replicated seed grid at ``setting``, the Elo range of ``method``'s seeds against each
+    regular seed, so a row resting on one regular seed says where that seed stands."""
+    grid = seed_arms(replicated_arms, method, setting)
+    by_seed: dict[int, list[float]] = {}
+    for (_, second), records in grid.items():
+        seed = 9 if second == "regular" else int(second.rsplit("seed", 1)[1])
+        elo = arm_estimate(second, records).elo
+        if math.isfinite(elo):
+            by_seed.setdefault(seed, []).append(elo)
+    text = "regular is training seed 9"
+    if len(by_seed) < 2 or 9 not in by_seed:
+        return text
+
+    def span(values: list[float]) -> str:
+        low, high = min(values), max(values)
+        return signed(low) if round(low) == round(high) else f"{signed(low)} to {signed(high)}"
+
+    others = sorted(s for s in by_seed if s != 9)
+    firsts = len({first for first, _ in grid})
+    return (f"{text}; in the seed grid ({firsts} {method} seeds, {setting}) {method} "
+            f"scores {span(by_seed[9])} Elo against it and "
+            + ", ".join(f"{span(by_seed[s])} against seed {s}" for s in others))
 

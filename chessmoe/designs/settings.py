@@ -27,14 +27,15 @@ from chessmoe.designs.rows import (
     registered,
     size_note,
 )
+from chessmoe.designs.seeds import regular_seed_note
 from chessmoe.estimates import arm_estimate
 from chessmoe.nets.names import REGULAR_LONG
 from chessmoe.paper import BATCH_SIZES, TABLE2_ELO
 from chessmoe.played import load_arms, planned_pairs
 from chessmoe.records import GameRecord
 
-__all__ = ["DESIGN", "GROUP", "OPPONENTS", "PAIRS", "SETTINGS", "TOPIC", "match_name", "plan",
-           "settings_arms"]
+__all__ = ["DESIGN", "GROUP", "OPPONENTS", "PAIRS", "SETTINGS", "THREE_SEEDS_TOPIC", "TOPIC",
+           "match_name", "plan", "settings_arms"]
 
 #: The design's search settings (batch size, nodes per move), in the order its rows are read:
 #: the node limits at batch 8, then the batch sizes at 400 nodes.
@@ -50,6 +51,9 @@ GROUP = "settings"
 PAIRS = 100
 #: The claims table's topics of the design start so.
 TOPIC = "settings:"
+#: The scale design's row that plays this design's batch-8, 400-node setting against regular
+#: seeds 9, 10 and 11 (declared here, where the rows that cite it are built).
+THREE_SEEDS_TOPIC = "scale: 400 nodes over three regular seeds"
 
 
 def match_name(opponent: str, batch: int, nodes: int) -> str:
@@ -90,6 +94,7 @@ def claims(evidence: Evidence) -> list[ClaimTest]:
     arms = settings_arms(directory)
     planned = planned_pairs(directory, PAIRS)
     long_seeds = seeds_long.regular_long_note(evidence)
+    regular_seed = regular_seed_note(evidence.arms("replicated"))
     tests = []
     for batch, nodes in SETTINGS:
         for opponent in OPPONENTS:
@@ -105,8 +110,11 @@ def claims(evidence: Evidence) -> list[ClaimTest]:
                 # reading (a match is read at its fixed size)
                 size, inside = size_note(paper, e, f"batch-{batch} mean ")
                 complete = not math.isnan(e.elo) and len(records) >= games
+                three = (f"; over regular seeds 9, 10 and 11: the row '{THREE_SEEDS_TOPIC}'"
+                         if (batch, nodes) == (8, 400) else "")
+                note = "; ".join(x for x in (size if complete else "", regular_seed) if x)
                 test = replace(arm_claim(f"{TOPIC} MoE vs regular", claim, e, +1,
-                                         size if complete else ""),
+                                         note + three),
                                size_inside=inside if complete else None)
             else:
                 claim = (f"staged beats regular-long at batch {batch}, {nodes} nodes (equal "

@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from chessmoe.designs import converged, matched, replicated, seeds_long, settings
+from chessmoe.designs import scale as scale_design
 from chessmoe.designs.rows import SIGN_AGREES, SIZE_DIFFERS, UNDECIDED, ClaimRow
 from chessmoe.report.blocks import Block
-from chessmoe.report.stems import COMPUTE_GAP
+from chessmoe.report.stems import COMPUTE_GAP, SCALE
 from chessmoe.report.summary import GapRow, read_claims, read_compute_gap, refresh
 
-__all__ = ["SECTIONS", "ControlRow", "answer_lines", "bottom_line", "control_rows",
+__all__ = ["SCALE_TOPICS", "SECTIONS", "ControlRow", "answer_lines", "bottom_line", "control_rows",
            "controls_table", "finding", "paper_table", "refresh_sections", "section_block",
            "section_lines", "seeds_random", "sides", "split_measured", "verdict_cell"]
 
@@ -31,11 +32,16 @@ CONVERGED_TOPIC = converged.TOPIC
 SETTINGS_TOPIC = settings.TOPIC
 #: The claims-table topic of the separated experts given the regular network's steps.
 ITERATIONS_TOPIC = "iterations per expert"
+#: The scale design's rows by size, fewest parameters first, then its 400-node row.
+SCALE_TOPICS: tuple[str, ...] = (
+    *(f"{scale_design.TOPIC} {scale_design.PARAMETERS[size]} parameters"
+      for size in scale_design.by_parameters()),
+    settings.THREE_SEEDS_TOPIC)
 #: The controls the README's second table shows, in order, with the tournament each is from.
 CONTROL_TOPICS: tuple[tuple[str, str], ...] = (
     (MAIN_TOPICS[1], "replicated"), (ACROSS_SEEDS_TOPIC, "seeds-long"),
     (MATCHED_TOPIC, "matched"), (CONVERGED_TOPIC, "converged"),
-    (ITERATIONS_TOPIC, "replicated"))
+    (ITERATIONS_TOPIC, "replicated"), *((topic, "scale") for topic in SCALE_TOPICS))
 _WAITING = ("in progress", "not played")
 _NUMBER = r"[+\-]?(?:\d+(?:\.\d+)?|inf)"
 
@@ -91,6 +97,9 @@ def sides(row: ClaimRow) -> tuple[str, str, str]:
         return "separated-long", "regular", ""
     first, _, rest = row.claim.partition(" beats ")
     second, _, more = rest.partition(" ")
+    first = "trunk" if first == "the shared-trunk mixture" else first
+    if row.topic in SCALE_TOPICS:  # "at 50 k parameters", "at batch 8, 400 nodes over ..."
+        return first, second, row.topic.removeprefix(scale_design.TOPIC).strip()
     more = more.removeprefix("played directly").strip()
     return first, second, more.split(",", 1)[0] if more.startswith("at equal") else ""
 
@@ -157,7 +166,8 @@ def control_rows(every: Sequence[ClaimRow], gap: Sequence[GapRow]) -> list[Contr
                 continue
             first, second, more = sides(row)
             label = f"{first} vs {second}" + (f", {more}" if more else "")
-            level = seeds_random(row) if topic == ACROSS_SEEDS_TOPIC else None
+            level = (seeds_random(row) if topic == ACROSS_SEEDS_TOPIC
+                     or topic in SCALE_TOPICS else None)
             if level is not None:
                 seeds = re.search(r"\((\d+) \S+ x (\d+) \S+ seeds\)", row.note)
                 each = (f"{seeds.group(1)} seeds each, " if seeds and seeds.group(1)
@@ -280,9 +290,9 @@ def _controls_sentence(every: Sequence[ClaimRow], gap: Sequence[GapRow]) -> str:
     return text + "."
 
 
-def _regime_sentence(every: Sequence[ClaimRow]) -> str:
+def _regime_sentence(every: Sequence[ClaimRow], *, tail: bool = True) -> str:
     """The networks trained until their validation loss stops improving: what each mixture
-    does against the regular network so trained; and the scale not run."""
+    does against the regular network so trained; and (``tail``) the scale not run."""
     verbs = {"supports": "beats", "contradicts": "loses to"}
     said: list[str] = []
     for row in every:
@@ -292,21 +302,64 @@ def _regime_sentence(every: Sequence[ClaimRow]) -> str:
         opponent = "it" if said else "the regular network"
         said.append(f"{row.claim.split(' beats ', 1)[0]} "
                     f"{verbs.get(row.verdict, 'cannot be told from')} {opponent}")
-    tail = "nothing here runs at the paper's GPU scale."
+    end = "nothing here runs at the paper's GPU scale."
     if not said:
-        return tail[0].upper() + tail[1:]
+        return end[0].upper() + end[1:] if tail else ""
     return ("With every network trained until its validation loss stops improving "
-            f"(`converged`), {_names(said)}; {tail}")
+            f"(`converged`), {_names(said)}" + (f"; {end}" if tail else "."))
+
+
+def _scale_played(every: Sequence[ClaimRow]) -> list[ClaimRow]:
+    """The scale design's size rows that are tests (their matches complete)."""
+    return [r for r in every if r.topic in SCALE_TOPICS[:-1]
+            and not r.verdict.startswith(_WAITING)]
+
+
+def _scale_sentence(every: Sequence[ClaimRow]) -> str:
+    """Whether the answer holds as networks grow: per size played, what staged and the
+    shared-trunk mixture do against the regular network ("for these seeds only" where the
+    seeds-random interval holds zero); the sizes not yet played ('' without the design)."""
+    rows = [r for r in every if r.topic in SCALE_TOPICS[:-1]]
+    if not rows:
+        return ""
+    sizes = [t.removeprefix(scale_design.TOPIC).strip().removesuffix(" parameters")
+             for t in SCALE_TOPICS[:-1] if any(r.topic == t for r in rows)]
+    played = _scale_played(every)
+    if not played:
+        return (f"Whether this holds as networks grow (`scale`: {sizes[0]} to {sizes[-1]} "
+                "parameters, and a shared-trunk mixture at one network's cost) is still being "
+                "played.")
+    verbs = {"supports": "beats", "contradicts": "loses to"}
+    said: list[str] = []
+    for size in sizes:
+        here = [r for r in played if r.topic == f"{scale_design.TOPIC} {size} parameters"]
+        parts: list[str] = []
+        for row in here:
+            verb = verbs.get(row.verdict, "cannot be told from")
+            level = seeds_random(row)
+            only = (" (for these seeds only)" if verb != "cannot be told from" and level
+                    and _bounds(level[1])[0] <= 0 <= _bounds(level[1])[1] else "")
+            parts.append(f"{sides(row)[0]} {verb} {'it' if parts else 'regular'}{only}")
+        if parts:
+            said.append(f"at {size} parameters {_names(parts)}")
+    waiting = [size for size in sizes
+               if not any(r.topic == f"{scale_design.TOPIC} {size} parameters" for r in played)]
+    text = "As networks grow (`scale`, early-stopped): " + "; ".join(said)
+    if waiting:
+        text += f"; {_names(waiting)} not played yet"
+    return text + "."
 
 
 def bottom_line(every: Sequence[ClaimRow], gap: Sequence[GapRow]) -> str:
-    """Three sentences: the paper's claims, the kit's controls, the regime.
+    """Four sentences: the paper's claims, the kit's controls, the regime, and size.
 
     Chosen from the verdicts: the paper's claims, the kit's controls, the regime the answer holds
-    in.
+    in, and what the scale design has decided so far.
     """
     versus = [r for r in every if r.topic == MAIN_TOPICS[0]]
-    parts = [_claims_sentence(versus), _controls_sentence(every, gap), _regime_sentence(every)]
+    scale = _scale_sentence(every)  # where the design is declared, it says what is not run
+    parts = [_claims_sentence(versus), _controls_sentence(every, gap),
+             _regime_sentence(every, tail=not scale), scale]
     return " ".join(p for p in parts if p)
 
 
@@ -322,6 +375,8 @@ def answer_lines(figures: Path, *, image: str = f"figures/{COMPUTE_GAP}.png") ->
     lines = [f"**The answer.** {bottom_line(every, gap)}", "",
              f"![Equal training compute: the mixtures beside one network trained as long]"
              f"({image})", "",
+             *([f"![As networks grow: each mixture against one network, by size]"
+                f"({Path(image).parent / SCALE!s}.png)", ""] if _scale_played(every) else []),
              "**The paper's claims** (the `replicated` tournament"
              + (f", {sample} a claim" if sample else "") + "; Elo, 95 % interval):", "",
              *paper_table(versus)]
@@ -347,6 +402,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "settings": ("settings: MoE vs regular", "settings: equal compute, head to head"),
     "matched": (MATCHED_TOPIC,),
     "converged": (CONVERGED_TOPIC,),
+    "scale": SCALE_TOPICS,
     "table1": ("Table 1 loss",),
 }
 
