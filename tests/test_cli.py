@@ -290,7 +290,8 @@ def test_a_design_is_registered_before_its_networks_are_trained(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """--register records every match of the scale design while none of its bundles exist
     (the design is declared before it is trained); nothing is played, and a run of the same
-    untrained design is still refused in one line."""
+    untrained design is still refused in one line. --trained-only keeps the matches whose
+    bundles are all trained."""
     from chessmoe import config
     from chessmoe.play import designs
 
@@ -308,6 +309,17 @@ def test_a_design_is_registered_before_its_networks_are_trained(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "are not trained" in err
+    # --trained-only: none trained, the one-line refusal; two trained, their one match
+    assert main([*argv, "--trained-only", "--status"]) == 2
+    assert "has no match to play yet" in capsys.readouterr().err
+    for bundle in ("scale-201k-staged-seed10", "scale-201k-regular-seed10"):
+        (tmp_path / "none" / bundle).mkdir(parents=True)
+        (tmp_path / "none" / bundle / "manifest.json").write_text("{}")
+    assert main([*argv[:-1], "--trained-only", "--status"]) == 0
+    out = capsys.readouterr().out
+    assert "1 match has its engines; the others wait for" in out
+    rows = [line.split()[0] for line in out.splitlines()[1:-1]]
+    assert rows == ["scale-201k-staged-seed10-vs-scale-201k-regular-seed10-b8-n100"]
 
 
 def test_a_tournament_run_from_a_changed_checkout_says_its_records_will_be_dirty() -> None:

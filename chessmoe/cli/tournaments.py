@@ -33,6 +33,14 @@ def _tournament(args: argparse.Namespace) -> int:
                                 pairs=args.pairs or chosen.tournament.pairs)
     if args.match:
         spec = tournament.only_matches(spec, args.match)
+    if args.trained_only:
+        waiting = designs.untrained(spec)
+        spec = designs.trained_only(spec)
+        if spec.matches and waiting and not args.quiet:
+            ready = len(spec.matches)
+            has = "match has its" if ready == 1 else "matches have their"
+            print(f"chessmoe tournament: {ready} {has} engines; the others wait for "
+                  f"{len(waiting)} bundles to be trained")
     out = args.out or Path("results") / "tournaments" / args.profile
     if args.search == "auto":
         spec = tournament.with_recorded_search(spec, out)
@@ -252,6 +260,10 @@ def add_tournament_commands(commands: Commands) -> None:
                        help="play only these matches of the design (the others can be added "
                             "to the same directory later), e.g. --profile related --match "
                             "mais-vs-mais-at-200")
+    tourn.add_argument("--trained-only", action="store_true",
+                       help="play only the matches whose engines' bundles are trained (a "
+                            "design trained over days, such as scale, plays each match once "
+                            "both its networks exist; rerun to add the others)")
     tourn.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     tourn.add_argument("--gpu-workers", type=int, default=None,
                        help="GPU units in flight (default: every worker when GPUs are present)")

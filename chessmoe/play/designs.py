@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ from chessmoe.play.plans import tournament_of
 from chessmoe.play.rosters import ratings_claim_spec, ratings_spec, related_spec
 from chessmoe.play.tournament import TournamentSpec, with_pairs
 
-__all__ = ["DESIGNS", "build_design", "registered_spec", "untrained"]
+__all__ = ["DESIGNS", "build_design", "registered_spec", "trained_only", "untrained"]
 
 
 def registered_spec(name: str, experts_root: str | os.PathLike[str], *,
@@ -77,3 +78,11 @@ def untrained(spec: TournamentSpec) -> list[str]:
                         and not (Path(bundle) / "manifest.json").is_file()):
                     missing.append(bundle)
     return missing
+
+
+def trained_only(spec: TournamentSpec) -> TournamentSpec:
+    """``spec`` restricted to the matches whose bundles are all trained (:func:`untrained`
+    finds none of theirs), in the design's order: a design whose networks are trained over
+    days plays each match as soon as both its engines exist."""
+    return replace(spec, matches=tuple(m for m in spec.matches
+                                       if not untrained(replace(spec, matches=(m,)))))
