@@ -1386,6 +1386,9 @@ def _faster_paths() -> None:
     from glue import bench_glue  # type: ignore[import-not-found]
 
     BENCHMARKS["glue"] = bench_glue
+    from sizes import bench_sizes  # type: ignore[import-not-found]
+
+    BENCHMARKS["scale-sizes"] = bench_sizes
 
 
 _faster_paths()

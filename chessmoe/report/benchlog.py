@@ -75,6 +75,9 @@ HEADLINES: dict[str, Headline] = {
     "Mixed-precision training (bf16 autocast, CPU)": Headline(
         (("small (", "small"), ("regular-wide (", "regular-wide")), ">= 1.7x fp32",
         r"\d+(?:\.\d+)?x"),
+    "Training cost by network size (the scale design)": Headline(
+        (("604 k (", "604 k"), ("201 k shared trunk (", "trunk"), ("1.8 M (", "1.8 M")), "-",
+        r"\d+(?:\.\d+)?x"),
     "Low-precision inference (CPU, one thread)": Headline(
         (("batch 8", "OpenVINO bf16 / ONNX, batch 8"),), "-",
         r"(?<=openvino-bf16 )[\d,]+ positions/s \(\d+(?:\.\d+)?x\)"),
