@@ -163,9 +163,24 @@ def test_its_networks_train_size_by_size_on_one_early_stopped_fp32_recipe(
 def test_its_networks_not_begun_are_one_line_of_the_runs_in_progress(tmp_path: Path) -> None:
     from chessmoe.report import progress
 
-    (tmp_path / "experts" / "small" / "scale-201k-regular-seed9").mkdir(parents=True)
+    first = tmp_path / "experts" / "small" / "scale-201k-regular-seed9"
+    first.mkdir(parents=True)
     lines = progress.progress_lines(tmp_path)
     owed = [line for line in lines if "scale-" in line]
-    assert owed == ["| training `small/ (scale design)` | 20 networks not begun "
+    assert owed == ["| training `small/scale-* (scale design)` | 20 networks not begun "
                     "(scale-201k-trunk-seed9 ... scale-600k-staged-seed10) | - | no rate yet | "
                     "not timed |"]
+    # finished (a manifest): its logged wall-clock is the design's rate; a cut line is skipped
+    (first / "manifest.json").write_text("{}")
+    (first / "baseline").mkdir()
+    (first / "baseline" / "metrics.jsonl").write_text(
+        '{"iteration": 25, "time": 3000.0}\n{"iteration": 6200, "time": 6305.1}\n{"iter')
+    trunk = tmp_path / "experts" / "small" / "scale-201k-trunk-seed9"
+    for part, seconds in (("trunk", 7000.0), ("phase0", 1800.0)):
+        (trunk / part).mkdir(parents=True)
+        (trunk / part / "metrics.jsonl").write_text(f'{{"time": {seconds}}}\n')
+    (trunk / "manifest.json").write_text("{}")
+    owed = [line for line in progress.progress_lines(tmp_path) if "scale design" in line]
+    assert owed == ["| training `small/scale-* (scale design)` | 19 networks not begun "
+                    "(scale-201k-staged-seed9 ... scale-600k-staged-seed10) | - | 2.1 h a "
+                    "network (its 2 finished) | not timed |"]  # (6,305 + 7,000 + 1,800 s) / 2

@@ -9,7 +9,9 @@ another machine needs.
 
 from __future__ import annotations
 
+import json
 import math
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -90,14 +92,55 @@ def progress_lines(results: Path) -> list[str]:
             left = f"at most {left}"
         lines.append(f"| training `{r.name}` | {r.iterations:,} iterations logged | "
                      f"{planned} | {r.seconds_per_iteration:.2f} s an iteration | {left} |")
-    lines += [f"| training `{name}` | {left} | - | no rate yet | not timed |"
-              for name, left in _grouped(waiting)]
+    finished = _finished_hours(results)
+    for name, left in _grouped(waiting):
+        took = finished.get(name)
+        rate = (f"{_hours(sum(took) / len(took) * 3600)} a network (its {len(took)} finished)"
+                if took else "no rate yet")
+        lines.append(f"| training `{name}` | {left} | - | {rate} | not timed |")
     return lines
+
+
+def _wall_seconds(bundle: Path) -> float:
+    """The wall-clock seconds a finished bundle's runs logged (each run's last ``time``)."""
+    total = 0.0
+    for log in bundle.rglob("metrics.jsonl"):
+        last = 0.0
+        for line in log.read_text(encoding="utf-8").splitlines():
+            try:
+                last = max(last, float(json.loads(line).get("time", 0.0)))
+            except (ValueError, TypeError, AttributeError):
+                continue  # a line cut short by a stopped run: the others carry the time
+        total += last
+    return total
+
+
+def _finished_hours(results: Path) -> dict[str, list[float]]:
+    """For each design's group of awaited networks (:func:`_grouped`'s name), the hours each
+    of its finished networks (those with a ``manifest.json``) took, from their own logs."""
+    out: dict[str, list[float]] = {}
+    root = results / "experts"
+    for design in registry.REGISTERED:
+        if not design.awaited or not root.is_dir():
+            continue
+        for profile in sorted(p for p in root.iterdir() if p.is_dir()):
+            took = [_wall_seconds(profile / b) / 3600 for b in design.awaited
+                    if (profile / b / "manifest.json").is_file()]
+            if took:
+                out[_group_name(profile.name, design.name, design.awaited)] = took
+    return out
+
+
+def _group_name(profile: str, design: str, awaited: Sequence[str]) -> str:
+    """How the runs-in-progress table names a design's awaited networks together
+    (``small/scale-* (scale design)``)."""
+    return f"{profile}/{os.path.commonprefix(list(awaited))}* ({design} design)"
 
 
 def _grouped(waiting: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """``waiting`` with the networks a design awaits collapsed into one entry per design and
-    profile where there are more than three (``small/scale-*``: 20 networks not begun)."""
+    profile where there are more than three (``small/scale-* (scale design)``: 20 networks
+    not begun)."""
     out = list(waiting)
     for design in registry.REGISTERED:
         owed = {b for b in design.awaited}
@@ -107,7 +150,7 @@ def _grouped(waiting: list[tuple[str, str]]) -> list[tuple[str, str]]:
             if len(mine) > 3:
                 first = out.index(mine[0])
                 out = [e for e in out if e not in mine]
-                out.insert(first, (f"{profile}/ ({design.name} design)",
+                out.insert(first, (_group_name(profile, design.name, design.awaited),
                                    f"{len(mine)} networks not begun ({mine[0][0].split('/')[1]}"
                                    f" ... {mine[-1][0].split('/')[1]})"))
     return out
