@@ -134,7 +134,8 @@ def _finished_hours(results: Path) -> dict[str, list[float]]:
 def _group_name(profile: str, design: str, awaited: Sequence[str]) -> str:
     """How the runs-in-progress table names a design's awaited networks together
     (``small/scale-* (scale design)``)."""
-    return f"{profile}/{os.path.commonprefix(list(awaited))}* ({design} design)"
+    common = os.path.commonprefix(list(awaited))  # noqa: RUF071 (bundle names, not paths)
+    return f"{profile}/{common}* ({design} design)"
 
 
 def _grouped(waiting: list[tuple[str, str]]) -> list[tuple[str, str]]:
