@@ -102,8 +102,6 @@ test-fast: lint layers ## Lint, import contracts and the fast tests (about 2 min
 figures: $(STAMP) ## Regenerate every paper figure/table from committed results/ (papermill)
 	$(PY) -m chessmoe notebooks figures --kernel $(KERNEL) --build $(BUILD)/notebooks \
 	  --results $(ROOT)/results --figures $(ROOT)/figures
-	# the README's answer block is read from the claims table just drawn
-	$(PY) -m chessmoe.report.answer $(ROOT)/README.md $(ROOT)/figures
 
 $(REPORT_STAMP): $(STAMP) pyproject.toml
 	$(PY) -m pip install --quiet -e ".[report]"

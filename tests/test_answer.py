@@ -225,12 +225,49 @@ def test_the_answer_says_what_the_scale_design_has_decided_size_by_size(
         "played yet.")
     assert lines[4] == ("![As networks grow: each mixture against one network, by size]"
                         "(figures/scale.png)")
-    rows = summary.read_claims(figures / "claims.csv")
+    # the size rows are told by the sentence and the figure, not the controls table; the
+    # 400-node row over three regular seeds is a control row with its seeds-random interval
+    three = ('"scale: 400 nodes over three regular seeds",post-hoc control,"staged beats '
+             'regular at batch 8, 400 nodes over regular seeds 9, 10 and 11 (pooled)","+78 Elo '
+             '[+50, +106] (600 games, 100 openings)",<0.0001,<0.0001,supports,"one staged '
+             'network; with the regular network\'s seed random (t over 3 seeds): +78 [-6, '
+             '+172]"\n')
+    rows = summary.read_claims(_figures(tmp_path, [*_paper_rows(), *played, three])
+                               / "claims.csv")
     assert answer.controls_table(rows, [])[2:] == [
-        "| staged vs regular, 50 k parameters, seeds random (`scale`) | +60 [-200, +320] | "
-        "staged wins for these seeds only |",
-        "| trunk vs regular, 50 k parameters, seeds random (`scale`) | -80 [-90, -70] | "
-        "regular wins |"]
+        "| staged vs regular at 400 nodes, 3 regular seeds, seeds random (`scale`) | +78 "
+        "[-6, +172] | staged wins for these seeds only |"]
+
+
+def test_make_figures_rewrites_the_generated_blocks_before_it_checks_their_quotes(
+        tmp_path: Path) -> None:
+    """A REPRODUCING block left from the last run quotes an interval the new claims table no
+    longer holds: checked first it is named stale; refreshed first (what make figures does)
+    nothing is stale and the block holds the new interval."""
+    import io
+
+    from chessmoe.report import quotes
+
+    old = _scale("50 k", "staged", "in progress: 200 of 400 planned games",
+                 "+83 Elo [+50, +119] (200 games, 100 openings)")
+    new = _scale("50 k", "staged", "in progress: 300 of 400 planned games",
+                 "+78 Elo [+50, +106] (300 games, 100 openings)")
+    (tmp_path / "figures").mkdir()
+    small = GAP.split("medium", 1)[0]  # no other scale: the README quotes only these rows
+    figures = _figures(tmp_path / "figures", [*_paper_rows(), old], small)
+    block = answer.section_block("scale")
+    (tmp_path / "README.md").write_text(summary.refresh("# x\n\n" + summary.BEGIN + "\n"
+                                                        + summary.END + "\n",
+                                                        answer.answer_lines(figures)))
+    (tmp_path / "REPRODUCING.md").write_text(block.replace(
+        f"# r\n\n{block.begin}\n{block.end}\n",
+        answer.section_lines(summary.read_claims(figures / "claims.csv"), "scale")))
+    _figures(figures, [*_paper_rows(), new], small)  # the new run's claims table
+    assert len(quotes.check_repository(tmp_path)) == 1  # the old block, checked as it is
+    stream = io.StringIO()
+    assert quotes.refresh_and_report(tmp_path, figures, tmp_path / "results", stream) == 0
+    assert stream.getvalue() == ""
+    assert "+78 Elo [+50, +106]" in (tmp_path / "REPRODUCING.md").read_text()
 
 
 def test_the_answer_names_make_figures_when_the_claims_table_is_missing(tmp_path: Path) -> None:

@@ -60,9 +60,9 @@ def _notebooks(args: argparse.Namespace) -> int:
     root = args.figures.resolve().parent
     if args.layout == "small" and (root / "REPRODUCING.md").is_file():
         from chessmoe.report.framing import check_repository
-        from chessmoe.report.quotes import report_stale
+        from chessmoe.report.quotes import refresh_and_report
 
-        report_stale(root, sys.stderr)
+        refresh_and_report(root, args.figures.resolve(), args.results.resolve(), sys.stderr)
         for line in check_repository(root):  # wording that claims more than the games show
             print(f"make figures: {line}", file=sys.stderr)
     warning = run.warning(args.results.resolve())

@@ -19,7 +19,7 @@ from chessmoe.designs.base import Design, Evidence, Pairing, Plan, Side, TableNo
 from chessmoe.designs.powered import PAPER_TABLE2
 from chessmoe.designs.rows import NOT_PLAYED, POST_HOC, ClaimTest, arm_claim
 from chessmoe.designs.settings import GROUP as SETTINGS_GROUP
-from chessmoe.designs.settings import THREE_SEEDS_TOPIC
+from chessmoe.designs.settings import THREE_SEEDS_NODES, THREE_SEEDS_TOPIC
 from chessmoe.designs.settings import match_name as settings_match
 from chessmoe.estimates import (
     ArmEstimate,
@@ -50,7 +50,7 @@ PAIRS = 100
 #: The mixtures each size's regular network plays.
 MIXTURES: tuple[str, ...] = ("staged", "trunk")
 #: The node limit (at batch 8) staged plays the other regular seeds at, beside the sizes.
-NODES_BESIDE = 400
+NODES_BESIDE = THREE_SEEDS_NODES
 #: What each size label stands for, in parameters (the networks' counts in thousands, rounded:
 #: "50 k", "201 k", "604 k").
 PARAMETERS = {size: f"{round(n / 1000)} k" for size, n in SCALE_PARAMETERS.items()}

@@ -34,7 +34,8 @@ from chessmoe.paper import BATCH_SIZES, TABLE2_ELO
 from chessmoe.played import load_arms, planned_pairs
 from chessmoe.records import GameRecord
 
-__all__ = ["DESIGN", "GROUP", "OPPONENTS", "PAIRS", "SETTINGS", "THREE_SEEDS_TOPIC", "TOPIC",
+__all__ = ["DESIGN", "GROUP", "OPPONENTS", "PAIRS", "SETTINGS", "THREE_SEEDS_NODES",
+           "THREE_SEEDS_TOPIC", "TOPIC",
            "match_name", "plan", "settings_arms"]
 
 #: The design's search settings (batch size, nodes per move), in the order its rows are read:
@@ -54,6 +55,8 @@ TOPIC = "settings:"
 #: The scale design's row that plays this design's batch-8, 400-node setting against regular
 #: seeds 9, 10 and 11 (declared here, where the rows that cite it are built).
 THREE_SEEDS_TOPIC = "scale: 400 nodes over three regular seeds"
+#: The node limit of that row (at batch 8).
+THREE_SEEDS_NODES = 400
 
 
 def match_name(opponent: str, batch: int, nodes: int) -> str:
@@ -111,7 +114,7 @@ def claims(evidence: Evidence) -> list[ClaimTest]:
                 size, inside = size_note(paper, e, f"batch-{batch} mean ")
                 complete = not math.isnan(e.elo) and len(records) >= games
                 three = (f"; over regular seeds 9, 10 and 11: the row '{THREE_SEEDS_TOPIC}'"
-                         if (batch, nodes) == (8, 400) else "")
+                         if (batch, nodes) == (8, THREE_SEEDS_NODES) else "")
                 note = "; ".join(x for x in (size if complete else "", regular_seed) if x)
                 test = replace(arm_claim(f"{TOPIC} MoE vs regular", claim, e, +1,
                                          note + three),

@@ -37,11 +37,12 @@ SCALE_TOPICS: tuple[str, ...] = (
     *(f"{scale_design.TOPIC} {scale_design.PARAMETERS[size]} parameters"
       for size in scale_design.by_parameters()),
     settings.THREE_SEEDS_TOPIC)
-#: The controls the README's second table shows, in order, with the tournament each is from.
+#: The controls the README's second table shows, in order, with the tournament each is from
+#: (the scale design's size rows are told by the answer's sentence on size and its figure).
 CONTROL_TOPICS: tuple[tuple[str, str], ...] = (
     (MAIN_TOPICS[1], "replicated"), (ACROSS_SEEDS_TOPIC, "seeds-long"),
     (MATCHED_TOPIC, "matched"), (CONVERGED_TOPIC, "converged"),
-    (ITERATIONS_TOPIC, "replicated"), *((topic, "scale") for topic in SCALE_TOPICS))
+    (ITERATIONS_TOPIC, "replicated"), (settings.THREE_SEEDS_TOPIC, "scale"))
 _WAITING = ("in progress", "not played")
 _NUMBER = r"[+\-]?(?:\d+(?:\.\d+)?|inf)"
 
@@ -168,6 +169,9 @@ def control_rows(every: Sequence[ClaimRow], gap: Sequence[GapRow]) -> list[Contr
             label = f"{first} vs {second}" + (f", {more}" if more else "")
             level = (seeds_random(row) if topic == ACROSS_SEEDS_TOPIC
                      or topic in SCALE_TOPICS else None)
+            if topic == settings.THREE_SEEDS_TOPIC:  # one staged seed, three regular seeds
+                label = (f"{first} vs {second} at {settings.THREE_SEEDS_NODES} nodes, 3 regular "
+                         "seeds")
             if level is not None:
                 seeds = re.search(r"\((\d+) \S+ x (\d+) \S+ seeds\)", row.note)
                 each = (f"{seeds.group(1)} seeds each, " if seeds and seeds.group(1)

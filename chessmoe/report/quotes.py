@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 __all__ = ["DOCUMENTS", "SOURCES", "Quote", "Row", "check_documents", "check_repository",
-           "quoted_intervals", "quoted_margins", "report_stale", "rows_of", "supported"]
+           "quoted_intervals", "quoted_margins", "refresh_and_report", "report_stale", "rows_of",
+           "supported"]
 
 _SIGN = "+\\-\u2212\u2013"  # plus, hyphen-minus, minus sign, en dash
 _NUMBER = rf"[{_SIGN}]?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?"
@@ -277,3 +278,16 @@ def report_stale(root: Path, stream: TextIO, prefix: str = "make figures") -> in
         print(f"{prefix}: {len(stale)} quoted interval(s) above match no regenerated artefact: "
               "update the documents", file=stream)
     return len(stale)
+
+
+def refresh_and_report(root: Path, figures: Path, results: Path, stream: TextIO) -> int:
+    """What ``make figures`` does after drawing: rewrite the generated blocks of ``root``'s
+    README.md and REPRODUCING.md from ``figures`` and ``results`` first (they quote numbers
+    too, so a block left from the last run would be named stale), then
+    :func:`report_stale`."""
+    from chessmoe.report import answer
+
+    if (root / "README.md").is_file():
+        answer.main([str(root / "README.md"), str(figures), str(results)])
+    return report_stale(root, stream)
+
