@@ -137,6 +137,10 @@ def test_the_figure_draws_each_sizes_pooled_elo_the_paper_and_the_extrapolated_t
     assert art.figure is not None
     ax = art.figure.axes[0]
     assert "extrapolation" in [t.get_text() for t in ax.texts]
+    # the band comes from the pooled intervals (seeds fixed), and its legend says so
+    legend = ax.get_legend()
+    assert legend is not None
+    assert any(t.get_text().endswith("95 % band, seeds fixed)") for t in legend.get_texts())
     star = [line for line in ax.lines if line.get_marker() == "*"]
     assert [list(line.get_xdata()) for line in star] == [[paper.NETWORK_PARAMETERS]]
 

@@ -84,8 +84,8 @@ def _segment(ax: Axes, x: float, low: float, high: float, colour: str, width: fl
 def _draw_trend(ax: Axes, trend: EloTrend) -> None:
     low_n, high_n = min(SCALE_PARAMETERS.values()), max(SCALE_PARAMETERS.values())
     for start, end, style, alpha, label in (
-            (low_n, high_n, "-", 0.18, f"staged trend ({trend.slope:+.0f} Elo per tenfold, "
-                                       "95 % band)"),
+            (low_n, high_n, "-", 0.18, f"staged trend ({trend.slope:+.0f} Elo per tenfold; "
+                                       "95 % band, seeds fixed)"),
             (high_n, paper.NETWORK_PARAMETERS, "--", 0.08, "the trend extrapolated")):
         xs = np.geomspace(start, end, 40)
         fits = np.array([trend.at(float(x)) for x in xs])
