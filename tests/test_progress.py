@@ -173,6 +173,13 @@ def test_runs_a_begun_design_owes_are_listed_as_not_begun(tmp_path: Path) -> Non
         "small/staged-converged/phase1", "2 more stages not begun")
     assert ("| training `small/weighted-a10-converged` | not begun | - | no rate yet | "
             "not timed |") in progress.progress_lines(tmp_path)
+    # a staged bundle in its first expert's first stage: no expert has its config.json yet
+    first = small / "staged-seed12" / "phase0" / "stages" / "stage1-middlegame"
+    first.mkdir(parents=True)
+    (first / "config.json").write_text(json.dumps(config))
+    assert [e for e in progress.training_not_begun(tmp_path) if "seed12" in e[0]] == [
+        ("small/staged-seed12/phase0", "2 more stages not begun"),
+        ("small/staged-seed12/phase1", "not begun"), ("small/staged-seed12/phase2", "not begun")]
 
 
 def test_without_games_at_once_one_game_is_played_at_a_time(tmp_path: Path) -> None:

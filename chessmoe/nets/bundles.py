@@ -286,7 +286,9 @@ def stages_not_begun(results: Path, bundle: Path) -> list[tuple[str, str]]:
     """The experts (``phase<p>``) a begun mixture bundle without a ``manifest.json`` has not
     begun, and the stages a begun staged expert has not started (one a phase), as
     ``(<profile>/<bundle>/<expert>, what is left)``."""
-    begun = sorted(bundle.glob("phase*/config.json"))
+    # an expert's config.json is written when its last stage ends; a stage's, when it begins
+    begun = sorted([*bundle.glob("phase*/config.json"),
+                    *bundle.glob("phase*/stages/*/config.json")])
     if (bundle / "manifest.json").exists() or not begun:
         return []
     try:
