@@ -10,7 +10,8 @@ from typing import Any
 
 import chess
 
-__all__ = ["BenchResult", "_legal_rate", "_positions_from_sample", "_uci_nodes_per_second"]
+__all__ = ["BenchResult", "_legal_rate", "_positions_from_sample", "_uci_nodes_per_second",
+           "sample_batches"]
 
 
 @dataclass
@@ -33,6 +34,22 @@ class BenchResult:
         if self.note:
             lines += ["", self.note]
         return "\n".join(lines) + "\n"
+
+
+def sample_batches(batch_size: int, count: int, max_games: int = 200) -> list[Any]:
+    """``count`` training batches of ``batch_size`` from a dataset built from the embedded
+    sample's first ``max_games`` games (planes expanded, so they outlive the store)."""
+    import tempfile
+
+    from chessmoe.games.datasets import DatasetStore, build
+    from chessmoe.games.sources import ResolvedSource, sample_path
+
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        build(ResolvedSource("sample", "sample", (sample_path(),), "sample"), tmp / "store",
+              max_games=max_games, progress=False)
+        store = DatasetStore(tmp / "store")
+        return list(store.batches(store.indices("train"), batch_size, seed=1))[:count]
 
 
 def _positions_from_sample(count: int) -> list[chess.Board]:

@@ -34,10 +34,8 @@ def _interleaved(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, fl
 
 def bench_mixed_precision(repeat: int) -> Any:
     import torch
-    from common import BenchResult  # type: ignore[import-not-found]
+    from common import BenchResult, sample_batches  # type: ignore[import-not-found]
 
-    from chessmoe.games.datasets import DatasetStore, build
-    from chessmoe.games.sources import ResolvedSource, sample_path
     from chessmoe.nets.model import build_model, matched_width, preset
     from chessmoe.nets.training import TrainConfig, compute_loss, cpu_computes_bf16
 
@@ -49,47 +47,42 @@ def bench_mixed_precision(repeat: int) -> Any:
     torch.set_num_threads(1)
     config = TrainConfig()
     steps, batch_size = 6, 256
-    with tempfile.TemporaryDirectory() as tmp_name:
-        tmp = Path(tmp_name)
-        build(ResolvedSource("sample", "sample", (sample_path(),), "sample"), tmp / "store",
-              max_games=200, progress=False)
-        store = DatasetStore(tmp / "store")
-        batches = list(store.batches(store.indices("train"), batch_size, seed=1))[:steps]
-        ratios = []
-        for label, model_config in (("small", preset("small")),
-                                    ("regular-wide", matched_width(preset("small"), 3))):
-            models = {}
-            for amp in ("fp32", "bf16"):
-                model = build_model(model_config).to(
-                    memory_format=torch.channels_last)  # type: ignore[call-overload]
-                optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9,
-                                            nesterov=True, weight_decay=1e-4)
-                models[amp] = (model, optimizer)
+    batches = sample_batches(batch_size, steps)
+    ratios = []
+    for label, model_config in (("small", preset("small")),
+                                ("regular-wide", matched_width(preset("small"), 3))):
+        models = {}
+        for amp in ("fp32", "bf16"):
+            model = build_model(model_config).to(
+                memory_format=torch.channels_last)  # type: ignore[call-overload]
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9,
+                                        nesterov=True, weight_decay=1e-4)
+            models[amp] = (model, optimizer)
 
-            def run(amp: str, models: dict[str, Any] = models) -> None:
-                model, optimizer = models[amp]
-                context = (torch.autocast("cpu", dtype=torch.bfloat16) if amp == "bf16"
-                           else torch.autocast("cpu", enabled=False))
-                for b in batches:
-                    with context:
-                        loss = compute_loss(
-                            model(b.planes.contiguous(memory_format=torch.channels_last)), b,
-                            config)
-                    optimizer.zero_grad()
-                    loss.backward()  # type: ignore[no-untyped-call]
-                    optimizer.step()
+        def run(amp: str, models: dict[str, Any] = models) -> None:
+            model, optimizer = models[amp]
+            context = (torch.autocast("cpu", dtype=torch.bfloat16) if amp == "bf16"
+                       else torch.autocast("cpu", enabled=False))
+            for b in batches:
+                with context:
+                    loss = compute_loss(
+                        model(b.planes.contiguous(memory_format=torch.channels_last)), b,
+                        config)
+                optimizer.zero_grad()
+                loss.backward()  # type: ignore[no-untyped-call]
+                optimizer.step()
 
-            run("fp32")
-            run("bf16")  # warm-up: oneDNN picks its kernels on the first steps
-            best = _interleaved({"fp32": lambda: run("fp32"), "bf16": lambda: run("bf16")},
-                                repeat)
-            ratio = best["fp32"] / best["bf16"]
-            ratios.append(ratio)
-            params = sum(p.numel() for p in models["fp32"][0].parameters())
-            result.rows.append(
-                (f"{label} ({params:,} parameters), batch {batch_size}, 1 thread",
-                 f"fp32 {best['fp32'] / steps:.2f} s a step, bf16 {best['bf16'] / steps:.2f} s: "
-                 f"{ratio:.2f}x"))
+        run("fp32")
+        run("bf16")  # warm-up: oneDNN picks its kernels on the first steps
+        best = _interleaved({"fp32": lambda: run("fp32"), "bf16": lambda: run("bf16")},
+                            repeat)
+        ratio = best["fp32"] / best["bf16"]
+        ratios.append(ratio)
+        params = sum(p.numel() for p in models["fp32"][0].parameters())
+        result.rows.append(
+            (f"{label} ({params:,} parameters), batch {batch_size}, 1 thread",
+             f"fp32 {best['fp32'] / steps:.2f} s a step, bf16 {best['bf16'] / steps:.2f} s: "
+             f"{ratio:.2f}x"))
     result.met = all(r >= 1.7 for r in ratios)
     result.note = ("One optimiser step each, the two precisions interleaved, best of the "
                    "repeats; the same batches of the embedded sample. Whether bf16 training "

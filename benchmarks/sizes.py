@@ -9,8 +9,6 @@ ratio of the 201 k regular network's step measured interleaved in the same run.
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
 from typing import Any
 
 __all__ = ["bench_sizes"]
@@ -18,11 +16,9 @@ __all__ = ["bench_sizes"]
 
 def bench_sizes(repeat: int) -> Any:
     import torch
-    from common import BenchResult  # type: ignore[import-not-found]
+    from common import BenchResult, sample_batches  # type: ignore[import-not-found]
     from precision import _interleaved  # type: ignore[import-not-found]
 
-    from chessmoe.games.datasets import DatasetStore, build
-    from chessmoe.games.sources import ResolvedSource, sample_path
     from chessmoe.nets.controls import scale_model
     from chessmoe.nets.model import count_parameters, matched_width, preset
     from chessmoe.nets.training import TrainConfig, compute_loss
@@ -36,28 +32,23 @@ def bench_sizes(repeat: int) -> Any:
     networks = {
         "50 k": scale_model(base, "50k"), "201 k": base, "604 k": scale_model(base, "600k"),
         "201 k shared trunk": trunk_config(base), "1.8 M": matched_width(base, 9)}
-    with tempfile.TemporaryDirectory() as tmp_name:
-        tmp = Path(tmp_name)
-        build(ResolvedSource("sample", "sample", (sample_path(),), "sample"), tmp / "store",
-              max_games=200, progress=False)
-        store = DatasetStore(tmp / "store")
-        batches = list(store.batches(store.indices("train"), batch_size, seed=1))[:steps]
-        runs = {}
-        for label, model_config in networks.items():
-            model = build_network(model_config).train()
-            optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9,
-                                        nesterov=True, weight_decay=1e-4)
+    batches = sample_batches(batch_size, steps)
+    runs = {}
+    for label, model_config in networks.items():
+        model = build_network(model_config).train()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9,
+                                    nesterov=True, weight_decay=1e-4)
 
-            def run(model: Any = model, optimizer: Any = optimizer) -> None:
-                for b in batches:
-                    loss = compute_loss(run_network(model, b.planes, b.phase), b, config)
-                    optimizer.zero_grad()
-                    loss.backward()
-                    optimizer.step()
+        def run(model: Any = model, optimizer: Any = optimizer) -> None:
+            for b in batches:
+                loss = compute_loss(run_network(model, b.planes, b.phase), b, config)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
 
-            run()  # warm-up: oneDNN picks its kernels on the first steps
-            runs[label] = (run, count_parameters(model))
-        best = _interleaved({k: v[0] for k, v in runs.items()}, repeat)
+        run()  # warm-up: oneDNN picks its kernels on the first steps
+        runs[label] = (run, count_parameters(model))
+    best = _interleaved({k: v[0] for k, v in runs.items()}, repeat)
     for label, (_, params) in runs.items():
         result.rows.append((f"{label} ({params:,} parameters), batch {batch_size}, 1 thread",
                             f"{best[label] / steps:.2f} s a step: "
