@@ -101,12 +101,42 @@ def test_converged_bundles_train_until_their_validation_loss_stops_improving(
         warmup_iterations=400, plateau_patience=4) == small.train
 
 
+def test_the_head_shape_control_is_one_trunk_expert_on_the_scale_recipe(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from chessmoe.nets.trunk import PhaseHeadNet, multiply_adds, trunk_config
+
+    seen = _capture(monkeypatch, tmp_path)
+    small = config.profile("small").training
+    done = controls.train_controls(replace(small, controls=("head1x1",)), "small",
+                                   results_dir=tmp_path, progress=False)
+    assert [d.name for d in done] == [names.REGULAR_HEAD1X1] == ["regular-head1x1"]
+    assert names.control_of("regular-head1x1") == "head1x1"
+    [job] = seen
+    assert (job["regime"], job["baseline"]) == ("regular", None)
+    cfg = job["config"]
+    # the recipe of scale-201k-regular-seed9 and scale-201k-trunk-seed9, but the network
+    assert replace(cfg, model_overrides={}) == replace(
+        controls.scale_config(small.train, "201k", 9), model_overrides={})
+    assert (cfg.seed, cfg.cpu_amp, cfg.patience) == (9, "off", controls.SCALE_PATIENCE)
+    head = cfg.model_config()
+    trunk = trunk_config(preset("small"))
+    assert (head.policy_kernel2, head.phase_heads) == (1, 1)
+    assert head == replace(trunk, phase_heads=1)
+    # as large and as costly as one expert split from the trunk mixture, not as the mixture
+    expert = PhaseHeadNet(trunk).expert(0)
+    assert parameters(head) == count_parameters(expert) == 190_679
+    assert multiply_adds(head) == multiply_adds(trunk)
+    assert count_parameters(PhaseHeadNet(trunk)) > parameters(head)
+
+
 def test_the_new_controls_are_opt_in() -> None:
     small = config.profile("small").training
     assert small.controls == DEFAULT_CONTROLS == ("seeds", "separated-long", "regular-long")
     plan = controls.ControlPlan.of(small)
     assert not plan.regular_wide and plan.converged == () and not plan.scale
-    assert set(CONTROLS) == {*DEFAULT_CONTROLS, "regular-wide", "converged", "bf16", "scale"}
+    assert not plan.head1x1
+    assert set(CONTROLS) == {*DEFAULT_CONTROLS, "regular-wide", "converged", "bf16", "scale",
+                             "head1x1"}
     assert names.REGULAR_WIDE in CONTROLS  # the control and its bundle share the name
 
 

@@ -23,6 +23,7 @@ from chessmoe.nets.names import (
     CONTROL_SEEDS,
     CONVERGED_METHODS,
     REGULAR_BF16,
+    REGULAR_HEAD1X1,
     REGULAR_LONG,
     REGULAR_WIDE,
     SCALE_METHODS,
@@ -43,11 +44,13 @@ from chessmoe.nets.regimes import (
     train_bundle,
 )
 from chessmoe.nets.training import TrainConfig
+from chessmoe.nets.trunk import trunk_config
 
 __all__ = ["CONVERGED", "CONVERGED_CAP_EPOCHS", "CONVERGED_MIN_DELTA", "CONVERGED_PATIENCE",
            "CONVERGED_PLATEAU_PATIENCE", "CONVERGED_WARMUP", "METHOD_SEEDS", "REGULAR_LONG",
            "REGULAR_WIDE", "SCALE_EVAL_EVERY", "SCALE_EVAL_SAMPLES", "SCALE_PATIENCE",
            "SEPARATED_LONG", "ControlPlan", "bundle_spec", "converged_config",
+           "head1x1_config",
            "method_seed_bundle", "regular_long_seed_bundle", "scale_config", "scale_jobs",
            "scale_model", "seed_bundle", "train_controls", "wide_config"]
 
@@ -164,6 +167,17 @@ def scale_config(base: TrainConfig, size: str, seed: int) -> TrainConfig:
                    model_overrides=preset_overrides(base.model, model))
 
 
+def head1x1_config(base: TrainConfig) -> TrainConfig:
+    """The head-shape control's recipe: the scale recipe at 201 k under seed 9
+    (:func:`scale_config`, as ``scale-201k-regular-seed9`` and ``scale-201k-trunk-seed9``), its
+    network one expert of that shared-trunk mixture (:func:`~chessmoe.nets.trunk.trunk_config`
+    with one head: the regular network's trunk, the mixture's wider shared policy convolution
+    and its 1x1 policy output), trained on every position like the regular network."""
+    config = scale_config(base, "201k", 9)
+    head = replace(trunk_config(config.model_config()), phase_heads=1)
+    return replace(config, model_overrides=preset_overrides(base.model, head))
+
+
 def scale_jobs(base: TrainConfig, out: Path
                ) -> list[tuple[str, str, float | None, TrainConfig, Path | None]]:
     """The scale design's networks as training jobs ``(bundle, regime, a, config,
@@ -231,7 +245,13 @@ class ControlPlan:
       (``convergence``).
     * **Scale** (``scale-<size>-<method>-seed<N>``, :func:`scale_jobs`): ``regular``,
       ``staged`` and the shared-trunk mixture at three sizes, under two or three seeds, every
-      one on one early-stopped recipe (:func:`scale_config`), in fp32."""
+      one on one early-stopped recipe (:func:`scale_config`), in fp32.
+    * **The trunk's head shape** (``regular-head1x1``, :func:`head1x1_config`): at 201 k,
+      seed 9, the shared-trunk mixture's test loss lies above the regular network's; each of
+      its heads ends in a 1x1 policy convolution where the regular network's is 3x3. One of
+      its experts' networks trained as a single network on every position separates that
+      output's cost (against ``scale-201k-regular-seed9``) from the phase heads' (against
+      ``scale-201k-trunk-seed9``)."""
 
     seeds: tuple[int, ...] = CONTROL_SEEDS
     separated_long: bool = True
@@ -243,6 +263,7 @@ class ControlPlan:
     converged: tuple[BundleSpec, ...] = ()
     bf16: bool = False
     scale: bool = False
+    head1x1: bool = False
 
     @classmethod
     def of(cls, spec: TrainingPlan) -> ControlPlan:
@@ -258,7 +279,8 @@ class ControlPlan:
                    regular_long_seeds=CONTROL_SEEDS if seeds and long else (),
                    regular_wide="regular-wide" in spec.controls,
                    converged=CONVERGED if "converged" in spec.controls else (),
-                   bf16="bf16" in spec.controls, scale="scale" in spec.controls)
+                   bf16="bf16" in spec.controls, scale="scale" in spec.controls,
+                   head1x1="head1x1" in spec.controls)
 
 
 def _regular_iterations(regular: Path) -> int:
@@ -336,6 +358,8 @@ def train_controls(spec: TrainingPlan, profile: str, *,
         jobs.append((REGULAR_BF16, "regular", None, replace(base, cpu_amp="bf16"), None))
     if plan.scale:  # days of CPU: resumable, size by size
         jobs += scale_jobs(base, out)
+    if plan.head1x1:  # a single network of the shared-trunk mixture's expert shape
+        jobs.append((REGULAR_HEAD1X1, "regular", None, head1x1_config(base), None))
     todo = [job for job in jobs if not _finished(out / job[0])]
     dataset_dir = profile_dataset(spec, data_dir=data_dir, progress=progress) if todo else None
     for name, regime, a, config, baseline in todo:

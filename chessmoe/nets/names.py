@@ -14,6 +14,7 @@ __all__ = [
     "RATING_ANCHOR",
     "RATING_CHECK",
     "REGULAR_BF16",
+    "REGULAR_HEAD1X1",
     "REGULAR_LONG",
     "REGULAR_WIDE",
     "SCALE_METHODS",
@@ -42,6 +43,11 @@ REGULAR_WIDE = "regular-wide"
 #: The regular network trained under bf16 autocast, with the seed and steps of ``regular``:
 #: what mixed-precision training is validated on (test losses and a match against ``regular``).
 REGULAR_BF16 = "regular-bf16"
+#: The shared-trunk mixture's head-shape control: one of its experts' networks (the trunk, the
+#: shared policy convolution and a 1x1 policy output) as a single network on every position,
+#: on the scale recipe at 201 k with seed 9: it tells the 1x1 output's cost from the phase
+#: heads' (``scale-201k-trunk-seed9`` and ``scale-201k-regular-seed9`` on either side).
+REGULAR_HEAD1X1 = "regular-head1x1"
 #: The suffix of a bundle trained until its validation loss stopped improving.
 CONVERGED_SUFFIX = "-converged"
 #: The methods trained until convergence: the regular network and the two mixtures whose gains
@@ -115,6 +121,8 @@ def control_of(bundle: str) -> str | None:
         return "converged"
     if bundle == REGULAR_BF16:
         return "bf16"
+    if bundle == REGULAR_HEAD1X1:
+        return "head1x1"
     if bundle in (REGULAR_WIDE, SEPARATED_LONG, REGULAR_LONG):
         return bundle
     if "-seed" in bundle:

@@ -71,12 +71,14 @@ ALL_REGIMES: tuple[Regime, ...] = (*REGIMES, "trunk")
 #: mixtures under other seeds, the equal-iteration separated experts, the regular network
 #: trained for the mixtures' total steps, the regular network with the mixture's parameters
 #: (``regular-wide``), the methods trained until convergence (``converged``) and the regular
-#: network trained under bf16 autocast (``bf16``: the validation of mixed-precision training)
-#: and the scale design's networks (``scale``: three sizes, regular, staged and trunk).
+#: network trained under bf16 autocast (``bf16``: the validation of mixed-precision training),
+#: the scale design's networks (``scale``: three sizes, regular, staged and trunk) and the
+#: shared-trunk mixture's head-shape control (``head1x1``: one of its experts' networks as a
+#: single network).
 Control = Literal["seeds", "separated-long", "regular-long", "regular-wide", "converged",
-                  "bf16", "scale"]
+                  "bf16", "scale", "head1x1"]
 CONTROLS: tuple[Control, ...] = ("seeds", "separated-long", "regular-long", "regular-wide",
-                                 "converged", "bf16", "scale")
+                                 "converged", "bf16", "scale", "head1x1")
 #: The controls a profile trains unless it names others: the last two are opt-in (hours of
 #: CPU each; ``chessmoe train --controls --control NAME``).
 DEFAULT_CONTROLS: tuple[Control, ...] = ("seeds", "separated-long", "regular-long")
