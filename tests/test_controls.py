@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import typing
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from chessmoe.nets.regimes import (
     ALL_BUNDLES,
     CONTROLS,
     DEFAULT_CONTROLS,
+    Control,
     train_bundle,
 )
 from chessmoe.nets.training import TrainConfig
@@ -138,6 +140,15 @@ def test_the_new_controls_are_opt_in() -> None:
     assert set(CONTROLS) == {*DEFAULT_CONTROLS, "regular-wide", "converged", "bf16", "scale",
                              "head1x1"}
     assert names.REGULAR_WIDE in CONTROLS  # the control and its bundle share the name
+    assert CONTROLS == typing.get_args(Control) == tuple(names.CONTROL_DESCRIPTIONS)
+
+
+def test_the_train_help_describes_every_control(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for control, description in names.CONTROL_DESCRIPTIONS.items():
+        assert f"{control} ({description})" in text
 
 
 def test_the_control_flag_names_the_controls_and_checks_them(

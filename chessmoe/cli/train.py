@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chessmoe.cli._common import DATA_DIR_HELP, FORCE_HELP, PROFILE_NAMES, QUIET_HELP, RESULTS_HELP
+from chessmoe.nets.names import CONTROL_DESCRIPTIONS
 
 if TYPE_CHECKING:
     from chessmoe.cli._common import Commands
@@ -125,10 +126,8 @@ def add_train_commands(commands: Commands) -> None:
                             "trained for their total (needs the regular bundle)")
     train.add_argument("--control", nargs="+", action="extend", metavar="NAME",
                        help="train these controls instead of the profile's (implies "
-                            "--controls): seeds, separated-long, regular-long, regular-wide "
-                            "(the mixture's parameters in one network), converged (regular, "
-                            "staged and weighted a=10 trained until the validation loss stops "
-                            "improving)")
+                            "--controls): " + "; ".join(
+                                f"{name} ({text})" for name, text in CONTROL_DESCRIPTIONS.items()))
     train.add_argument("--force", action="store_true", help=FORCE_HELP)
     train.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     train.set_defaults(handler=_train)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = [
     "BALANCED_SUFFIX",
+    "CONTROL_DESCRIPTIONS",
     "CONTROL_SEEDS",
     "CONVERGED_METHODS",
     "CONVERGED_SUFFIX",
@@ -53,6 +54,21 @@ CONVERGED_SUFFIX = "-converged"
 #: The methods trained until convergence: the regular network and the two mixtures whose gains
 #: the claims report.
 CONVERGED_METHODS: tuple[str, ...] = ("regular", "staged", "weighted-a10")
+
+#: What each control trains, in a few words (``chessmoe train --help``), in the order the
+#: controls train (:data:`chessmoe.nets.regimes.CONTROLS` is its keys).
+CONTROL_DESCRIPTIONS: dict[str, str] = {
+    "seeds": "the regular network and the mixtures under two more seeds",
+    "separated-long": "separated experts given the regular network's steps each",
+    "regular-long": "the regular network trained for the separated experts' total steps",
+    "regular-wide": "the mixture's parameters in one network",
+    "converged": "regular, staged and weighted a=10 trained until the validation loss stops "
+                 "improving",
+    "bf16": "the regular network trained under bf16 autocast",
+    "scale": "the scale design: regular, staged and the shared-trunk mixture at 50 k, 201 k "
+             "and 604 k parameters, days of CPU",
+    "head1x1": "one of the 201 k shared-trunk mixture's experts as a single network",
+}
 
 #: The other seeds every seeded control is trained under (the profile's own is 9).
 CONTROL_SEEDS: tuple[int, ...] = (10, 11)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from chessmoe._io.fsutil import atomic_write_json, sha256_file
 from chessmoe._io.jobs import follow_parent
@@ -23,7 +23,7 @@ from chessmoe._io.provenance import provenance
 from chessmoe.nets.checkpoints import load_checkpoint
 from chessmoe.nets.evaluation import evaluate_bundle
 from chessmoe.nets.model import preset_overrides
-from chessmoe.nets.names import BALANCED_SUFFIX
+from chessmoe.nets.names import BALANCED_SUFFIX, CONTROL_DESCRIPTIONS
 from chessmoe.nets.recipes import balanced_phase_weights, phase_weights
 from chessmoe.nets.training import (
     EXECUTION_OPTIONS,
@@ -77,8 +77,7 @@ ALL_REGIMES: tuple[Regime, ...] = (*REGIMES, "trunk")
 #: single network).
 Control = Literal["seeds", "separated-long", "regular-long", "regular-wide", "converged",
                   "bf16", "scale", "head1x1"]
-CONTROLS: tuple[Control, ...] = ("seeds", "separated-long", "regular-long", "regular-wide",
-                                 "converged", "bf16", "scale", "head1x1")
+CONTROLS: tuple[Control, ...] = cast("tuple[Control, ...]", tuple(CONTROL_DESCRIPTIONS))
 #: The controls a profile trains unless it names others: the last two are opt-in (hours of
 #: CPU each; ``chessmoe train --controls --control NAME``).
 DEFAULT_CONTROLS: tuple[Control, ...] = ("seeds", "separated-long", "regular-long")
