@@ -126,7 +126,7 @@ def test_the_head_shape_control_is_one_trunk_expert_on_the_scale_recipe(
     assert head == replace(trunk, phase_heads=1)
     # as large and as costly as one expert split from the trunk mixture, not as the mixture
     expert = PhaseHeadNet(trunk).expert(0)
-    assert parameters(head) == count_parameters(expert) == 190_679
+    assert parameters(head) == count_parameters(expert) == names.HEAD1X1_PARAMETERS
     assert multiply_adds(head) == multiply_adds(trunk)
     assert count_parameters(PhaseHeadNet(trunk)) > parameters(head)
 

@@ -152,11 +152,37 @@ def test_the_figure_says_not_played_yet_without_a_game(tmp_path: Path) -> None:
     assert pd.read_csv(tmp_path / "out" / "scale.csv").empty
 
 
-def _evaluation(root: Path, bundle: str, side: str, loss: float) -> None:
+def _evaluation(root: Path, bundle: str, side: str, loss: float,
+                **terms: float) -> None:
     (root / bundle).mkdir(parents=True)
     (root / bundle / "evaluation.json").write_text(json.dumps(
-        {"results": {side: {s: {"loss": loss, "loss_se": 0.01, "n": 4096}
+        {"results": {side: {s: {"loss": loss, "loss_se": 0.01, "n": 4096, **terms}
                             for s in ("no-phases", "opening", "middlegame", "endgame")}}}))
+
+
+def test_the_head_shape_note_splits_the_trunks_excess_between_head_and_phase_heads(
+        tmp_path: Path) -> None:
+    experts = tmp_path / "small"
+    _evaluation(experts, scale_bundle("regular", "201k", 9), "baseline", 2.2216,
+                policy_ce=2.2354, value_mse=0.8508)
+    _evaluation(experts, scale_bundle("trunk", "201k", 9), "mixture", 2.2487,
+                policy_ce=2.2626, value_mse=0.8688)
+    waiting = by_size.head_shape_note(experts)
+    assert waiting.endswith("regular-head1x1 not evaluated yet ('chessmoe train --profile "
+                            "small --control head1x1' trains the control).")
+    _evaluation(experts, "regular-head1x1", "baseline", 2.2400, policy_ce=2.2530,
+                value_mse=0.8600)
+    note = by_size.head_shape_note(experts)
+    assert "190,679 parameters" in note
+    assert ("no-phases test loss 2.2400 (policy cross-entropy 2.2530, value MSE 0.8600), "
+            "against 2.2216 (policy cross-entropy 2.2354, value MSE 0.8508) for the regular "
+            "network and 2.2487 (policy cross-entropy 2.2626, value MSE 0.8688)") in note
+    # 2.2487 - 2.2216 = 0.0271 = (2.2400 - 2.2216) + (2.2487 - 2.2400)
+    assert ("Of the mixture's +0.0271 over the regular network, +0.0184 comes with the "
+            "head's shape") in note and "+0.0087 with the phase heads" in note
+    table = by_size.table_scale_losses(experts, tmp_path / "out")
+    assert note in (tmp_path / "out" / "extras" / "table1-sizes.md").read_text()
+    assert table.table is not None
 
 
 def test_table_1_by_size_gives_each_methods_mean_loss_over_its_seeds_and_their_range(

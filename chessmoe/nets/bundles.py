@@ -43,12 +43,16 @@ def _loss(path: Path, side: str, test_set: str) -> float | None:
 class BundleLoss:
     """One Table 1 entry: a loss on a test set, its standard error (``None`` where the
     evaluation predates ``loss_se``), the positions it was measured on, and whether it is
-    a mixture's (each position scored by its own phase's expert) or a single network's."""
+    a mixture's (each position scored by its own phase's expert) or a single network's, and
+    the loss's two terms: the policy cross-entropy and the value MSE (``None`` where the
+    evaluation does not record them)."""
 
     loss: float
     se: float | None
     n: int
     mixture: bool
+    policy_ce: float | None = None
+    value_mse: float | None = None
 
 
 def bundle_losses(bundle: str | os.PathLike[str]) -> dict[str, BundleLoss] | None:
@@ -63,9 +67,11 @@ def bundle_losses(bundle: str | os.PathLike[str]) -> dict[str, BundleLoss] | Non
         raise ValueError(f"{path}: neither a mixture nor a single network was evaluated "
                          f"(only {', '.join(sorted(results))})")
     side = results["mixture" if mixture else "baseline"]
-    return {name: BundleLoss(float(r["loss"]),
-                           float(r["loss_se"]) if "loss_se" in r else None,
-                           int(r["n"]), mixture)
+    def term(r: Mapping[str, Any], key: str) -> float | None:
+        return float(r[key]) if key in r else None
+
+    return {name: BundleLoss(float(r["loss"]), term(r, "loss_se"), int(r["n"]), mixture,
+                             term(r, "policy_ce"), term(r, "value_mse"))
             for name, r in side.items()}
 
 

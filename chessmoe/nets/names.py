@@ -12,6 +12,7 @@ __all__ = [
     "CONTROL_SEEDS",
     "CONVERGED_METHODS",
     "CONVERGED_SUFFIX",
+    "HEAD1X1_PARAMETERS",
     "RATING_ANCHOR",
     "RATING_CHECK",
     "REGULAR_BF16",
@@ -49,6 +50,10 @@ REGULAR_BF16 = "regular-bf16"
 #: on the scale recipe at 201 k with seed 9: it tells the 1x1 output's cost from the phase
 #: heads' (``scale-201k-trunk-seed9`` and ``scale-201k-regular-seed9`` on either side).
 REGULAR_HEAD1X1 = "regular-head1x1"
+#: Its parameters (one expert of the 201 k shared-trunk mixture: its trunk, its 107-channel
+#: shared policy convolution and one head), counted from the model the control builds
+#: (tests/test_controls.py counts them again).
+HEAD1X1_PARAMETERS = 190_679
 #: The suffix of a bundle trained until its validation loss stopped improving.
 CONVERGED_SUFFIX = "-converged"
 #: The methods trained until convergence: the regular network and the two mixtures whose gains

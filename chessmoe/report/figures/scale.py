@@ -23,13 +23,21 @@ from chessmoe.designs import scale
 from chessmoe.designs.powered import PAPER_TABLE2
 from chessmoe.designs.scale import SizeEstimate
 from chessmoe.estimates import ArmEstimate, EloTrend, elo_trend
-from chessmoe.nets.bundles import bundle_losses
-from chessmoe.nets.names import SCALE_METHODS, SCALE_PARAMETERS, SCALE_SEEDS, scale_bundle
+from chessmoe.nets.bundles import BundleLoss, bundle_losses
+from chessmoe.nets.names import (
+    HEAD1X1_PARAMETERS,
+    REGULAR_HEAD1X1,
+    SCALE_METHODS,
+    SCALE_PARAMETERS,
+    SCALE_SEEDS,
+    scale_bundle,
+    train_command,
+)
 from chessmoe.report import stems
 from chessmoe.report.figures.claims import estimates_frame
 from chessmoe.report.figures.style import Artefact, new_figure, save_figure, save_table
 
-__all__ = ["NOT_TRAINED", "fig_scale", "table_scale_losses"]
+__all__ = ["NOT_TRAINED", "fig_scale", "head_shape_note", "table_scale_losses"]
 
 #: A loss cell whose networks have no evaluation yet.
 NOT_TRAINED = "not trained yet"
@@ -166,6 +174,41 @@ def _loss_cell(losses: list[float], seeds: int) -> str:
     return f"{mean:.4f}{spread} ({len(losses)} of {seeds} seeds)"
 
 
+def _terms(entry: BundleLoss) -> str:
+    terms = [f"{name} {value:.4f}" for name, value in (("policy cross-entropy", entry.policy_ce),
+                                                       ("value MSE", entry.value_mse))
+             if value is not None]
+    return f"{entry.loss:.4f}" + (f" ({', '.join(terms)})" if terms else "")
+
+
+def head_shape_note(experts_dir: str | os.PathLike[str]) -> str:
+    """What the head-shape control says about the shared-trunk mixture's loss at 201 k, seed 9
+    (``regular-head1x1``, :func:`chessmoe.nets.controls.head1x1_config`): the three networks'
+    no-phases test losses with their two terms, and the mixture's excess over the regular
+    network split into the head's shape (the control minus regular) and the phase heads (the
+    mixture minus the control); which networks are not evaluated yet otherwise."""
+    root = Path(experts_dir)
+    regular, trunk = scale_bundle("regular", "201k", 9), scale_bundle("trunk", "201k", 9)
+    head = (f"Head shape ({REGULAR_HEAD1X1}: one expert of the 201 k shared-trunk mixture, its "
+            f"1x1 policy output included, as a single network on every position, "
+            f"{HEAD1X1_PARAMETERS:,} parameters, seed 9, this recipe)")
+    found = {b: table["no-phases"] for b in (regular, REGULAR_HEAD1X1, trunk)
+             if (table := bundle_losses(root / b)) is not None and "no-phases" in table}
+    if len(found) < 3:
+        missing = [b for b in (regular, REGULAR_HEAD1X1, trunk) if b not in found]
+        return (f"{head}: {', '.join(missing)} not evaluated yet ('"
+                f"{train_command(REGULAR_HEAD1X1, root.name)}' trains the control).")
+    r, h, t = found[regular], found[REGULAR_HEAD1X1], found[trunk]
+    return (f"{head}: no-phases test loss {_terms(h)}, against {_terms(r)} for the regular "
+            f"network and {_terms(t)} for the shared-trunk mixture, seed 9 each. Of the "
+            f"mixture's {t.loss - r.loss:+.4f} over the regular network, {h.loss - r.loss:+.4f} "
+            f"comes with the head's shape ({REGULAR_HEAD1X1} minus regular) and "
+            f"{t.loss - h.loss:+.4f} with the phase heads (the mixture minus {REGULAR_HEAD1X1}); "
+            f"each loss's standard error is at most {max(x.se or 0.0 for x in (r, h, t)):.4f}; "
+            f"the three are scored on the same test positions, but the evaluation keeps no "
+            f"loss per position, so a difference's standard error is not measured.")
+
+
 def table_scale_losses(experts_dir: str | os.PathLike[str],
                        out_dir: str | os.PathLike[str]) -> Artefact:
     """Table 1 at each of the scale design's sizes: the no-phases test loss of each method
@@ -192,7 +235,8 @@ def table_scale_losses(experts_dir: str | os.PathLike[str],
              "Each cell: the mean over the training seeds evaluated so far, [min, max] over "
              "them: a range over seeds, not a confidence interval. Parameters: the regular "
              "network's; each of staged's experts has as many, the shared-trunk mixture within "
-             "10 %."]
+             "10 %.",
+             head_shape_note(root)]
     paths = save_table(frame, out_dir, stems.EXTRAS_TABLE1_SIZES,
                        "Table 1 by network size: the no-phases test loss", notes)
     return Artefact(stems.EXTRAS_TABLE1_SIZES, paths, table=frame)
