@@ -17,6 +17,7 @@ from chessmoe.designs import scale
 from chessmoe.designs.powered import PAPER_TABLE2
 from chessmoe.elo import elo_from_score
 from chessmoe.estimates import Z95, ArmEstimate, elo_trend
+from chessmoe.nets.bundles import PAIRED_LOSSES, PairedLoss
 from chessmoe.nets.names import scale_bundle
 from chessmoe.report import stems
 from chessmoe.report.figures import scale as by_size
@@ -180,9 +181,31 @@ def test_the_head_shape_note_splits_the_trunks_excess_between_head_and_phase_hea
     # 2.2487 - 2.2216 = 0.0271 = (2.2400 - 2.2216) + (2.2487 - 2.2400)
     assert ("Of the mixture's +0.0271 over the regular network, +0.0184 comes with the "
             "head's shape") in note and "+0.0087 with the phase heads" in note
+    assert "a difference's standard error is not measured yet ('chessmoe compare " \
+           "scale-201k-trunk-seed9 scale-201k-regular-seed9'" in note
     table = by_size.table_scale_losses(experts, tmp_path / "out")
     assert note in (tmp_path / "out" / "extras" / "table1-sizes.md").read_text()
     assert table.table is not None
+    # measured pairs carry their intervals (a record of the other order reads negated)
+    trunk, regular = scale_bundle("trunk", "201k", 9), scale_bundle("regular", "201k", 9)
+    for name in (trunk, regular, "regular-head1x1"):
+        (experts / name / "manifest.json").write_text(json.dumps(
+            {"experts": {"baseline": {"sha256": name}}}))
+    rows = [PairedLoss(trunk, regular, "no-phases", 9, 3, 0.0271, 0.005, 0.027, 0.018),
+            PairedLoss(regular, "regular-head1x1", "no-phases", 9, 3, -0.0184, 0.004, -0.0176,
+                       -0.0092),
+            PairedLoss(trunk, "regular-head1x1", "no-phases", 9, 3, 0.0087, 0.002, 0.0096,
+                       0.0088)]
+    (experts / PAIRED_LOSSES).write_text(json.dumps({"comparisons": [
+        {**row.to_dict(), "inputs": {"experts": {row.first: {"baseline": row.first},
+                                                 row.second: {"baseline": row.second}}}}
+        for row in rows]}))
+    note = by_size.head_shape_note(experts)
+    assert ("Of the mixture's +0.0271 [+0.0173, +0.0369] over the regular network, +0.0184 "
+            "[+0.0106, +0.0262] comes with the head's shape") in note
+    assert "+0.0087 [+0.0048, +0.0126] with the phase heads" in note
+    assert note.endswith("95 % intervals from standard errors clustered by game ('chessmoe "
+                         "compare').")
 
 
 def test_table_1_by_size_gives_each_methods_mean_loss_over_its_seeds_and_their_range(

@@ -89,8 +89,37 @@ def _config(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compare(args: argparse.Namespace) -> int:
+    """``chessmoe compare``: paired test-loss differences of two trained bundles."""
+    from chessmoe import config
+    from chessmoe.nets.evaluation import compare_bundles
+    from chessmoe.nets.regimes import profile_dataset
+
+    try:
+        chosen = config.profile(args.profile)
+        experts = Path(args.results) / "experts" / args.profile
+        for name in (args.first, args.second):
+            if not (experts / name / "manifest.json").is_file():
+                raise FileNotFoundError(f"{experts / name}/manifest.json: no trained bundle "
+                                        f"{name}")
+        dataset = profile_dataset(chosen.training, data_dir=args.data_dir,
+                                  progress=not args.quiet)
+        rows = [compare_bundles(experts, args.first, args.second, dataset, test_set=test_set)
+                for test_set in args.test_set or ["no-phases"]]
+    except (ValueError, FileNotFoundError) as error:
+        print(f"chessmoe compare: {error}", file=sys.stderr)
+        return 2
+    for row in rows:
+        low, high = row.interval()
+        print(f"{row.first} minus {row.second} on {row.test_set}: {row.difference:+.4f} "
+              f"[{low:+.4f}, {high:+.4f}] (policy cross-entropy {row.policy_ce:+.4f}, value "
+              f"MSE {row.value_mse:+.4f}; {row.positions:,} positions of {row.games:,} games, "
+              f"standard error clustered by game)")
+    return 0
+
+
 def add_train_commands(commands: Commands) -> None:
-    """``train`` and ``config``."""
+    """``train``, ``compare`` and ``config``."""
     train = commands.add_parser(
         "train", help="train experts: every regime of a profile, or one regime/expert",
         description="Train the regimes of a profile (smoke | small | medium | paper) into "
@@ -131,6 +160,25 @@ def add_train_commands(commands: Commands) -> None:
     train.add_argument("--force", action="store_true", help=FORCE_HELP)
     train.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     train.set_defaults(handler=_train)
+
+    compare = commands.add_parser(
+        "compare", help="paired test-loss difference of two trained bundles",
+        description="FIRST's test loss minus SECOND's on the same test positions (a mixture "
+                    "scores each with its own phase's expert, as Table 1 does), with a 95 % "
+                    "interval from the standard error clustered by game; recorded in "
+                    "RESULTS/experts/PROFILE/paired-losses.json.")
+    compare.add_argument("first", help="a bundle under RESULTS/experts/PROFILE/")
+    compare.add_argument("second", help="the bundle it is compared with")
+    compare.add_argument("--profile", default="small",
+                         help="the profile whose bundles and test split are read: "
+                              + ", ".join(PROFILE_NAMES))
+    compare.add_argument("--test-set", nargs="+", action="extend", metavar="SET",
+                         help="no-phases (default) or a phase name (opening, middlegame, "
+                              "endgame)")
+    compare.add_argument("--results", type=Path, default=Path("results"), help=RESULTS_HELP)
+    compare.add_argument("--data-dir", type=Path, default=None, help=DATA_DIR_HELP)
+    compare.add_argument("--quiet", action="store_true", help=QUIET_HELP)
+    compare.set_defaults(handler=_compare)
 
     conf = commands.add_parser("config", help="show a profile: every field, its value and "
                                               "what it means",

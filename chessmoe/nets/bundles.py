@@ -18,10 +18,11 @@ from typing import Any
 from chessmoe.nets.names import SEPARATED_LONG
 from chessmoe.records import last_logged
 
-__all__ = ["MIXTURES", "BundleLoss", "BundleRecord", "Convergence", "TrainingProgress",
-           "bundle_losses", "bundle_records", "bundle_steps", "convergence", "convergence_text",
-           "dirty_bundles", "expert_steps", "is_regular_seed", "logged_iterations",
-           "read_manifest", "stages_not_begun", "table1_seed_band", "training_in_progress"]
+__all__ = ["MIXTURES", "PAIRED_LOSSES", "BundleLoss", "BundleRecord", "Convergence", "PairedLoss",
+           "TrainingProgress", "bundle_losses", "bundle_records", "bundle_steps", "convergence",
+           "convergence_text", "dirty_bundles", "expert_steps", "is_regular_seed",
+           "logged_iterations", "paired_loss", "read_manifest", "stages_not_begun",
+           "table1_seed_band", "training_in_progress"]
 
 
 def is_regular_seed(bundle: str) -> bool:
@@ -73,6 +74,78 @@ def bundle_losses(bundle: str | os.PathLike[str]) -> dict[str, BundleLoss] | Non
     return {name: BundleLoss(float(r["loss"]), term(r, "loss_se"), int(r["n"]), mixture,
                              term(r, "policy_ce"), term(r, "value_mse"))
             for name, r in side.items()}
+
+
+#: The file beside a profile's bundles (``results/experts/<profile>/``) that holds the paired
+#: test-loss differences ``chessmoe compare`` measured.
+PAIRED_LOSSES = "paired-losses.json"
+
+
+@dataclass(frozen=True)
+class PairedLoss:
+    """One bundle's test loss minus another's on the same test positions (each position
+    scored by a mixture's own phase expert, or by the single network): the mean difference
+    of the loss and of its two terms, over ``positions`` positions of ``games`` games, and the
+    difference's standard error clustered by game (a game's positions are not independent)."""
+
+    first: str
+    second: str
+    test_set: str
+    positions: int
+    games: int
+    difference: float
+    se: float
+    policy_ce: float
+    value_mse: float
+
+    def interval(self, z: float = 1.96) -> tuple[float, float]:
+        """The difference's normal interval (95 % by default)."""
+        return self.difference - z * self.se, self.difference + z * self.se
+
+    @property
+    def decided(self) -> bool:
+        """Whether the 95 % interval excludes zero."""
+        low, high = self.interval()
+        return low > 0 or high < 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"first": self.first, "second": self.second, "test_set": self.test_set,
+                "positions": self.positions, "games": self.games,
+                "difference": self.difference, "se": self.se, "policy_ce": self.policy_ce,
+                "value_mse": self.value_mse}
+
+    @classmethod
+    def from_dict(cls, record: Mapping[str, Any]) -> PairedLoss:
+        return cls(str(record["first"]), str(record["second"]), str(record["test_set"]),
+                   int(record["positions"]), int(record["games"]),
+                   float(record["difference"]), float(record["se"]),
+                   float(record["policy_ce"]), float(record["value_mse"]))
+
+
+def paired_loss(experts: str | os.PathLike[str], first: str, second: str,
+                test_set: str = "no-phases") -> PairedLoss | None:
+    """``first`` minus ``second`` on ``test_set`` as ``chessmoe compare`` recorded it in
+    ``experts``' :data:`PAIRED_LOSSES` (the other order negated); ``None`` where it was not
+    measured, or where either bundle's experts changed since (the record names their hashes)."""
+    path = Path(experts) / PAIRED_LOSSES
+    if not path.is_file():
+        return None
+    for record in json.loads(path.read_text())["comparisons"]:
+        if record["test_set"] != test_set or {record["first"], record["second"]} != {first,
+                                                                                    second}:
+            continue
+        for name in (first, second):
+            manifest = read_manifest(Path(experts) / name)
+            hashes = None if manifest is None else {
+                k: v["sha256"] for k, v in manifest["experts"].items()}
+            if hashes != record["inputs"]["experts"][name]:
+                return None
+        found = PairedLoss.from_dict(record)
+        if found.first == first:
+            return found
+        return PairedLoss(first, second, test_set, found.positions, found.games,
+                          -found.difference, found.se, -found.policy_ce, -found.value_mse)
+    return None
 
 
 def table1_seed_band(experts: str | os.PathLike[str], test_set: str = "no-phases"

@@ -16,11 +16,13 @@ import numpy.typing as npt
 from chessmoe._io.fsutil import atomic_write_json, sha256_file
 from chessmoe._io.provenance import provenance
 from chessmoe.games.datasets import DatasetStore
+from chessmoe.nets.bundles import PAIRED_LOSSES, PairedLoss, read_manifest
 from chessmoe.nets.checkpoints import load_checkpoint, resolve_device
 from chessmoe.nets.recipes import test_sets
 from chessmoe.nets.training import TrainConfig, per_sample_terms, summarise
 
-__all__ = ["TEST_SUBSET_SEED", "evaluate_bundle", "index_sha256", "sampled_test_index"]
+__all__ = ["TEST_SUBSET_SEED", "clustered_se", "compare_bundles", "evaluate_bundle",
+           "index_sha256", "sampled_test_index"]
 
 TEST_SUBSET_SEED: Final = 20240101
 
@@ -43,6 +45,125 @@ def index_sha256(index: npt.NDArray[np.int64]) -> str:
     """The hash of a sample index (little-endian int64), to show two evaluations read the
     same positions."""
     return hashlib.sha256(np.ascontiguousarray(index, dtype="<i8").tobytes()).hexdigest()
+
+
+def _expert_terms(bundle: Path, manifest: dict[str, Any], store: DatasetStore,
+                  index: npt.NDArray[np.int64], config: TrainConfig, device: str,
+                  batch_size: int) -> tuple[dict[str, dict[str, np.ndarray]], np.ndarray]:
+    """Every expert's loss terms on the positions ``index`` and each position's phase id
+    under the bundle's definition (checked against its phase names)."""
+    definition, names = manifest["definition"], manifest["phase_names"]
+    torch_device = resolve_device(device)
+    per_expert: dict[str, dict[str, np.ndarray]] = {}
+    for name in manifest["experts"]:
+        model = load_checkpoint(bundle / name / "model.pt").to(torch_device)
+        per_expert[name] = per_sample_terms(model, store, index, config, torch_device,
+                                            batch_size, definition=definition)
+    phase = next(iter(per_expert.values()))["phase"].astype(np.int64)
+    if phase.size and not (phase.min() >= 0 and phase.max() < len(names)):
+        raise ValueError(f"{bundle}: test positions carry phase ids outside "
+                         f"0..{len(names) - 1} under {definition}")
+    return per_expert, phase
+
+
+def _mixture_terms(per_expert: dict[str, dict[str, np.ndarray]], phase: np.ndarray,
+                   phases: int) -> dict[str, np.ndarray] | None:
+    """Each position's terms from its own phase's expert; ``None`` for a bundle without an
+    expert per phase (a single network)."""
+    if not all(f"phase{p}" in per_expert for p in range(phases)):
+        return None
+    mixture = {k: np.zeros_like(v) for k, v in per_expert["phase0"].items()}
+    for p in range(phases):
+        chosen = phase == p
+        for key in mixture:
+            mixture[key][chosen] = per_expert[f"phase{p}"][key][chosen]
+    return mixture
+
+
+def clustered_se(values: npt.NDArray[np.float64], clusters: npt.NDArray[np.int64]) -> float:
+    """The standard error of ``values``' mean with the observations clustered
+    (``clusters``: one label each; the sandwich estimator with the small-sample factor
+    G / (G - 1)); 0 for fewer than two clusters."""
+    n = values.shape[0]
+    _, label = np.unique(clusters, return_inverse=True)
+    groups = int(label.max()) + 1 if n else 0
+    if groups < 2:
+        return 0.0
+    sums = np.bincount(label, weights=values - values.mean(), minlength=groups)
+    return float(np.sqrt(groups / (groups - 1) * np.sum(sums ** 2)) / n)
+
+
+def compare_bundles(experts: str | os.PathLike[str], first: str, second: str,
+                    dataset_dir: str | os.PathLike[str], *, test_set: str = "no-phases",
+                    device: str = "auto", batch_size: int = 1024) -> PairedLoss:
+    """``first``'s test loss minus ``second``'s, position by position on the whole test split
+    of ``test_set`` (``no-phases`` or a phase: its positions among them, as Table 1 cuts them;
+    a mixture scoring each position with its own phase's expert, as Table 1
+    does), with the standard error clustered by game; recorded in ``experts``'
+    :data:`~chessmoe.nets.bundles.PAIRED_LOSSES` (replacing an earlier record of the pair)
+    with the experts' hashes and provenance, and returned."""
+    root = Path(experts)
+    if first == second:
+        raise ValueError(f"compare two different bundles, not {first} with itself")
+    manifests = {}
+    for name in (first, second):
+        manifest = read_manifest(root / name)
+        if manifest is None:
+            raise FileNotFoundError(f"{root / name}/manifest.json: no trained bundle {name}")
+        manifests[name] = manifest
+    definitions = {m["definition"] for m in manifests.values()}
+    if len(definitions) != 1:
+        raise ValueError(f"{first} and {second} split by different phase definitions "
+                         f"({', '.join(sorted(definitions))})")
+    definition = definitions.pop()
+    configs = {name: TrainConfig.from_dict(m["train_config"]) for name, m in manifests.items()}
+    factors = {(c.val_value_factor, c.val_policy_factor) for c in configs.values()}
+    if len(factors) != 1:
+        raise ValueError(f"{first} and {second} weigh the validation loss differently")
+    names = manifests[first]["phase_names"]
+    if test_set != "no-phases" and test_set not in names:
+        raise ValueError(f"unknown test set {test_set!r}; known: no-phases, {', '.join(names)}")
+    store = DatasetStore(dataset_dir)
+    index = store.indices("test", "no-phases", definition)
+    chosen: dict[str, dict[str, np.ndarray]] = {}
+    for name, manifest in manifests.items():
+        per_expert, phase = _expert_terms(root / name, manifest, store, index, configs[name],
+                                          device, batch_size)
+        mixture = _mixture_terms(per_expert, phase, len(manifest["phase_names"]))
+        terms = mixture if mixture is not None else per_expert["baseline"]
+        keep = (np.ones(phase.shape[0], dtype=bool) if test_set == "no-phases"
+                else phase == names.index(test_set))  # as Table 1 cuts its phase test sets
+        chosen[name] = {k: v[keep] for k, v in terms.items()}
+    index = index[keep]
+    value_factor, policy_factor = factors.pop()
+
+    def loss(terms: dict[str, np.ndarray]) -> npt.NDArray[np.float64]:
+        return (value_factor * terms["value"].astype(np.float64)
+                + policy_factor * terms["policy"].astype(np.float64))
+
+    difference = loss(chosen[first]) - loss(chosen[second])
+    games = store.column("game_global")[index].astype(np.int64)
+    result = PairedLoss(
+        first, second, test_set, int(index.shape[0]), int(np.unique(games).size),
+        float(difference.mean()), clustered_se(difference, games),
+        float(np.mean(chosen[first]["policy"].astype(np.float64)
+                      - chosen[second]["policy"])),
+        float(np.mean(chosen[first]["value"].astype(np.float64) - chosen[second]["value"])))
+    path = root / PAIRED_LOSSES
+    kept = [] if not path.is_file() else [
+        r for r in json.loads(path.read_text())["comparisons"]
+        if not (r["test_set"] == test_set and {r["first"], r["second"]} == {first, second})]
+    record = {**result.to_dict(),
+              "inputs": {"experts": {n: {k: v["sha256"] for k, v in m["experts"].items()}
+                                     for n, m in manifests.items()},
+                         "dataset_manifest_sha256": sha256_file(
+                             Path(dataset_dir) / "manifest.json")},
+              "provenance": provenance()}
+    atomic_write_json(path, {"what": "paired test-loss differences (chessmoe compare): first "
+                                     "minus second on the same positions, standard error "
+                                     "clustered by game",
+                             "comparisons": [*kept, record]})
+    return result
 
 
 def evaluate_bundle(bundle: str | os.PathLike[str], dataset_dir: str | os.PathLike[str], *,
@@ -73,16 +194,8 @@ def evaluate_bundle(bundle: str | os.PathLike[str], dataset_dir: str | os.PathLi
             return previous  # same experts, same test positions
     config = config or TrainConfig.from_dict(manifest["train_config"])
     names = manifest["phase_names"]
-    torch_device = resolve_device(device)
-    per_expert: dict[str, dict[str, np.ndarray]] = {}
-    for name in manifest["experts"]:
-        model = load_checkpoint(bundle / name / "model.pt").to(torch_device)
-        per_expert[name] = per_sample_terms(model, store, index, config, torch_device,
-                                            batch_size, definition=definition)
-    phase = next(iter(per_expert.values()))["phase"].astype(np.int64)
-    if phase.size and not (phase.min() >= 0 and phase.max() < len(names)):
-        raise ValueError(f"{bundle}: test positions carry phase ids outside "
-                         f"0..{len(names) - 1} under {definition}")
+    per_expert, phase = _expert_terms(bundle, manifest, store, index, config, device,
+                                      batch_size)
     masks = {"no-phases": np.ones(phase.shape[0], dtype=bool),
              **{n: phase == p for p, n in enumerate(names)}}
     sets = test_sets(definition)
@@ -90,12 +203,8 @@ def evaluate_bundle(bundle: str | os.PathLike[str], dataset_dir: str | os.PathLi
     for name, terms in per_expert.items():
         results[name] = {s: summarise({k: v[masks[s]] for k, v in terms.items()}, config)
                          for s in sets}
-    if all(f"phase{p}" in per_expert for p in range(len(names))):
-        mixture = {k: np.zeros_like(v) for k, v in per_expert["phase0"].items()}
-        for p in range(len(names)):
-            chosen = phase == p
-            for key in mixture:
-                mixture[key][chosen] = per_expert[f"phase{p}"][key][chosen]
+    mixture = _mixture_terms(per_expert, phase, len(names))
+    if mixture is not None:
         results["mixture"] = {s: summarise({k: v[masks[s]] for k, v in mixture.items()},
                                            config) for s in sets}
     out = {"bundle": bundle.name, "regime": manifest["regime"], "a": manifest["a"],

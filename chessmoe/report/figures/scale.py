@@ -23,7 +23,7 @@ from chessmoe.designs import scale
 from chessmoe.designs.powered import PAPER_TABLE2
 from chessmoe.designs.scale import SizeEstimate
 from chessmoe.estimates import ArmEstimate, EloTrend, elo_trend
-from chessmoe.nets.bundles import BundleLoss, bundle_losses
+from chessmoe.nets.bundles import BundleLoss, bundle_losses, paired_loss
 from chessmoe.nets.names import (
     HEAD1X1_PARAMETERS,
     REGULAR_HEAD1X1,
@@ -199,14 +199,32 @@ def head_shape_note(experts_dir: str | os.PathLike[str]) -> str:
         return (f"{head}: {', '.join(missing)} not evaluated yet ('"
                 f"{train_command(REGULAR_HEAD1X1, root.name)}' trains the control).")
     r, h, t = found[regular], found[REGULAR_HEAD1X1], found[trunk]
+    pairs = {(trunk, regular): t.loss - r.loss, (REGULAR_HEAD1X1, regular): h.loss - r.loss,
+             (trunk, REGULAR_HEAD1X1): t.loss - h.loss}
+    paired = {pair: paired_loss(root, *pair) for pair in pairs}
+
+    def part(pair: tuple[str, str]) -> str:
+        measured = paired[pair]
+        if measured is None:
+            return f"{pairs[pair]:+.4f}"
+        low, high = measured.interval()
+        return f"{measured.difference:+.4f} [{low:+.4f}, {high:+.4f}]"
+
+    if all(v is not None for v in paired.values()):
+        errors = ("paired on the same test positions, 95 % intervals from standard errors "
+                  "clustered by game ('chessmoe compare')")
+    else:
+        missing = [f"'chessmoe compare {a} {b}'" for (a, b), v in paired.items() if v is None]
+        errors = (f"each loss's standard error is at most "
+                  f"{max(x.se or 0.0 for x in (r, h, t)):.4f}; the three are scored on the same "
+                  f"test positions, and a difference's standard error is not measured yet ("
+                  f"{', '.join(missing)})")
     return (f"{head}: no-phases test loss {_terms(h)}, against {_terms(r)} for the regular "
             f"network and {_terms(t)} for the shared-trunk mixture, seed 9 each. Of the "
-            f"mixture's {t.loss - r.loss:+.4f} over the regular network, {h.loss - r.loss:+.4f} "
-            f"comes with the head's shape ({REGULAR_HEAD1X1} minus regular) and "
-            f"{t.loss - h.loss:+.4f} with the phase heads (the mixture minus {REGULAR_HEAD1X1}); "
-            f"each loss's standard error is at most {max(x.se or 0.0 for x in (r, h, t)):.4f}; "
-            f"the three are scored on the same test positions, but the evaluation keeps no "
-            f"loss per position, so a difference's standard error is not measured.")
+            f"mixture's {part((trunk, regular))} over the regular network, "
+            f"{part((REGULAR_HEAD1X1, regular))} comes with the head's shape "
+            f"({REGULAR_HEAD1X1} minus regular) and {part((trunk, REGULAR_HEAD1X1))} with the "
+            f"phase heads (the mixture minus {REGULAR_HEAD1X1}); {errors}.")
 
 
 def table_scale_losses(experts_dir: str | os.PathLike[str],
