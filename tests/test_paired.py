@@ -61,9 +61,10 @@ def test_the_paired_difference_is_table_1s_difference_with_a_game_clustered_erro
     store = DatasetStore(dataset)
     games = np.unique(store.column("game_global")[store.indices("test", "no-phases",
                                                                 "lichess")]).size
-    for test_set in ("no-phases", "endgame"):
-        found = compare_bundles(bundles, "trunk", "regular", dataset, test_set=test_set,
-                                device="cpu")
+    rows = compare_bundles(bundles, "trunk", "regular", dataset,
+                           test_sets=("no-phases", "endgame"), device="cpu")
+    for test_set, found in zip(("no-phases", "endgame"), rows, strict=True):
+        assert found.test_set == test_set
         trunk, regular = table["trunk"]["mixture"][test_set], table["regular"]["baseline"][
             test_set]
         assert found.difference == pytest.approx(trunk["loss"] - regular["loss"], abs=1e-5)
@@ -78,7 +79,7 @@ def test_the_paired_difference_is_table_1s_difference_with_a_game_clustered_erro
     records = json.loads((bundles / PAIRED_LOSSES).read_text())["comparisons"]
     assert [(r["first"], r["second"], r["test_set"]) for r in records] == [
         ("trunk", "regular", "no-phases"), ("trunk", "regular", "endgame")]
-    again = compare_bundles(bundles, "regular", "trunk", dataset, device="cpu")
+    [again] = compare_bundles(bundles, "regular", "trunk", dataset, device="cpu")
     records = json.loads((bundles / PAIRED_LOSSES).read_text())["comparisons"]
     assert len(records) == 2 and records[-1]["first"] == "regular"
     forward = paired_loss(bundles, "trunk", "regular")
@@ -106,7 +107,7 @@ def test_a_retrained_bundle_voids_its_record_and_bad_requests_say_why(
     with pytest.raises(FileNotFoundError, match="no trained bundle staged"):
         compare_bundles(root, "trunk", "staged", dataset)
     with pytest.raises(ValueError, match="unknown test set 'middle'"):
-        compare_bundles(root, "trunk", "regular", dataset, test_set="middle")
+        compare_bundles(root, "trunk", "regular", dataset, test_sets=("opening", "middle"))
     assert (root / PAIRED_LOSSES).read_bytes() == before  # nothing written on an error
     code = main(["compare", "trunk", "staged", "--profile", "smoke",
                  "--results", str(tmp_path), "--quiet"])

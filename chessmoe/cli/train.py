@@ -104,8 +104,8 @@ def _compare(args: argparse.Namespace) -> int:
                                         f"{name}")
         dataset = profile_dataset(chosen.training, data_dir=args.data_dir,
                                   progress=not args.quiet)
-        rows = [compare_bundles(experts, args.first, args.second, dataset, test_set=test_set)
-                for test_set in args.test_set or ["no-phases"]]
+        rows = compare_bundles(experts, args.first, args.second, dataset,
+                               test_sets=tuple(args.test_set or ["no-phases"]))
     except (ValueError, FileNotFoundError) as error:
         print(f"chessmoe compare: {error}", file=sys.stderr)
         return 2

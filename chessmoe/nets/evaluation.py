@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -94,14 +95,17 @@ def clustered_se(values: npt.NDArray[np.float64], clusters: npt.NDArray[np.int64
 
 
 def compare_bundles(experts: str | os.PathLike[str], first: str, second: str,
-                    dataset_dir: str | os.PathLike[str], *, test_set: str = "no-phases",
-                    device: str = "auto", batch_size: int = 1024) -> PairedLoss:
+                    dataset_dir: str | os.PathLike[str], *,
+                    test_sets: Sequence[str] = ("no-phases",), device: str = "auto",
+                    batch_size: int = 1024) -> list[PairedLoss]:
     """``first``'s test loss minus ``second``'s, position by position on the whole test split
-    of ``test_set`` (``no-phases`` or a phase: its positions among them, as Table 1 cuts them;
-    a mixture scoring each position with its own phase's expert, as Table 1
-    does), with the standard error clustered by game; recorded in ``experts``'
-    :data:`~chessmoe.nets.bundles.PAIRED_LOSSES` (replacing an earlier record of the pair)
-    with the experts' hashes and provenance, and returned."""
+    of each of ``test_sets`` (``no-phases`` or a phase: its positions among them, as Table 1
+    cuts them; every set from one pass of each network; a mixture scoring each position with
+    its own phase's expert, as Table 1 does), with the standard error clustered by game;
+    recorded in ``experts``'
+    :data:`~chessmoe.nets.bundles.PAIRED_LOSSES` (replacing earlier records of the pair on
+    those sets) with the experts' hashes and provenance, and returned in ``test_sets``'
+    order."""
     root = Path(experts)
     if first == second:
         raise ValueError(f"compare two different bundles, not {first} with itself")
@@ -121,49 +125,49 @@ def compare_bundles(experts: str | os.PathLike[str], first: str, second: str,
     if len(factors) != 1:
         raise ValueError(f"{first} and {second} weigh the validation loss differently")
     names = manifests[first]["phase_names"]
-    if test_set != "no-phases" and test_set not in names:
-        raise ValueError(f"unknown test set {test_set!r}; known: no-phases, {', '.join(names)}")
+    for test_set in test_sets:
+        if test_set != "no-phases" and test_set not in names:
+            raise ValueError(f"unknown test set {test_set!r}; known: no-phases, "
+                             f"{', '.join(names)}")
     store = DatasetStore(dataset_dir)
     index = store.indices("test", "no-phases", definition)
-    chosen: dict[str, dict[str, np.ndarray]] = {}
+    games = store.column("game_global")[index].astype(np.int64)
+    value_factor, policy_factor = factors.pop()
+    chosen: dict[str, dict[str, npt.NDArray[np.float64]]] = {}
+    phase = np.zeros(0, dtype=np.int64)
     for name, manifest in manifests.items():
         per_expert, phase = _expert_terms(root / name, manifest, store, index, configs[name],
                                           device, batch_size)
         mixture = _mixture_terms(per_expert, phase, len(manifest["phase_names"]))
         terms = mixture if mixture is not None else per_expert["baseline"]
+        policy, value = terms["policy"].astype(np.float64), terms["value"].astype(np.float64)
+        chosen[name] = {"loss": value_factor * value + policy_factor * policy,
+                        "policy": policy, "value": value}
+    results: list[PairedLoss] = []
+    for test_set in test_sets:
         keep = (np.ones(phase.shape[0], dtype=bool) if test_set == "no-phases"
                 else phase == names.index(test_set))  # as Table 1 cuts its phase test sets
-        chosen[name] = {k: v[keep] for k, v in terms.items()}
-    index = index[keep]
-    value_factor, policy_factor = factors.pop()
-
-    def loss(terms: dict[str, np.ndarray]) -> npt.NDArray[np.float64]:
-        return (value_factor * terms["value"].astype(np.float64)
-                + policy_factor * terms["policy"].astype(np.float64))
-
-    difference = loss(chosen[first]) - loss(chosen[second])
-    games = store.column("game_global")[index].astype(np.int64)
-    result = PairedLoss(
-        first, second, test_set, int(index.shape[0]), int(np.unique(games).size),
-        float(difference.mean()), clustered_se(difference, games),
-        float(np.mean(chosen[first]["policy"].astype(np.float64)
-                      - chosen[second]["policy"])),
-        float(np.mean(chosen[first]["value"].astype(np.float64) - chosen[second]["value"])))
+        a, b = ({k: v[keep] for k, v in chosen[n].items()} for n in (first, second))
+        difference = a["loss"] - b["loss"]
+        results.append(PairedLoss(
+            first, second, test_set, int(keep.sum()), int(np.unique(games[keep]).size),
+            float(difference.mean()), clustered_se(difference, games[keep]),
+            float(np.mean(a["policy"] - b["policy"])), float(np.mean(a["value"] - b["value"]))))
     path = root / PAIRED_LOSSES
+    pair = {first, second}
     kept = [] if not path.is_file() else [
         r for r in json.loads(path.read_text())["comparisons"]
-        if not (r["test_set"] == test_set and {r["first"], r["second"]} == {first, second})]
-    record = {**result.to_dict(),
-              "inputs": {"experts": {n: {k: v["sha256"] for k, v in m["experts"].items()}
-                                     for n, m in manifests.items()},
-                         "dataset_manifest_sha256": sha256_file(
-                             Path(dataset_dir) / "manifest.json")},
-              "provenance": provenance()}
+        if not (r["test_set"] in test_sets and {r["first"], r["second"]} == pair)]
+    inputs = {"experts": {n: {k: v["sha256"] for k, v in m["experts"].items()}
+                          for n, m in manifests.items()},
+              "dataset_manifest_sha256": sha256_file(Path(dataset_dir) / "manifest.json")}
+    made = provenance()
     atomic_write_json(path, {"what": "paired test-loss differences (chessmoe compare): first "
                                      "minus second on the same positions, standard error "
                                      "clustered by game",
-                             "comparisons": [*kept, record]})
-    return result
+                             "comparisons": [*kept, *({**r.to_dict(), "inputs": inputs,
+                                                       "provenance": made} for r in results)]})
+    return results
 
 
 def evaluate_bundle(bundle: str | os.PathLike[str], dataset_dir: str | os.PathLike[str], *,
