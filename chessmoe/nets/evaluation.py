@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from chessmoe._io.fsutil import atomic_write_json, sha256_file
 from chessmoe._io.provenance import provenance
-from chessmoe.games.datasets import DatasetStore
+from chessmoe.games.datasets import PHASE_COLUMNS, DatasetStore
 from chessmoe.nets.bundles import PAIRED_LOSSES, PairedLoss, read_manifest
 from chessmoe.nets.checkpoints import load_checkpoint, resolve_device
 from chessmoe.nets.recipes import test_sets
@@ -81,6 +81,31 @@ def _mixture_terms(per_expert: dict[str, dict[str, np.ndarray]], phase: np.ndarr
     return mixture
 
 
+def _own_phase_terms(bundle: Path, manifest: dict[str, Any], store: DatasetStore,
+                     index: npt.NDArray[np.int64], phase: npt.NDArray[np.int64],
+                     config: TrainConfig, device: str, batch_size: int
+                     ) -> dict[str, np.ndarray]:
+    """The terms Table 1's mixture row (or a single network's row) averages, position by
+    position: each position of ``index`` through its own phase's expert only (``phase``: its
+    phase id), a third of the work of scoring every expert on every position."""
+    torch_device = resolve_device(device)
+    experts = manifest["experts"]
+    phases = len(manifest["phase_names"])
+    if not all(f"phase{p}" in experts for p in range(phases)):
+        model = load_checkpoint(bundle / "baseline" / "model.pt").to(torch_device)
+        return per_sample_terms(model, store, index, config, torch_device, batch_size,
+                                definition=manifest["definition"])
+    out: dict[str, np.ndarray] = {}
+    for p in range(phases):
+        rows = np.flatnonzero(phase == p)
+        model = load_checkpoint(bundle / f"phase{p}" / "model.pt").to(torch_device)
+        terms = per_sample_terms(model, store, index[rows], config, torch_device, batch_size,
+                                 definition=manifest["definition"])
+        for key, values in terms.items():
+            out.setdefault(key, np.zeros(index.shape[0], dtype=values.dtype))[rows] = values
+    return out
+
+
 def clustered_se(values: npt.NDArray[np.float64], clusters: npt.NDArray[np.int64]) -> float:
     """The standard error of ``values``' mean with the observations clustered
     (``clusters``: one label each; the sandwich estimator with the small-sample factor
@@ -133,13 +158,14 @@ def compare_bundles(experts: str | os.PathLike[str], first: str, second: str,
     index = store.indices("test", "no-phases", definition)
     games = store.column("game_global")[index].astype(np.int64)
     value_factor, policy_factor = factors.pop()
+    phase = store.column(PHASE_COLUMNS[definition])[index].astype(np.int64)
+    if phase.size and not (phase.min() >= 0 and phase.max() < len(names)):
+        raise ValueError(f"{dataset_dir}: test positions carry phase ids outside "
+                         f"0..{len(names) - 1} under {definition}")
     chosen: dict[str, dict[str, npt.NDArray[np.float64]]] = {}
-    phase = np.zeros(0, dtype=np.int64)
     for name, manifest in manifests.items():
-        per_expert, phase = _expert_terms(root / name, manifest, store, index, configs[name],
-                                          device, batch_size)
-        mixture = _mixture_terms(per_expert, phase, len(manifest["phase_names"]))
-        terms = mixture if mixture is not None else per_expert["baseline"]
+        terms = _own_phase_terms(root / name, manifest, store, index, phase, configs[name],
+                                 device, batch_size)
         policy, value = terms["policy"].astype(np.float64), terms["value"].astype(np.float64)
         chosen[name] = {"loss": value_factor * value + policy_factor * policy,
                         "policy": policy, "value": value}
