@@ -118,5 +118,6 @@ def test_a_retrained_bundle_voids_its_record_and_bad_requests_say_why(
 def test_a_record_reads_back_as_written() -> None:
     row = PairedLoss("a", "b", "no-phases", 100, 10, 0.02, 0.005, 0.021, -0.01)
     assert PairedLoss.from_dict(row.to_dict()) == row
+    assert row.to_dict()["interval_95"] == list(row.interval())  # what documents quote
     assert row.interval() == pytest.approx((0.02 - 1.96 * 0.005, 0.02 + 1.96 * 0.005))
     assert row.decided and not replace(row, se=0.011).decided

@@ -109,9 +109,11 @@ class PairedLoss:
         return low > 0 or high < 0
 
     def to_dict(self) -> dict[str, Any]:
+        """The record (with its 95 % interval, which documents quote; not read back)."""
         return {"first": self.first, "second": self.second, "test_set": self.test_set,
                 "positions": self.positions, "games": self.games,
-                "difference": self.difference, "se": self.se, "policy_ce": self.policy_ce,
+                "difference": self.difference, "se": self.se,
+                "interval_95": list(self.interval()), "policy_ce": self.policy_ce,
                 "value_mse": self.value_mse}
 
     @classmethod
