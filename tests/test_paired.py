@@ -108,6 +108,11 @@ def test_a_retrained_bundle_voids_its_record_and_bad_requests_say_why(
         compare_bundles(root, "trunk", "staged", dataset)
     with pytest.raises(ValueError, match="unknown test set 'middle'"):
         compare_bundles(root, "trunk", "regular", dataset, test_sets=("opening", "middle"))
+    evaluation = json.loads((root / "trunk" / "evaluation.json").read_text())
+    evaluation["inputs"]["dataset_manifest_sha256"] = "f" * 64
+    (root / "trunk" / "evaluation.json").write_text(json.dumps(evaluation))
+    with pytest.raises(ValueError, match="trunk was evaluated on another dataset"):
+        compare_bundles(root, "trunk", "regular", dataset)
     assert (root / PAIRED_LOSSES).read_bytes() == before  # nothing written on an error
     code = main(["compare", "trunk", "staged", "--profile", "smoke",
                  "--results", str(tmp_path), "--quiet"])

@@ -154,6 +154,14 @@ def compare_bundles(experts: str | os.PathLike[str], first: str, second: str,
         if test_set != "no-phases" and test_set not in names:
             raise ValueError(f"unknown test set {test_set!r}; known: no-phases, "
                              f"{', '.join(names)}")
+    dataset_sha = sha256_file(Path(dataset_dir) / "manifest.json")
+    for name in manifests:  # Table 1's positions, or the differences are not Table 1's
+        evaluation = root / name / "evaluation.json"
+        recorded = (json.loads(evaluation.read_text()).get("inputs", {})
+                    .get("dataset_manifest_sha256") if evaluation.is_file() else None)
+        if recorded is not None and recorded != dataset_sha:
+            raise ValueError(f"{name} was evaluated on another dataset than {dataset_dir} "
+                             f"(its evaluation.json names manifest {recorded[:12]}...)")
     store = DatasetStore(dataset_dir)
     index = store.indices("test", "no-phases", definition)
     games = store.column("game_global")[index].astype(np.int64)
@@ -186,7 +194,7 @@ def compare_bundles(experts: str | os.PathLike[str], first: str, second: str,
         if not (r["test_set"] in test_sets and {r["first"], r["second"]} == pair)]
     inputs = {"experts": {n: {k: v["sha256"] for k, v in m["experts"].items()}
                           for n, m in manifests.items()},
-              "dataset_manifest_sha256": sha256_file(Path(dataset_dir) / "manifest.json")}
+              "dataset_manifest_sha256": dataset_sha}
     made = provenance()
     atomic_write_json(path, {"what": "paired test-loss differences (chessmoe compare): first "
                                      "minus second on the same positions, standard error "
