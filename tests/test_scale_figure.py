@@ -179,8 +179,8 @@ def test_the_head_shape_note_splits_the_trunks_excess_between_head_and_phase_hea
             "against 2.2216 (policy cross-entropy 2.2354, value MSE 0.8508) for the regular "
             "network and 2.2487 (policy cross-entropy 2.2626, value MSE 0.8688)") in note
     # 2.2487 - 2.2216 = 0.0271 = (2.2400 - 2.2216) + (2.2487 - 2.2400)
-    assert ("Of the mixture's +0.0271 over the regular network, +0.0184 comes with the "
-            "head's shape") in note and "+0.0087 with the phase heads" in note
+    assert ("The mixture's +0.0271 over the regular network is the head shape's +0.0184 "
+            "(regular-head1x1 minus regular) plus the phase heads' +0.0087") in note
     assert "a difference's standard error is not measured yet ('chessmoe compare " \
            "scale-201k-trunk-seed9 scale-201k-regular-seed9'" in note
     table = by_size.table_scale_losses(experts, tmp_path / "out")
@@ -201,9 +201,9 @@ def test_the_head_shape_note_splits_the_trunks_excess_between_head_and_phase_hea
                                                  row.second: {"baseline": row.second}}}}
         for row in rows]}))
     note = by_size.head_shape_note(experts)
-    assert ("Of the mixture's +0.0271 [+0.0173, +0.0369] over the regular network, +0.0184 "
-            "[+0.0106, +0.0262] comes with the head's shape") in note
-    assert "+0.0087 [+0.0048, +0.0126] with the phase heads" in note
+    assert ("The mixture's +0.0271 [+0.0173, +0.0369] over the regular network is the head "
+            "shape's +0.0184 [+0.0106, +0.0262]") in note
+    assert "plus the phase heads' +0.0087 [+0.0048, +0.0126]" in note
     assert note.endswith("95 % intervals from standard errors clustered by game ('chessmoe "
                          "compare').")
 

@@ -220,11 +220,11 @@ def head_shape_note(experts_dir: str | os.PathLike[str]) -> str:
                   f"test positions, and a difference's standard error is not measured yet ("
                   f"{', '.join(missing)})")
     return (f"{head}: no-phases test loss {_terms(h)}, against {_terms(r)} for the regular "
-            f"network and {_terms(t)} for the shared-trunk mixture, seed 9 each. Of the "
-            f"mixture's {part((trunk, regular))} over the regular network, "
-            f"{part((REGULAR_HEAD1X1, regular))} comes with the head's shape "
-            f"({REGULAR_HEAD1X1} minus regular) and {part((trunk, REGULAR_HEAD1X1))} with the "
-            f"phase heads (the mixture minus {REGULAR_HEAD1X1}); {errors}.")
+            f"network and {_terms(t)} for the shared-trunk mixture, seed 9 each. The "
+            f"mixture's {part((trunk, regular))} over the regular network is the head shape's "
+            f"{part((REGULAR_HEAD1X1, regular))} ({REGULAR_HEAD1X1} minus regular) plus the "
+            f"phase heads' {part((trunk, REGULAR_HEAD1X1))} (the mixture minus "
+            f"{REGULAR_HEAD1X1}); {errors}.")
 
 
 def table_scale_losses(experts_dir: str | os.PathLike[str],
