@@ -131,6 +131,42 @@ def test_the_head_shape_control_is_one_trunk_expert_on_the_scale_recipe(
     assert count_parameters(PhaseHeadNet(trunk)) > parameters(head)
 
 
+def test_a_bundle_another_runner_trains_is_skipped_and_left_alone(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import subprocess
+    import sys
+    import time
+
+    seen = _capture(monkeypatch, tmp_path)
+    small = config.profile("small").training
+    out = tmp_path / "experts" / "small"
+    # another process holds regular-long's lock (as a second runner of the plan would)
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time; from chessmoe._io.fsutil import hold_lock; "
+         "h = hold_lock(sys.argv[1], 'x'); print('held', flush=True); time.sleep(60)",
+         str(out / "regular-long" / controls.TRAINING_LOCK)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        done = controls.train_controls(replace(small, controls=("separated-long",
+                                                                "regular-long")),
+                                       "small", results_dir=tmp_path, progress=False)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert [d.name for d in done] == ["separated-long", "regular-long"]
+    assert [job["name"] for job in seen] == ["separated-long"]  # regular-long left alone
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "skipped:" in err and "regular-long is being written " \
+        "by another process" in err
+    # the lock goes with its process: the next run trains it
+    time.sleep(0.1)
+    controls.train_controls(replace(small, controls=("regular-long",)), "small",
+                            results_dir=tmp_path, progress=False)
+    assert [job["name"] for job in seen] == ["separated-long", "regular-long"]
+
+
 def test_the_new_controls_are_opt_in() -> None:
     small = config.profile("small").training
     assert small.controls == DEFAULT_CONTROLS == ("seeds", "separated-long", "regular-long")

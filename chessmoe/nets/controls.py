@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from chessmoe._io.fsutil import BusyError, hold_lock
 from chessmoe.nets.evaluation import evaluate_bundle
 from chessmoe.nets.model import ModelConfig, matched_width, preset_overrides
 from chessmoe.nets.names import (
@@ -49,7 +51,7 @@ from chessmoe.nets.trunk import trunk_config
 __all__ = ["CONVERGED", "CONVERGED_CAP_EPOCHS", "CONVERGED_MIN_DELTA", "CONVERGED_PATIENCE",
            "CONVERGED_PLATEAU_PATIENCE", "CONVERGED_WARMUP", "METHOD_SEEDS", "REGULAR_LONG",
            "REGULAR_WIDE", "SCALE_EVAL_EVERY", "SCALE_EVAL_SAMPLES", "SCALE_PATIENCE",
-           "SEPARATED_LONG", "ControlPlan", "bundle_spec", "converged_config",
+           "SEPARATED_LONG", "TRAINING_LOCK", "ControlPlan", "bundle_spec", "converged_config",
            "head1x1_config",
            "method_seed_bundle", "regular_long_seed_bundle", "scale_config", "scale_jobs",
            "scale_model", "seed_bundle", "train_controls", "wide_config"]
@@ -302,6 +304,12 @@ def _regular_config(regular: Path, default: TrainConfig) -> TrainConfig:
     return replace(TrainConfig.from_dict(stored), threads=default.threads)
 
 
+#: The lock a runner holds on a control bundle while it trains and evaluates it (released
+#: however the process ends), so two runners of one plan never write one bundle: a second
+#: runner skips a bundle another trains and takes the next, and the two share the plan's work.
+TRAINING_LOCK = ".training.lock"
+
+
 def _finished(bundle: Path) -> bool:
     """A control whose Table 1 evaluation is written is complete (evaluation is its last
     step): it is neither retrained nor re-evaluated, so its committed files stay as they are."""
@@ -364,8 +372,17 @@ def train_controls(spec: TrainingPlan, profile: str, *,
     dataset_dir = profile_dataset(spec, data_dir=data_dir, progress=progress) if todo else None
     for name, regime, a, config, baseline in todo:
         assert dataset_dir is not None
-        train_bundle(regime, out, dataset_dir, config, definition=spec.definition, a=a,
-                     profile=profile, progress=progress, name=name,
-                     baseline=None if baseline is None else os.path.relpath(baseline, out / name))
-        evaluate_bundle(out / name, dataset_dir, test_samples=spec.test_samples)
+        try:
+            lock = hold_lock(out / name / TRAINING_LOCK, f"{out / name}")
+        except BusyError as busy:  # another runner trains it: take the next one
+            print(f"chessmoe train: skipped: {busy}", file=sys.stderr)
+            continue
+        with lock:
+            if _finished(out / name):  # another runner finished it since this one started
+                continue
+            train_bundle(regime, out, dataset_dir, config, definition=spec.definition, a=a,
+                         profile=profile, progress=progress, name=name,
+                         baseline=None if baseline is None
+                         else os.path.relpath(baseline, out / name))
+            evaluate_bundle(out / name, dataset_dir, test_samples=spec.test_samples)
     return [out / job[0] for job in jobs]
