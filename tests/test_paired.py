@@ -18,13 +18,7 @@ from chessmoe.games.datasets import DatasetStore
 from chessmoe.nets.bundles import PAIRED_LOSSES, PairedLoss, paired_loss
 from chessmoe.nets.evaluation import clustered_se, compare_bundles, evaluate_bundle
 from chessmoe.nets.regimes import train_bundle
-from chessmoe.nets.training import TrainConfig
-
-SMOKE = TrainConfig(model="tiny", model_overrides={"channels": 24, "expansion_init": 24,
-                                                   "expansion_step": 16,
-                                                   "kernel5_reduction": 16},
-                    batch_size=32, iterations=30, eval_every=10, eval_samples=200,
-                    log_every=5, max_lr=0.05, device="cpu", threads=1)
+from tests.test_trunk import TRUNK_SMOKE
 
 
 def test_the_clustered_standard_error_by_hand_and_with_one_position_a_game() -> None:
@@ -46,8 +40,8 @@ def test_the_clustered_standard_error_by_hand_and_with_one_position_a_game() -> 
 def bundles(dataset: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A trained single network and a trained shared-trunk mixture, both evaluated."""
     root = tmp_path_factory.mktemp("experts") / "smoke"
-    train_bundle("regular", root, dataset, SMOKE, progress=False)
-    train_bundle("trunk", root, dataset, replace(SMOKE, seed=3), progress=False)
+    train_bundle("regular", root, dataset, TRUNK_SMOKE, progress=False)
+    train_bundle("trunk", root, dataset, replace(TRUNK_SMOKE, seed=3), progress=False)
     for name in ("regular", "trunk"):
         evaluate_bundle(root / name, dataset, device="cpu")
     return root
