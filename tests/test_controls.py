@@ -167,6 +167,25 @@ def test_a_bundle_another_runner_trains_is_skipped_and_left_alone(
     assert [job["name"] for job in seen] == ["separated-long", "regular-long"]
 
 
+def test_a_bundle_another_runner_finished_meanwhile_is_not_trained_again(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    seen = _capture(monkeypatch, tmp_path)
+    small = config.profile("small").training
+    real = controls.hold_lock
+
+    def finished_while_waiting(lock: Path, what: str) -> Any:
+        bundle = Path(lock).parent  # the other runner wrote its last files before releasing
+        bundle.mkdir(parents=True, exist_ok=True)
+        for name in ("manifest.json", "evaluation.json"):
+            (bundle / name).write_text("{}")
+        return real(lock, what)
+
+    monkeypatch.setattr(controls, "hold_lock", finished_while_waiting)
+    controls.train_controls(replace(small, controls=("regular-long",)), "small",
+                            results_dir=tmp_path, progress=False)
+    assert seen == []
+
+
 def test_the_new_controls_are_opt_in() -> None:
     small = config.profile("small").training
     assert small.controls == DEFAULT_CONTROLS == ("seeds", "separated-long", "regular-long")
